@@ -1,0 +1,110 @@
+# spt -- plain GNU make.
+#   make            build/libspt.a, build/libspt.so, build/spt
+#   make run        build and run the walkthrough on data/
+#   make test       build and run every test, plainly and under ASan + UBSan (installs what it needs)
+#   make bench      benchmarks against the peers          make fuzz   libFuzzer harnesses
+#   make memcheck   unit tests under valgrind             make install PREFIX=/usr/local
+# Options: OPENMP=0 (serial build), MPI=1 (distributed layer), WERROR=1, V=1.
+
+CC      ?= cc
+OPENMP  ?= 1
+WERROR  ?= 0
+PREFIX  ?= /usr/local
+PYTHON  ?= /usr/bin/python3
+
+CSTD     = -std=c11 -D_GNU_SOURCE
+WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unknown-pragmas
+ifeq ($(WERROR),1)
+WARN    += -Werror
+endif
+OMPFLAG  = $(if $(filter 1,$(OPENMP)),-fopenmp,)
+CPPFLAGS = -Iinclude -Isrc
+CFLAGS_REL  = $(CSTD) $(WARN) -O2 -g -fPIC $(OMPFLAG)
+CFLAGS_SAN  = $(CSTD) $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined $(OMPFLAG)
+LDLIBS_LIB  = -lm
+PKG_LIBS    = $(shell pkg-config --libs libzip libpng 2>/dev/null)
+TEST_LIBS   = -lcmocka -ljansson
+
+LIB_SRC   := $(sort $(wildcard src/*.c src/ops/*.c src/io/*.c src/tot/*.c))
+CLI_SRC   := $(sort $(wildcard cli/*.c))
+TEST_SUP  := $(sort $(wildcard tests/support/*.c))
+TEST_SRC  := $(sort $(wildcard tests/*/test_*.c))
+CONF_SRC  := $(sort $(wildcard tests/conformance/*.c))
+HDRS      := $(wildcard include/*.h include/*.def src/*.h src/kernels/*.h src/*/*.h)
+
+REL = build
+SAN = build/san
+
+LIB_OBJ_REL := $(LIB_SRC:%.c=$(REL)/obj/%.o)
+LIB_OBJ_SAN := $(LIB_SRC:%.c=$(SAN)/obj/%.o)
+TESTS_REL   := $(TEST_SRC:tests/%.c=$(REL)/tests/%)
+TESTS_SAN   := $(TEST_SRC:tests/%.c=$(SAN)/tests/%)
+
+.PHONY: all run test test-c test-san test-conformance test-python deps bench fuzz memcheck install clean
+.SECONDARY:
+
+all: $(REL)/libspt.a $(REL)/libspt.so $(REL)/spt
+
+$(REL)/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_REL) -c $< -o $@
+$(SAN)/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_SAN) -c $< -o $@
+
+$(REL)/libspt.a: $(LIB_OBJ_REL)
+	@rm -f $@; ar rcs $@ $^
+$(REL)/libspt.so: $(LIB_OBJ_REL)
+	$(CC) -shared $(OMPFLAG) -o $@ $^ $(LDLIBS_LIB) $(PKG_LIBS)
+$(SAN)/libspt.a: $(LIB_OBJ_SAN)
+	@rm -f $@; ar rcs $@ $^
+
+$(REL)/spt: $(CLI_SRC:%.c=$(REL)/obj/%.o) $(REL)/libspt.a
+	$(CC) $(OMPFLAG) -o $@ $^ $(LDLIBS_LIB) $(PKG_LIBS)
+
+# Each tests/<dir>/test_<name>.c is one cmocka program linked with the shared test support.
+$(REL)/tests/%: tests/%.c $(TEST_SUP) $(REL)/libspt.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_REL) -o $@ $< $(TEST_SUP) $(REL)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
+$(SAN)/tests/%: tests/%.c $(TEST_SUP) $(SAN)/libspt.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_SAN) -o $@ $< $(TEST_SUP) $(SAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
+
+# The conformance runner: every vector of tests/conformance/*.jsonl.
+$(REL)/conformance: $(CONF_SRC) $(TEST_SUP) $(REL)/libspt.a $(HDRS)
+	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_REL) -o $@ $(CONF_SRC) $(TEST_SUP) $(REL)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
+$(SAN)/conformance: $(CONF_SRC) $(TEST_SUP) $(SAN)/libspt.a $(HDRS)
+	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_SAN) -o $@ $(CONF_SRC) $(TEST_SUP) $(SAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
+
+run: all
+	./$(REL)/spt demo data
+
+export ASAN_OPTIONS = allocator_may_return_null=1:detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
+
+# make test: dependencies, then the C tests plain and sanitized, the conformance vectors, python tests.
+test: deps
+	@$(MAKE) --no-print-directory test-c test-san
+	@$(MAKE) --no-print-directory test-python
+	@echo "make test: all suites passed"
+
+deps:
+	@sh tools/install-deps.sh
+
+test-c: all $(TESTS_REL) $(REL)/conformance
+	@sh tools/run-tests.sh plain $(TESTS_REL) -- $(REL)/conformance tests/conformance
+
+test-san: $(TESTS_SAN) $(SAN)/conformance
+	@sh tools/run-tests.sh sanitizers $(TESTS_SAN) -- $(SAN)/conformance tests/conformance
+
+test-python: all
+	@if [ -d python/tests ]; then cd python && PYTHONPATH=. SPT_LIB=../$(REL)/libspt.so $(PYTHON) -m pytest -q tests; fi
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(REL)/libspt.a $(REL)/libspt.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/spt.h include/spt_dtypes.def include/spt_status.def $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(REL)/spt $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf build

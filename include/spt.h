@@ -1,0 +1,328 @@
+/*
+ * spt.h -- N-dimensional sparse tensors in C11, with TensorFlow SparseTensor semantics.
+ *
+ * This header is the manual. The comment above each function is its contract.
+ *
+ * THE TENSOR
+ *   A sparse tensor of rank R holds N entries:
+ *     indices  N x R int64, row-major (entry i is indices[i*R .. i*R+R-1]),
+ *     values   N values of one dtype (see SPT_DTYPES below; strings are spt_str),
+ *     shape    R int64 dims, each >= 0, whose product (the volume) fits in int64,
+ *     order    R int64: the dimension order the entries are claimed to be sorted in, or all -1
+ *              ("undefined order"), exactly the seed's `order` metadata.
+ *   tensor[indices[i,:]] == values[i]. Entries need not be sorted; duplicates are allowed until an op
+ *   says otherwise. N = 0 and R = 0 (a scalar, indices N x 0) are ordinary tensors.
+ *
+ * OWNERSHIP
+ *   spt_tensor and spt_dense are opaque. Constructors either copy the caller's arrays (spt_*_new) or
+ *   wrap them without copying (spt_*_wrap: the caller's buffers are borrowed, or adopted when a release
+ *   callback is given). Ops never modify their inputs and return new objects through an out-parameter,
+ *   except spt_reorder, which sorts in place. Accessors return borrowed pointers that stay valid until the
+ *   object is freed or modified. Every *_free is NULL-safe.
+ *
+ * ERRORS
+ *   Every fallible function returns spt_status: SPT_OK (0) or a negative error class. On error the
+ *   out-parameter is set to NULL, nothing leaks and no input is modified (spt_reorder leaves the tensor
+ *   as it was). spt_last_error() gives a thread-local message naming the function and the offending
+ *   values, e.g. "spt_concat: inputs 0 and 2 differ in dim 1 (3 vs 4)". spt never prints, aborts or
+ *   asserts on any input.
+ *
+ * VALIDATE ONCE
+ *   A tensor remembers whether it has been validated (every index inside the shape) and whether its
+ *   entries are known to be sorted by its order. Tensors produced by spt ops carry these flags; ops check
+ *   an input only when a flag is clear. spt_tensor_indices_mut()/spt_tensor_values_mut() clear them.
+ *
+ * THREADS
+ *   Built with OpenMP (default when the compiler supports it), ops use up to spt_get_num_threads()
+ *   threads, further capped by the work size. Results are identical for a given thread count.
+ *   Distinct objects may be used from distinct threads; one object must not be modified concurrently.
+ */
+#ifndef SPT_H
+#define SPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SPT_VERSION_MAJOR 0
+#define SPT_VERSION_MINOR 1
+#define SPT_VERSION_PATCH 0
+
+/* The largest rank spt accepts. */
+#define SPT_MAX_RANK 64
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Status codes                                                                                      */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* The list lives in spt_status.def: SPT_OK, SPT_ENOMEM, SPT_EINVAL, SPT_ERANGE, SPT_EOVERFLOW,
+ * SPT_EPRECONDITION, SPT_EDTYPE, SPT_EIO, SPT_EPARSE, SPT_EINTERNAL. */
+typedef enum spt_status {
+#define X(e, v, name, desc) e = v,
+#include "spt_status.def"
+#undef X
+} spt_status;
+
+/* "OK", "OUT_OF_MEMORY", "INVALID_ARGUMENT", ... ; "UNKNOWN" for a value not in the list. */
+const char *spt_status_name(spt_status s);
+/* A one-line description of the status class. */
+const char *spt_strerror(spt_status s);
+/* The message of the last error raised on this thread ("" if none). Borrowed, thread-local. */
+const char *spt_last_error(void);
+/* Forget the last error message of this thread. */
+void spt_clear_error(void);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Dtypes                                                                                            */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* A byte string value: `len` bytes at `data`, may contain NUL; not NUL-terminated in general. */
+typedef struct spt_str {
+    const char *data;
+    int64_t len;
+} spt_str;
+
+/* The list lives in spt_dtypes.def: SPT_BOOL, SPT_INT8 .. SPT_INT64, SPT_UINT8 .. SPT_UINT64,
+ * SPT_FLOAT32, SPT_FLOAT64, SPT_COMPLEX64 (float _Complex), SPT_COMPLEX128 (double _Complex),
+ * SPT_STRING (spt_str). */
+typedef enum spt_dtype {
+#define X(e, name, ctype, kind) e,
+#include "spt_dtypes.def"
+#undef X
+    SPT_NUM_DTYPES
+} spt_dtype;
+
+/* "float64", ...; NULL for an invalid dtype. */
+const char *spt_dtype_name(spt_dtype d);
+/* Parse a dtype name ("float64", also "double", "float", "int", "complex", "str", "bytes").
+ * SPT_EDTYPE for an unknown name. */
+spt_status spt_dtype_from_name(const char *name, spt_dtype *out);
+/* Bytes of one element (sizeof(spt_str) for strings); 0 for an invalid dtype. */
+size_t spt_dtype_size(spt_dtype d);
+/* Kind predicates. */
+bool spt_dtype_is_integer(spt_dtype d); /* signed or unsigned ints (not bool) */
+bool spt_dtype_is_float(spt_dtype d);   /* float32, float64 */
+bool spt_dtype_is_complex(spt_dtype d);
+bool spt_dtype_is_numeric(spt_dtype d); /* integer, float or complex */
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Allocation and threads                                                                            */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Replace the allocator every spt allocation goes through (NULL functions restore the C library's).
+ * Not thread-safe: call it before any other spt function runs. `free_fn` receives NULL never. */
+typedef void *(*spt_malloc_fn)(size_t size);
+typedef void *(*spt_realloc_fn)(void *p, size_t size);
+typedef void (*spt_free_fn)(void *p);
+void spt_set_allocator(spt_malloc_fn malloc_fn, spt_realloc_fn realloc_fn, spt_free_fn free_fn);
+
+/* Threads spt may use (>= 1). Default: OMP_NUM_THREADS / the OpenMP default; 1 without OpenMP.
+ * n <= 0 restores the default. */
+void spt_set_num_threads(int n);
+int spt_get_num_threads(void);
+
+/* volume = product of shape[0..rank-1] (1 for rank 0). SPT_EINVAL for a negative dim or rank outside
+ * [0, SPT_MAX_RANK]; SPT_EOVERFLOW when the product does not fit in int64 (a zero dim anywhere makes
+ * the product 0, never an overflow). */
+spt_status spt_shape_volume(int64_t rank, const int64_t *shape, int64_t *volume);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Dense tensors                                                                                     */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* A dense row-major array: dtype, rank, shape, buffer. Rank 0 is a scalar of one element. */
+typedef struct spt_dense spt_dense;
+
+/* Release callback for wrapped buffers; called once by the *_free of the object that adopted them. */
+typedef void (*spt_release_fn)(void *ctx);
+
+/* A new zero-filled (false, 0, "" for strings) dense array. */
+spt_status spt_dense_new(spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out);
+/* A new dense array copied from `data` (strings: spt_str array; the bytes are copied). */
+spt_status spt_dense_new_from(spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data,
+                              spt_dense **out);
+/* Wrap `data` without copying. release == NULL: borrowed (the caller keeps it alive); otherwise
+ * adopted: release(ctx) is called by spt_dense_free. The size is checked from rank/shape alone, so a
+ * claimed size whose bytes overflow is SPT_EOVERFLOW before `data` is touched; data may be NULL only
+ * when the volume is 0. On failure release is not called. */
+spt_status spt_dense_wrap(spt_dtype dtype, int64_t rank, const int64_t *shape, void *data,
+                          spt_release_fn release, void *ctx, spt_dense **out);
+spt_status spt_dense_clone(const spt_dense *d, spt_dense **out);
+void spt_dense_free(spt_dense *d);
+spt_dtype spt_dense_dtype(const spt_dense *d);
+int64_t spt_dense_rank(const spt_dense *d);
+const int64_t *spt_dense_shape(const spt_dense *d);
+int64_t spt_dense_size(const spt_dense *d); /* number of elements (the volume) */
+const void *spt_dense_data(const spt_dense *d);
+void *spt_dense_data_mut(spt_dense *d);
+/* Store a copy of `len` bytes as string element i of a string dense array. */
+spt_status spt_dense_set_string(spt_dense *d, int64_t i, const char *data, int64_t len);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Sparse tensors: life cycle and accessors                                                          */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct spt_tensor spt_tensor;
+
+/* A new tensor copied from caller arrays. indices: nnz*rank int64 (may be NULL when nnz*rank == 0);
+ * values: nnz elements of dtype (spt_str for strings, bytes copied); order: rank int64 or NULL for
+ * all -1 (each entry -1 or a dim; a non-negative order must be a permutation of 0..rank-1).
+ * Checks structure only: rank in [0, SPT_MAX_RANK], nnz >= 0, dims >= 0, the volume fits in int64
+ * (SPT_EOVERFLOW), nnz*rank*8 fits in size_t (SPT_EOVERFLOW), and an entry exists only if the volume
+ * is non-zero (SPT_ERANGE). Index bounds are checked by spt_validate or by the first op that needs them. */
+spt_status spt_tensor_new(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
+                          const int64_t *indices, const void *values, const int64_t *order,
+                          spt_tensor **out);
+/* A new tensor with zero-filled indices and values (empty strings), to be filled through
+ * spt_tensor_indices_mut / spt_tensor_values_mut / spt_tensor_set_string. Same checks. */
+spt_status spt_tensor_alloc(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
+                            spt_tensor **out);
+/* Wrap caller buffers without copying. shape and order are copied (they are small); indices and values
+ * are borrowed (release == NULL) or adopted (release(ctx) is called by spt_tensor_free). For strings,
+ * values is an spt_str array whose bytes are borrowed too. Same checks as spt_tensor_new, done from the
+ * counts alone before any buffer is read. On failure release is not called. spt_reorder on a wrapped
+ * tensor sorts the caller's buffers in place. */
+spt_status spt_tensor_wrap(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
+                           int64_t *indices, void *values, const int64_t *order,
+                           spt_release_fn release, void *ctx, spt_tensor **out);
+/* TensorFlow's SparseTensor::Create from array arguments, with its checks in its order (all
+ * SPT_EINVAL): indices dtype int64; values rank 1; indices rows == values length; indices rank 2;
+ * order length == rank (order may be NULL); shape length == indices columns. shape must be a rank-1
+ * int64 array. Then the checks of spt_tensor_new. The data is copied. */
+spt_status spt_tensor_create(const spt_dense *indices, const spt_dense *values, const spt_dense *shape,
+                             const spt_dense *order, spt_tensor **out);
+/* A deep copy (flags included). */
+spt_status spt_tensor_clone(const spt_tensor *t, spt_tensor **out);
+void spt_tensor_free(spt_tensor *t);
+
+spt_dtype spt_tensor_dtype(const spt_tensor *t);
+int64_t spt_tensor_rank(const spt_tensor *t);
+int64_t spt_tensor_nnz(const spt_tensor *t);
+const int64_t *spt_tensor_shape(const spt_tensor *t);
+const int64_t *spt_tensor_order(const spt_tensor *t);
+const int64_t *spt_tensor_indices(const spt_tensor *t);
+const void *spt_tensor_values(const spt_tensor *t);
+/* The volume of the shape (fits in int64 by construction). */
+int64_t spt_tensor_volume(const spt_tensor *t);
+/* Writable views; they clear the validated and sorted flags. */
+int64_t *spt_tensor_indices_mut(spt_tensor *t);
+void *spt_tensor_values_mut(spt_tensor *t);
+/* Store a copy of `len` bytes as value i of a string tensor. */
+spt_status spt_tensor_set_string(spt_tensor *t, int64_t i, const char *data, int64_t len);
+/* Set the order metadata (NULL = all -1) without sorting, as constructing with that order would.
+ * Clears the sorted flag. SPT_EINVAL unless every entry is -1 or it is a permutation. */
+spt_status spt_tensor_set_order(spt_tensor *t, const int64_t *order);
+/* Replace the shape (same rank) keeping the entries; the validated flag is cleared unless every dim
+ * grows or stays. Same checks on the shape as spt_tensor_new. */
+spt_status spt_tensor_set_shape(spt_tensor *t, const int64_t *shape);
+/* True when every index is known to lie inside the shape. */
+bool spt_tensor_known_valid(const spt_tensor *t);
+/* True when the entries are known to be sorted (non-decreasing) by the tensor's full order. */
+bool spt_tensor_known_sorted(const spt_tensor *t);
+/* True when the order is the row-major order 0, 1, ..., rank-1 (and known sorted, if `sorted`). */
+bool spt_tensor_is_row_major(const spt_tensor *t, bool sorted);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Validation                                                                                        */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Every index inside the shape: SPT_ERANGE "spt_validate: indices[n] = [i0,i1] is out of bounds: need
+ * 0 <= index < [s0,s1]" for the first entry that is not. Sets the validated flag. */
+spt_status spt_validate(spt_tensor *t);
+
+/* The seed's IndicesValid(), exactly (tf_semantics.md 1.4): for rank 1, entries strictly increasing and
+ * in bounds pass whatever the order. Otherwise an undefined order (any order[i] < 0) is
+ * SPT_EPRECONDITION. Then the first failing entry n decides, with out of bounds (SPT_ERANGE) before out
+ * of order (SPT_EINVAL) before repeated (SPT_EINVAL); the message carries n and the index, e.g.
+ * "indices[1] = [0,0,1] is repeated". On success the validated and sorted flags are set. */
+spt_status spt_indices_valid(spt_tensor *t);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Reorder and group                                                                                 */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Sort the entries in place by `order` (a permutation of 0..rank-1; NULL = row-major), indices and
+ * values together, and record the order. Stable: equal indices keep their relative order. O(N) LSD
+ * radix sort on the linearized key (constant digits skipped); a tensor already sorted costs one pass.
+ * Checks every index against the shape first (SPT_ERANGE) unless the tensor is known valid. */
+spt_status spt_reorder(spt_tensor *t, const int64_t *order);
+
+/* The stable sorting permutation by `order` without moving anything: perm[k] = the entry that goes to
+ * position k. perm has nnz slots. Same checks as spt_reorder. */
+spt_status spt_argsort(const spt_tensor *t, const int64_t *order, int64_t *perm);
+
+/* One group of spt_group_next: the maximal run of consecutive entries [start, start+count) whose
+ * values in the group dims equal those of its first entry. `key` holds those values (ndims of them, in
+ * the group-dims order); `indices` (count x rank) and `values` (count) are borrowed views into the
+ * tensor, valid until it is modified or freed. */
+typedef struct spt_group {
+    const int64_t *key;
+    int64_t start;
+    int64_t count;
+    const int64_t *indices;
+    const void *values;
+} spt_group;
+
+typedef struct spt_group_iter spt_group_iter;
+
+/* Start iterating the groups of `t` over `dims` (ndims distinct dims; ndims = 0 makes the whole tensor
+ * one group). The tensor's order must start with dims (order[i] == dims[i]); otherwise
+ * SPT_EPRECONDITION (the seed's assertion failure). A tensor whose order was claimed but whose entries
+ * are not really sorted yields separate groups for equal keys that are not adjacent (never a crash). */
+spt_status spt_group_begin(const spt_tensor *t, const int64_t *dims, int64_t ndims,
+                           spt_group_iter **out);
+/* Fill *g with the next group and return true, or return false when there are no more. */
+bool spt_group_next(spt_group_iter *it, spt_group *g);
+void spt_group_end(spt_group_iter *it);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Dense conversion                                                                                  */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* The seed's ToDense into a caller's dense array `out` of the same dtype and rank whose every dim is
+ * >= the tensor's (SPT_EINVAL otherwise, before anything is written). If `initialize`, `out` is first
+ * filled with *default_value (an element of the dtype; NULL = zero / false / ""). Every index is checked
+ * against out's dims before any write (SPT_ERANGE, `out` untouched); then entries are written in
+ * storage order, so for duplicates the last write wins. */
+spt_status spt_to_dense_into(const spt_tensor *t, spt_dense *out, bool initialize,
+                             const void *default_value);
+/* tf.sparse.to_dense: a new dense array of the tensor's shape filled with *default_value (NULL = zero),
+ * then the entries (last write wins). validate_indices: the indices must also be strictly increasing
+ * in row-major order (the errors of spt_indices_valid with the row-major order). */
+spt_status spt_to_dense(const spt_tensor *t, const void *default_value, bool validate_indices,
+                        spt_dense **out);
+/* tf.sparse.from_dense: the entries of `d` that differ from *default_value (NULL = zero; for floats
+ * NaN always differs, -0.0 equals 0.0), in row-major order; the order is recorded as row-major and the
+ * tensor is known valid and sorted. */
+spt_status spt_from_dense(const spt_dense *d, const void *default_value, spt_tensor **out);
+/* tf.sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value, validate_indices):
+ * sparse_indices is int32 or int64 of rank 0 (one 1-D index), 1 (N 1-D indices) or 2 (N indices of
+ * rank R); output_shape rank 1 of the same integer dtype; sparse_values rank 0 (broadcast) or [N];
+ * default_value a scalar of the values' dtype. Checks and messages follow tf_semantics.md 3.1; an index
+ * outside output_shape is SPT_ERANGE even without validation. Duplicates: last write wins. */
+spt_status spt_sparse_to_dense(const spt_dense *sparse_indices, const spt_dense *output_shape,
+                               const spt_dense *sparse_values, const spt_dense *default_value,
+                               bool validate_indices, spt_dense **out);
+
+/* ==== LAYOUT OPS (issue 3): concat, split, slice, retain, reset_shape, fill_empty_rows, reshape,
+ * ==== transpose, to_indicator, merge. Declarations go between these markers. */
+/* ==== END LAYOUT OPS */
+
+/* ==== MATH OPS (issue 4): reductions, add, cwise, maximum/minimum, softmax, matmul. */
+/* ==== END MATH OPS */
+
+/* ==== TENSOR-OF-TENSORS (issue 5): domains, sparse maps, injection, sparsify. */
+/* ==== END TENSOR-OF-TENSORS */
+
+/* ==== FILE FORMATS (issue 7): .tns, .mtx, .npy, .npz. */
+/* ==== END FILE FORMATS */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPT_H */

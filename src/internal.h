@@ -1,0 +1,176 @@
+/* internal.h -- what every spt source file shares: the structs, checked arithmetic, allocation,
+ * errors, string storage, per-dtype dispatch. Not installed. Internal non-static names are spt__*. */
+#ifndef SPT_INTERNAL_H
+#define SPT_INTERNAL_H
+
+#include "spt.h"
+
+#include <complex.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* ---- checked arithmetic: the one place sizes are combined ------------------------------------- */
+
+/* All return true on overflow (and then *r is unspecified). */
+static inline bool spt__mul_i64(int64_t a, int64_t b, int64_t *r) { return __builtin_mul_overflow(a, b, r); }
+static inline bool spt__add_i64(int64_t a, int64_t b, int64_t *r) { return __builtin_add_overflow(a, b, r); }
+static inline bool spt__sub_i64(int64_t a, int64_t b, int64_t *r) { return __builtin_sub_overflow(a, b, r); }
+static inline bool spt__mul_sz(size_t a, size_t b, size_t *r) { return __builtin_mul_overflow(a, b, r); }
+static inline bool spt__add_sz(size_t a, size_t b, size_t *r) { return __builtin_add_overflow(a, b, r); }
+/* bytes = a * b * c as size_t from non-negative int64 counts; true on overflow or negative input. */
+bool spt__bytes3(int64_t a, int64_t b, size_t c, size_t *r);
+
+/* ---- errors ------------------------------------------------------------------------------------ */
+
+/* Record the thread's last error message (printf format) and return `st`. */
+spt_status spt__err(spt_status st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append "[i0,i1,...]" (no spaces) of n int64 values to buf (size cap), NUL-terminated. */
+void spt__fmt_index(char *buf, size_t cap, const int64_t *v, int64_t n);
+#define SPT__IDXBUF 256
+
+/* Propagate a non-OK status. */
+#define SPT__TRY(expr)                                                                            \
+    do {                                                                                           \
+        spt_status spt__st_ = (expr);                                                              \
+        if (spt__st_ != SPT_OK) return spt__st_;                                                   \
+    } while (0)
+/* Set `st` and jump to the function's single `fail:` label. */
+#define SPT__CHECK(expr)                                                                          \
+    do {                                                                                           \
+        st = (expr);                                                                               \
+        if (st != SPT_OK) goto fail;                                                               \
+    } while (0)
+
+/* ---- allocation: everything goes through here ------------------------------------------------- */
+
+void *spt__malloc(size_t n);           /* n == 0 allocates 1 byte; NULL on failure */
+void *spt__calloc(size_t n, size_t sz); /* overflow-checked, zeroed */
+void *spt__realloc(void *p, size_t n);
+void spt__free(void *p);                /* NULL-safe */
+/* Allocate a*b*c bytes (checked), zeroed if `zero`. On failure records an error naming `fn` and returns
+ * NULL with *st set to SPT_EOVERFLOW or SPT_ENOMEM. */
+void *spt__alloc_array(const char *fn, int64_t a, int64_t b, size_t c, bool zero, spt_status *st);
+
+/* ---- string storage ---------------------------------------------------------------------------- */
+
+/* An arena of byte chunks that never move; string values point into it. */
+typedef struct spt__chunk {
+    struct spt__chunk *next;
+    size_t used, cap;
+    char data[];
+} spt__chunk;
+
+typedef struct spt__arena {
+    spt__chunk *head;
+} spt__arena;
+
+void spt__arena_free(spt__arena *a);
+/* Copy `len` bytes into the arena; *dst receives the stable copy. */
+spt_status spt__arena_store(spt__arena *a, const char *src, int64_t len, const char **dst);
+/* Make every string of arr[0..n) point into arena `a` (copying the bytes): after moving spt_str elements
+ * from one object to another, the receiver calls this so that it owns its bytes. One chunk is used. */
+spt_status spt__arena_adopt_all(spt__arena *a, spt_str *arr, int64_t n);
+
+/* ---- the objects ------------------------------------------------------------------------------- */
+
+enum {
+    SPT__F_VALID = 1u,  /* every index inside the shape */
+    SPT__F_SORTED = 2u, /* non-decreasing by `order` (order is a full permutation) */
+    SPT__F_UNIQUE = 4u, /* strictly increasing by `order` (implies SORTED) */
+};
+
+struct spt_tensor {
+    spt_dtype dtype;
+    int64_t rank;
+    int64_t nnz;
+    int64_t *shape;   /* rank dims (owned; one allocation with order) */
+    int64_t *order;   /* rank entries */
+    int64_t *indices; /* nnz * rank */
+    void *values;     /* nnz elements */
+    unsigned flags;
+    bool owns_buffers;      /* indices/values allocated by spt */
+    spt_release_fn release; /* for adopted buffers */
+    void *release_ctx;
+    spt__arena strings; /* bytes of string values owned by this tensor */
+    int64_t volume;
+};
+
+struct spt_dense {
+    spt_dtype dtype;
+    int64_t rank;
+    int64_t *shape;
+    int64_t size; /* volume */
+    void *data;
+    bool owns_data;
+    spt_release_fn release;
+    void *release_ctx;
+    spt__arena strings;
+};
+
+/* Check a shape (rank range, dims >= 0, volume fits) naming `fn` in the message. */
+spt_status spt__check_shape(const char *fn, int64_t rank, const int64_t *shape, int64_t *volume);
+/* Check an order vector: all -1, or a permutation of 0..rank-1. */
+spt_status spt__check_order(const char *fn, int64_t rank, const int64_t *order);
+/* True when order is a full permutation (no -1). */
+bool spt__order_defined(int64_t rank, const int64_t *order);
+
+/* A new owned tensor with uninitialised-but-zeroed buffers; order NULL = all -1. */
+spt_status spt__tensor_alloc(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
+                             int64_t nnz, const int64_t *order, spt_tensor **out);
+/* Shrink an owned tensor to its first nnz entries (nnz <= current); never fails (keeps the larger
+ * buffers if the allocator cannot shrink). */
+void spt__tensor_truncate(spt_tensor *t, int64_t nnz);
+/* Validate indices against the shape unless known valid; on success sets the flag. */
+spt_status spt__ensure_valid(const char *fn, const spt_tensor *t);
+/* Record row-major order and flags on a tensor an op produced. */
+void spt__set_row_major(spt_tensor *t, unsigned flags);
+
+/* Copy element `src_i` of values `src` into element `dst_i` of `dst` (same dtype, element size es). */
+static inline void spt__copy_elem(void *dst, int64_t dst_i, const void *src, int64_t src_i, size_t es) {
+    memcpy((char *)dst + (size_t)dst_i * es, (const char *)src + (size_t)src_i * es, es);
+}
+
+/* Compare two index rows lexicographically in dims order[0..rank) (NULL = row-major): -1, 0, 1. */
+static inline int spt__cmp_rows(const int64_t *a, const int64_t *b, int64_t rank, const int64_t *order) {
+    for (int64_t k = 0; k < rank; k++) {
+        int64_t d = order ? order[k] : k;
+        if (a[d] != b[d]) return a[d] < b[d] ? -1 : 1;
+    }
+    return 0;
+}
+
+/* ---- dtype tables ------------------------------------------------------------------------------ */
+
+/* The zero element of a dtype (enough bytes for every dtype, all zero; for strings an empty spt_str). */
+extern const unsigned char spt__zero_elem[16];
+
+/* A per-dtype kernel table: `SPT__KERNEL_TABLE(name, KERNEL)` where KERNEL(ENUM, ctype, KIND) expands to
+ * a function pointer or NULL is built with X-macros in the op files from spt_dtypes.def. */
+
+/* ---- threads ----------------------------------------------------------------------------------- */
+
+/* Threads for `work` units (1 below ~32k units per thread), capped by spt_get_num_threads(). */
+int spt__threads_for(int64_t work);
+
+/* ---- sorting (sort.c) -------------------------------------------------------------------------- */
+
+/* Compute the linear key of every entry in `order` (NULL = row-major) with strides from the shape,
+ * checking bounds unless the tensor is known valid (SPT_ERANGE names `fn`). keys has nnz slots.
+ * *sorted is set when the keys are non-decreasing, *unique when strictly increasing. */
+spt_status spt__linear_keys(const char *fn, const spt_tensor *t, const int64_t *order, uint64_t *keys,
+                            bool *sorted, bool *unique);
+/* Stable LSD radix sort of (keys, perm) where perm[i] starts as i (filled by the function); max_key
+ * bounds every key. On return keys are sorted and perm[k] is the source entry of position k. */
+spt_status spt__radix_sort(const char *fn, uint64_t *keys, int64_t *perm, int64_t n, uint64_t max_key);
+/* Permute values in place: new[k] = old[perm[k]] (allocates a scratch of n elements). */
+spt_status spt__permute_values(const char *fn, void *values, size_t es, const int64_t *perm, int64_t n);
+/* Sort an owned or wrapped tensor by `order` (NULL = row-major) in place; sets order and flags. */
+spt_status spt__reorder(const char *fn, spt_tensor *t, const int64_t *order);
+
+#endif /* SPT_INTERNAL_H */

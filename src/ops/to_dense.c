@@ -1,0 +1,109 @@
+/* to_dense.c -- ToDense (the seed's, into a caller's array) and tf.sparse.to_dense. */
+#include "internal.h"
+
+/* Linear offset of every entry in a row-major array of dims `od` (after bounds checks). */
+static void scatter(const spt_tensor *t, spt_dense *out) {
+    const int64_t r = t->rank, n = t->nnz, *od = out->shape;
+    const size_t es = spt_dtype_size(t->dtype);
+    /* duplicates: last write wins, so scatter serially in storage order */
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t *row = t->indices + i * r;
+        int64_t off = 0;
+        for (int64_t d = 0; d < r; d++) off = off * od[d] + row[d];
+        spt__copy_elem(out->data, off, t->values, i, es);
+    }
+}
+
+static void fill(spt_dense *out, const void *value) {
+    const size_t es = spt_dtype_size(out->dtype);
+    const int64_t n = out->size;
+    if (!value) value = spt__zero_elem;
+    if (out->dtype == SPT_STRING && ((const spt_str *)value)->len == 0) value = spt__zero_elem;
+    bool zero = true;
+    for (size_t b = 0; b < es; b++)
+        if (((const unsigned char *)value)[b]) zero = false;
+    if (zero && out->dtype != SPT_STRING) {
+        memset(out->data, 0, (size_t)n * es);
+        return;
+    }
+    if (out->dtype == SPT_STRING && zero) {
+        spt_str *s = out->data;
+        for (int64_t i = 0; i < n; i++) s[i] = (spt_str){"", 0};
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) memcpy((char *)out->data + (size_t)i * es, value, es);
+}
+
+/* Bounds of every entry against `bound`; SPT_ERANGE for the first outside. */
+static spt_status check_bounds(const char *fn, const spt_tensor *t, const int64_t *bound) {
+    const int64_t r = t->rank;
+    for (int64_t i = 0; i < t->nnz; i++) {
+        const int64_t *row = t->indices + i * r;
+        for (int64_t d = 0; d < r; d++)
+            if ((uint64_t)row[d] >= (uint64_t)bound[d]) {
+                char a[SPT__IDXBUF], b[SPT__IDXBUF];
+                spt__fmt_index(a, sizeof a, row, r);
+                spt__fmt_index(b, sizeof b, bound, r);
+                return spt__err(SPT_ERANGE, "%s: indices[%lld] = %s is out of bounds: need 0 <= index < %s", fn,
+                                (long long)i, a, b);
+            }
+    }
+    return SPT_OK;
+}
+
+/* Strings written into `out` must be owned by it. */
+static spt_status own_strings(spt_dense *out) {
+    if (out->dtype != SPT_STRING) return SPT_OK;
+    return spt__arena_adopt_all(&out->strings, out->data, out->size);
+}
+
+spt_status spt_to_dense_into(const spt_tensor *t, spt_dense *out, bool initialize, const void *default_value) {
+    static const char fn[] = "spt_to_dense_into";
+    if (!t || !out) return spt__err(SPT_EINVAL, "%s: NULL argument", fn);
+    if (out->dtype != t->dtype)
+        return spt__err(SPT_EDTYPE, "%s: dense dtype %s differs from the tensor's %s", fn, spt_dtype_name(out->dtype),
+                        spt_dtype_name(t->dtype));
+    if (out->rank != t->rank)
+        return spt__err(SPT_EINVAL, "%s: dense rank %lld differs from the tensor's %lld", fn, (long long)out->rank,
+                        (long long)t->rank);
+    for (int64_t d = 0; d < t->rank; d++)
+        if (t->shape[d] > out->shape[d])
+            return spt__err(SPT_EINVAL, "%s: dim %lld of the tensor (%lld) exceeds the dense array's (%lld)", fn,
+                            (long long)d, (long long)t->shape[d], (long long)out->shape[d]);
+    if (!(t->flags & SPT__F_VALID)) SPT__TRY(check_bounds(fn, t, out->shape));
+    if (initialize) fill(out, default_value);
+    scatter(t, out);
+    return own_strings(out);
+}
+
+spt_status spt_to_dense(const spt_tensor *t, const void *default_value, bool validate_indices, spt_dense **out) {
+    static const char fn[] = "spt_to_dense";
+    spt_status st;
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    if (!t) return spt__err(SPT_EINVAL, "%s: tensor is NULL", fn);
+    SPT__TRY(spt__ensure_valid(fn, t));
+    if (validate_indices && !(t->flags & SPT__F_UNIQUE && spt_tensor_is_row_major(t, true))) {
+        const int64_t r = t->rank;
+        for (int64_t i = 1; i < t->nnz; i++) {
+            int c = spt__cmp_rows(t->indices + (i - 1) * r, t->indices + i * r, r, NULL);
+            if (c >= 0) {
+                char a[SPT__IDXBUF];
+                spt__fmt_index(a, sizeof a, t->indices + i * r, r);
+                return spt__err(SPT_EINVAL, c > 0 ? "%s: indices[%lld] = %s is out of order" : "%s: indices[%lld] = %s is repeated",
+                                fn, (long long)i, a);
+            }
+        }
+    }
+    spt_dense *d;
+    SPT__TRY(spt_dense_new(t->dtype, t->rank, t->shape, &d));
+    fill(d, default_value);
+    scatter(t, d);
+    st = own_strings(d);
+    if (st != SPT_OK) {
+        spt_dense_free(d);
+        return st;
+    }
+    *out = d;
+    return SPT_OK;
+}

@@ -1,0 +1,268 @@
+/* ops_core.c -- conformance handlers for the core: the SparseTensor class (st_*), reorder, dense
+ * conversion, construction. */
+#include "conf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* An intermediate step failed: judge that status (an expected error passes). */
+#define JUDGE(c, st)                                                                               \
+    do {                                                                                           \
+        if ((st) != SPT_OK) return conf_status((c), (st));                                         \
+    } while (0)
+
+static conf_result st_dim_comparator_sort(const conf_case *c) {
+    json_t *a = c->args;
+    json_t *sp = json_pack("{s:O,s:[],s:O,s:s}", "indices", json_object_get(a, "indices"), "values", "shape",
+                           json_object_get(a, "shape"), "dtype", "int64");
+    /* values: one per row */
+    json_t *vals = json_object_get(sp, "values");
+    for (size_t i = 0; i < json_array_size(json_object_get(a, "indices")); i++) json_array_append_new(vals, json_integer((json_int_t)i));
+    spt_tensor *t;
+    spt_status st = conf_sparse(sp, false, &t);
+    json_decref(sp);
+    JUDGE(c, st);
+    int64_t order[SPT_MAX_RANK], perm[64];
+    conf_ints(json_object_get(a, "order"), order, SPT_MAX_RANK);
+    st = spt_argsort(t, order, perm);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) {
+        int64_t want[64];
+        long n = conf_ints(json_object_get(c->expect, "permutation"), want, 64);
+        r = CONF_PASS;
+        for (long i = 0; i < n && r == CONF_PASS; i++)
+            if (perm[i] != want[i]) r = conf_fail(c, "perm[%ld] = %lld, expected %lld", i, (long long)perm[i], (long long)want[i]);
+    }
+    spt_tensor_free(t);
+    return r;
+}
+
+/* A sparse operand with an "order" argument applied as metadata. */
+static spt_status sparse_with_order(const conf_case *c, spt_tensor **t) {
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, t);
+    if (st != SPT_OK) return st;
+    int64_t order[SPT_MAX_RANK];
+    long n = conf_ints(json_object_get(c->args, "order"), order, SPT_MAX_RANK);
+    if (n >= 0) st = spt_tensor_set_order(*t, order);
+    return st;
+}
+
+static conf_result st_indices_valid(const conf_case *c) {
+    spt_tensor *t;
+    spt_status st = sparse_with_order(c, &t);
+    if (st == SPT_OK) st = spt_indices_valid(t);
+    spt_tensor_free(t);
+    conf_result r = conf_status(c, st);
+    return r == CONF_CONTINUE ? CONF_PASS : r;
+}
+
+static conf_result st_reorder(const conf_case *c) {
+    spt_tensor *t;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    JUDGE(c, st);
+    int64_t order[SPT_MAX_RANK];
+    conf_ints(json_object_get(c->args, "order"), order, SPT_MAX_RANK);
+    st = spt_reorder(t, order);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) {
+        r = conf_expect_sparse(c, c->expect, t, NULL);
+        if (r == CONF_PASS && json_is_true(json_object_get(c->expect, "indices_valid")) && spt_indices_valid(t) != SPT_OK)
+            r = conf_fail(c, "IndicesValid failed after reorder: %s", spt_last_error());
+    }
+    spt_tensor_free(t);
+    return r;
+}
+
+static conf_result st_create(const conf_case *c) {
+    json_t *a = c->args;
+    int64_t ishape[8], vshape[8], shape[SPT_MAX_RANK], order[SPT_MAX_RANK];
+    long ir = conf_ints(json_object_get(a, "indices_shape"), ishape, 8);
+    long vr = conf_ints(json_object_get(a, "values_shape"), vshape, 8);
+    long sr = conf_ints(json_object_get(a, "shape"), shape, SPT_MAX_RANK);
+    long orr = conf_ints(json_object_get(a, "order"), order, SPT_MAX_RANK);
+    spt_dtype idt = SPT_INT64;
+    const char *ids = json_string_value(json_object_get(a, "indices_dtype"));
+    if (ids) spt_dtype_from_name(ids, &idt);
+    spt_dense *ix = NULL, *vals = NULL, *sh = NULL, *ord = NULL;
+    spt_tensor *t = NULL;
+    int64_t one = sr, onr = orr;
+    spt_status st = spt_dense_new(idt, ir, ishape, &ix);
+    if (st == SPT_OK) st = spt_dense_new(SPT_STRING, vr, vshape, &vals);
+    if (st == SPT_OK) st = spt_dense_new_from(SPT_INT64, 1, &one, shape, &sh);
+    if (st == SPT_OK && orr >= 0) st = spt_dense_new_from(SPT_INT64, 1, &onr, order, &ord);
+    if (st == SPT_OK) st = spt_tensor_create(ix, vals, sh, ord, &t);
+    spt_tensor_free(t);
+    spt_dense_free(ix);
+    spt_dense_free(vals);
+    spt_dense_free(sh);
+    spt_dense_free(ord);
+    conf_result r = conf_status(c, st);
+    return r == CONF_CONTINUE ? CONF_PASS : r;
+}
+
+static conf_result st_group(const conf_case *c) {
+    spt_tensor *t;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    JUDGE(c, st);
+    int64_t order[SPT_MAX_RANK], dims[SPT_MAX_RANK];
+    conf_result r = CONF_PASS;
+    if (conf_ints(json_object_get(c->args, "reorder"), order, SPT_MAX_RANK) >= 0) st = spt_reorder(t, order);
+    long nd = conf_ints(json_object_get(c->args, "group_dims"), dims, SPT_MAX_RANK);
+    spt_group_iter *it = NULL;
+    if (st == SPT_OK) st = spt_group_begin(t, dims, nd, &it);
+    r = conf_status(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *groups = json_object_get(c->expect, "groups");
+        spt_group g;
+        size_t k = 0;
+        r = CONF_PASS;
+        while (r == CONF_PASS && spt_group_next(it, &g)) {
+            json_t *e = json_array_get(groups, k++);
+            if (!e) {
+                r = conf_fail(c, "more groups than expected");
+                break;
+            }
+            int64_t key[SPT_MAX_RANK];
+            long kn = conf_ints(json_object_get(e, "group"), key, SPT_MAX_RANK);
+            for (long i = 0; i < kn; i++)
+                if (key[i] != g.key[i]) r = conf_fail(c, "group %zu key differs", k - 1);
+            spt_tensor *view;
+            if (r == CONF_PASS &&
+                spt_tensor_new(spt_tensor_dtype(t), spt_tensor_rank(t), spt_tensor_shape(t), g.count, g.indices, g.values,
+                               NULL, &view) == SPT_OK) {
+                r = conf_expect_sparse(c, e, view, NULL);
+                spt_tensor_free(view);
+            }
+        }
+        if (r == CONF_PASS && k != json_array_size(groups)) r = conf_fail(c, "%zu groups, expected %zu", k, json_array_size(groups));
+    }
+    spt_group_end(it);
+    spt_tensor_free(t);
+    return r;
+}
+
+static conf_result st_to_dense(const conf_case *c) {
+    spt_tensor *t;
+    spt_dense *d = NULL;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    JUDGE(c, st);
+    int64_t oshape[SPT_MAX_RANK];
+    long r = conf_ints(json_object_get(c->args, "out_shape"), oshape, SPT_MAX_RANK);
+    st = spt_dense_new(spt_tensor_dtype(t), r, oshape, &d);
+    if (st == SPT_OK) st = spt_to_dense_into(t, d, json_is_true(json_object_get(c->args, "initialize")), NULL);
+    conf_result res;
+    if (json_is_false(json_object_get(c->expect, "returns")))
+        res = st != SPT_OK ? CONF_PASS : conf_fail(c, "expected a refusal, got success");
+    else if (st != SPT_OK)
+        res = conf_fail(c, "%s: %s", spt_status_name(st), spt_last_error());
+    else
+        res = conf_expect_dense(c, json_object_get(c->expect, "dense"), d, NULL);
+    spt_dense_free(d);
+    spt_tensor_free(t);
+    return res;
+}
+
+static conf_result check_dense_result(const conf_case *c, const spt_dense *d) {
+    json_t *exp = c->bad_input ? json_object_get(c->root, "result") : c->expect;
+    json_t *dense = exp ? json_object_get(exp, "dense") : NULL;
+    return dense ? conf_expect_dense(c, dense, d, c->expect) : CONF_PASS;
+}
+
+static conf_result sparse_to_dense(const conf_case *c) {
+    json_t *a = c->args;
+    spt_dtype dt = conf_dtype(a, SPT_FLOAT64), it = SPT_INT64;
+    const char *its = json_string_value(json_object_get(a, "index_dtype"));
+    if (its) spt_dtype_from_name(its, &it);
+    spt_dense *ix = NULL, *os = NULL, *sv = NULL, *dv = NULL, *out = NULL;
+    spt_status st = conf_dense(json_object_get(a, "sparse_indices"), it, &ix);
+    if (st == SPT_OK) st = conf_dense(json_object_get(a, "output_shape"), it, &os);
+    if (st == SPT_OK) st = conf_dense(json_object_get(a, "sparse_values"), dt, &sv);
+    if (st == SPT_OK) st = conf_dense(json_object_get(a, "default_value"), dt, &dv);
+    if (st == SPT_OK) {
+        json_t *vi = json_object_get(a, "validate_indices");
+        st = spt_sparse_to_dense(ix, os, sv, dv, vi ? json_is_true(vi) : true, &out);
+    }
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = check_dense_result(c, out);
+    spt_dense_free(ix);
+    spt_dense_free(os);
+    spt_dense_free(sv);
+    spt_dense_free(dv);
+    spt_dense_free(out);
+    return r;
+}
+
+static conf_result sparse_tensor_to_dense(const conf_case *c) {
+    spt_tensor *t;
+    spt_dense *d = NULL, *dv = NULL;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    JUDGE(c, st);
+    json_t *jd = json_object_get(c->args, "default_value");
+    if (jd && !json_is_null(jd)) st = conf_dense(jd, spt_tensor_dtype(t), &dv);
+    json_t *vi = json_object_get(c->args, "validate_indices");
+    if (st == SPT_OK) st = spt_to_dense(t, dv ? spt_dense_data(dv) : NULL, vi ? json_is_true(vi) : true, &d);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = check_dense_result(c, d);
+    spt_dense_free(d);
+    spt_dense_free(dv);
+    spt_tensor_free(t);
+    return r;
+}
+
+static conf_result from_dense(const conf_case *c) {
+    spt_dense *d;
+    spt_tensor *t = NULL;
+    spt_status st = conf_dense(json_object_get(c->args, "dense"), conf_dtype(c->args, SPT_INT64), &d);
+    if (st == SPT_OK) st = spt_from_dense(d, NULL, &t);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = conf_expect_sparse(c, c->expect, t, NULL);
+    spt_tensor_free(t);
+    spt_dense_free(d);
+    return r;
+}
+
+static conf_result sparse_reorder(const conf_case *c) {
+    spt_tensor *t;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    if (st == SPT_OK) st = spt_reorder(t, NULL);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *exp = c->bad_input ? json_object_get(c->root, "result") : c->expect;
+        r = exp ? conf_expect_sparse(c, exp, t, NULL) : CONF_PASS;
+        int64_t dims[2];
+        if (r == CONF_PASS && exp && conf_ints(json_object_get(exp, "indices_dims"), dims, 2) == 2 &&
+            (dims[0] != spt_tensor_nnz(t) || dims[1] != spt_tensor_rank(t)))
+            r = conf_fail(c, "indices dims differ");
+    }
+    spt_tensor_free(t);
+    return r;
+}
+
+static conf_result sparse_tensor_create(const conf_case *c) {
+    spt_tensor *t;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), true, &t);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) {
+        r = CONF_PASS;
+        json_t *res = json_object_get(c->root, "result");
+        json_t *ne = res ? json_object_get(res, "num_elements") : NULL;
+        if (ne && json_integer_value(ne) != spt_tensor_volume(t)) r = conf_fail(c, "volume %lld", (long long)spt_tensor_volume(t));
+    }
+    spt_tensor_free(t);
+    return r;
+}
+
+const conf_op conf_ops_core[] = {
+    {"st_dim_comparator_sort", st_dim_comparator_sort},
+    {"st_indices_valid", st_indices_valid},
+    {"st_reorder", st_reorder},
+    {"st_create", st_create},
+    {"st_group", st_group},
+    {"st_to_dense", st_to_dense},
+    {"sparse_to_dense", sparse_to_dense},
+    {"sparse_tensor_to_dense", sparse_tensor_to_dense},
+    {"from_dense", from_dense},
+    {"sparse_reorder", sparse_reorder},
+    {"sparse_tensor_create", sparse_tensor_create},
+    {NULL, NULL},
+};

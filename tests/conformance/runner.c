@@ -1,0 +1,94 @@
+/* runner.c -- run every case of DIR/NAME.jsonl whose op spt implements.
+ * Usage: conformance DIR. Prints one line per failure and "conformance: N passed, M failed, K skipped". */
+#include "conf.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const conf_op *const tables[] = {conf_ops_core, conf_ops_layout, conf_ops_math, conf_ops_tot};
+
+static conf_handler find(const char *op) {
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (const conf_op *o = tables[t]; o->name; o++)
+            if (!strcmp(o->name, op)) return o->fn;
+    return NULL;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int main(int argc, char **argv) {
+    const char *dir = argc > 1 ? argv[1] : "tests/conformance";
+    bool verbose = getenv("CONF_VERBOSE") != NULL;
+    long pass = 0, fail = 0, skip = 0;
+    char *files[64];
+    int nf = 0;
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        fprintf(stderr, "conformance: cannot open %s\n", dir);
+        return 2;
+    }
+    struct dirent *e;
+    while ((e = readdir(dp)) && nf < 64) {
+        size_t l = strlen(e->d_name);
+        if (l > 6 && !strcmp(e->d_name + l - 6, ".jsonl")) files[nf++] = strdup(e->d_name);
+    }
+    closedir(dp);
+    qsort(files, (size_t)nf, sizeof files[0], cmp_str);
+    for (int f = 0; f < nf; f++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, files[f]);
+        FILE *fp = fopen(path, "r");
+        if (!fp) continue;
+        char *line = NULL;
+        size_t cap = 0;
+        long lineno = 0;
+        long fpass = 0, ffail = 0, fskip = 0;
+        while (getline(&line, &cap, fp) > 0) {
+            lineno++;
+            if (line[0] == '\n' || line[0] == '#') continue;
+            json_error_t err;
+            json_t *root = json_loads(line, 0, &err);
+            if (!root) {
+                fprintf(stderr, "FAIL %s:%ld: JSON error: %s\n", files[f], lineno, err.text);
+                ffail++;
+                continue;
+            }
+            char idbuf[64];
+            snprintf(idbuf, sizeof idbuf, "line %ld", lineno);
+            const char *op = json_string_value(json_object_get(root, "op"));
+            if (!op) op = json_string_value(json_object_get(root, "kind"));
+            conf_case c = {
+                .file = files[f],
+                .line = lineno,
+                .id = json_string_value(json_object_get(root, "id")) ? json_string_value(json_object_get(root, "id")) : idbuf,
+                .op = op ? op : "?",
+                .root = root,
+                .args = json_object_get(root, "args"),
+                .expect = json_object_get(root, "expect"),
+                .bad_input = json_is_string(json_object_get(root, "expect")),
+            };
+            conf_handler h = op ? find(op) : NULL;
+            conf_result r = h ? h(&c) : CONF_SKIP;
+            spt_clear_error();
+            if (r == CONF_CONTINUE) r = CONF_PASS;
+            if (r == CONF_PASS) fpass++;
+            else if (r == CONF_FAIL) ffail++;
+            else {
+                fskip++;
+                if (verbose) fprintf(stderr, "skip %s:%ld [%s] %s\n", files[f], lineno, c.id, c.op);
+            }
+            json_decref(root);
+        }
+        free(line);
+        fclose(fp);
+        printf("%s: %ld passed, %ld failed, %ld skipped\n", files[f], fpass, ffail, fskip);
+        pass += fpass;
+        fail += ffail;
+        skip += fskip;
+        free(files[f]);
+    }
+    printf("conformance: %ld passed, %ld failed, %ld skipped\n", pass, fail, skip);
+    return fail ? 1 : 0;
+}

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Install what spt's build and tests need from Debian's packages (idempotent; quick when all present).
+set -e
+PKGS="build-essential pkg-config libcmocka-dev libjansson-dev libzip-dev libpng-dev clang libclang-rt-14-dev \
+python3 python3-numpy python3-scipy python3-sparse python3-pytest python3-hypothesis valgrind"
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "install-deps: installing:$missing"
+if [ "$(id -u)" != 0 ]; then
+  echo "install-deps: not root; please install:$missing" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
