@@ -58,28 +58,23 @@ spt_status spt__radix_sort(const char *fn, uint64_t *keys, int64_t *perm, int64_
     if (nth > MAX_THREADS) nth = MAX_THREADS;
     uint64_t *tk = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);
     int64_t *tp = tk ? spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st) : NULL;
-    /* hist[pass][thread][bucket] */
-    int64_t *hist = tp ? spt__alloc_array(fn, (int64_t)passes * nth, RADIX_SIZE, sizeof(int64_t), true, &st) : NULL;
+    /* hist[thread][bucket], recounted for every pass over the keys as they then lie */
+    int64_t *hist = tp ? spt__alloc_array(fn, nth, RADIX_SIZE, sizeof(int64_t), false, &st) : NULL;
     if (!hist) goto done;
     int64_t chunk = (n + nth - 1) / nth;
-    /* all histograms in one read of the keys */
-#pragma omp parallel num_threads(nth)
-    {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        int64_t lo = tid * chunk, hi = lo + chunk < n ? lo + chunk : n;
-        for (int64_t i = lo; i < hi; i++) {
-            uint64_t k = keys[i];
-            for (int p = 0; p < passes; p++)
-                hist[((int64_t)p * nth + tid) * RADIX_SIZE + (int64_t)((k >> (p * RADIX_BITS)) & (RADIX_SIZE - 1))]++;
-        }
-    }
     uint64_t *src_k = keys, *dst_k = tk;
     int64_t *src_p = perm, *dst_p = tp;
     for (int p = 0; p < passes; p++) {
-        int64_t *h = hist + (int64_t)p * nth * RADIX_SIZE;
+        int shift = p * RADIX_BITS;
+        int64_t *h = hist;
+        memset(h, 0, (size_t)nth * RADIX_SIZE * sizeof *h);
+        /* one iteration per chunk, so the result does not depend on how many threads OpenMP grants */
+#pragma omp parallel for schedule(static, 1) num_threads(nth)
+        for (int tid = 0; tid < nth; tid++) {
+            int64_t *mine = h + (int64_t)tid * RADIX_SIZE;
+            int64_t lo = tid * chunk, hi = lo + chunk < n ? lo + chunk : n;
+            for (int64_t i = lo; i < hi; i++) mine[(src_k[i] >> shift) & (RADIX_SIZE - 1)]++;
+        }
         /* skip a digit that is the same for every key */
         bool constant = false;
         for (int b = 0; b < RADIX_SIZE && !constant; b++) {
@@ -97,13 +92,8 @@ spt_status spt__radix_sort(const char *fn, uint64_t *keys, int64_t *perm, int64_
                 h[(int64_t)t * RADIX_SIZE + b] = sum;
                 sum += c;
             }
-        int shift = p * RADIX_BITS;
-#pragma omp parallel num_threads(nth)
-        {
-            int tid = 0;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-#endif
+#pragma omp parallel for schedule(static, 1) num_threads(nth)
+        for (int tid = 0; tid < nth; tid++) {
             int64_t *off = h + (int64_t)tid * RADIX_SIZE;
             int64_t lo = tid * chunk, hi = lo + chunk < n ? lo + chunk : n;
             for (int64_t i = lo; i < hi; i++) {

@@ -1,0 +1,234 @@
+/* test_sort.c -- spt_reorder and spt_argsort: seed examples, stability, orders, bounds, big keys. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "spt_test.h"
+
+/* the seed / sparse_tensor_test example rows */
+static const int64_t ex_ix[15] = {0, 0, 0, 3, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2};
+static const int64_t ex_shape[3] = {10, 10, 10};
+
+static void test_argsort_seed(void **state) {
+    (void)state;
+    spt_tensor *t;
+    int32_t v[5] = {0, 1, 2, 3, 4};
+    ASSERT_OK(spt_tensor_new(SPT_INT32, 3, ex_shape, 5, ex_ix, v, NULL, &t));
+    int64_t perm[5], o012[3] = {0, 1, 2}, o201[3] = {2, 0, 1};
+    ASSERT_OK(spt_argsort(t, o012, perm));
+    int64_t want1[5] = {0, 4, 3, 2, 1};
+    assert_memory_equal(perm, want1, sizeof want1);
+    ASSERT_OK(spt_argsort(t, o201, perm));
+    int64_t want2[5] = {0, 3, 2, 1, 4};
+    assert_memory_equal(perm, want2, sizeof want2);
+    spt_tensor_free(t);
+}
+
+static void test_reorder_seed_strings(void **state) {
+    (void)state;
+    spt_str v[5] = {{"hi0", 3}, {"hi1", 3}, {"hi2", 3}, {"hi3", 3}, {"hi4", 3}};
+    spt_tensor *t;
+    ASSERT_OK(spt_tensor_new(SPT_STRING, 3, ex_shape, 5, ex_ix, v, NULL, &t));
+    ASSERT_ST(SPT_EPRECONDITION, spt_indices_valid(t));
+    int64_t o201[3] = {2, 0, 1};
+    ASSERT_OK(spt_reorder(t, o201));
+    int64_t want_ix[15] = {0, 0, 0, 0, 1, 0, 2, 0, 0, 3, 0, 0, 0, 0, 2};
+    spt_str want_v[5] = {{"hi0", 3}, {"hi3", 3}, {"hi2", 3}, {"hi1", 3}, {"hi4", 3}};
+    spt_test_expect_tensor(t, 3, ex_shape, 5, want_ix, want_v);
+    assert_int_equal(spt_tensor_order(t)[0], 2);
+    assert_true(spt_tensor_known_sorted(t));
+    ASSERT_OK(spt_indices_valid(t));
+    ASSERT_OK(spt_reorder(t, NULL));
+    int64_t want_ix2[15] = {0, 0, 0, 0, 0, 2, 0, 1, 0, 2, 0, 0, 3, 0, 0};
+    spt_str want_v2[5] = {{"hi0", 3}, {"hi4", 3}, {"hi3", 3}, {"hi2", 3}, {"hi1", 3}};
+    spt_test_expect_tensor(t, 3, ex_shape, 5, want_ix2, want_v2);
+    assert_true(spt_tensor_is_row_major(t, true));
+    spt_tensor_free(t);
+}
+
+static void test_reorder_stable_duplicates(void **state) {
+    (void)state;
+    int64_t shape[2] = {3, 3}, ix[10] = {2, 2, 0, 1, 2, 2, 0, 1, 2, 2};
+    int16_t v[5] = {10, 20, 30, 40, 50};
+    spt_tensor *t;
+    ASSERT_OK(spt_tensor_new(SPT_INT16, 2, shape, 5, ix, v, NULL, &t));
+    ASSERT_OK(spt_reorder(t, NULL));
+    int64_t want_ix[10] = {0, 1, 0, 1, 2, 2, 2, 2, 2, 2};
+    int16_t want_v[5] = {20, 40, 10, 30, 50}; /* equal indices keep their relative order */
+    spt_test_expect_tensor(t, 2, shape, 5, want_ix, want_v);
+    assert_true(spt_tensor_known_sorted(t));
+    ASSERT_ST(SPT_EINVAL, spt_indices_valid(t)); /* repeated */
+    ASSERT_MSG("indices[1] = [0,1] is repeated");
+    spt_tensor_free(t);
+}
+
+static void test_reorder_errors_leave_tensor(void **state) {
+    (void)state;
+    int64_t shape[2] = {3, 3}, ix[4] = {2, 2, 0, 5};
+    double v[2] = {1, 2};
+    spt_tensor *t;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 2, shape, 2, ix, v, NULL, &t));
+    ASSERT_ST(SPT_ERANGE, spt_reorder(t, NULL));
+    ASSERT_MSG("indices[1] = [0,5] is out of bounds");
+    int64_t bad[2] = {0, 0}, partial[2] = {0, -1}, oob[2] = {0, 2};
+    ASSERT_ST(SPT_EINVAL, spt_reorder(t, bad));
+    ASSERT_ST(SPT_EINVAL, spt_reorder(t, partial));
+    ASSERT_ST(SPT_EINVAL, spt_reorder(t, oob));
+    spt_test_expect_tensor(t, 2, shape, 2, ix, v); /* untouched */
+    assert_int_equal(spt_tensor_order(t)[0], -1);
+    ASSERT_ST(SPT_EINVAL, spt_reorder(NULL, NULL));
+    spt_tensor_free(t);
+}
+
+/* xorshift for repeatable random data */
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static int64_t g_rank;
+static const int64_t *g_ord;
+static const int64_t *g_ix;
+static int cmp_entries(const void *a, const void *b) {
+    int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+    for (int64_t k = 0; k < g_rank; k++) {
+        int64_t d = g_ord[k];
+        if (g_ix[i * g_rank + d] != g_ix[j * g_rank + d]) return g_ix[i * g_rank + d] < g_ix[j * g_rank + d] ? -1 : 1;
+    }
+    return i < j ? -1 : i > j; /* stable reference */
+}
+
+/* Random tensors of rank 1-5 and every dtype size, all orders tried against a stable qsort reference. */
+static void test_reorder_property(void **state) {
+    (void)state;
+    const spt_dtype dts[] = {SPT_BOOL, SPT_INT16, SPT_UINT32, SPT_FLOAT64, SPT_COMPLEX128};
+    for (int iter = 0; iter < 200; iter++) {
+        int64_t r = 1 + (int64_t)(next() % 5), n = (int64_t)(next() % 300), shape[5], order[5];
+        for (int64_t d = 0; d < r; d++) shape[d] = 1 + (int64_t)(next() % (iter % 3 ? 7 : 6000));
+        spt_dtype dt = dts[iter % 5];
+        size_t es = spt_dtype_size(dt);
+        int64_t *ix = malloc((size_t)(n * r + 1) * sizeof *ix), *ref = malloc((size_t)(n + 1) * sizeof *ref);
+        unsigned char *v = malloc((size_t)n * es + 1);
+        for (int64_t i = 0; i < n * r; i++) ix[i] = (int64_t)(next() % (uint64_t)shape[i % r]);
+        for (size_t b = 0; b < (size_t)n * es; b++) v[b] = (unsigned char)next();
+        if (dt == SPT_BOOL)
+            for (int64_t i = 0; i < n; i++) v[i] &= 1;
+        for (int64_t d = 0; d < r; d++) order[d] = d;
+        for (int64_t d = r - 1; d > 0; d--) { /* random permutation */
+            int64_t j = (int64_t)(next() % (uint64_t)(d + 1)), tmp = order[d];
+            order[d] = order[j];
+            order[j] = tmp;
+        }
+        spt_tensor *t;
+        ASSERT_OK(spt_tensor_new(dt, r, shape, n, ix, v, NULL, &t));
+        ASSERT_OK(spt_reorder(t, order));
+        for (int64_t i = 0; i < n; i++) ref[i] = i;
+        g_rank = r;
+        g_ord = order;
+        g_ix = ix;
+        qsort(ref, (size_t)n, sizeof *ref, cmp_entries);
+        const int64_t *got = spt_tensor_indices(t);
+        const unsigned char *gv = spt_tensor_values(t);
+        for (int64_t k = 0; k < n; k++) {
+            assert_memory_equal(got + k * r, ix + ref[k] * r, (size_t)r * sizeof(int64_t));
+            assert_memory_equal(gv + (size_t)k * es, v + (size_t)ref[k] * es, es);
+        }
+        ASSERT_OK(spt_validate(t));
+        spt_tensor_free(t);
+        free(ix);
+        free(ref);
+        free(v);
+    }
+}
+
+/* A key that needs all 63 bits: shape whose volume is just under 2^63. */
+static void test_reorder_wide_keys(void **state) {
+    (void)state;
+    const int64_t A = ((int64_t)1 << 31) - 1, B = ((int64_t)1 << 30) - 1;
+    int64_t shape[3] = {(int64_t)1 << 31, (int64_t)1 << 30, 3}; /* volume 3 * 2^61: keys need 63 bits */
+    int64_t ix[9] = {A, 0, 1, 0, B, 0, A, 0, 0};
+    uint8_t v[3] = {1, 2, 3};
+    spt_tensor *t;
+    ASSERT_OK(spt_tensor_new(SPT_UINT8, 3, shape, 3, ix, v, NULL, &t));
+    ASSERT_OK(spt_reorder(t, NULL));
+    int64_t want[9] = {0, B, 0, A, 0, 0, A, 0, 1};
+    uint8_t wv[3] = {2, 3, 1};
+    spt_test_expect_tensor(t, 3, shape, 3, want, wv);
+    int64_t o[3] = {2, 1, 0};
+    ASSERT_OK(spt_reorder(t, o));
+    int64_t want2[9] = {A, 0, 0, 0, B, 0, A, 0, 1};
+    uint8_t wv2[3] = {3, 2, 1};
+    spt_test_expect_tensor(t, 3, shape, 3, want2, wv2);
+    spt_tensor_free(t);
+}
+
+/* Threads: a large reorder gives the same result with 1 and 2 threads. */
+static void test_reorder_threads_identical(void **state) {
+    (void)state;
+    const int64_t n = 200000, shape[3] = {100, 200, 300};
+    int64_t *ix = malloc((size_t)n * 3 * sizeof *ix);
+    int64_t *v = malloc((size_t)n * sizeof *v);
+    for (int64_t i = 0; i < n; i++) {
+        for (int d = 0; d < 3; d++) ix[i * 3 + d] = (int64_t)(next() % (uint64_t)shape[d]);
+        v[i] = i;
+    }
+    spt_tensor *a, *b;
+    ASSERT_OK(spt_tensor_new(SPT_INT64, 3, shape, n, ix, v, NULL, &a));
+    ASSERT_OK(spt_tensor_clone(a, &b));
+    spt_set_num_threads(1);
+    ASSERT_OK(spt_reorder(a, NULL));
+    spt_set_num_threads(2);
+    ASSERT_OK(spt_reorder(b, NULL));
+    spt_set_num_threads(0);
+    assert_memory_equal(spt_tensor_indices(a), spt_tensor_indices(b), (size_t)n * 3 * sizeof(int64_t));
+    assert_memory_equal(spt_tensor_values(a), spt_tensor_values(b), (size_t)n * sizeof(int64_t));
+    const int64_t *s = spt_tensor_indices(a);
+    for (int64_t i = 1; i < n; i++) {
+        int64_t ka = (s[i * 3 - 3] * 200 + s[i * 3 - 2]) * 300 + s[i * 3 - 1], kb = (s[i * 3] * 200 + s[i * 3 + 1]) * 300 + s[i * 3 + 2];
+        assert_true(ka <= kb);
+    }
+    spt_tensor_free(a);
+    spt_tensor_free(b);
+    free(ix);
+    free(v);
+}
+
+struct sweep {
+    spt_tensor *t;
+};
+static spt_status sweep_reorder(void *p) {
+    struct sweep *s = p;
+    spt_str v[5] = {{"hi0", 3}, {"hi1", 3}, {"hi2", 3}, {"hi3", 3}, {"hi4", 3}};
+    spt_status st = spt_tensor_new(SPT_STRING, 3, ex_shape, 5, ex_ix, v, NULL, &s->t);
+    if (st != SPT_OK) return st;
+    int64_t o[3] = {1, 2, 0}, perm[5];
+    st = spt_reorder(s->t, o);
+    if (st == SPT_OK) st = spt_argsort(s->t, NULL, perm);
+    return st;
+}
+static void sweep_free(void *p) {
+    struct sweep *s = p;
+    spt_tensor_free(s->t);
+    s->t = NULL;
+}
+static void test_reorder_alloc_sweep(void **state) {
+    (void)state;
+    struct sweep s = {0};
+    assert_true(spt_test_alloc_sweep(sweep_reorder, sweep_free, &s) >= 4);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_argsort_seed),
+        cmocka_unit_test(test_reorder_seed_strings),
+        cmocka_unit_test(test_reorder_stable_duplicates),
+        cmocka_unit_test(test_reorder_errors_leave_tensor),
+        cmocka_unit_test(test_reorder_property),
+        cmocka_unit_test(test_reorder_wide_keys),
+        cmocka_unit_test(test_reorder_threads_identical),
+        cmocka_unit_test(test_reorder_alloc_sweep),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
