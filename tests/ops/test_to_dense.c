@@ -1,0 +1,173 @@
+/* test_to_dense.c -- spt_to_dense_into (the seed's ToDense) and spt_to_dense (tf.sparse.to_dense). */
+#include <complex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spt_test.h"
+
+static void test_into_larger_and_smaller(void **state) {
+    (void)state;
+    int64_t shape[2] = {2, 2}, ix[2] = {0, 0}, big[2] = {2, 3}, small[2] = {2, 1};
+    int32_t v[1] = {7};
+    spt_tensor *t;
+    spt_dense *d, *s;
+    ASSERT_OK(spt_tensor_new(SPT_INT32, 2, shape, 1, ix, v, NULL, &t));
+    ASSERT_OK(spt_dense_new(SPT_INT32, 2, big, &d));
+    int32_t *dd = spt_dense_data_mut(d);
+    for (int i = 0; i < 6; i++) dd[i] = 9;
+    ASSERT_OK(spt_to_dense_into(t, d, true, NULL));
+    const int32_t want[6] = {7, 0, 0, 0, 0, 0};
+    assert_memory_equal(dd, want, sizeof want);
+    for (int i = 0; i < 6; i++) dd[i] = 9;
+    ASSERT_OK(spt_to_dense_into(t, d, false, NULL)); /* no initialization */
+    const int32_t want2[6] = {7, 9, 9, 9, 9, 9};
+    assert_memory_equal(dd, want2, sizeof want2);
+    int32_t dv = -1;
+    ASSERT_OK(spt_to_dense_into(t, d, true, &dv));
+    const int32_t want3[6] = {7, -1, -1, -1, -1, -1};
+    assert_memory_equal(dd, want3, sizeof want3);
+    ASSERT_OK(spt_dense_new(SPT_INT32, 2, small, &s));
+    ASSERT_ST(SPT_EINVAL, spt_to_dense_into(t, s, true, NULL)); /* smaller dim: refused before writing */
+    spt_dense_free(s);
+    ASSERT_OK(spt_dense_new(SPT_INT64, 2, big, &s));
+    ASSERT_ST(SPT_EDTYPE, spt_to_dense_into(t, s, true, NULL));
+    spt_dense_free(s);
+    spt_dense_free(d);
+    spt_tensor_free(t);
+}
+
+static void test_out_of_bounds_untouched(void **state) {
+    (void)state;
+    int64_t shape[2] = {2, 3}, ix[4] = {0, 0, 1, 3};
+    double v[2] = {1, 2};
+    spt_tensor *t;
+    spt_dense *d;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 2, shape, 2, ix, v, NULL, &t));
+    ASSERT_OK(spt_dense_new(SPT_FLOAT64, 2, shape, &d));
+    double *dd = spt_dense_data_mut(d);
+    for (int i = 0; i < 6; i++) dd[i] = 5;
+    ASSERT_ST(SPT_ERANGE, spt_to_dense_into(t, d, true, NULL));
+    ASSERT_MSG("indices[1] = [1,3] is out of bounds");
+    for (int i = 0; i < 6; i++) assert_true(dd[i] == 5); /* nothing written */
+    spt_dense *n = (spt_dense *)1;
+    ASSERT_ST(SPT_ERANGE, spt_to_dense(t, NULL, false, &n));
+    assert_null(n);
+    spt_dense_free(d);
+    spt_tensor_free(t);
+}
+
+static void test_last_write_wins_and_validation(void **state) {
+    (void)state;
+    int64_t shape[1] = {4}, ix[3] = {2, 0, 2};
+    float v[3] = {1, 2, 3};
+    spt_tensor *t;
+    spt_dense *d;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT32, 1, shape, 3, ix, v, NULL, &t));
+    ASSERT_OK(spt_to_dense(t, NULL, false, &d));
+    const float want[4] = {2, 0, 3, 0};
+    assert_memory_equal(spt_dense_data(d), want, sizeof want);
+    spt_dense_free(d);
+    ASSERT_ST(SPT_EINVAL, spt_to_dense(t, NULL, true, &d));
+    ASSERT_MSG("indices[1] = [0] is out of order");
+    ASSERT_OK(spt_reorder(t, NULL));
+    ASSERT_ST(SPT_EINVAL, spt_to_dense(t, NULL, true, &d));
+    ASSERT_MSG("indices[2] = [2] is repeated");
+    spt_tensor_free(t);
+}
+
+/* every dtype: densify a random tensor and compare with a direct reference */
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint64_t next(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static void test_property_every_dtype(void **state) {
+    (void)state;
+    for (int dt = 0; dt < SPT_NUM_DTYPES; dt++) {
+        for (int iter = 0; iter < 20; iter++) {
+            int64_t r = (int64_t)(next() % 4), shape[3], vol = 1;
+            for (int64_t d = 0; d < r; d++) vol *= shape[d] = 1 + (int64_t)(next() % 5);
+            int64_t n = (int64_t)(next() % (uint64_t)(vol + 1));
+            size_t es = spt_dtype_size((spt_dtype)dt);
+            int64_t *ix = calloc((size_t)(n * r + 1), sizeof *ix);
+            unsigned char *v = calloc((size_t)n + 1, es);
+            unsigned char *ref = calloc((size_t)vol, es);
+            static const char *words[3] = {"a", "bc", "def"};
+            for (int64_t i = 0; i < n; i++) {
+                int64_t off = 0;
+                for (int64_t d = 0; d < r; d++) {
+                    ix[i * r + d] = (int64_t)(next() % (uint64_t)shape[d]);
+                    off = off * shape[d] + ix[i * r + d];
+                }
+                if (dt == SPT_STRING) {
+                    const char *w = words[next() % 3];
+                    ((spt_str *)v)[i] = (spt_str){w, (int64_t)strlen(w)};
+                } else if (dt == SPT_BOOL) {
+                    v[i] = (unsigned char)(next() & 1);
+                } else {
+                    for (size_t b = 0; b < es; b++) v[(size_t)i * es + b] = (unsigned char)(1 + next() % 200);
+                }
+                memcpy(ref + (size_t)off * es, v + (size_t)i * es, es); /* last write wins */
+            }
+            spt_tensor *t;
+            spt_dense *d;
+            ASSERT_OK(spt_tensor_new((spt_dtype)dt, r, shape, n, ix, v, NULL, &t));
+            ASSERT_OK(spt_to_dense(t, NULL, false, &d));
+            assert_int_equal(spt_dense_size(d), vol);
+            if (dt == SPT_STRING) {
+                const spt_str *a = spt_dense_data(d), *b = (const spt_str *)ref;
+                for (int64_t i = 0; i < vol; i++) {
+                    assert_int_equal(a[i].len, b[i].len);
+                    if (a[i].len) assert_memory_equal(a[i].data, b[i].data, (size_t)a[i].len);
+                }
+            } else {
+                assert_memory_equal(spt_dense_data(d), ref, (size_t)vol * es);
+            }
+            spt_dense_free(d);
+            spt_tensor_free(t);
+            free(ix);
+            free(v);
+            free(ref);
+        }
+    }
+}
+
+struct sweep {
+    spt_tensor *t;
+    spt_dense *d;
+};
+static spt_status sweep_fn(void *p) {
+    struct sweep *s = p;
+    int64_t shape[2] = {3, 3}, ix[4] = {2, 1, 0, 0};
+    spt_str v[2] = {{"xy", 2}, {"z", 1}};
+    spt_str dflt = {"0", 1};
+    spt_status st = spt_tensor_new(SPT_STRING, 2, shape, 2, ix, v, NULL, &s->t);
+    if (st == SPT_OK) st = spt_to_dense(s->t, &dflt, false, &s->d);
+    return st;
+}
+static void sweep_free(void *p) {
+    struct sweep *s = p;
+    spt_tensor_free(s->t);
+    spt_dense_free(s->d);
+    s->t = NULL;
+    s->d = NULL;
+}
+static void test_alloc_sweep(void **state) {
+    (void)state;
+    struct sweep s = {0};
+    assert_true(spt_test_alloc_sweep(sweep_fn, sweep_free, &s) > 2);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_into_larger_and_smaller),
+        cmocka_unit_test(test_out_of_bounds_untouched),
+        cmocka_unit_test(test_last_write_wins_and_validation),
+        cmocka_unit_test(test_property_every_dtype),
+        cmocka_unit_test(test_alloc_sweep),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
