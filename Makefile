@@ -76,7 +76,9 @@ $(REL)/conformance: $(CONF_SRC) $(TEST_SUP) $(REL)/libspt.a $(HDRS)
 $(SAN)/conformance: $(CONF_SRC) $(TEST_SUP) $(SAN)/libspt.a $(HDRS)
 	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_SAN) -o $@ $(CONF_SRC) $(TEST_SUP) $(SAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
 
-run: all
+run:
+	@sh tools/install-deps.sh build
+	@$(MAKE) --no-print-directory all
 	./$(REL)/spt demo data
 
 export ASAN_OPTIONS = allocator_may_return_null=1:detect_leaks=1:abort_on_error=0

@@ -1,8 +1,13 @@
 #!/bin/sh
-# Install what spt's build and tests need from Debian's packages (idempotent; quick when all present).
+# Install what spt needs from Debian's packages (idempotent; quick when all present).
+#   install-deps.sh build   what `make` / `make run` need
+#   install-deps.sh test    what `make test` needs as well (the default)
 set -e
-PKGS="build-essential pkg-config libcmocka-dev libjansson-dev libzip-dev libpng-dev clang libclang-rt-14-dev \
+BUILD_PKGS="build-essential pkg-config libzip-dev libpng-dev"
+TEST_PKGS="libcmocka-dev libjansson-dev clang libclang-rt-14-dev \
 python3 python3-numpy python3-scipy python3-sparse python3-pytest python3-hypothesis valgrind"
+PKGS="$BUILD_PKGS"
+[ "${1:-test}" = build ] || PKGS="$BUILD_PKGS $TEST_PKGS"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
