@@ -1,0 +1,2 @@
+"""Tensor-of-tensors bindings (issue 5)."""
+__all__ = []
