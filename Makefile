@@ -110,3 +110,16 @@ install: all
 
 clean:
 	rm -rf build
+
+# ==== bench (issue 8; bench/) ====
+# make bench: spt (bench/bench_core.c, 1 thread and all cores) against torch, pydata/sparse and scipy
+# (bench/peers.py), alternating, each in its own process; writes bench/results/latest.{json,md,png}.
+# QUICK=1: nnz 1e6 only. BENCH_ARGS passes more options to bench/run.py (e.g. --only reorder).
+BENCH_FEATURES = $(shell sh bench/features.sh)
+$(REL)/bench/bench_core: bench/bench_core.c bench/features.sh $(REL)/libspt.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_REL) $(BENCH_FEATURES) -o $@ $< $(REL)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS)
+bench: $(REL)/bench/bench_core
+	@sh bench/install-peers.sh
+	$(PYTHON) bench/run.py $(if $(filter 1,$(QUICK)),--quick,) $(BENCH_ARGS)
+# ==== end bench block ====

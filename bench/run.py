@@ -1,0 +1,397 @@
+#!/usr/bin/python3
+"""make bench: spt (bench_core, 1 thread and all cores) and the peers (peers.py: torch, pydata/sparse,
+scipy), alternating per workload, each in its own process, on identical inputs; a memory-copy
+bandwidth bound measured at the start and the end of the same run. Writes bench/results/latest.json,
+latest.md (the table: median, ratio to each peer, ratio to the bound; the targets of issue 8) and
+latest.png (the chart).
+
+    run.py [--quick] [--reps N] [--bench-core PATH] [--out DIR] [--only OP[,OP]]
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PY = "/usr/bin/python3"
+
+# (op, dims, sizes, peers). Sizes are nnz per input; scipy runs the 2-D form of each op.
+FULL = [1e5, 1e6, 1e7]
+WORKLOADS = [
+    ("reorder", 3, FULL, ["torch", "pydata"]),
+    ("reorder", 2, FULL, ["scipy"]),
+    ("reduce_axis1", 3, FULL, ["torch", "pydata"]),
+    ("reduce_axis1", 2, FULL, ["scipy"]),
+    ("reduce_all", 3, FULL, ["torch", "pydata"]),
+    ("reduce_all", 2, FULL, ["scipy"]),
+    ("concat1", 3, FULL, ["torch", "torch_sorted", "pydata"]),
+    ("concat1", 2, FULL, ["scipy"]),
+    ("add", 3, FULL, ["torch", "pydata"]),
+    ("add", 2, FULL, ["scipy"]),
+    ("spmm", 2, FULL, ["torch", "pydata", "scipy"]),
+    ("to_dense", 3, [1e5, 1e6], ["torch", "pydata"]),
+    ("to_dense", 2, [1e5, 1e6], ["scipy"]),
+]
+
+TITLES = {
+    "reorder": "reorder (unsorted, ~0.5% dups)",
+    "reduce_axis1": "reduce_sum axis 1",
+    "reduce_all": "reduce_sum all axes",
+    "concat1": "concat axis 1 (sorted out)",
+    "add": "add",
+    "spmm": "spmm [1e5,1e5] x [1e5,32]",
+    "to_dense": "to_dense",
+}
+
+
+def peer_env():
+    env = dict(os.environ)
+    # see /work/.library/env/README.md: these slow a current numpy down; unset for benchmarking only
+    env.pop("OPENBLAS_CORETYPE", None)
+    env.pop("OPENBLAS_L2_SIZE", None)
+    return env
+
+
+def run_child(cmd, timeout, env=None):
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        out, err, rc = p.stdout, p.stderr, p.returncode
+    except subprocess.TimeoutExpired as ex:
+        out = ex.stdout.decode() if isinstance(ex.stdout, bytes) else (ex.stdout or "")
+        err, rc = "timeout after %ds" % timeout, -9
+    recs = []
+    for line in out.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                recs.append(json.loads(line))
+            except ValueError:
+                pass
+    if rc != 0:
+        sys.stderr.write("bench: %s exited %s: %s\n" % (" ".join(cmd), rc, err.strip()[-500:]))
+    sys.stderr.write("bench: %-70s %6.1fs\n" % (" ".join(os.path.basename(c) for c in cmd[:6]), time.time() - t0))
+    return recs
+
+
+def machine():
+    m = {"date_utc": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M:%S"), "cpus": os.cpu_count(),
+         "kernel": platform.release(), "python": platform.python_version()}
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                m["cpu"] = line.split(":", 1)[1].strip()
+                break
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                m["mem_gib"] = round(int(line.split()[1]) / 2**20, 1)
+                break
+    except OSError:
+        pass
+    try:
+        m["cc"] = subprocess.run(["cc", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        pass
+    code = ("import json,numpy,scipy\nv={'numpy':numpy.__version__,'scipy':scipy.__version__}\n"
+            "try:\n import sparse;v['pydata_sparse']=sparse.__version__\nexcept Exception: pass\n"
+            "try:\n import torch;v['torch']=torch.__version__\nexcept Exception: pass\nprint(json.dumps(v))")
+    try:
+        m["versions"] = json.loads(subprocess.run([PY, "-c", code], capture_output=True, text=True,
+                                                  env=peer_env()).stdout)
+    except ValueError:
+        pass
+    try:
+        la = open("/proc/loadavg").read().split()[:3]
+        m["loadavg_at_start"] = " ".join(la)
+    except OSError:
+        pass
+    return m
+
+
+def bound_bytes(op, dims, n, shape_cells):
+    e = 8 * dims + 8
+    if op == "reorder":
+        return 2 * n * e
+    if op == "reduce_axis1":
+        return n * e + 8 * shape_cells
+    if op == "reduce_all":
+        return 8 * n
+    if op == "concat1":
+        return 4 * n * e
+    if op == "add":
+        return 4 * n * e  # two inputs in, about 2 nnz out (overlap ~1%)
+    if op == "to_dense":
+        return n * e + 8 * shape_cells
+    if op == "spmm":  # the gather bound of peers.md: each nonzero pulls one 256-byte row of B
+        return 24 * n + 256 * n + 256 * 100000
+    return 0
+
+
+def cells(op, dims):
+    if op == "reduce_axis1":
+        return 1000 * 1000 if dims == 3 else 1000000
+    if op == "to_dense":
+        return 200 ** 3 if dims == 3 else 40000 * 200
+    return 0
+
+
+def fmt_t(s):
+    if s is None:
+        return "-"
+    if s >= 1:
+        return "%.2f s" % s
+    if s >= 1e-3:
+        return "%.1f ms" % (s * 1e3)
+    return "%.0f µs" % (s * 1e6)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="nnz 1e6 only")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--bench-core", default=os.path.join(ROOT, "build", "bench", "bench_core"))
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    nth = os.cpu_count() or 1
+    env = peer_env()
+    only = set(x for x in args.only.split(",") if x)
+    t_start = time.time()
+    m = machine()
+    sys.stderr.write("bench: machine %s\n" % json.dumps(m))
+    records = []
+    bw = []
+
+    def bandwidth():
+        r = run_child([args.bench_core, "bandwidth", "0", "1", str(1 << 30), "5"], 300)
+        if r and r[0].get("status") == "ok":
+            bw.append(r[0])
+
+    bandwidth()
+    for op, dims, sizes, peers in WORKLOADS:
+        if only and op not in only:
+            continue
+        if args.quick:
+            sizes = [1e6]
+        sz = ",".join("%d" % s for s in sizes)
+        # spt first (1 thread, all cores), then each peer, in turn
+        for th in sorted({1, nth}):
+            records += run_child([args.bench_core, op, str(dims), str(th), sz, str(args.reps)], 900)
+        for peer in peers:
+            if peer == "torch_sorted":
+                cmd = [PY, os.path.join(HERE, "peers.py"), "torch", "concat1_sorted", str(dims), sz, str(args.reps),
+                       "--threads", str(nth)]
+            else:
+                cmd = [PY, os.path.join(HERE, "peers.py"), peer, op, str(dims), sz, str(args.reps), "--threads", str(nth)]
+            recs = run_child(cmd, 900, env)
+            for r in recs:
+                if peer == "torch_sorted":
+                    r["impl"] = "torch_sorted"
+                    r["op"] = "concat1"
+            records += recs
+    bandwidth()
+    gbps = max(b["gbps"] for b in bw) if bw else None
+    elapsed = time.time() - t_start
+
+    # ---- analysis ----
+    def get(impl, op, dims, n, threads=None):
+        for r in records:
+            if (r.get("impl") == impl and r.get("op") == op and r.get("dims") == dims and r.get("nnz") == int(n)
+                    and r.get("status") == "ok" and (threads is None or r.get("threads") == threads)):
+                return r
+        return None
+
+    rows = []
+    for op, dims, sizes, peers in WORKLOADS:
+        if only and op not in only:
+            continue
+        for n in ([1e6] if args.quick else sizes):
+            n = int(n)
+            bb = bound_bytes(op, dims, n, cells(op, dims))
+            bound = bb / (gbps * 1e9) if gbps else None
+            s1, sn = get("spt", op, dims, n, 1), get("spt", op, dims, n, nth)
+            best = min([r["median"] for r in (s1, sn) if r], default=None)
+            spt_all = sn["median"] if sn else best
+            row = {"op": op, "dims": dims, "nnz": n, "bound_s": bound, "bound_bytes": bb,
+                   "spt_1": s1["median"] if s1 else None, "spt_all": sn["median"] if sn else None,
+                   "spt_best": best, "spt_peak_extra": (sn or s1 or {}).get("op_peak_extra"),
+                   "input_bytes": (sn or s1 or {}).get("input_bytes"), "peers": {}}
+            for peer in peers:
+                pr = get(peer, op, dims, n)
+                if pr:
+                    row["peers"][peer] = {"median": pr["median"], "min": pr["min"], "max": pr["max"],
+                                          "ratio_to_spt": pr["median"] / spt_all if spt_all else None,
+                                          "peak_extra": pr.get("op_peak_extra")}
+            rows.append(row)
+
+    def row_of(op, dims, n):
+        for r in rows:
+            if r["op"] == op and r["dims"] == dims and r["nnz"] == n:
+                return r
+        return None
+
+    big = 10**6 if args.quick else 10**7
+    targets = []
+
+    def tgt(name, op, dims, n, peer, need, kind="faster"):
+        r = row_of(op, dims, n)
+        if not r:
+            targets.append({"target": name, "status": "not measured"})
+            return
+        if kind == "bound":
+            val = r["spt_all"] / r["bound_s"] if r["spt_all"] and r["bound_s"] else None
+            ok = val is not None and val <= need
+            targets.append({"target": name, "measured": val, "need": need, "holds": ok,
+                            "text": "spt %s = %.2fx the bound (need <= %.1fx)" % (fmt_t(r["spt_all"]), val or 0, need)})
+            return
+        p = r["peers"].get(peer)
+        if not p or not r["spt_all"]:
+            targets.append({"target": name, "status": "not measured"})
+            return
+        val = p["ratio_to_spt"]
+        targets.append({"target": name, "measured": val, "need": need, "holds": val >= need,
+                        "text": "%s %s / spt %s = %.2fx (need >= %gx)" % (peer, fmt_t(p["median"]),
+                                                                           fmt_t(r["spt_all"]), val, need)})
+
+    tgt("reorder 3-D vs torch coalesce >= 10x", "reorder", 3, big, "torch", 10)
+    tgt("reorder 3-D vs pydata >= 10x", "reorder", 3, big, "pydata", 10)
+    tgt("reorder 2-D vs scipy tocsr >= 3x", "reorder", 2, big, "scipy", 3)
+    tgt("reduce axis 1 3-D vs torch >= 10x", "reduce_axis1", 3, big, "torch", 10)
+    tgt("reduce axis 1 2-D not slower than scipy", "reduce_axis1", 2, big, "scipy", 1)
+    tgt("reduce all within 1.5x of the bound", "reduce_all", 3, big, None, 1.5, kind="bound")
+    tgt("concat 3-D vs pydata >= 5x", "concat1", 3, big, "pydata", 5)
+    tgt("concat 3-D faster than torch's unsorted cat", "concat1", 3, big, "torch", 1)
+    tgt("add 3-D vs torch >= 10x", "add", 3, big, "torch", 10)
+    tgt("add 2-D vs scipy >= 3x", "add", 2, big, "scipy", 3)
+    tgt("spmm vs scipy CSR >= 2x", "spmm", 2, big, "scipy", 2)
+    tgt("to_dense [200]^3 1e6 vs torch >= 2x", "to_dense", 3, 10**6, "torch", 2)
+    mem = []
+    for n in ([1e6] if args.quick else FULL):
+        for d in (3, 2):
+            r = row_of("reorder", d, int(n))
+            if r and r["spt_peak_extra"] is not None and r["input_bytes"]:
+                tot = (r["input_bytes"] + r["spt_peak_extra"]) / r["input_bytes"]
+                mem.append({"dims": d, "nnz": int(n), "peak_over_input": tot})
+    big_mem = [x for x in mem if x["nnz"] == big]
+    if big_mem:
+        worst = max(x["peak_over_input"] for x in big_mem)
+        targets.append({"target": "reorder peak memory <= 2x the input bytes", "measured": worst, "need": 2,
+                        "holds": worst <= 2.0,
+                        "text": "input + the op's peak extra RSS = %.2fx the input" % worst})
+
+    result = {"machine": m, "elapsed_s": elapsed, "threads_all": nth, "quick": args.quick,
+              "bandwidth": {"gbps_used": gbps, "runs": bw}, "records": records, "rows": rows,
+              "targets": targets, "reorder_memory": mem}
+    with open(os.path.join(args.out, "latest.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    md = table_md(result, nth)
+    with open(os.path.join(args.out, "latest.md"), "w") as f:
+        f.write(md)
+    sys.stdout.write(md)
+    try:
+        chart(result, nth, os.path.join(args.out, "latest.png"))
+    except Exception as ex:  # the chart is a convenience; the JSON and table are the record
+        sys.stderr.write("bench: chart failed: %r\n" % (ex,))
+
+
+def table_md(res, nth):
+    m = res["machine"]
+    out = ["# spt benchmarks against the peers (`make bench`)", ""]
+    out.append("Machine: %s, %s CPUs, %s GiB, Linux %s; %s; %s; load average at start %s. Run %s UTC, %.0f s." % (
+        m.get("cpu"), m.get("cpus"), m.get("mem_gib"), m.get("kernel"), m.get("cc"),
+        ", ".join("%s %s" % kv for kv in sorted(m.get("versions", {}).items())), m.get("loadavg_at_start"),
+        m.get("date_utc"), res["elapsed_s"]))
+    bw = res["bandwidth"]
+    out.append("")
+    out.append("Bandwidth bound: one-thread memcpy of 1 GiB counted as 2 GiB moved, best of start/end of the run: "
+               "**%.2f GB/s** (%s)." % (bw["gbps_used"] or 0, ", ".join("%.2f" % b["gbps"] for b in bw["runs"])))
+    out.append("")
+    out.append("Medians of %s runs after one warm-up. spt columns: time (x the bound). Peer columns: time (x = peer / "
+               "spt with %d threads: how many times faster spt is). torch runs with %d threads; pydata/sparse and "
+               "scipy are single-threaded. scipy runs the 2-D form ([1e6,1e6]; to_dense [40000,200]); torch_sorted is "
+               "`cat().coalesce()`." % (5, nth, nth))
+    out.append("")
+    out.append("| op | dims | nnz | bound | spt 1 thr | spt %d thr | torch | torch_sorted | pydata | scipy |" % nth)
+    out.append("|---|---|---|---|---|---|---|---|---|---|")
+    for r in res["rows"]:
+        def sp(v):
+            if v is None:
+                return "-"
+            return "%s (x%.1f)" % (fmt_t(v), v / r["bound_s"]) if r["bound_s"] else fmt_t(v)
+
+        cells_ = []
+        for peer in ("torch", "torch_sorted", "pydata", "scipy"):
+            p = r["peers"].get(peer)
+            cells_.append("%s (x%.1f)" % (fmt_t(p["median"]), p["ratio_to_spt"]) if p and p["ratio_to_spt"] else "-")
+        out.append("| %s | %d | %.0e | %s | %s | %s | %s |" % (TITLES.get(r["op"], r["op"]), r["dims"], r["nnz"],
+                                                              fmt_t(r["bound_s"]), sp(r["spt_1"]), sp(r["spt_all"]),
+                                                              " | ".join(cells_)))
+    out.append("")
+    out.append("## Targets (issue 8), nnz %s" % ("1e6 (QUICK)" if res["quick"] else "1e7"))
+    out.append("")
+    for t in res["targets"]:
+        if "holds" in t:
+            out.append("- %s: **%s** -- %s" % (t["target"], "holds" if t["holds"] else "does NOT hold", t["text"]))
+        else:
+            out.append("- %s: %s" % (t["target"], t.get("status")))
+    out.append("")
+    if res["reorder_memory"]:
+        out.append("Reorder peak memory (input + the op's peak extra RSS, / input bytes): " + ", ".join(
+            "%d-D %.0e: %.2fx" % (x["dims"], x["nnz"], x["peak_over_input"]) for x in res["reorder_memory"]))
+        out.append("")
+    return "\n".join(out)
+
+
+def chart(res, nth, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = res["rows"]
+    big = max((r["nnz"] for r in rows), default=0)
+    sel = []
+    for r in rows:  # the largest size of each (op, dims)
+        same = [x for x in rows if x["op"] == r["op"] and x["dims"] == r["dims"]]
+        if r["nnz"] == max(x["nnz"] for x in same):
+            sel.append(r)
+    impls = [("spt_1", "spt 1 thread", "#9ecae1"), ("spt_all", "spt %d threads" % nth, "#08519c"),
+             ("torch", "torch", "#ee4c2c"), ("torch_sorted", "torch cat+coalesce", "#fdae6b"),
+             ("pydata", "pydata/sparse", "#31a354"), ("scipy", "scipy (2-D)", "#756bb1"),
+             ("bound", "bandwidth bound", "#bbbbbb")]
+    fig, ax = plt.subplots(figsize=(max(10, 1.3 * len(sel)), 6))
+    w = 0.8 / len(impls)
+    for k, (key, label, color) in enumerate(impls):
+        xs, ys = [], []
+        for i, r in enumerate(sel):
+            if key in ("spt_1", "spt_all"):
+                v = r[key]
+            elif key == "bound":
+                v = r["bound_s"]
+            else:
+                v = r["peers"].get(key, {}).get("median")
+            if v:
+                xs.append(i - 0.4 + w * (k + 0.5))
+                ys.append(v)
+        ax.bar(xs, ys, w, label=label, color=color)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(sel)))
+    ax.set_xticklabels(["%s\n%d-D nnz %.0e" % (TITLES.get(r["op"], r["op"]), r["dims"], r["nnz"]) for r in sel],
+                       fontsize=7, rotation=30, ha="right")
+    ax.set_ylabel("median time, s (log)")
+    ax.set_title("spt vs peers (%s, %s CPUs, %s)" % (res["machine"].get("date_utc", ""), res["machine"].get("cpus"),
+                                                     "QUICK" if res["quick"] else "nnz up to %.0e" % big))
+    ax.legend(fontsize=8, ncol=4)
+    ax.grid(axis="y", which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+if __name__ == "__main__":
+    main()
