@@ -406,6 +406,90 @@ def sparse_tensor_dense_matmul(c):
         _dense_result(c, got)
 
 
+# ---- tensor of tensors ------------------------------------------------------------------------------
+
+TOT_ERRORS = {"rank_mismatch": spt.InvalidArgumentError, "index_out_of_range": spt.OutOfRangeError}
+
+
+def _smap(c):
+    return [(tuple(e["ind"]), [tuple(d) for d in e["dep"]]) for e in c["sparse_map"]]
+
+
+@handler("sparsify", "sparsify")
+def sparsify_case(c):
+    T = np.array(c["dense"]["values"], dtype=np.int64).reshape(c["dense"]["shape"])
+    ind2mode = {m: t for m, t in c["ind2mode"]}
+    for variant in ("dense", "sparse", "blocks"):
+        src = spt.from_dense(T) if variant == "sparse" else T
+        if "expect_error" in c:
+            with pytest.raises(TOT_ERRORS[c["expect_error"]]):
+                spt.sparsify(src, _smap(c), ind2mode, c["outer_shape"])
+            continue
+        if variant == "blocks":  # two blocks of the outer index space, merged
+            vol = int(np.prod(c["outer_shape"]))
+            parts = [spt.sparsify(src, _smap(c), ind2mode, c["outer_shape"], block=(b, e))
+                     for b, e in ((0, vol // 2), (vol // 2, vol))]
+            get = lambda o: next((p[o] for p in parts if p[o] is not None), None)  # noqa: E731
+        else:
+            tot = spt.sparsify(src, _smap(c), ind2mode, c["outer_shape"])
+            assert len(tot) == sum(1 for e in c["expected"] if not e.get("empty"))
+            get = tot.__getitem__
+        for e in c["expected"]:
+            got = get(tuple(e["outer"]))
+            if e.get("empty"):
+                assert got is None, (e["outer"], got)
+            else:
+                assert got is not None, e["outer"]
+                assert list(got.shape) == e["inner_shape"]
+                assert got.reshape(-1).tolist() == e["values"]
+
+
+@handler("reduce_tot_sum", "reduce_tot_sum")
+def reduce_tot_sum_case(c):
+    d = {tuple(e["outer"]): np.array(e["values"], dtype=np.int64).reshape(e["inner_shape"]) for e in c["tot"]}
+    got = spt.reduce_tot_sum(d, _smap(c), c["output_shape"])
+    assert list(got.shape) == c["expected"]["shape"]
+    assert got.reshape(-1).tolist() == c["expected"]["values"]
+
+
+@handler("domain_inject", "inject_index")
+def domain_inject_case(c):
+    for x in c["cases"]:
+        inj = [tuple(p) for p in x["injections"]]
+        if "expect_error" in x:
+            with pytest.raises(TOT_ERRORS[x["expect_error"]]):
+                spt.Domain(x["domain"]).inject(inj)
+            for idx in x["domain"]:
+                with pytest.raises(TOT_ERRORS[x["expect_error"]]):
+                    spt.inject_index(idx, inj)
+        else:
+            got = spt.Domain(x["domain"]).inject(inj)
+            assert got == spt.Domain(x["expected"]), (x, list(got))
+
+
+@handler("domain_result", "inject_index")
+def domain_result_case(c):
+    for x in c["cases"]:
+        d = spt.Domain(x["domain"])
+        assert list(d.result_extents()) == x["result_extents"]
+        for i, o in x.get("result_index", []):
+            assert list(d.result_index(i)) == o
+        for b in x.get("bad_index", []):
+            with pytest.raises(spt.OutOfRangeError):
+                d.result_index(b)
+
+
+@handler("uninject", "uninject_index")
+def uninject_case(c):
+    for x in c["cases"]:
+        inj = {m: v for m, v in x["injections"]}
+        if "expect_error" in x:
+            with pytest.raises(TOT_ERRORS[x["expect_error"]]):
+                spt.uninject_index(x["index"], inj)
+        else:
+            assert list(spt.uninject_index(x["index"], inj)) == x["expected"]
+
+
 # ---- the parametrized run ----------------------------------------------------------------------------
 
 CASES = load_cases("tf_ops.jsonl") + load_cases("bad_inputs.jsonl") + load_cases("sparsify.jsonl")
