@@ -310,6 +310,106 @@ spt_status spt_sparse_to_dense(const spt_dense *sparse_indices, const spt_dense 
 
 /* ==== LAYOUT OPS (issue 3): concat, split, slice, retain, reset_shape, fill_empty_rows, reshape,
  * ==== transpose, to_indicator, merge. Declarations go between these markers. */
+/*
+ * Common to every layout op: inputs are never modified; each input's indices are checked against its
+ * shape unless it is known valid (SPT_ERANGE "spt_<op>: indices[n] = [..] is out of bounds ..."), so
+ * every output is known valid. Outputs are new tensors (strings copied into them). All dtypes,
+ * including strings, unless stated. No op here allocates dense storage except spt_to_indicator, whose
+ * result is dense by contract, and the O(rows) outputs of spt_fill_empty_rows.
+ */
+
+/* The seed's SparseTensor::Concat: concatenate along the primary dimension p = order[0]. At least one
+ * input; all of one dtype (SPT_EDTYPE), one rank >= 1 (SPT_EINVAL), every order[0] defined
+ * (SPT_EPRECONDITION) and equal (SPT_EINVAL), every dim other than p equal (SPT_EINVAL). Output shape:
+ * input 0's with shape[p] = sum of the inputs' shape[p] (SPT_EOVERFLOW if it does not fit). Entries:
+ * input 0's, then input 1's, ... in storage order, coordinate p of input i offset by the sum of the
+ * preceding inputs' shape[p] (the shapes, not the largest index). O(M), no sort. Output order: the
+ * inputs' order if every input has the same full order vector (then known sorted when every input is
+ * known sorted), else all -1. */
+spt_status spt_concat_primary(const spt_tensor *const *inputs, int64_t n, spt_tensor **out);
+
+/* tf.sparse.concat(axis, sp_inputs, expand_nonconcat_dim). axis in [-R, R) (negative counts from the
+ * end; SPT_ERANGE otherwise, also for a single input). Inputs: n >= 1, one dtype (SPT_EDTYPE), one rank
+ * (SPT_EINVAL "Ranks of all input tensors must match ..."), equal non-concat dims (SPT_EINVAL "Input
+ * shapes must match ...") unless expand_nonconcat_dim, in which case every non-concat dim of the output
+ * is the largest over the inputs. The concat dim is the checked sum (SPT_EOVERFLOW). Coordinate `axis` of
+ * input i is offset by the preceding inputs' sizes. The output is in row-major order (recorded, known
+ * sorted; unique when every input is): inputs known sorted row-major are used as they are, the others
+ * are sorted (radix, stable) into a private permutation; then axis 0 is a copy with offsets (O(M)) and
+ * any other axis a k-way merge of the runs that share the dims before the axis (O(M log k)). A single
+ * input is returned in row-major order too (TF's Python layer returns it unchanged). */
+spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, bool expand_nonconcat_dim,
+                      spt_tensor **out);
+
+/* SparseSplit: split `t` along `axis` (in [-R, R), SPT_ERANGE) into num_split pieces written to
+ * outs[0..num_split) (the caller provides num_split slots). 1 <= num_split <= shape[axis] (SPT_EINVAL);
+ * once those parameters are known good every slot is NULL on error. Piece k has size q+1 along the
+ * axis for k < shape[axis] % num_split, else
+ * q = shape[axis] / num_split; coordinates are shifted into the piece. Each piece keeps the input's
+ * entry order, its order metadata and its sorted/unique flags (a piece is a subsequence with a monotone
+ * shift of one coordinate). */
+spt_status spt_split(const spt_tensor *t, int64_t axis, int64_t num_split, spt_tensor **outs);
+
+/* SparseSlice: start and size have rank entries, each >= 0 (SPT_EINVAL; TF accepts a negative start and
+ * produces an invalid tensor). Output dim d = size[d] if start[d] < shape[d] - size[d], else
+ * shape[d] - start[d] if start[d] < shape[d], else 0 (no start+size is ever formed, so huge sizes are
+ * fine). Keeps the entries with start <= index < start + out dim, shifted by -start, in input order;
+ * the order metadata and sorted/unique flags are kept. */
+spt_status spt_slice(const spt_tensor *t, const int64_t *start, const int64_t *size, spt_tensor **out);
+
+/* tf.sparse.retain: the entries i with to_retain[i] true, in input order, same shape. mask_len must equal
+ * nnz (SPT_EINVAL; TF does not check a short mask at run time). Order and sorted flags kept. */
+spt_status spt_retain(const spt_tensor *t, const bool *to_retain, int64_t mask_len, spt_tensor **out);
+
+/* tf.sparse.reset_shape: new_shape (rank entries) must be >= the current shape in every dim
+ * (SPT_EINVAL "Requested new_shape should have dimension sizes >= sp_input.shape ..."; a negative dim
+ * fails this too); NULL gives the tight bounding box, max index + 1 per dim (all 0 when nnz = 0), which
+ * may be smaller than the old shape. Entries, order and flags unchanged. */
+spt_status spt_reset_shape(const spt_tensor *t, const int64_t *new_shape, spt_tensor **out);
+
+/* SparseFillEmptyRows (rank >= 1; SPT_EINVAL "Dense shape cannot be empty." for rank 0). Every row q
+ * of dim 0 with no entry gets one entry [q, 0, ..., 0] holding *default_value (an element of the dtype;
+ * NULL = zero / false / ""). Output entries: a stable bucket sort by row (entries of one row keep their
+ * input order; other columns are not sorted), or the input unchanged when every row is non-empty and
+ * the rows are non-decreasing. Row checks first, with TF's message: "indices(i, 0) is invalid: r >= R"
+ * (SPT_ERANGE); shape[0] = 0 with entries is SPT_ERANGE. The output's order is recorded as row-major
+ * (known sorted) when its entries happen to be in row-major order, else all -1.
+ * Optional outputs (pass NULL to skip): *empty_row_indicator, a new bool spt_dense [shape[0]] (true for
+ * the rows that were filled); *reverse_index_map, a new int64 spt_dense [nnz] (output position of each
+ * input entry). All outputs are NULL on error. */
+spt_status spt_fill_empty_rows(const spt_tensor *t, const void *default_value, spt_tensor **out,
+                               spt_dense **empty_row_indicator, spt_dense **reverse_index_map);
+
+/* SparseReshape to new_shape[0..new_rank). At most one -1 (SPT_EINVAL "only one output dimension may be
+ * -1, not both i and j"), other sizes >= 0 (SPT_EINVAL "size d must be non-negative, not X"), their
+ * product must fit (SPT_EOVERFLOW). With -1: the product of the others must be > 0 (SPT_EINVAL "reshape
+ * cannot infer the missing input size for an empty tensor ...") and divide the volume (SPT_EINVAL "...
+ * requires a multiple of P"); without: equal volumes (SPT_EINVAL "Input to reshape is a tensor with N
+ * dense values, but the requested shape has M"). Each index goes through its row-major offset (int64,
+ * never 32-bit). Entry order kept; a row-major sorted input gives a row-major sorted output. */
+spt_status spt_reshape(const spt_tensor *t, int64_t new_rank, const int64_t *new_shape, spt_tensor **out);
+
+/* tf.sparse.transpose: perm (rank entries, a permutation, SPT_EINVAL otherwise; NULL = reversed dims):
+ * output index[k] = input index[perm[k]], shape likewise; the output is sorted into row-major order
+ * (stable radix sort; no work beyond one pass when the input's known order already gives it). */
+spt_status spt_transpose(const spt_tensor *t, const int64_t *perm, spt_tensor **out);
+
+/* tf.sparse.to_indicator: values are integer ids (any integer dtype, SPT_EDTYPE otherwise), rank >= 1,
+ * vocab_size >= 0 (SPT_EINVAL). A new dense bool array of shape shape[:-1] + [vocab_size] (volume checked,
+ * SPT_EOVERFLOW; SPT_ENOMEM if it cannot be allocated), true at [index[:-1]..., id] for every entry
+ * (repeats allowed). An id outside [0, vocab_size) is SPT_ERANGE, checked before anything is allocated. */
+spt_status spt_to_indicator(const spt_tensor *t, int64_t vocab_size, spt_dense **out);
+
+/* tf.sparse.merge(sp_ids, sp_values, vocab_size, already_sorted): n_ids >= 1 integer id tensors
+ * (SPT_EDTYPE otherwise) with vocab_sizes[0..n_vocab), n_vocab == n_ids (SPT_EINVAL "sp_ids and
+ * vocab_size have to have equal lengths"); every id tensor and sp_values have sp_ids[0]'s entry count
+ * (SPT_EINVAL). Output: rank R-1+n_ids, indices = sp_ids[0]'s without the last column, then the ids of
+ * each id tensor as one column each (each id in [0, vocab_sizes[k]), SPT_ERANGE — TF does not check);
+ * values = sp_values' values (any dtype); shape = sp_ids[0].shape[:-1] + vocab_sizes. Sorted into
+ * row-major order (stable) unless already_sorted, which keeps the entry order (the order is then
+ * recorded as row-major only if the entries really are in that order). */
+spt_status spt_merge(const spt_tensor *const *sp_ids, int64_t n_ids, const spt_tensor *sp_values,
+                     const int64_t *vocab_sizes, int64_t n_vocab, bool already_sorted, spt_tensor **out);
 /* ==== END LAYOUT OPS */
 
 /* ==== MATH OPS (issue 4): reductions, add, cwise, maximum/minimum, softmax, matmul. */

@@ -1,0 +1,189 @@
+/* concat.c -- tf.sparse.concat(axis, inputs, expand_nonconcat_dim): output in row-major order.
+ *
+ * Every input is viewed as a stream in row-major order: inputs known sorted that way are read as they
+ * are, the others get a sorting permutation (linear keys + the core radix sort; an input whose keys are
+ * already in order costs one pass). After offsetting the concat coordinate, the entries that share the
+ * index prefix (dims before the axis) come input after input, so the output is a k-way merge of runs
+ * keyed by that prefix: a plain copy with offsets for axis 0, O(M log k) otherwise, never a re-sort. */
+#include "layout_internal.h"
+
+typedef struct {
+    const spt_tensor *t;
+    int64_t *perm; /* NULL: already row-major sorted */
+    int64_t pos;
+    int64_t off;   /* offset of the concat coordinate */
+    uint64_t key;  /* prefix key of the head entry */
+} stream;
+
+static const int64_t *row_of(const stream *s, int64_t k) {
+    int64_t i = s->perm ? s->perm[k] : k;
+    return s->t->indices + i * s->t->rank;
+}
+
+static uint64_t prefix_key(const int64_t *row, int64_t a, const int64_t *shape) {
+    uint64_t key = 0;
+    for (int64_t d = 0; d < a; d++) key = key * (uint64_t)shape[d] + (uint64_t)row[d];
+    return key;
+}
+
+static bool less(const stream *s, int64_t i, int64_t j) {
+    return s[i].key < s[j].key || (s[i].key == s[j].key && i < j);
+}
+
+static void sift_down(const stream *s, int64_t *heap, int64_t n, int64_t k) {
+    for (;;) {
+        int64_t c = 2 * k + 1;
+        if (c >= n) return;
+        if (c + 1 < n && less(s, heap[c + 1], heap[c])) c++;
+        if (!less(s, heap[c], heap[k])) return;
+        int64_t tmp = heap[c];
+        heap[c] = heap[k];
+        heap[k] = tmp;
+        k = c;
+    }
+}
+
+/* Copy entries [from, from+cnt) of stream s to output position pos, offsetting column a. */
+static void copy_run(spt_tensor *t, int64_t pos, const stream *s, int64_t from, int64_t cnt, int64_t a, size_t es) {
+    const int64_t r = t->rank;
+    int64_t *dst = t->indices + pos * r;
+    if (!s->perm) {
+        memcpy(dst, s->t->indices + from * r, (size_t)cnt * (size_t)r * sizeof(int64_t));
+        memcpy((char *)t->values + (size_t)pos * es, (const char *)s->t->values + (size_t)from * es, (size_t)cnt * es);
+    } else {
+        for (int64_t k = 0; k < cnt; k++) {
+            const int64_t *src = s->t->indices + s->perm[from + k] * r;
+            for (int64_t j = 0; j < r; j++) dst[k * r + j] = src[j];
+        }
+        spt__layout_gather((char *)t->values + (size_t)pos * es, s->t->values, es, s->perm + from, cnt);
+    }
+    if (s->off)
+        for (int64_t k = 0; k < cnt; k++) dst[k * r + a] += s->off;
+}
+
+spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, bool expand_nonconcat_dim,
+                      spt_tensor **out) {
+    static const char fn[] = "spt_concat";
+    spt_status st = SPT_OK;
+    spt_tensor *t = NULL;
+    stream *s = NULL;
+    int64_t *heap = NULL;
+    uint64_t *keys = NULL;
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    if (n < 1 || !inputs) return spt__err(SPT_EINVAL, "%s: need at least one input, got %lld", fn, (long long)n);
+    for (int64_t i = 0; i < n; i++)
+        if (!inputs[i]) return spt__err(SPT_EINVAL, "%s: input %lld is NULL", fn, (long long)i);
+    const spt_tensor *t0 = inputs[0];
+    const int64_t r = t0->rank;
+    int64_t a;
+    SPT__TRY(spt__layout_axis(fn, "Concat dimension", axis, r, &a));
+    int64_t shape[SPT_MAX_RANK], total = 0;
+    for (int64_t d = 0; d < r; d++) shape[d] = t0->shape[d];
+    shape[a] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const spt_tensor *x = inputs[i];
+        if (x->rank != r)
+            return spt__err(SPT_EINVAL, "%s: Ranks of all input tensors must match: expected %lld but got %lld at position %lld",
+                            fn, (long long)r, (long long)x->rank, (long long)i);
+        if (x->dtype != t0->dtype)
+            return spt__err(SPT_EDTYPE, "%s: input %lld has dtype %s, input 0 has %s", fn, (long long)i,
+                            spt_dtype_name(x->dtype), spt_dtype_name(t0->dtype));
+        for (int64_t d = 0; d < r; d++) {
+            if (d == a) continue;
+            if (expand_nonconcat_dim) {
+                if (x->shape[d] > shape[d]) shape[d] = x->shape[d];
+            } else if (x->shape[d] != shape[d]) {
+                return spt__err(SPT_EINVAL, "%s: Input shapes must match: expected %lld for dimension %lld but got %lld at position %lld",
+                                fn, (long long)shape[d], (long long)d, (long long)x->shape[d], (long long)i);
+            }
+        }
+        if (spt__add_i64(shape[a], x->shape[a], &shape[a]))
+            return spt__err(SPT_EOVERFLOW, "%s: the sum of the concat dim %lld overflows int64", fn, (long long)a);
+        if (spt__add_i64(total, x->nnz, &total))
+            return spt__err(SPT_EOVERFLOW, "%s: the total number of entries overflows int64", fn);
+    }
+    s = spt__alloc_array(fn, n, 1, sizeof *s, true, &st);
+    if (!s) return st;
+    bool unique = true;
+    int64_t off = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const spt_tensor *x = inputs[i];
+        s[i].t = x;
+        s[i].off = off;
+        off += x->shape[a];
+        if ((x->flags & SPT__F_SORTED) && spt_tensor_is_row_major(x, true)) {
+            SPT__CHECK(spt__ensure_valid(fn, x));
+            if (!(x->flags & SPT__F_UNIQUE)) unique = false;
+            continue;
+        }
+        /* not known row-major sorted: linear keys (validating the indices), sort only if needed */
+        bool sorted, uq;
+        keys = spt__alloc_array(fn, x->nnz, 1, sizeof(uint64_t), false, &st);
+        if (!keys) goto fail;
+        SPT__CHECK(spt__linear_keys(fn, x, NULL, keys, &sorted, &uq));
+        if (!sorted) {
+            s[i].perm = spt__alloc_array(fn, x->nnz, 1, sizeof(int64_t), false, &st);
+            if (!s[i].perm) goto fail;
+            SPT__CHECK(spt__radix_sort(fn, keys, s[i].perm, x->nnz, (uint64_t)(x->volume - 1)));
+            uq = true;
+            for (int64_t k = 1; k < x->nnz; k++)
+                if (keys[k - 1] == keys[k]) {
+                    uq = false;
+                    break;
+                }
+        }
+        if (!uq) unique = false;
+        spt__free(keys);
+        keys = NULL;
+    }
+    SPT__CHECK(spt__layout_alloc(fn, t0->dtype, r, shape, total, NULL, &t));
+    const size_t es = spt_dtype_size(t0->dtype);
+    int64_t pos = 0;
+    if (a == 0) {
+        for (int64_t i = 0; i < n; i++) {
+            copy_run(t, pos, &s[i], 0, s[i].t->nnz, a, es);
+            pos += s[i].t->nnz;
+        }
+    } else if (total > 0) {
+        heap = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
+        if (!heap) goto fail;
+        int64_t hn = 0;
+        for (int64_t i = 0; i < n; i++)
+            if (s[i].t->nnz > 0) {
+                s[i].key = prefix_key(row_of(&s[i], 0), a, shape);
+                heap[hn++] = i;
+            }
+        for (int64_t k = hn / 2 - 1; k >= 0; k--) sift_down(s, heap, hn, k);
+        while (hn > 0) {
+            stream *x = &s[heap[0]];
+            const int64_t m = x->t->nnz, from = x->pos;
+            const int64_t *head = row_of(x, from);
+            int64_t end = from + 1;
+            if (hn == 1) end = m; /* the last stream: the rest in one run */
+            else
+                while (end < m && spt__cmp_rows(row_of(x, end), head, a, NULL) == 0) end++;
+            copy_run(t, pos, x, from, end - from, a, es);
+            pos += end - from;
+            x->pos = end;
+            if (end < m) {
+                x->key = prefix_key(row_of(x, end), a, shape);
+            } else {
+                heap[0] = heap[--hn];
+            }
+            sift_down(s, heap, hn, 0);
+        }
+    }
+    SPT__CHECK(spt__layout_own_strings(t));
+    spt__set_row_major(t, SPT__F_VALID | SPT__F_SORTED | (unique ? SPT__F_UNIQUE : 0u));
+    *out = t;
+    t = NULL;
+fail:
+    spt_tensor_free(t);
+    spt__free(keys);
+    spt__free(heap);
+    if (s)
+        for (int64_t i = 0; i < n; i++) spt__free(s[i].perm);
+    spt__free(s);
+    return st;
+}

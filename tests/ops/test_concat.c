@@ -1,0 +1,237 @@
+/* test_concat.c -- tf.sparse.concat: any axis, row-major output, expand_nonconcat_dim. */
+#include "layout_test_util.h"
+
+static spt_tensor *mk(spt_dtype dt, int64_t r, const int64_t *shape, int64_t n, const int64_t *ix, const void *v) {
+    spt_tensor *t;
+    ASSERT_OK(spt_tensor_new(dt, r, shape, n, ix, v, NULL, &t));
+    return t;
+}
+
+/* sparse_concat_op_test.py testConcat3 (axis 1, three inputs). */
+static void test_concat3_axis1(void **state) {
+    (void)state;
+    int64_t s1[2] = {3, 3}, s2[2] = {3, 5}, s3[2] = {3, 2};
+    int64_t i1[8] = {0, 2, 1, 0, 2, 0, 2, 2}, i2[8] = {1, 1, 2, 0, 2, 3, 2, 4}, i3[4] = {1, 0, 2, 0};
+    float v1[4] = {1, 2, 3, 4}, v2[4] = {1, 2, 1, 0}, v3[2] = {1, 2};
+    spt_tensor *t[3] = {mk(SPT_FLOAT32, 2, s1, 4, i1, v1), mk(SPT_FLOAT32, 2, s2, 4, i2, v2), mk(SPT_FLOAT32, 2, s3, 2, i3, v3)};
+    spt_tensor *c;
+    ASSERT_OK(spt_concat((const spt_tensor *const *)t, 3, 1, false, &c));
+    int64_t ws[2] = {3, 10}, wi[20] = {0, 2, 1, 0, 1, 4, 1, 8, 2, 0, 2, 2, 2, 3, 2, 6, 2, 7, 2, 8};
+    float wv[10] = {1, 2, 1, 1, 3, 4, 2, 1, 0, 2};
+    spt_test_expect_tensor(c, 2, ws, 10, wi, wv);
+    lt_expect_row_major(c);
+    spt_tensor_free(c);
+    /* the same with axis -1 */
+    ASSERT_OK(spt_concat((const spt_tensor *const *)t, 3, -1, false, &c));
+    spt_test_expect_tensor(c, 2, ws, 10, wi, wv);
+    spt_tensor_free(c);
+    for (int i = 0; i < 3; i++) spt_tensor_free(t[i]);
+}
+
+/* The sparse_ops.py docstring example, strings, axis 1. */
+static void test_strings_docstring(void **state) {
+    (void)state;
+    int64_t s1[2] = {2, 3}, s2[2] = {2, 4}, i1[6] = {0, 2, 1, 0, 1, 1}, i2[4] = {0, 1, 0, 2};
+    spt_str v1[3] = {{"a", 1}, {"b", 1}, {"c", 1}}, v2[2] = {{"d", 1}, {"e", 1}};
+    spt_tensor *t[2] = {mk(SPT_STRING, 2, s1, 3, i1, v1), mk(SPT_STRING, 2, s2, 2, i2, v2)};
+    spt_tensor *c;
+    ASSERT_OK(spt_concat((const spt_tensor *const *)t, 2, 1, false, &c));
+    int64_t ws[2] = {2, 7}, wi[10] = {0, 2, 0, 4, 0, 5, 1, 0, 1, 1};
+    spt_str wv[5] = {{"a", 1}, {"d", 1}, {"e", 1}, {"b", 1}, {"c", 1}};
+    spt_test_expect_tensor(c, 2, ws, 5, wi, wv);
+    lt_expect_row_major(c);
+    for (int i = 0; i < 2; i++) spt_tensor_free(t[i]);
+    /* the output owns its strings */
+    assert_memory_equal(((const spt_str *)spt_tensor_values(c))[1].data, "d", 1);
+    spt_tensor_free(c);
+}
+
+/* testMismatchedShapesExpandNonconcatDim (axis 0), and the seed-003 example of expand_nonconcat_dim. */
+static void test_expand_nonconcat_dim(void **state) {
+    (void)state;
+    int64_t s1[2] = {3, 3}, s2[2] = {3, 5}, s3[2] = {3, 2}, s4[2] = {2, 3};
+    int64_t i1[8] = {0, 2, 1, 0, 2, 0, 2, 2}, i2[8] = {1, 1, 2, 0, 2, 3, 2, 4}, i3[4] = {1, 0, 2, 0}, i4[6] = {0, 1, 1, 0, 1, 2};
+    float v1[4] = {1, 2, 3, 4}, v2[4] = {1, 2, 1, 0}, v3[2] = {1, 2}, v4[3] = {1, 1, 2};
+    spt_tensor *t[4] = {mk(SPT_FLOAT32, 2, s1, 4, i1, v1), mk(SPT_FLOAT32, 2, s2, 4, i2, v2), mk(SPT_FLOAT32, 2, s3, 2, i3, v3),
+                        mk(SPT_FLOAT32, 2, s4, 3, i4, v4)};
+    spt_tensor *c = NULL;
+    ASSERT_ST(SPT_EINVAL, spt_concat((const spt_tensor *const *)t, 4, 0, false, &c));
+    assert_null(c);
+    ASSERT_MSG("Input shapes must match");
+    ASSERT_OK(spt_concat((const spt_tensor *const *)t, 4, 0, true, &c));
+    int64_t ws[2] = {11, 5}, wi[26] = {0, 2, 1, 0, 2, 0, 2, 2, 4, 1, 5, 0, 5, 3, 5, 4, 7, 0, 8, 0, 9, 1, 10, 0, 10, 2};
+    float wv[13] = {1, 2, 3, 4, 1, 2, 1, 0, 1, 2, 1, 1, 2};
+    spt_test_expect_tensor(c, 2, ws, 13, wi, wv);
+    lt_expect_row_major(c);
+    spt_tensor_free(c);
+    for (int i = 0; i < 4; i++) spt_tensor_free(t[i]);
+}
+
+/* Unsorted inputs are sorted; duplicates keep their input order (stable); one input is sorted too. */
+static void test_unsorted_and_single(void **state) {
+    (void)state;
+    int64_t s[2] = {2, 2}, i1[8] = {1, 1, 0, 1, 1, 0, 0, 1}, i2[4] = {1, 0, 0, 0};
+    int32_t v1[4] = {1, 2, 3, 4}, v2[2] = {5, 6};
+    spt_tensor *t[2] = {mk(SPT_INT32, 2, s, 4, i1, v1), mk(SPT_INT32, 2, s, 2, i2, v2)};
+    spt_tensor *c;
+    ASSERT_OK(spt_concat((const spt_tensor *const *)t, 2, 1, false, &c));
+    int64_t ws[2] = {2, 4}, wi[12] = {0, 1, 0, 1, 0, 2, 1, 0, 1, 1, 1, 2};
+    int32_t wv[6] = {2, 4, 6, 3, 1, 5};
+    spt_test_expect_tensor(c, 2, ws, 6, wi, wv);
+    assert_true(spt_tensor_is_row_major(c, true));
+    ASSERT_ST(SPT_EINVAL, spt_indices_valid(c)); /* a repeat: not unique */
+    spt_tensor_free(c);
+    ASSERT_OK(spt_concat((const spt_tensor *const *)t, 1, 0, false, &c));
+    int64_t wi1[8] = {0, 1, 0, 1, 1, 0, 1, 1};
+    int32_t wv1[4] = {2, 4, 3, 1};
+    spt_test_expect_tensor(c, 2, s, 4, wi1, wv1);
+    lt_expect_row_major(c);
+    spt_tensor_free(c);
+    /* the inputs are untouched */
+    assert_int_equal(spt_tensor_indices(t[0])[0], 1);
+    assert_false(spt_tensor_known_sorted(t[0]));
+    for (int i = 0; i < 2; i++) spt_tensor_free(t[i]);
+}
+
+static void test_empty_and_zero_dims(void **state) {
+    (void)state;
+    int64_t s1[3] = {2, 3, 4}, s2[3] = {2, 7, 4}, s3[3] = {2, 0, 4};
+    spt_tensor *t[3] = {mk(SPT_FLOAT64, 3, s1, 0, NULL, NULL), mk(SPT_FLOAT64, 3, s2, 0, NULL, NULL), mk(SPT_FLOAT64, 3, s3, 0, NULL, NULL)};
+    spt_tensor *c;
+    ASSERT_OK(spt_concat((const spt_tensor *const *)t, 3, 1, false, &c));
+    int64_t ws[3] = {2, 10, 4};
+    spt_test_expect_tensor(c, 3, ws, 0, NULL, NULL);
+    lt_expect_row_major(c);
+    spt_tensor_free(c);
+    for (int i = 0; i < 3; i++) spt_tensor_free(t[i]);
+    /* a zero non-concat dim everywhere */
+    int64_t z1[2] = {0, 2}, z2[2] = {0, 3};
+    spt_tensor *u[2] = {mk(SPT_BOOL, 2, z1, 0, NULL, NULL), mk(SPT_BOOL, 2, z2, 0, NULL, NULL)};
+    ASSERT_OK(spt_concat((const spt_tensor *const *)u, 2, 1, false, &c));
+    assert_int_equal(spt_tensor_shape(c)[1], 5);
+    assert_int_equal(spt_tensor_volume(c), 0);
+    spt_tensor_free(c);
+    for (int i = 0; i < 2; i++) spt_tensor_free(u[i]);
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    int64_t s2[2] = {2, 2}, s3[3] = {2, 2, 2}, ix[2] = {0, 0}, bad[2] = {2, 0};
+    double v = 1;
+    spt_tensor *a = mk(SPT_FLOAT64, 2, s2, 1, ix, &v), *b = mk(SPT_FLOAT64, 3, s3, 0, NULL, NULL), *c = (spt_tensor *)1;
+    spt_tensor *f = mk(SPT_FLOAT32, 2, s2, 0, NULL, NULL), *o = mk(SPT_FLOAT64, 2, s2, 1, bad, &v);
+    const spt_tensor *ab[2] = {a, b}, *af[2] = {a, f}, *ao[2] = {a, o};
+    ASSERT_ST(SPT_ERANGE, spt_concat(ab, 2, -3, false, &c));
+    assert_null(c);
+    ASSERT_MSG("[-2, 2)");
+    ASSERT_ST(SPT_ERANGE, spt_concat(ab, 1, 2, false, &c)); /* even for one input */
+    ASSERT_ST(SPT_EINVAL, spt_concat(ab, 2, 0, false, &c));
+    ASSERT_MSG("Ranks of all input tensors must match");
+    ASSERT_ST(SPT_EDTYPE, spt_concat(af, 2, 0, false, &c));
+    ASSERT_ST(SPT_ERANGE, spt_concat(ao, 2, 1, false, &c)); /* offsetting must not hide it */
+    ASSERT_MSG("out of bounds");
+    ASSERT_ST(SPT_EINVAL, spt_concat(ab, 0, 0, false, &c));
+    ASSERT_ST(SPT_EINVAL, spt_concat(NULL, 2, 0, false, &c));
+    ASSERT_ST(SPT_EINVAL, spt_concat(ab, 2, 0, false, NULL));
+    int64_t big[2] = {INT64_MAX / 2 + 1, 1};
+    spt_tensor *h = mk(SPT_FLOAT64, 2, big, 0, NULL, NULL);
+    const spt_tensor *hh[2] = {h, h};
+    ASSERT_ST(SPT_EOVERFLOW, spt_concat(hh, 2, 0, false, &c));
+    spt_tensor *sc = mk(SPT_FLOAT64, 0, NULL, 0, NULL, NULL);
+    const spt_tensor *ss[1] = {sc};
+    ASSERT_ST(SPT_ERANGE, spt_concat(ss, 1, 0, false, &c));
+    spt_tensor_free(sc);
+    spt_tensor_free(h);
+    spt_tensor_free(a);
+    spt_tensor_free(b);
+    spt_tensor_free(f);
+    spt_tensor_free(o);
+}
+
+/* Property: against the dense concatenation, random axis, random sortedness, with/without expand. */
+static void test_property_dense(void **state) {
+    (void)state;
+    lt_rng g = {4242};
+    for (int iter = 0; iter < 300; iter++) {
+        int64_t r = 1 + lt_int(&g, 3), k = 1 + lt_int(&g, 4), a = lt_int(&g, r), base[3];
+        bool expand = lt_int(&g, 2);
+        lt_rand_shape(&g, r, 0, 4, base);
+        spt_tensor *t[4];
+        int64_t *dn[4], sh[4][3], ws[3];
+        for (int64_t d = 0; d < r; d++) ws[d] = expand ? 0 : base[d];
+        ws[a] = 0;
+        for (int64_t i = 0; i < k; i++) {
+            memcpy(sh[i], base, sizeof base);
+            if (expand)
+                for (int64_t d = 0; d < r; d++) sh[i][d] = lt_int(&g, 5);
+            sh[i][a] = lt_int(&g, 4);
+            for (int64_t d = 0; d < r; d++)
+                if (d != a && sh[i][d] > ws[d]) ws[d] = sh[i][d];
+            ws[a] += sh[i][a];
+            t[i] = lt_rand_tensor(&g, r, sh[i], 35, lt_int(&g, 3) != 0);
+            dn[i] = lt_dense(t[i]);
+        }
+        spt_tensor *c;
+        ASSERT_OK(spt_concat((const spt_tensor *const *)t, k, a - (lt_int(&g, 2) ? r : 0), expand, &c));
+        int64_t vol = lt_volume(r, ws);
+        int64_t *want = calloc((size_t)(vol > 0 ? vol : 1), sizeof *want);
+        int64_t off = 0;
+        for (int64_t i = 0; i < k; i++) {
+            int64_t vi = lt_volume(r, sh[i]), idx[3];
+            for (int64_t q = 0; q < vi; q++) {
+                lt_unravel(r, sh[i], q, idx);
+                idx[a] += off;
+                want[lt_offset(r, ws, idx)] = dn[i][q];
+            }
+            off += sh[i][a];
+            free(dn[i]);
+        }
+        lt_expect_dense(c, r, ws, want);
+        lt_expect_row_major(c);
+        assert_true(spt_tensor_nnz(c) == 0 || spt_indices_valid(c) == SPT_OK);
+        free(want);
+        spt_tensor_free(c);
+        for (int64_t i = 0; i < k; i++) spt_tensor_free(t[i]);
+    }
+}
+
+typedef struct {
+    const spt_tensor *in[3];
+    int64_t axis;
+    spt_tensor *out;
+} sweep_ctx;
+
+static spt_status sweep_fn(void *p) {
+    sweep_ctx *x = p;
+    return spt_concat(x->in, 3, x->axis, true, &x->out);
+}
+static void sweep_cleanup(void *p) {
+    sweep_ctx *x = p;
+    spt_tensor_free(x->out);
+    x->out = NULL;
+}
+
+static void test_alloc_sweep(void **state) {
+    (void)state;
+    spt_test_alloc_install();
+    int64_t s[2] = {2, 3}, ix[6] = {1, 2, 0, 1, 1, 0};
+    spt_str v[3] = {{"ab", 2}, {"c", 1}, {"", 0}};
+    spt_tensor *a = mk(SPT_STRING, 2, s, 3, ix, v), *b = mk(SPT_STRING, 2, s, 3, ix, v);
+    ASSERT_OK(spt_reorder(b, NULL));
+    for (int64_t axis = 0; axis < 2; axis++) {
+        sweep_ctx x = {{a, b, a}, axis, NULL};
+        assert_true(spt_test_alloc_sweep(sweep_fn, sweep_cleanup, &x) > 0);
+    }
+    spt_tensor_free(a);
+    spt_tensor_free(b);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_concat3_axis1),       cmocka_unit_test(test_strings_docstring),
+        cmocka_unit_test(test_expand_nonconcat_dim), cmocka_unit_test(test_unsorted_and_single),
+        cmocka_unit_test(test_empty_and_zero_dims), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_property_dense),      cmocka_unit_test(test_alloc_sweep),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
