@@ -57,8 +57,11 @@ static void copy_run(spt_tensor *t, int64_t pos, const stream *s, int64_t from, 
         }
         spt__layout_gather((char *)t->values + (size_t)pos * es, s->t->values, es, s->perm + from, cnt);
     }
-    if (s->off)
+    if (s->off) {
+        const int nth = spt__threads_for(cnt);
+#pragma omp parallel for schedule(static) num_threads(nth)
         for (int64_t k = 0; k < cnt; k++) dst[k * r + a] += s->off;
+    }
 }
 
 spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, bool expand_nonconcat_dim,
