@@ -419,6 +419,110 @@ spt_status spt_merge(const spt_tensor *const *sp_ids, int64_t n_ids, const spt_t
 /* ==== END TENSOR-OF-TENSORS */
 
 /* ==== FILE FORMATS (issue 7): .tns, .mtx, .npy, .npz. */
+/*
+ * FILES
+ *   .tns  FROSTT text: one entry per line, 1-based indices then the value, blank-separated; lines whose
+ *         first non-blank character is '#' are comments. The rank comes from the first entry (fields - 1;
+ *         fields - 2 when a complex dtype is asked for: "re im"); the shape is the largest index per mode
+ *         unless given. spt writes two leading comments, "# dtype: D" and "# shape: d0 d1 ...", and reads
+ *         them back (so N = 0, rank 0 and every dtype round-trip); other readers skip them as comments.
+ *   .mtx  Matrix Market: "coordinate" (real, integer, complex, pattern; general, symmetric,
+ *         skew-symmetric, hermitian -- the last three expanded to both triangles on read) and "array".
+ *   .npy  NumPy arrays (format 1.0, 2.0, 3.0; little or big endian; C or Fortran order; b1, i1..i8,
+ *         u1..u8, f4, f8, c8, c16, and S<n> byte strings). Dense arrays.
+ *   .npz  Zip archives of .npy members: pydata/sparse save_npz (coords, data, shape, fill_value) and
+ *         SciPy save_npz (format "coo": row, col, data, shape; "csr"/"csc": indices, indptr, data, shape).
+ *   Readers keep duplicates and the stored order (the order metadata is left undefined); indices are
+ *   checked against the shape while reading. "-" means stdin (readers) or stdout (text and .npy
+ *   writers). Writers write a temporary file beside the target and rename it into place, so a failed
+ *   write never leaves a partial file. Parse errors are SPT_EPARSE with the message
+ *   "FILE:LINE: expected X, found Y" (for binary formats the member or field replaces LINE). Sizes claimed
+ *   by a header are checked against the bytes actually present before anything is allocated.
+ */
+
+typedef enum spt_format {
+    SPT_FORMAT_AUTO = 0, /* from the file extension */
+    SPT_FORMAT_TNS,
+    SPT_FORMAT_MTX,
+    SPT_FORMAT_NPY,
+    SPT_FORMAT_NPZ,      /* written in the pydata/sparse flavour */
+    SPT_FORMAT_NPZ_SCIPY_COO,
+    SPT_FORMAT_NPZ_SCIPY_CSR
+} spt_format;
+
+/* The format named by the extension of `path` (.tns, .mtx, .npy, .npz; case-insensitive), or
+ * SPT_FORMAT_AUTO when the extension is none of these. */
+spt_format spt_format_from_path(const char *path);
+/* Parse a format name: "tns", "frostt", "mtx", "mm", "npy", "npz", "npz-scipy-coo" (or "scipy-coo"),
+ * "npz-scipy-csr" (or "scipy-csr"). SPT_EINVAL for an unknown name. */
+spt_status spt_format_from_name(const char *name, spt_format *out);
+/* "tns", "mtx", "npy", "npz", "npz-scipy-coo", "npz-scipy-csr"; "auto" for SPT_FORMAT_AUTO. */
+const char *spt_format_name(spt_format f);
+
+/* Read options; a NULL pointer means all defaults (a zero-initialised struct is the defaults). */
+typedef struct spt_read_opts {
+    bool has_dtype;       /* read values as `dtype` (checked: out-of-range integers are parse errors) */
+    spt_dtype dtype;      /* otherwise: .tns int64 when every value is an integer, else float64;
+                             .mtx by its field; .npy/.npz as stored */
+    int64_t rank;         /* .tns: the shape's length when `shape` is given */
+    const int64_t *shape; /* .tns: the shape, instead of the largest index per mode; indices beyond it
+                             are parse errors */
+} spt_read_opts;
+
+/* Read a FROSTT .tns file ("-" = stdin) into a new tensor. SPT_EIO when the file cannot be read,
+ * SPT_EPARSE for malformed text (wrong field count, an index < 1 or beyond a given shape, a number that
+ * does not parse or overflows), SPT_EDTYPE for a string dtype, SPT_EOVERFLOW when the inferred shape's
+ * volume does not fit in int64. Parses with up to spt_get_num_threads() threads. */
+spt_status spt_read_tns(const char *path, const spt_read_opts *opts, spt_tensor **out);
+/* The same from memory: buf[0..len) is the file's text; `name` is used in messages. */
+spt_status spt_parse_tns(const char *buf, size_t len, const char *name, const spt_read_opts *opts,
+                         spt_tensor **out);
+/* Write `t` as .tns ("-" = stdout): the dtype and shape comments, then one line per entry in storage
+ * order, 1-based indices, values as integers, shortest round-trip floats ("inf", "nan"), complex as
+ * "re im", bool as 0/1. SPT_EDTYPE for strings; SPT_ERANGE for an index outside the shape. */
+spt_status spt_write_tns(const spt_tensor *t, const char *path);
+
+/* Read a Matrix Market coordinate file ("-" = stdin) into a rank-2 tensor: real -> float64, integer ->
+ * int64, complex -> complex128, pattern -> float64 ones (opts->dtype overrides); symmetric and
+ * skew-symmetric and hermitian files are expanded (mirror entries follow the stored ones). An "array"
+ * file is read as dense and its non-zero elements kept. The entry count must equal the header's. */
+spt_status spt_read_mtx(const char *path, const spt_read_opts *opts, spt_tensor **out);
+/* Read a Matrix Market "array" file (column-major in the file) into a new dense matrix; symmetric kinds
+ * are expanded. SPT_EPARSE for a coordinate file. */
+spt_status spt_read_mtx_dense(const char *path, const spt_read_opts *opts, spt_dense **out);
+/* Write a rank-2 tensor as "coordinate general": integer for integer and bool dtypes, real for floats,
+ * complex for complex. SPT_EINVAL unless rank 2; SPT_EDTYPE for strings. */
+spt_status spt_write_mtx(const spt_tensor *t, const char *path);
+
+/* Read a .npy file ("-" = stdin) into a new dense array. SPT_EDTYPE for dtypes spt lacks (objects,
+ * unicode, structured). */
+spt_status spt_read_npy(const char *path, spt_dense **out);
+/* Write a dense array as .npy 1.0 ("-" = stdout), little endian, C order; strings as S<maxlen> (so
+ * trailing NUL bytes of a string are lost, as in NumPy). */
+spt_status spt_write_npy(const spt_dense *d, const char *path);
+
+/* Read a .npz of either flavour ("-" = stdin). pydata/sparse: coords (rank x N, any integer dtype),
+ * data, shape; a non-zero fill_value is SPT_EINVAL (spt's implicit value is zero). SciPy: coo / csr /
+ * csc rebuilt as a rank-2 COO tensor in the stored order. Every index and indptr entry is checked. */
+spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor **out);
+/* Write `t` as .npz (never to stdout): SPT_FORMAT_NPZ (or AUTO) in the pydata/sparse flavour (coords
+ * int64, data, shape int64, fill_value 0), SPT_FORMAT_NPZ_SCIPY_COO (row, col int32 when they fit else
+ * int64) or SPT_FORMAT_NPZ_SCIPY_CSR (rows sorted, duplicates kept) for rank 2. Members deflated. */
+spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavour);
+
+/* Read a sparse tensor in `format` (AUTO: from the extension, .npy densified with spt_from_dense). */
+spt_status spt_read(const char *path, spt_format format, const spt_read_opts *opts, spt_tensor **out);
+/* Write a sparse tensor in `format` (AUTO: from the extension; .npy writes the dense form). SPT_EINVAL
+ * when the format cannot be told. */
+spt_status spt_write(const spt_tensor *t, const char *path, spt_format format);
+
+/* Write a PNG spy plot of the sparsity pattern of modes (row_mode, col_mode) of `t` ("-" = stdout): an
+ * 8-bit grey image of at most max_side pixels per side (the dims when smaller; max_side <= 0 means 512,
+ * capped at 16384), each pixel covering a block of cells: white where the block holds no entry, dark
+ * grey (160) for the fewest entries down to black for the most (log scale). Rank 1 plots one row (the
+ * modes are ignored). SPT_EINVAL for rank 0; SPT_ERANGE unless the modes are two distinct dims. */
+spt_status spt_write_spy_png(const spt_tensor *t, int64_t row_mode, int64_t col_mode, int64_t max_side,
+                             const char *path);
 /* ==== END FILE FORMATS */
 
 #ifdef __cplusplus

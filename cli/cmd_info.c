@@ -1,0 +1,152 @@
+/* cmd_info.c -- spt info: what a tensor file holds. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void print_dims(const int64_t *v, int64_t n) {
+    printf("[");
+    for (int64_t k = 0; k < n; k++) printf("%s%lld", k ? ", " : "", (long long)v[k]);
+    printf("]");
+}
+
+/* Row-major comparison of entries i and j. */
+static int cmp_rows(const int64_t *ix, int64_t r, int64_t i, int64_t j) {
+    for (int64_t k = 0; k < r; k++) {
+        int64_t a = ix[i * r + k], b = ix[j * r + k];
+        if (a != b) return a < b ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Per mode: distinct indices, and the count and min/max lengths of the mode's fibers (entries that
+ * share every other coordinate). */
+static spt_status mode_stats(const spt_tensor *t, int64_t k, int64_t *perm, int64_t *order, int64_t *distinct,
+                             int64_t *fibers, int64_t *fmin, int64_t *fmax) {
+    const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t);
+    const int64_t *ix = spt_tensor_indices(t);
+    /* distinct indices of mode k: sort with k first */
+    order[0] = k;
+    for (int64_t d = 0, o = 1; d < r; d++)
+        if (d != k) order[o++] = d;
+    spt_status st = spt_argsort(t, order, perm);
+    if (st != SPT_OK) return st;
+    *distinct = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (i == 0 || ix[perm[i] * r + k] != ix[perm[i - 1] * r + k]) ++*distinct;
+    /* fibers: sort with k last, runs of equal other coordinates */
+    for (int64_t d = 0, o = 0; d < r; d++)
+        if (d != k) order[o++] = d;
+    order[r - 1] = k;
+    st = spt_argsort(t, order, perm);
+    if (st != SPT_OK) return st;
+    *fibers = 0;
+    *fmin = 0;
+    *fmax = 0;
+    int64_t run = 0;
+    for (int64_t i = 0; i <= n; i++) {
+        bool same = i > 0 && i < n;
+        if (same)
+            for (int64_t d = 0; d < r; d++)
+                if (d != k && ix[perm[i] * r + d] != ix[perm[i - 1] * r + d]) {
+                    same = false;
+                    break;
+                }
+        if (i > 0 && !same) {
+            ++*fibers;
+            if (*fibers == 1 || run < *fmin) *fmin = run;
+            if (run > *fmax) *fmax = run;
+            run = 0;
+        }
+        run++;
+    }
+    return SPT_OK;
+}
+
+static int run_info(cli_args *a) {
+    spt_tensor *t = NULL;
+    const char *path = a->pos[0];
+    int rc = cli_read(a, path, &t);
+    if (rc) return rc;
+    const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t);
+    const int64_t *shape = spt_tensor_shape(t);
+    const int64_t *ix = spt_tensor_indices(t);
+    int64_t vol = spt_tensor_volume(t);
+    spt_format fmt = SPT_FORMAT_AUTO;
+    if (cli_opt(a, "format")) spt_format_from_name(cli_opt(a, "format"), &fmt);
+    if (fmt == SPT_FORMAT_AUTO) fmt = spt_format_from_path(path);
+    printf("file:       %s\n", strcmp(path, "-") ? path : "<stdin>");
+    printf("format:     %s\n", fmt == SPT_FORMAT_AUTO ? "tns" : spt_format_name(fmt));
+    printf("dtype:      %s\n", spt_dtype_name(spt_tensor_dtype(t)));
+    printf("rank:       %lld\n", (long long)r);
+    printf("shape:      ");
+    print_dims(shape, r);
+    printf("\nnnz:        %lld\n", (long long)n);
+    if (vol > 0) printf("density:    %.6g\n", (double)n / (double)vol);
+    else printf("density:    - (the shape has no element)\n");
+    /* storage order */
+    int64_t dups = 0;
+    bool sorted = true;
+    for (int64_t i = 1; i < n; i++) {
+        int c = cmp_rows(ix, r, i - 1, i);
+        if (c > 0) sorted = false;
+        if (c == 0) dups++;
+    }
+    if (sorted) printf("order:      row-major sorted, %s\n", dups ? "with duplicates" : "no duplicates");
+    else printf("order:      unsorted\n");
+    if (!sorted || dups) {
+        /* duplicates in any order: count with a row-major argsort */
+        int64_t *perm = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+        if (!perm) {
+            spt_tensor_free(t);
+            fprintf(stderr, "spt info: out of memory\n");
+            return CLI_BAD_INPUT;
+        }
+        dups = 0;
+        if (spt_argsort(t, NULL, perm) == SPT_OK)
+            for (int64_t i = 1; i < n; i++) dups += cmp_rows(ix, r, perm[i - 1], perm[i]) == 0;
+        free(perm);
+    }
+    printf("duplicates: %lld\n", (long long)dups);
+    if (r > 0 && n > 0) {
+        int64_t *perm = malloc(sizeof(int64_t) * (size_t)n);
+        int64_t order[SPT_MAX_RANK];
+        if (!perm) {
+            spt_tensor_free(t);
+            fprintf(stderr, "spt info: out of memory\n");
+            return CLI_BAD_INPUT;
+        }
+        printf("%4s %12s %12s %12s %10s %10s\n", "mode", "dim", "distinct", "fibers", "fiber-min", "fiber-max");
+        for (int64_t k = 0; k < r; k++) {
+            int64_t dist, fib, fmin, fmax;
+            spt_status st = mode_stats(t, k, perm, order, &dist, &fib, &fmin, &fmax);
+            if (st != SPT_OK) {
+                free(perm);
+                spt_tensor_free(t);
+                return cli_fail(a, st);
+            }
+            printf("%4lld %12lld %12lld %12lld %10lld %10lld\n", (long long)k, (long long)shape[k], (long long)dist,
+                   (long long)fib, (long long)fmin, (long long)fmax);
+        }
+        free(perm);
+    }
+    spt_tensor_free(t);
+    return CLI_OK;
+}
+
+const cli_cmd cli_cmd_info = {
+    "info",
+    "dtype, rank, shape, nnz, density, order and per-mode statistics of a tensor file",
+    "spt info [--format F] [--dtype D] FILE",
+    "Print the dtype, rank, shape, number of stored entries (nnz), density (nnz / volume), whether\n"
+    "the entries are sorted in row-major order, the number of duplicate indices, and for every mode:\n"
+    "its dim, the number of distinct indices used, the number of mode fibers (entries sharing all\n"
+    "other coordinates) and their smallest and largest length.\n\n"
+    "options:\n"
+    "  --format F       input format: tns, mtx, npy, npz (default: from the extension)\n"
+    "  --dtype D        read the values as dtype D (text formats)\n",
+    "format dtype",
+    "",
+    1,
+    1,
+    run_info};

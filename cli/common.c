@@ -1,0 +1,229 @@
+/* common.c -- option parsing, file reading and writing, and messages for the spt subcommands. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool in_list(const char *list, const char *name, size_t n) {
+    if (!list) return false;
+    const char *p = list;
+    while (*p) {
+        while (*p == ' ') p++;
+        const char *e = p;
+        while (*e && *e != ' ') e++;
+        if ((size_t)(e - p) == n && !strncmp(p, name, n)) return true;
+        p = e;
+    }
+    return false;
+}
+
+int cli_usage_error(const cli_args *a, const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "spt %s: ", a->cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see 'spt %s --help')\n", a->cmd);
+    return CLI_USAGE;
+}
+
+int cli_fail(const cli_args *a, spt_status st) {
+    if (st == SPT_EPARSE) fprintf(stderr, "%s\n", spt_last_error());
+    else fprintf(stderr, "spt %s: %s\n", a->cmd, *spt_last_error() ? spt_last_error() : spt_strerror(st));
+    return CLI_BAD_INPUT;
+}
+
+bool cli_parse_int(const char *s, int64_t *v) {
+    if (!s || !*s) return false;
+    errno = 0;
+    char *e;
+    long long x = strtoll(s, &e, 10);
+    if (*e || errno) return false;
+    *v = x;
+    return true;
+}
+
+bool cli_parse_list(const char *s, int64_t *v, int64_t cap, int64_t *n) {
+    *n = 0;
+    if (!s) return false;
+    if (!*s) return true;
+    const char *p = s;
+    for (;;) {
+        if (*n >= cap) return false;
+        errno = 0;
+        char *e;
+        long long x = strtoll(p, &e, 10);
+        if (e == p || errno) return false;
+        v[(*n)++] = x;
+        if (!*e) return true;
+        if (*e != ',') return false;
+        p = e + 1;
+    }
+}
+
+static void print_help(const cli_cmd *c) {
+    printf("usage: %s\n\n%s\n", c->usage, c->help);
+    printf("  --threads N      use N threads (default: all cores)\n  -h, --help       this help\n");
+}
+
+int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a) {
+    memset(a, 0, sizeof *a);
+    a->cmd = c->name;
+    bool only_pos = false;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (only_pos || s[0] != '-' || !strcmp(s, "-")) {
+            if (a->npos >= CLI_MAX_POS) return cli_usage_error(a, "too many arguments");
+            a->pos[a->npos++] = s;
+            continue;
+        }
+        if (!strcmp(s, "--")) {
+            only_pos = true;
+            continue;
+        }
+        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+            print_help(c);
+            return CLI_OK;
+        }
+        const char *name, *val = NULL;
+        size_t n;
+        if (!strcmp(s, "-o")) {
+            name = "output";
+            n = 6;
+        } else if (s[1] == '-') {
+            name = s + 2;
+            const char *eq = strchr(name, '=');
+            n = eq ? (size_t)(eq - name) : strlen(name);
+            if (eq) val = eq + 1;
+        } else if (s[1] >= '0' && s[1] <= '9') { /* a negative number */
+            if (a->npos >= CLI_MAX_POS) return cli_usage_error(a, "too many arguments");
+            a->pos[a->npos++] = s;
+            continue;
+        } else
+            return cli_usage_error(a, "unknown option '%s'", s);
+        bool valued = in_list(c->valued, name, n) || (n == 7 && !strncmp(name, "threads", 7));
+        bool flag = in_list(c->flags, name, n);
+        if (!valued && !flag) return cli_usage_error(a, "unknown option '--%.*s'", (int)n, name);
+        if (flag && val) return cli_usage_error(a, "option '--%.*s' takes no value", (int)n, name);
+        if (valued && !val) {
+            if (i + 1 >= argc) return cli_usage_error(a, "option '--%.*s' needs a value", (int)n, name);
+            val = argv[++i];
+        }
+        if (a->nopt >= CLI_MAX_OPTS) return cli_usage_error(a, "too many options");
+        /* store a NUL-terminated copy of the name: names come from argv; reuse the command's list */
+        static char names[CLI_MAX_OPTS][32];
+        if (n >= sizeof names[0]) return cli_usage_error(a, "unknown option '%s'", s);
+        memcpy(names[a->nopt], name, n);
+        names[a->nopt][n] = 0;
+        a->opt_name[a->nopt] = names[a->nopt];
+        a->opt_val[a->nopt] = flag ? "" : val;
+        a->nopt++;
+    }
+    const char *th = cli_opt(a, "threads");
+    if (th) {
+        int64_t t;
+        if (!cli_parse_int(th, &t) || t < 1 || t > 1024)
+            return cli_usage_error(a, "--threads needs a number from 1 to 1024, found '%s'", th);
+        spt_set_num_threads((int)t);
+    }
+    if (a->npos < c->min_pos || (c->max_pos >= 0 && a->npos > c->max_pos)) {
+        if (a->npos < c->min_pos) return cli_usage_error(a, "missing arguments; usage: %s", c->usage);
+        return cli_usage_error(a, "too many arguments; usage: %s", c->usage);
+    }
+    return -1;
+}
+
+const char *cli_opt(const cli_args *a, const char *name) {
+    const char *v = NULL;
+    for (int i = 0; i < a->nopt; i++)
+        if (!strcmp(a->opt_name[i], name)) v = a->opt_val[i]; /* the last one wins */
+    return v;
+}
+
+const char *cli_output(const cli_args *a) {
+    const char *o = cli_opt(a, "output");
+    return o ? o : "-";
+}
+
+static int read_opts(const cli_args *a, spt_read_opts *o, spt_format *fmt, const char *path) {
+    memset(o, 0, sizeof *o);
+    *fmt = SPT_FORMAT_AUTO;
+    const char *f = cli_opt(a, "format");
+    if (f && spt_format_from_name(f, fmt) != SPT_OK) return cli_usage_error(a, "unknown format '%s' (tns, mtx, npy, npz)", f);
+    if (*fmt == SPT_FORMAT_AUTO) *fmt = spt_format_from_path(path);
+    if (*fmt == SPT_FORMAT_AUTO) {
+        if (!strcmp(path, "-")) *fmt = SPT_FORMAT_TNS;
+        else return cli_usage_error(a, "cannot tell the format of '%s'; use --format", path);
+    }
+    const char *d = cli_opt(a, "dtype");
+    if (d) {
+        if (spt_dtype_from_name(d, &o->dtype) != SPT_OK) return cli_usage_error(a, "unknown dtype '%s'", d);
+        o->has_dtype = true;
+    }
+    return -1;
+}
+
+int cli_read(const cli_args *a, const char *path, spt_tensor **out) {
+    spt_read_opts o;
+    spt_format fmt;
+    int rc = read_opts(a, &o, &fmt, path);
+    if (rc >= 0) return rc;
+    spt_status st = spt_read(path, fmt, &o, out);
+    return st == SPT_OK ? 0 : cli_fail(a, st);
+}
+
+int cli_read_dense(const cli_args *a, const char *path, spt_dense **out) {
+    spt_read_opts o;
+    spt_format fmt;
+    int rc = read_opts(a, &o, &fmt, path);
+    if (rc >= 0) return rc;
+    spt_status st;
+    if (fmt == SPT_FORMAT_NPY) st = spt_read_npy(path, out);
+    else {
+        spt_tensor *t = NULL;
+        st = spt_read(path, fmt, &o, &t);
+        if (st == SPT_OK) st = spt_to_dense(t, NULL, false, out);
+        spt_tensor_free(t);
+    }
+    return st == SPT_OK ? 0 : cli_fail(a, st);
+}
+
+static int out_format(const cli_args *a, const char *path, spt_format *fmt) {
+    *fmt = SPT_FORMAT_AUTO;
+    const char *f = cli_opt(a, "to");
+    if (f && spt_format_from_name(f, fmt) != SPT_OK)
+        return cli_usage_error(a, "unknown output format '%s' (tns, mtx, npy, npz, npz-scipy-coo, npz-scipy-csr)", f);
+    if (*fmt == SPT_FORMAT_AUTO) *fmt = spt_format_from_path(path);
+    if (*fmt == SPT_FORMAT_AUTO) {
+        if (!strcmp(path, "-")) *fmt = SPT_FORMAT_TNS;
+        else return cli_usage_error(a, "cannot tell the output format of '%s'; use --to", path);
+    }
+    return -1;
+}
+
+int cli_write(const cli_args *a, const spt_tensor *t) {
+    const char *path = cli_output(a);
+    spt_format fmt;
+    int rc = out_format(a, path, &fmt);
+    if (rc >= 0) return rc;
+    spt_status st = spt_write(t, path, fmt);
+    return st == SPT_OK ? 0 : cli_fail(a, st);
+}
+
+int cli_write_dense(const cli_args *a, const spt_dense *d) {
+    const char *path = cli_output(a);
+    spt_format fmt;
+    int rc = out_format(a, path, &fmt);
+    if (rc >= 0) return rc;
+    spt_status st;
+    if (fmt == SPT_FORMAT_NPY) st = spt_write_npy(d, path);
+    else {
+        spt_tensor *t = NULL;
+        st = spt_from_dense(d, NULL, &t);
+        if (st == SPT_OK) st = spt_write(t, path, fmt);
+        spt_tensor_free(t);
+    }
+    return st == SPT_OK ? 0 : cli_fail(a, st);
+}

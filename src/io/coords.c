@@ -1,0 +1,260 @@
+/* coords.c -- the parallel parser of coordinate lines ("i j k value"), shared by .tns and .mtx.
+ *
+ * The text is cut into one chunk per thread at line starts; a first pass counts the lines of each chunk
+ * (an upper bound on its entries, so every chunk writes into its own slice of the output arrays), a
+ * second pass parses, and a serial pass closes the gaps left by blank and comment lines. The first
+ * error by line number wins, whatever thread found it. */
+#include "io.h"
+
+typedef struct chunk {
+    const char *beg, *end;
+    int64_t lines;    /* line starts in the chunk */
+    int64_t line0;    /* lines before the chunk */
+    int64_t base;     /* first output slot */
+    int64_t count;    /* entries parsed */
+    int64_t err_line; /* -1: no error; else the 0-based line within the chunk */
+    bool any_float;
+    char msg[160];
+} chunk;
+
+static const char *tok_end(const char *p, const char *eol) {
+    while (p < eol && !spt__is_blank(*p)) p++;
+    return p;
+}
+static const char *skip_blank(const char *p, const char *eol) {
+    while (p < eol && spt__is_blank(*p)) p++;
+    return p;
+}
+
+static int64_t count_fields(const char *p, const char *eol) {
+    int64_t n = 0;
+    for (p = skip_blank(p, eol); p < eol; p = skip_blank(tok_end(p, eol), eol)) n++;
+    return n;
+}
+
+/* Parse one line's fields into slot `s`. Returns false with ch->msg set on error. */
+static bool parse_line(const spt__coord_spec *sp, const char *line, const char *p, const char *eol,
+                       spt__coord_result *res, int64_t s, int64_t *maxidx, chunk *ch) {
+    const int64_t R = sp->rank;
+    const int64_t nf = R + sp->nval;
+    int64_t *ix = res->idx + s * R;
+    char tk[64];
+    for (int64_t k = 0; k < R; k++) {
+        p = skip_blank(p, eol);
+        if (p >= eol) goto fields;
+        const char *q = p;
+        uint64_t x = 0;
+        while (q < eol && (unsigned)(*q - '0') <= 9) x = x * 10 + (uint64_t)(*q++ - '0');
+        if (q == p || q - p > 18 || (q < eol && !spt__is_blank(*q))) {
+            q = tok_end(p, eol);
+            int64_t v = 0;
+            int r = spt__parse_i64(p, q, &v);
+            spt__describe_token(tk, sizeof tk, p, q);
+            if (r == 1)
+                snprintf(ch->msg, sizeof ch->msg, "expected an index (a positive integer), found %s", tk);
+            else if (r == 2)
+                snprintf(ch->msg, sizeof ch->msg, "expected an index that fits in int64, found %s", tk);
+            else if (v < 1)
+                snprintf(ch->msg, sizeof ch->msg, "expected an index >= 1 (indices are 1-based), found %s", tk);
+            else {
+                x = (uint64_t)v;
+                goto ok;
+            }
+            return false;
+        }
+        if (x < 1) {
+            spt__describe_token(tk, sizeof tk, p, q);
+            snprintf(ch->msg, sizeof ch->msg, "expected an index >= 1 (indices are 1-based), found %s", tk);
+            return false;
+        }
+    ok:
+        if (sp->shape && (int64_t)x > sp->shape[k]) {
+            spt__describe_token(tk, sizeof tk, p, q);
+            snprintf(ch->msg, sizeof ch->msg, "expected an index in 1..%lld for mode %lld, found %s",
+                     (long long)sp->shape[k], (long long)k, tk);
+            return false;
+        }
+        ix[k] = (int64_t)x - 1;
+        if ((int64_t)x > maxidx[k]) maxidx[k] = (int64_t)x;
+        p = q;
+    }
+    for (int j = 0; j < sp->nval; j++) {
+        p = skip_blank(p, eol);
+        if (p >= eol) goto fields;
+        const char *q = tok_end(p, eol);
+        int r;
+        if (j == 1) {
+            double d = 0;
+            r = spt__parse_f64(p, q, &d);
+            res->v1[s] = d;
+        } else if (sp->vkind == SPT__VK_INT) {
+            int64_t v = 0;
+            r = spt__parse_i64(p, q, &v);
+            if (r == 0 && (v < sp->lo || v > sp->hi)) r = 2;
+            res->v0[s] = (uint64_t)v;
+        } else if (sp->vkind == SPT__VK_UINT64) {
+            uint64_t v = 0;
+            r = spt__parse_u64(p, q, &v);
+            res->v0[s] = v;
+        } else if (sp->vkind == SPT__VK_FLOAT) {
+            double d = 0;
+            r = spt__parse_f64(p, q, &d);
+            memcpy(&res->v0[s], &d, 8);
+        } else { /* infer: an integer if it is one, else a double */
+            int64_t v = 0;
+            r = spt__parse_i64(p, q, &v);
+            if (r == 0) {
+                res->v0[s] = (uint64_t)v;
+                res->isflt[s] = 0;
+            } else {
+                double d = 0;
+                r = spt__parse_f64(p, q, &d);
+                memcpy(&res->v0[s], &d, 8);
+                res->isflt[s] = 1;
+                ch->any_float = true;
+            }
+        }
+        if (r) {
+            spt__describe_token(tk, sizeof tk, p, q);
+            snprintf(ch->msg, sizeof ch->msg, "expected %s%s, found %s", r == 2 ? "in range " : "",
+                     j == 1 ? "an imaginary part" : sp->vname, tk);
+            return false;
+        }
+        p = q;
+    }
+    p = skip_blank(p, eol);
+    if (p < eol) goto fields;
+    return true;
+fields : {
+    int64_t have = count_fields(line, eol);
+    snprintf(ch->msg, sizeof ch->msg, "expected %lld fields (%lld ind%s%s), found %lld", (long long)nf,
+             (long long)R, R == 1 ? "ex" : "ices",
+             sp->nval == 0 ? "" : sp->nval == 1 ? " and a value" : " and a complex value as 're im'",
+             (long long)have);
+    return false;
+}
+}
+
+static void parse_chunk(const spt__coord_spec *sp, spt__coord_result *res, chunk *ch, int64_t *maxidx) {
+    const char *p = ch->beg, *end = ch->end;
+    int64_t s = ch->base, line = 0;
+    ch->err_line = -1;
+    for (; p < end; line++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *eol = nl ? nl : end;
+        const char *q = skip_blank(p, eol);
+        if (q < eol && *q != sp->comment) {
+            if (!parse_line(sp, p, q, eol, res, s, maxidx, ch)) {
+                ch->err_line = line;
+                break;
+            }
+            s++;
+        }
+        p = nl ? nl + 1 : end;
+    }
+    ch->count = s - ch->base;
+}
+
+void spt__coord_result_free(spt__coord_result *res) {
+    spt__free(res->idx);
+    spt__free(res->v0);
+    spt__free(res->v1);
+    spt__free(res->isflt);
+    spt__free(res->maxidx);
+    memset(res, 0, sizeof *res);
+}
+
+spt_status spt__parse_coords(const char *fn, const char *buf, size_t len, const spt__coord_spec *sp,
+                             spt__coord_result *res) {
+    spt_status st = SPT_OK;
+    memset(res, 0, sizeof *res);
+    const int64_t R = sp->rank;
+    int nth = spt__threads_for((int64_t)(len / 16));
+    if (nth < 1) nth = 1;
+    if (nth > 256) nth = 256;
+    chunk *ch = NULL;
+    int64_t *tmax = NULL;
+    ch = spt__calloc((size_t)nth, sizeof *ch);
+    if (!ch) {
+        st = spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+        goto fail;
+    }
+    size_t prev = 0;
+    for (int c = 0; c < nth; c++) {
+        size_t b = prev, e = c == nth - 1 ? len : (size_t)((double)len * (c + 1) / nth);
+        if (e < b) e = b;
+        if (e < len) {
+            const char *nl = memchr(buf + e, '\n', len - e);
+            e = nl ? (size_t)(nl - buf) + 1 : len;
+        }
+        ch[c].beg = buf + b;
+        ch[c].end = buf + e;
+        prev = e;
+    }
+#pragma omp parallel for num_threads(nth) schedule(static, 1)
+    for (int c = 0; c < nth; c++) {
+        int64_t n = 0;
+        const char *p = ch[c].beg, *e = ch[c].end;
+        while (p < e) {
+            const char *nl = memchr(p, '\n', (size_t)(e - p));
+            n++;
+            p = nl ? nl + 1 : e;
+        }
+        ch[c].lines = n;
+    }
+    int64_t cap = 0;
+    for (int c = 0; c < nth; c++) {
+        ch[c].line0 = cap;
+        ch[c].base = cap;
+        cap += ch[c].lines;
+    }
+    res->maxidx = spt__alloc_array(fn, R, 1, sizeof(int64_t), true, &st);
+    if (!res->maxidx) goto fail;
+    tmax = spt__alloc_array(fn, nth, R, sizeof(int64_t), true, &st);
+    if (!tmax) goto fail;
+    res->idx = spt__alloc_array(fn, cap, R, sizeof(int64_t), false, &st);
+    if (!res->idx) goto fail;
+    if (sp->nval >= 1) {
+        res->v0 = spt__alloc_array(fn, cap, 1, sizeof(uint64_t), false, &st);
+        if (!res->v0) goto fail;
+    }
+    if (sp->nval == 2) {
+        res->v1 = spt__alloc_array(fn, cap, 1, sizeof(double), false, &st);
+        if (!res->v1) goto fail;
+    }
+    if (sp->nval >= 1 && sp->vkind == SPT__VK_INFER) {
+        res->isflt = spt__alloc_array(fn, cap, 1, 1, false, &st);
+        if (!res->isflt) goto fail;
+    }
+#pragma omp parallel for num_threads(nth) schedule(static, 1)
+    for (int c = 0; c < nth; c++) parse_chunk(sp, res, &ch[c], tmax + (size_t)c * (size_t)R);
+    for (int c = 0; c < nth; c++)
+        if (ch[c].err_line >= 0) {
+            st = spt__err(SPT_EPARSE, "%s:%lld: %s", sp->name, (long long)(sp->first_line + ch[c].line0 + ch[c].err_line),
+                          ch[c].msg);
+            goto fail;
+        }
+    int64_t n = 0;
+    for (int c = 0; c < nth; c++) {
+        if (ch[c].base != n && ch[c].count > 0) {
+            size_t m = (size_t)ch[c].count;
+            memmove(res->idx + n * R, res->idx + ch[c].base * R, m * (size_t)R * sizeof(int64_t));
+            if (res->v0) memmove(res->v0 + n, res->v0 + ch[c].base, m * sizeof(uint64_t));
+            if (res->v1) memmove(res->v1 + n, res->v1 + ch[c].base, m * sizeof(double));
+            if (res->isflt) memmove(res->isflt + n, res->isflt + ch[c].base, m);
+        }
+        n += ch[c].count;
+        res->any_float |= ch[c].any_float;
+        for (int64_t k = 0; k < R; k++)
+            if (tmax[(size_t)c * (size_t)R + (size_t)k] > res->maxidx[k]) res->maxidx[k] = tmax[(size_t)c * (size_t)R + (size_t)k];
+    }
+    res->n = n;
+    spt__free(ch);
+    spt__free(tmax);
+    return SPT_OK;
+fail:
+    spt__free(ch);
+    spt__free(tmax);
+    spt__coord_result_free(res);
+    return st;
+}

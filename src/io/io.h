@@ -1,0 +1,120 @@
+/* io.h -- what the file-format readers and writers share (internal to src/io). */
+#ifndef SPT_IO_H
+#define SPT_IO_H
+
+#include "internal.h"
+
+#include <stdio.h>
+
+/* ---- whole-file input ------------------------------------------------------------------------- */
+
+/* A file's bytes: mapped read-only (regular files) or read into an spt buffer (stdin, pipes). */
+typedef struct spt__file {
+    const char *data;
+    size_t len;
+    void *map;    /* non-NULL when mapped */
+    size_t maplen;
+    char *buf;    /* non-NULL when read */
+} spt__file;
+
+/* Load `path` ("-" = stdin). SPT_EIO naming `fn` and the system error when it cannot be read. */
+spt_status spt__file_load(const char *fn, const char *path, spt__file *f);
+void spt__file_release(spt__file *f);
+/* The name to use in messages for `path` ("<stdin>" for "-"). */
+const char *spt__display_name(const char *path);
+
+/* ---- atomic output: a temporary file next to the target, renamed on success -------------------- */
+
+typedef struct spt__out {
+    FILE *fp;
+    char *tmp;       /* temporary path (NULL for stdout) */
+    const char *path;
+    bool is_stdout;
+} spt__out;
+
+/* Open for writing: "-" is stdout (only when allow_stdout). */
+spt_status spt__out_open(const char *fn, const char *path, bool allow_stdout, spt__out *o);
+/* Flush and rename into place (or flush stdout); on any failure removes the temporary. */
+spt_status spt__out_commit(const char *fn, spt__out *o);
+/* Remove the temporary without touching the target. */
+void spt__out_abort(spt__out *o);
+/* A temporary path name beside `path` (spt__malloc'd) and its creation, for writers that need a path
+ * (libzip, libpng take FILE* or paths). */
+spt_status spt__tmp_path(const char *fn, const char *path, char **tmp);
+spt_status spt__rename_into(const char *fn, const char *tmp, const char *path);
+
+/* ---- lexing ------------------------------------------------------------------------------------ */
+
+static inline bool spt__is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+/* Describe a token for a message: "'abc'" (truncated) or "end of line". buf >= 64 bytes. */
+void spt__describe_token(char *buf, size_t cap, const char *p, const char *end);
+
+/* Parse a decimal integer token [p, e) (optional sign). Returns 0 ok, 1 not an integer, 2 overflow. */
+int spt__parse_i64(const char *p, const char *e, int64_t *v);
+/* Parse an unsigned decimal integer (optional '+'), 0 ok, 1 not an integer, 2 overflow. */
+int spt__parse_u64(const char *p, const char *e, uint64_t *v);
+/* Parse a float token: decimal with optional fraction and exponent, or inf/infinity/nan (any case,
+ * optional sign). 0 ok, 1 not a number, 2 out of range (finite literal that overflows). */
+int spt__parse_f64(const char *p, const char *e, double *v);
+
+/* ---- the coordinate-list parser shared by .tns and .mtx ------------------------------------------ */
+
+enum { SPT__VK_INFER, SPT__VK_INT, SPT__VK_UINT64, SPT__VK_FLOAT, SPT__VK_NONE };
+
+typedef struct spt__coord_spec {
+    const char *name;     /* file name in messages */
+    int64_t first_line;   /* line number of buf[0] */
+    int64_t rank;         /* index fields per line */
+    int nval;             /* value fields per line: 0, 1 or 2 (complex) */
+    int vkind;            /* SPT__VK_*: how values are parsed */
+    int64_t lo, hi;       /* VK_INT: accepted value range */
+    const char *vname;    /* what a value is called in messages ("an int8 value") */
+    const int64_t *shape; /* when non-NULL, index k must lie in 1..shape[k] */
+    char comment;         /* lines whose first non-blank char is this are skipped */
+} spt__coord_spec;
+
+typedef struct spt__coord_result {
+    int64_t n;        /* entries parsed */
+    int64_t *idx;     /* n * rank, 0-based (spt__malloc'd) */
+    uint64_t *v0;     /* n values: int64 / uint64 / double bit patterns (NULL when nval == 0) */
+    double *v1;       /* imaginary parts (nval == 2) */
+    uint8_t *isflt;   /* VK_INFER: 1 where v0 holds a double */
+    bool any_float;   /* VK_INFER: some value was not an integer */
+    int64_t *maxidx;  /* rank: 1 + the largest 0-based index per mode (0 when n == 0) */
+} spt__coord_result;
+
+/* Parse buf[0..len) as lines of `rank` 1-based indices and `nval` values with both cores.
+ * Parse errors are SPT_EPARSE "NAME:LINE: expected X, found Y". */
+spt_status spt__parse_coords(const char *fn, const char *buf, size_t len, const spt__coord_spec *spec,
+                             spt__coord_result *res);
+void spt__coord_result_free(spt__coord_result *res);
+
+/* Store element i of a value array of dtype `d` from the parsed bit pattern (int64/uint64/double)
+ * and imaginary part. */
+void spt__store_value(spt_dtype d, void *values, int64_t i, uint64_t v0, double v1, bool isflt);
+
+/* Fill sp->nval, vkind, lo, hi, vname for values of dtype d (SPT_NUM_DTYPES: infer int64/float64). */
+void spt__value_kind(spt_dtype d, spt__coord_spec *sp);
+
+/* Build a tensor from parsed coordinates (adopting res->idx and, when it already holds the dtype's
+ * bits, res->v0); `ones` stores 1 in every value (pattern files). Known valid, order undefined. */
+spt_status spt__tensor_from_coords(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
+                                   spt__coord_result *res, bool ones, spt_tensor **out);
+
+/* ---- number formatting ------------------------------------------------------------------------- */
+
+/* Shortest "%.Ng" that reads back to the same double (or float when is_float32). Returns length. */
+int spt__fmt_double(char *buf, size_t cap, double v, bool is_float32);
+/* Format value i of `values` (numeric or bool dtype) as text; complex writes "re im". */
+int spt__fmt_value(char *buf, size_t cap, spt_dtype d, const void *values, int64_t i);
+
+/* ---- .npy in memory (npy.c), for npz ---------------------------------------------------------- */
+
+/* Parse a whole .npy image into a dense array. Strings come from 'S' (bytes) arrays. */
+spt_status spt__npy_parse(const char *fn, const char *name, const char *buf, size_t len, spt_dense **out);
+/* Serialize a dense array (or raw typed data) into a new spt buffer (*out, *outlen). */
+spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
+                          const void *data, char **out, size_t *outlen);
+
+#endif

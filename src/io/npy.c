@@ -1,0 +1,341 @@
+/* npy.c -- NumPy .npy arrays (format 1.0/2.0/3.0) to and from dense arrays. */
+#include "io.h"
+
+#include <ctype.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HOST_BIG 1
+#define HOST_CH '>'
+#else
+#define HOST_BIG 0
+#define HOST_CH '<'
+#endif
+
+/* ---- the header dict ----------------------------------------------------------------------------- */
+
+typedef struct hdr {
+    char descr[32];
+    bool fortran;
+    int64_t rank;
+    int64_t shape[SPT_MAX_RANK];
+    bool has_descr, has_fortran, has_shape;
+} hdr;
+
+static void skip_ws(const char **p, const char *e) {
+    while (*p < e && isspace((unsigned char)**p)) (*p)++;
+}
+
+static bool lit(const char **p, const char *e, const char *w) {
+    size_t n = strlen(w);
+    if ((size_t)(e - *p) >= n && !memcmp(*p, w, n)) {
+        *p += n;
+        return true;
+    }
+    return false;
+}
+
+/* A quoted Python string into out (cap); false when malformed or too long. */
+static bool pystr(const char **p, const char *e, char *out, size_t cap) {
+    if (*p >= e || (**p != '\'' && **p != '"')) return false;
+    char q = *(*p)++;
+    size_t n = 0;
+    while (*p < e && **p != q) {
+        if (n + 1 >= cap) return false;
+        out[n++] = *(*p)++;
+    }
+    if (*p >= e) return false;
+    (*p)++;
+    out[n] = 0;
+    return true;
+}
+
+static spt_status perr(const char *name, const char *what, const char *p, const char *e) {
+    char tk[64];
+    spt__describe_token(tk, sizeof tk, p, e > p + 20 ? p + 20 : e);
+    return spt__err(SPT_EPARSE, "%s: expected %s in the .npy header, found %s", name, what, tk);
+}
+
+static spt_status parse_dict(const char *name, const char *p, const char *e, hdr *h) {
+    memset(h, 0, sizeof *h);
+    skip_ws(&p, e);
+    if (!lit(&p, e, "{")) return perr(name, "'{'", p, e);
+    for (;;) {
+        skip_ws(&p, e);
+        if (lit(&p, e, "}")) break;
+        char key[32];
+        const char *k0 = p;
+        if (!pystr(&p, e, key, sizeof key)) return perr(name, "a quoted key", k0, e);
+        skip_ws(&p, e);
+        if (!lit(&p, e, ":")) return perr(name, "':'", p, e);
+        skip_ws(&p, e);
+        if (!strcmp(key, "descr")) {
+            const char *v0 = p;
+            if (!pystr(&p, e, h->descr, sizeof h->descr))
+                return *v0 == '[' ? spt__err(SPT_EDTYPE, "%s: structured .npy arrays are not supported", name)
+                                  : perr(name, "a dtype string for 'descr'", v0, e);
+            h->has_descr = true;
+        } else if (!strcmp(key, "fortran_order")) {
+            if (lit(&p, e, "True")) h->fortran = true;
+            else if (lit(&p, e, "False")) h->fortran = false;
+            else return perr(name, "True or False for 'fortran_order'", p, e);
+            h->has_fortran = true;
+        } else if (!strcmp(key, "shape")) {
+            if (!lit(&p, e, "(")) return perr(name, "a tuple for 'shape'", p, e);
+            h->rank = 0;
+            for (;;) {
+                skip_ws(&p, e);
+                if (lit(&p, e, ")")) break;
+                const char *d0 = p;
+                while (p < e && isdigit((unsigned char)*p)) p++;
+                int64_t v;
+                if (h->rank >= SPT_MAX_RANK) return perr(name, "at most 64 dims", d0, e);
+                if (p == d0 || spt__parse_i64(d0, p, &v) != 0) return perr(name, "a dimension (an integer >= 0)", d0, e);
+                h->shape[h->rank++] = v;
+                skip_ws(&p, e);
+                if (lit(&p, e, ",")) continue;
+                skip_ws(&p, e);
+                if (lit(&p, e, ")")) break;
+                return perr(name, "',' or ')' in 'shape'", p, e);
+            }
+            h->has_shape = true;
+        } else
+            return perr(name, "one of the keys 'descr', 'fortran_order', 'shape'", k0, e);
+        skip_ws(&p, e);
+        if (lit(&p, e, ",")) continue;
+        skip_ws(&p, e);
+        if (lit(&p, e, "}")) break;
+        return perr(name, "',' or '}'", p, e);
+    }
+    if (!h->has_descr || !h->has_fortran || !h->has_shape)
+        return spt__err(SPT_EPARSE, "%s: expected the keys 'descr', 'fortran_order' and 'shape' in the .npy header, found %s missing",
+                        name, !h->has_descr ? "'descr'" : !h->has_fortran ? "'fortran_order'" : "'shape'");
+    return SPT_OK;
+}
+
+/* descr -> dtype, element size in the file, byte order swap needed. */
+static spt_status map_descr(const char *name, const char *descr, spt_dtype *dt, size_t *isz, bool *swap) {
+    const char *p = descr;
+    char order = '=';
+    if (*p == '<' || *p == '>' || *p == '|' || *p == '=') order = *p++;
+    char kind = *p ? *p++ : 0;
+    int64_t size = 0;
+    if (!*p || spt__parse_i64(p, p + strlen(p), &size) != 0 || size <= 0 || size > (1 << 24)) goto bad;
+    *swap = (order == '>' && !HOST_BIG) || (order == '<' && HOST_BIG);
+    *isz = (size_t)size;
+    switch (kind) {
+    case 'b':
+        if (size != 1) goto bad;
+        *dt = SPT_BOOL;
+        return SPT_OK;
+    case 'i':
+    case 'u': {
+        static const spt_dtype si[] = {SPT_INT8, SPT_INT16, SPT_INT32, SPT_INT64};
+        static const spt_dtype su[] = {SPT_UINT8, SPT_UINT16, SPT_UINT32, SPT_UINT64};
+        int k = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : -1;
+        if (k < 0) goto bad;
+        *dt = kind == 'i' ? si[k] : su[k];
+        return SPT_OK;
+    }
+    case 'f':
+        if (size != 4 && size != 8) goto bad;
+        *dt = size == 4 ? SPT_FLOAT32 : SPT_FLOAT64;
+        return SPT_OK;
+    case 'c':
+        if (size != 8 && size != 16) goto bad;
+        *dt = size == 8 ? SPT_COMPLEX64 : SPT_COMPLEX128;
+        return SPT_OK;
+    case 'S':
+        *dt = SPT_STRING;
+        *swap = false;
+        return SPT_OK;
+    default: break;
+    }
+bad:
+    return spt__err(SPT_EDTYPE, "%s: the .npy dtype '%s' is not supported (b1, i1..i8, u1..u8, f4, f8, c8, c16, S<n>)", name,
+                    descr);
+}
+
+static void bswap(unsigned char *p, size_t n) {
+    for (size_t i = 0; i < n / 2; i++) {
+        unsigned char c = p[i];
+        p[i] = p[n - 1 - i];
+        p[n - 1 - i] = c;
+    }
+}
+
+spt_status spt__npy_parse(const char *fn, const char *name, const char *buf, size_t len, spt_dense **out) {
+    spt_status st;
+    spt_dense *d = NULL;
+    *out = NULL;
+    const unsigned char *u = (const unsigned char *)buf;
+    if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0) {
+        char tk[64];
+        spt__describe_token(tk, sizeof tk, buf, buf + (len < 6 ? len : 6));
+        return spt__err(SPT_EPARSE, "%s: expected the .npy magic '\\x93NUMPY', found %s", name, len ? tk : "an empty file");
+    }
+    unsigned major = u[6];
+    size_t hl, hs;
+    if (major == 1) {
+        hl = (size_t)u[8] | (size_t)u[9] << 8;
+        hs = 10;
+    } else if (major == 2 || major == 3) {
+        if (len < 12) return spt__err(SPT_EPARSE, "%s: expected a 12-byte .npy preamble, found %zu bytes", name, len);
+        hl = (size_t)u[8] | (size_t)u[9] << 8 | (size_t)u[10] << 16 | (size_t)u[11] << 24;
+        hs = 12;
+    } else
+        return spt__err(SPT_EPARSE, "%s: expected .npy format version 1, 2 or 3, found %u", name, major);
+    if (hl > len - hs)
+        return spt__err(SPT_EPARSE, "%s: expected a %zu-byte .npy header, found %zu bytes", name, hl, len - hs);
+    hdr h;
+    SPT__TRY(parse_dict(name, buf + hs, buf + hs + hl, &h));
+    spt_dtype dt = SPT_BOOL;
+    size_t isz = 1;
+    bool swap = false;
+    SPT__TRY(map_descr(name, h.descr, &dt, &isz, &swap));
+    int64_t vol;
+    SPT__TRY(spt__check_shape(fn, h.rank, h.shape, &vol));
+    size_t need, have = len - hs - hl;
+    if (spt__bytes3(vol, 1, isz, &need) || need != have) {
+        char sh[SPT__IDXBUF];
+        spt__fmt_index(sh, sizeof sh, h.shape, h.rank);
+        return spt__err(SPT_EPARSE, "%s: expected %lld elements of %zu bytes for shape %s, found %zu bytes of data", name,
+                        (long long)vol, isz, sh, have);
+    }
+    const unsigned char *src = u + hs + hl;
+    SPT__CHECK(spt_dense_new(dt, h.rank, h.shape, &d));
+    size_t es = spt_dtype_size(dt);
+    /* element k of the file goes to C-order position pos(k) */
+    int64_t idx[SPT_MAX_RANK] = {0};
+    bool fortran = h.fortran && h.rank > 1;
+    for (int64_t k = 0; k < vol; k++) {
+        int64_t pos = k;
+        if (fortran) {
+            pos = 0;
+            for (int64_t a = 0; a < h.rank; a++) pos = pos * h.shape[a] + idx[a];
+            for (int64_t a = 0; a < h.rank; a++) { /* Fortran order: first index fastest */
+                if (++idx[a] < h.shape[a]) break;
+                idx[a] = 0;
+            }
+        }
+        const unsigned char *s = src + (size_t)k * isz;
+        if (dt == SPT_STRING) {
+            size_t n = isz;
+            while (n > 0 && s[n - 1] == 0) n--;
+            SPT__CHECK(spt_dense_set_string(d, pos, (const char *)s, (int64_t)n));
+        } else {
+            unsigned char *t = (unsigned char *)d->data + (size_t)pos * es;
+            memcpy(t, s, es);
+            if (swap) {
+                if (spt_dtype_is_complex(dt)) {
+                    bswap(t, es / 2);
+                    bswap(t + es / 2, es / 2);
+                } else
+                    bswap(t, es);
+            }
+            if (dt == SPT_BOOL) *t = *t != 0;
+        }
+    }
+    *out = d;
+    return SPT_OK;
+fail:
+    spt_dense_free(d);
+    return st;
+}
+
+static const char *descr_of(spt_dtype d, char *buf, size_t cap, size_t strlen_max) {
+    switch (d) {
+    case SPT_BOOL: return "|b1";
+    case SPT_INT8: return "|i1";
+    case SPT_UINT8: return "|u1";
+    case SPT_STRING: snprintf(buf, cap, "|S%zu", strlen_max ? strlen_max : 1); return buf;
+    default: break;
+    }
+    char k = spt_dtype_is_complex(d) ? 'c' : spt_dtype_is_float(d) ? 'f' : spt_dtype_is_integer(d) && d >= SPT_UINT8 ? 'u' : 'i';
+    snprintf(buf, cap, "%c%c%zu", HOST_CH, k, spt_dtype_size(d));
+    return buf;
+}
+
+spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data,
+                          char **out, size_t *outlen) {
+    spt_status st;
+    *out = NULL;
+    *outlen = 0;
+    int64_t vol;
+    SPT__TRY(spt__check_shape(fn, rank, shape, &vol));
+    size_t smax = 0;
+    if (dtype == SPT_STRING)
+        for (int64_t i = 0; i < vol; i++)
+            if ((size_t)((const spt_str *)data)[i].len > smax) smax = (size_t)((const spt_str *)data)[i].len;
+    char dbuf[32];
+    const char *descr = descr_of(dtype, dbuf, sizeof dbuf, smax);
+    size_t isz = dtype == SPT_STRING ? (smax ? smax : 1) : spt_dtype_size(dtype);
+    char dict[64 * 24 + 128];
+    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+    for (int64_t k = 0; k < rank; k++) n += snprintf(dict + n, sizeof dict - (size_t)n, "%lld,%s", (long long)shape[k], rank == 1 ? "" : " ");
+    if (rank > 1) n -= 2, n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
+    else n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
+    size_t total_h = 10 + (size_t)n + 1;
+    size_t pad = (64 - total_h % 64) % 64;
+    size_t hl = (size_t)n + pad + 1;
+    size_t body;
+    if (spt__bytes3(vol, 1, isz, &body)) return spt__err(SPT_EOVERFLOW, "%s: the array is too large", fn);
+    char *b = spt__alloc_array(fn, (int64_t)(10 + hl), 1, 1, false, &st);
+    if (!b) return st;
+    size_t tot = 10 + hl;
+    if (spt__add_sz(tot, body, &tot)) {
+        spt__free(b);
+        return spt__err(SPT_EOVERFLOW, "%s: the array is too large", fn);
+    }
+    char *nb = spt__realloc(b, tot);
+    if (!nb) {
+        spt__free(b);
+        return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    }
+    b = nb;
+    memcpy(b, "\x93NUMPY\x01\x00", 8);
+    b[8] = (char)(hl & 0xff);
+    b[9] = (char)(hl >> 8);
+    memcpy(b + 10, dict, (size_t)n);
+    memset(b + 10 + n, ' ', pad);
+    b[10 + hl - 1] = '\n';
+    char *w = b + 10 + hl;
+    if (dtype == SPT_STRING) {
+        memset(w, 0, body);
+        for (int64_t i = 0; i < vol; i++) {
+            const spt_str *s = (const spt_str *)data + i;
+            if (s->len) memcpy(w + (size_t)i * isz, s->data, (size_t)s->len);
+        }
+    } else if (body)
+        memcpy(w, data, body);
+    *out = b;
+    *outlen = tot;
+    return SPT_OK;
+}
+
+spt_status spt_read_npy(const char *path, spt_dense **out) {
+    static const char fn[] = "spt_read_npy";
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    spt__file f;
+    SPT__TRY(spt__file_load(fn, path, &f));
+    spt_status st = spt__npy_parse(fn, spt__display_name(path), f.data, f.len, out);
+    spt__file_release(&f);
+    return st;
+}
+
+spt_status spt_write_npy(const spt_dense *d, const char *path) {
+    static const char fn[] = "spt_write_npy";
+    if (!d || !path) return spt__err(SPT_EINVAL, "%s: NULL array or path", fn);
+    char *b = NULL;
+    size_t n = 0;
+    SPT__TRY(spt__npy_build(fn, d->dtype, d->rank, d->shape, d->data, &b, &n));
+    spt__out o;
+    spt_status st = spt__out_open(fn, path, true, &o);
+    if (st != SPT_OK) {
+        spt__free(b);
+        return st;
+    }
+    fwrite(b, 1, n, o.fp);
+    spt__free(b);
+    return spt__out_commit(fn, &o);
+}

@@ -1,0 +1,456 @@
+/* npz.c -- .npz archives of pydata/sparse (coords, data, shape, fill_value) and SciPy (coo, csr, csc)
+ * sparse arrays, through libzip. */
+#include "io.h"
+
+#include <math.h>
+#include <unistd.h>
+#include <zip.h>
+
+/* ---- reading ---------------------------------------------------------------------------------- */
+
+static bool has_member(zip_t *z, const char *m) { return zip_name_locate(z, m, 0) >= 0; }
+
+/* Read member `m` (".npy" appended) into a dense array; SPT_EPARSE when missing or malformed. */
+static spt_status member(const char *fn, const char *name, zip_t *z, const char *m, spt_dense **out) {
+    spt_status st;
+    char full[64], label[512];
+    snprintf(full, sizeof full, "%s.npy", m);
+    snprintf(label, sizeof label, "%s[%s]", name, full);
+    *out = NULL;
+    zip_stat_t sb;
+    zip_stat_init(&sb);
+    if (zip_stat(z, full, 0, &sb) != 0)
+        return spt__err(SPT_EPARSE, "%s: expected a member %s, found none", name, full);
+    if (!(sb.valid & ZIP_STAT_SIZE) || !(sb.valid & ZIP_STAT_COMP_SIZE))
+        return spt__err(SPT_EPARSE, "%s: expected a size for the member, found none", label);
+    /* deflate cannot expand more than ~1032:1, so a larger claim is rejected before allocating */
+    uint64_t bound = sb.comp_method == ZIP_CM_STORE ? sb.comp_size : sb.comp_size * 1040u + 4096u;
+    if (sb.size > bound || sb.size > (uint64_t)INT64_MAX / 2)
+        return spt__err(SPT_EPARSE, "%s: expected at most %llu bytes from %llu compressed bytes, found a claim of %llu", label,
+                        (unsigned long long)bound, (unsigned long long)sb.comp_size, (unsigned long long)sb.size);
+    char *buf = spt__alloc_array(fn, (int64_t)sb.size, 1, 1, false, &st);
+    if (!buf) return st;
+    zip_file_t *zf = zip_fopen(z, full, 0);
+    if (!zf) {
+        spt__free(buf);
+        return spt__err(SPT_EPARSE, "%s: cannot open the member: %s", label, zip_strerror(z));
+    }
+    zip_uint64_t got = 0;
+    while (got < sb.size) {
+        zip_int64_t r = zip_fread(zf, buf + got, sb.size - got);
+        if (r <= 0) break;
+        got += (zip_uint64_t)r;
+    }
+    bool bad = got != sb.size;
+    char extra;
+    if (!bad && zip_fread(zf, &extra, 1) > 0) bad = true;
+    if (bad) {
+        st = spt__err(SPT_EPARSE, "%s: expected %llu bytes, found %llu (%s)", label, (unsigned long long)sb.size,
+                      (unsigned long long)got, zip_file_strerror(zf));
+        zip_fclose(zf);
+        spt__free(buf);
+        return st;
+    }
+    zip_fclose(zf);
+    st = spt__npy_parse(fn, label, buf, (size_t)sb.size, out);
+    spt__free(buf);
+    return st;
+}
+
+/* Element i of an integer array as int64; false for non-integers or values beyond int64. */
+#define GI_BOOL(T, p, v) false
+#define GI_INT(T, p, v) (*(v) = (int64_t)(*(const T *)(p)), true)
+#define GI_UINT(T, p, v) ((uint64_t)(*(const T *)(p)) <= (uint64_t)INT64_MAX ? (*(v) = (int64_t)(*(const T *)(p)), true) : false)
+#define GI_FLOAT(T, p, v) false
+#define GI_COMPLEX(T, p, v) false
+#define GI_STRING(T, p, v) false
+static bool get_i64(const spt_dense *d, int64_t i, int64_t *v) {
+    switch (d->dtype) {
+#define X(E, name, T, KIND)                                                                        \
+    case E:                                                                                        \
+        return GI_##KIND(T, (const T *)d->data + i, v);
+#include "spt_dtypes.def"
+#undef X
+    default: return false;
+    }
+}
+
+static spt_status need_int_vec(const char *name, const char *m, const spt_dense *d, int64_t rank, int64_t len) {
+    if (!spt_dtype_is_integer(d->dtype))
+        return spt__err(SPT_EPARSE, "%s[%s.npy]: expected an integer array, found %s", name, m, spt_dtype_name(d->dtype));
+    if (d->rank != rank || (rank == 1 && len >= 0 && d->shape[0] != len)) {
+        char sh[SPT__IDXBUF];
+        spt__fmt_index(sh, sizeof sh, d->shape, d->rank);
+        if (rank == 1 && len >= 0)
+            return spt__err(SPT_EPARSE, "%s[%s.npy]: expected shape [%lld], found %s", name, m, (long long)len, sh);
+        return spt__err(SPT_EPARSE, "%s[%s.npy]: expected a rank-%lld array, found shape %s", name, m, (long long)rank, sh);
+    }
+    return SPT_OK;
+}
+
+/* shape member -> int64 dims */
+static spt_status read_shape(const char *name, const spt_dense *s, int64_t *rank, int64_t *shape) {
+    SPT__TRY(need_int_vec(name, "shape", s, 1, -1));
+    if (s->shape[0] > SPT_MAX_RANK)
+        return spt__err(SPT_EPARSE, "%s[shape.npy]: expected at most %d dims, found %lld", name, SPT_MAX_RANK,
+                        (long long)s->shape[0]);
+    *rank = s->shape[0];
+    for (int64_t k = 0; k < *rank; k++)
+        if (!get_i64(s, k, &shape[k]) || shape[k] < 0)
+            return spt__err(SPT_EPARSE, "%s[shape.npy]: expected dims >= 0, found a bad dim %lld", name, (long long)k);
+    return SPT_OK;
+}
+
+static spt_status bad_index(const char *name, const char *m, int64_t i, int64_t v, int64_t dim) {
+    return spt__err(SPT_EPARSE, "%s[%s.npy]: expected an index in 0..%lld at entry %lld, found %lld", name, m,
+                    (long long)dim - 1, (long long)i, (long long)v);
+}
+
+static spt_status read_pydata(const char *fn, const char *name, zip_t *z, spt_tensor **out) {
+    spt_status st;
+    spt_dense *coords = NULL, *data = NULL, *shp = NULL, *fill = NULL;
+    spt_tensor *t = NULL;
+    int64_t rank, shape[SPT_MAX_RANK];
+    SPT__CHECK(member(fn, name, z, "shape", &shp));
+    SPT__CHECK(read_shape(name, shp, &rank, shape));
+    SPT__CHECK(member(fn, name, z, "data", &data));
+    if (data->rank != 1) {
+        st = spt__err(SPT_EPARSE, "%s[data.npy]: expected a rank-1 array, found rank %lld", name, (long long)data->rank);
+        goto fail;
+    }
+    int64_t n = data->shape[0];
+    SPT__CHECK(member(fn, name, z, "coords", &coords));
+    if (!spt_dtype_is_integer(coords->dtype) || coords->rank != 2 || coords->shape[0] != rank || coords->shape[1] != n) {
+        char sh[SPT__IDXBUF];
+        spt__fmt_index(sh, sizeof sh, coords->shape, coords->rank);
+        st = spt__err(SPT_EPARSE, "%s[coords.npy]: expected integers of shape [%lld,%lld], found %s %s", name, (long long)rank,
+                      (long long)n, spt_dtype_name(coords->dtype), sh);
+        goto fail;
+    }
+    if (has_member(z, "fill_value.npy")) {
+        SPT__CHECK(member(fn, name, z, "fill_value", &fill));
+        bool zero = fill->size == 1 && fill->dtype != SPT_STRING;
+        if (zero) {
+            size_t es = spt_dtype_size(fill->dtype);
+            if (spt_dtype_is_float(fill->dtype) || spt_dtype_is_complex(fill->dtype)) {
+                double re = fill->dtype == SPT_FLOAT32 ? *(float *)fill->data
+                            : fill->dtype == SPT_FLOAT64 ? *(double *)fill->data
+                            : fill->dtype == SPT_COMPLEX64 ? ((float *)fill->data)[0] : ((double *)fill->data)[0];
+                double im = fill->dtype == SPT_COMPLEX64 ? ((float *)fill->data)[1]
+                            : fill->dtype == SPT_COMPLEX128 ? ((double *)fill->data)[1] : 0.0;
+                zero = re == 0 && im == 0;
+            } else
+                zero = !memcmp(fill->data, spt__zero_elem, es);
+        } else if (fill->dtype == SPT_STRING && fill->size == 1)
+            zero = ((spt_str *)fill->data)[0].len == 0;
+        if (!zero) {
+            st = spt__err(SPT_EINVAL, "%s: fill_value is not zero; spt tensors have an implicit zero", name);
+            goto fail;
+        }
+    }
+    SPT__CHECK(spt__tensor_alloc(fn, data->dtype, rank, shape, n, NULL, &t));
+    for (int64_t k = 0; k < rank; k++)
+        for (int64_t i = 0; i < n; i++) {
+            int64_t v;
+            if (!get_i64(coords, k * n + i, &v) || v < 0 || v >= shape[k]) {
+                if (!get_i64(coords, k * n + i, &v)) v = -1;
+                st = bad_index(name, "coords", i, v, shape[k]);
+                goto fail;
+            }
+            t->indices[i * rank + k] = v;
+        }
+    memcpy(t->values, data->data, (size_t)n * spt_dtype_size(data->dtype));
+    if (t->dtype == SPT_STRING) SPT__CHECK(spt__arena_adopt_all(&t->strings, t->values, n));
+    t->flags = SPT__F_VALID;
+    spt_dense_free(coords);
+    spt_dense_free(data);
+    spt_dense_free(shp);
+    spt_dense_free(fill);
+    *out = t;
+    return SPT_OK;
+fail:
+    spt_dense_free(coords);
+    spt_dense_free(data);
+    spt_dense_free(shp);
+    spt_dense_free(fill);
+    spt_tensor_free(t);
+    return st;
+}
+
+static spt_status read_scipy(const char *fn, const char *name, zip_t *z, spt_tensor **out) {
+    spt_status st;
+    spt_dense *fmt = NULL, *data = NULL, *shp = NULL, *a = NULL, *b = NULL;
+    spt_tensor *t = NULL;
+    int64_t rank, shape[SPT_MAX_RANK];
+    char f[8] = "";
+    SPT__CHECK(member(fn, name, z, "format", &fmt));
+    if (fmt->dtype == SPT_STRING && fmt->size == 1 && ((spt_str *)fmt->data)->len < 8) {
+        memcpy(f, ((spt_str *)fmt->data)->data, (size_t)((spt_str *)fmt->data)->len);
+        f[((spt_str *)fmt->data)->len] = 0;
+    }
+    bool coo = !strcmp(f, "coo"), csr = !strcmp(f, "csr"), csc = !strcmp(f, "csc");
+    if (!coo && !csr && !csc) {
+        st = spt__err(SPT_EPARSE, "%s[format.npy]: expected 'coo', 'csr' or 'csc', found '%s'", name, f);
+        goto fail;
+    }
+    SPT__CHECK(member(fn, name, z, "shape", &shp));
+    SPT__CHECK(read_shape(name, shp, &rank, shape));
+    if (rank != 2) {
+        st = spt__err(SPT_EPARSE, "%s[shape.npy]: expected 2 dims for a SciPy matrix, found %lld", name, (long long)rank);
+        goto fail;
+    }
+    SPT__CHECK(member(fn, name, z, "data", &data));
+    if (data->rank != 1) {
+        st = spt__err(SPT_EPARSE, "%s[data.npy]: expected a rank-1 array, found rank %lld", name, (long long)data->rank);
+        goto fail;
+    }
+    int64_t n = data->shape[0];
+    if (coo) {
+        SPT__CHECK(member(fn, name, z, "row", &a));
+        SPT__CHECK(need_int_vec(name, "row", a, 1, n));
+        SPT__CHECK(member(fn, name, z, "col", &b));
+        SPT__CHECK(need_int_vec(name, "col", b, 1, n));
+    } else {
+        SPT__CHECK(member(fn, name, z, "indptr", &a));
+        SPT__CHECK(need_int_vec(name, "indptr", a, 1, (csr ? shape[0] : shape[1]) + 1));
+        SPT__CHECK(member(fn, name, z, "indices", &b));
+        SPT__CHECK(need_int_vec(name, "indices", b, 1, n));
+    }
+    SPT__CHECK(spt__tensor_alloc(fn, data->dtype, 2, shape, n, NULL, &t));
+    if (coo) {
+        for (int64_t i = 0; i < n; i++) {
+            int64_t r = -1, c = -1;
+            if (!get_i64(a, i, &r) || r < 0 || r >= shape[0]) {
+                st = bad_index(name, "row", i, r, shape[0]);
+                goto fail;
+            }
+            if (!get_i64(b, i, &c) || c < 0 || c >= shape[1]) {
+                st = bad_index(name, "col", i, c, shape[1]);
+                goto fail;
+            }
+            t->indices[2 * i] = r;
+            t->indices[2 * i + 1] = c;
+        }
+    } else {
+        int64_t outer = csr ? shape[0] : shape[1], inner = csr ? shape[1] : shape[0];
+        int64_t prev = 0, p0 = -1;
+        if (!get_i64(a, 0, &p0) || p0 != 0) {
+            st = spt__err(SPT_EPARSE, "%s[indptr.npy]: expected indptr[0] = 0, found %lld", name, (long long)p0);
+            goto fail;
+        }
+        for (int64_t r = 0; r < outer; r++) {
+            int64_t e = -1;
+            if (!get_i64(a, r + 1, &e) || e < prev || e > n) {
+                st = spt__err(SPT_EPARSE, "%s[indptr.npy]: expected a value in %lld..%lld at %lld, found %lld", name,
+                              (long long)prev, (long long)n, (long long)(r + 1), (long long)e);
+                goto fail;
+            }
+            for (int64_t i = prev; i < e; i++) {
+                int64_t c = -1;
+                if (!get_i64(b, i, &c) || c < 0 || c >= inner) {
+                    st = bad_index(name, "indices", i, c, inner);
+                    goto fail;
+                }
+                t->indices[2 * i] = csr ? r : c;
+                t->indices[2 * i + 1] = csr ? c : r;
+            }
+            prev = e;
+        }
+        if (prev != n) {
+            st = spt__err(SPT_EPARSE, "%s[indptr.npy]: expected the last value %lld (the entry count), found %lld", name,
+                          (long long)n, (long long)prev);
+            goto fail;
+        }
+    }
+    memcpy(t->values, data->data, (size_t)n * spt_dtype_size(data->dtype));
+    if (t->dtype == SPT_STRING) SPT__CHECK(spt__arena_adopt_all(&t->strings, t->values, n));
+    t->flags = SPT__F_VALID;
+    *out = t;
+    t = NULL;
+    st = SPT_OK;
+fail:
+    spt_dense_free(fmt);
+    spt_dense_free(data);
+    spt_dense_free(shp);
+    spt_dense_free(a);
+    spt_dense_free(b);
+    spt_tensor_free(t);
+    return st;
+}
+
+spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor **out) {
+    static const char fn[] = "spt_read_npz";
+    (void)opts;
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    spt__file f;
+    SPT__TRY(spt__file_load(fn, path, &f));
+    const char *name = spt__display_name(path);
+    spt_status st;
+    zip_error_t ze;
+    zip_error_init(&ze);
+    zip_source_t *src = zip_source_buffer_create(f.len ? f.data : "", f.len, 0, &ze);
+    zip_t *z = NULL;
+    if (src) {
+        z = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
+        if (!z) zip_source_free(src);
+    }
+    if (!z) {
+        st = spt__err(SPT_EPARSE, "%s: expected a zip archive (.npz), found something else: %s", name, zip_error_strerror(&ze));
+        zip_error_fini(&ze);
+        spt__file_release(&f);
+        return st;
+    }
+    zip_error_fini(&ze);
+    if (has_member(z, "coords.npy")) st = read_pydata(fn, name, z, out);
+    else if (has_member(z, "format.npy")) st = read_scipy(fn, name, z, out);
+    else if (has_member(z, "indptr.npy"))
+        st = spt__err(SPT_EPARSE, "%s: expected a COO archive (coords.npy), found a GCXS one (not supported)", name);
+    else st = spt__err(SPT_EPARSE, "%s: expected the members coords.npy or format.npy, found neither", name);
+    zip_discard(z);
+    spt__file_release(&f);
+    return st;
+}
+
+/* ---- writing ---------------------------------------------------------------------------------- */
+
+typedef struct bufs {
+    char *b[6];
+    int n;
+} bufs;
+
+static spt_status add_member(const char *fn, zip_t *z, bufs *keep, const char *m, spt_dtype dt, int64_t rank,
+                             const int64_t *shape, const void *data) {
+    char *b = NULL;
+    size_t len = 0;
+    SPT__TRY(spt__npy_build(fn, dt, rank, shape, data, &b, &len));
+    keep->b[keep->n++] = b;
+    zip_source_t *s = zip_source_buffer(z, b, len, 0);
+    if (!s) return spt__err(SPT_ENOMEM, "%s: cannot add %s: %s", fn, m, zip_strerror(z));
+    if (zip_file_add(z, m, s, ZIP_FL_OVERWRITE) < 0) {
+        zip_source_free(s);
+        return spt__err(SPT_EIO, "%s: cannot add %s: %s", fn, m, zip_strerror(z));
+    }
+    return SPT_OK;
+}
+
+spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavour) {
+    static const char fn[] = "spt_write_npz";
+    spt_status st = SPT_OK;
+    if (!t || !path) return spt__err(SPT_EINVAL, "%s: NULL tensor or path", fn);
+    if (!strcmp(path, "-")) return spt__err(SPT_EINVAL, "%s: .npz cannot be written to stdout", fn);
+    if (flavour == SPT_FORMAT_AUTO) flavour = SPT_FORMAT_NPZ;
+    if (flavour != SPT_FORMAT_NPZ && flavour != SPT_FORMAT_NPZ_SCIPY_COO && flavour != SPT_FORMAT_NPZ_SCIPY_CSR)
+        return spt__err(SPT_EINVAL, "%s: %s is not an .npz flavour", fn, spt_format_name(flavour));
+    if (flavour != SPT_FORMAT_NPZ && t->rank != 2)
+        return spt__err(SPT_EINVAL, "%s: SciPy archives hold matrices; the tensor has rank %lld", fn, (long long)t->rank);
+    SPT__TRY(spt__ensure_valid(fn, t));
+    const int64_t n = t->nnz, R = t->rank;
+    int64_t *ix = NULL, *perm = NULL, *ptr = NULL;
+    void *vals = NULL;
+    char *tmp = NULL;
+    zip_t *z = NULL;
+    bufs keep = {{0}, 0};
+    SPT__CHECK(spt__tmp_path(fn, path, &tmp));
+    int ze = 0;
+    z = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &ze);
+    if (!z) {
+        st = spt__err(SPT_EIO, "%s: cannot create %s (libzip error %d)", fn, path, ze);
+        goto fail;
+    }
+    int64_t shp1[1] = {R};
+    if (flavour == SPT_FORMAT_NPZ) {
+        ix = spt__alloc_array(fn, R, n, sizeof(int64_t), false, &st);
+        if (!ix) goto fail;
+        for (int64_t k = 0; k < R; k++)
+            for (int64_t i = 0; i < n; i++) ix[k * n + i] = t->indices[i * R + k];
+        int64_t cs[2] = {R, n}, ds[1] = {n};
+        SPT__CHECK(add_member(fn, z, &keep, "coords.npy", SPT_INT64, 2, cs, ix));
+        SPT__CHECK(add_member(fn, z, &keep, "data.npy", t->dtype, 1, ds, t->values));
+        SPT__CHECK(add_member(fn, z, &keep, "shape.npy", SPT_INT64, 1, shp1, t->shape));
+        static const spt_str empty = {"", 0};
+        SPT__CHECK(add_member(fn, z, &keep, "fill_value.npy", t->dtype, 0, NULL,
+                              t->dtype == SPT_STRING ? (const void *)&empty : spt__zero_elem));
+    } else {
+        bool i32 = t->shape[0] <= INT32_MAX && t->shape[1] <= INT32_MAX && n <= INT32_MAX;
+        spt_dtype it = i32 ? SPT_INT32 : SPT_INT64;
+        size_t is = spt_dtype_size(it);
+        const int64_t *src = t->indices;
+        const void *vsrc = t->values;
+        size_t es = spt_dtype_size(t->dtype);
+        if (flavour == SPT_FORMAT_NPZ_SCIPY_CSR && !spt_tensor_is_row_major(t, true)) {
+            perm = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
+            if (!perm) goto fail;
+            SPT__CHECK(spt_argsort(t, NULL, perm));
+            int64_t *six = spt__alloc_array(fn, n, 2, sizeof(int64_t), false, &st);
+            if (!six) goto fail;
+            vals = spt__alloc_array(fn, n, 1, es, false, &st);
+            if (!vals) {
+                spt__free(six);
+                goto fail;
+            }
+            for (int64_t i = 0; i < n; i++) {
+                six[2 * i] = t->indices[2 * perm[i]];
+                six[2 * i + 1] = t->indices[2 * perm[i] + 1];
+                spt__copy_elem(vals, i, t->values, perm[i], es);
+            }
+            spt__free(perm);
+            perm = six; /* keep for freeing */
+            src = six;
+            vsrc = vals;
+        }
+        ix = spt__alloc_array(fn, 2, n, is, false, &st);
+        if (!ix) goto fail;
+        int64_t ds[1] = {n};
+        if (flavour == SPT_FORMAT_NPZ_SCIPY_COO) {
+            for (int64_t i = 0; i < n; i++)
+                for (int k = 0; k < 2; k++) {
+                    if (i32) ((int32_t *)ix)[k * n + i] = (int32_t)src[2 * i + k];
+                    else ix[k * n + i] = src[2 * i + k];
+                }
+            SPT__CHECK(add_member(fn, z, &keep, "row.npy", it, 1, ds, ix));
+            SPT__CHECK(add_member(fn, z, &keep, "col.npy", it, 1, ds, (char *)ix + (size_t)n * is));
+        } else {
+            int64_t M = t->shape[0];
+            ptr = spt__alloc_array(fn, M + 1, 1, sizeof(int64_t), true, &st);
+            if (!ptr) goto fail;
+            for (int64_t i = 0; i < n; i++) ptr[src[2 * i] + 1]++;
+            for (int64_t r = 0; r < M; r++) ptr[r + 1] += ptr[r];
+            if (i32)
+                for (int64_t r = 0; r <= M; r++) ((int32_t *)ptr)[r] = (int32_t)ptr[r];
+            for (int64_t i = 0; i < n; i++) {
+                if (i32) ((int32_t *)ix)[i] = (int32_t)src[2 * i + 1];
+                else ix[i] = src[2 * i + 1];
+            }
+            int64_t ps[1] = {M + 1};
+            SPT__CHECK(add_member(fn, z, &keep, "indices.npy", it, 1, ds, ix));
+            SPT__CHECK(add_member(fn, z, &keep, "indptr.npy", it, 1, ps, ptr));
+        }
+        static const spt_str fcoo = {"coo", 3}, fcsr = {"csr", 3};
+        SPT__CHECK(add_member(fn, z, &keep, "format.npy", SPT_STRING, 0, NULL,
+                              flavour == SPT_FORMAT_NPZ_SCIPY_COO ? &fcoo : &fcsr));
+        int64_t ss[1] = {2};
+        SPT__CHECK(add_member(fn, z, &keep, "shape.npy", SPT_INT64, 1, ss, t->shape));
+        SPT__CHECK(add_member(fn, z, &keep, "data.npy", t->dtype, 1, ds, vsrc));
+    }
+    if (zip_close(z) != 0) {
+        st = spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, path, zip_strerror(z));
+        goto fail;
+    }
+    z = NULL;
+    st = spt__rename_into(fn, tmp, path);
+    spt__free(tmp);
+    tmp = NULL;
+fail:
+    if (z) zip_discard(z);
+    if (tmp) {
+        unlink(tmp);
+        spt__free(tmp);
+    }
+    for (int i = 0; i < keep.n; i++) spt__free(keep.b[i]);
+    spt__free(ix);
+    spt__free(perm);
+    spt__free(ptr);
+    spt__free(vals);
+    return st;
+}

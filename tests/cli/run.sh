@@ -1,0 +1,156 @@
+#!/bin/sh
+# run.sh [SPT] -- golden-output tests of the spt command, then spt <-> Python (.npz) interop checks.
+#
+# Every case is a shell snippet run in tests/cli with `spt` = the binary under test and $T = a fresh
+# temporary directory. Its stdout, stderr and exit code (with $T written as $T) must equal
+# tests/cli/golden/NAME.out. UPDATE=1 rewrites the golden files (review the diff!).
+# Run from the repository root (`make test` does, through build/tests/cli/test_cli).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+SPT=$(cd "$(dirname "${1:-build/spt}")" && pwd)/$(basename "${1:-build/spt}")
+[ -x "$SPT" ] || { echo "run.sh: no spt binary at $SPT" >&2; exit 1; }
+PY=${PYTHON:-/usr/bin/python3}
+T=$(mktemp -d /tmp/spt_cli_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0; failed=""
+
+spt() { "$SPT" "$@"; }
+
+check() {
+  name=$1; shift
+  out="$T/.out"
+  d="$T/$name"
+  mkdir -p "$d"
+  ( cd "$here" && T=$d && export T && eval "$*" ) > "$out.1" 2> "$out.2"
+  rc=$?
+  { cat "$out.1"; echo "--- stderr"; cat "$out.2"; echo "--- exit $rc"; } | sed "s|$d|\$T|g" > "$out"
+  rm -f "$out.1" "$out.2"
+  if [ "${UPDATE:-0}" = 1 ]; then cp "$out" "$here/golden/$name.out"; pass=$((pass+1)); return; fi
+  if cmp -s "$out" "$here/golden/$name.out"; then pass=$((pass+1)); else
+    fail=$((fail+1)); failed="$failed $name"
+    echo "=== FAIL $name: $*"; diff "$here/golden/$name.out" "$out" | head -20
+  fi
+}
+
+# ---- help and usage ----
+check help 'spt --help'
+for c in info validate convert reorder concat split slice reduce add matmul to-dense sparsify spy; do
+  check "help_$c" "spt $c --help"
+done
+check usage_none 'spt'
+check usage_unknown_cmd 'spt frobnicate'
+check usage_missing_arg 'spt info'
+check usage_unknown_opt 'spt info --bogus in/t3.tns'
+check usage_threads 'spt --threads 0 info in/t3.tns'
+check usage_format 'spt convert --to csv in/t3.tns -'
+check usage_no_ext 'spt info in/noext'
+
+# ---- info, validate ----
+check info_t3 'spt info in/t3.tns'
+check info_mtx 'spt info in/m.mtx'
+check info_npy 'spt --threads 1 info in/d.npy'
+check info_stdin 'spt info - < in/m.tns'
+check info_npz_scipy 'spt info data/scipy_csr.npz'
+check info_npz_pydata 'spt info data/pydata3.npz'
+check validate_ok 'spt validate in/t3.tns'
+check validate_strict 'spt validate --strict in/t3.tns'
+check validate_strict_ok 'spt reorder in/m.tns | spt validate --strict -'
+
+# ---- convert, reorder, to-dense ----
+check convert_stdout 'spt convert in/t3.tns'
+check convert_mtx 'spt convert in/m.mtx $T/m.tns && cat $T/m.tns && spt convert in/m.tns -o $T/x.mtx && cat $T/x.mtx'
+check convert_npz 'spt convert in/t3.tns $T/t3.npz && spt convert $T/t3.npz -'
+check convert_scipy 'spt convert --to npz-scipy-csr in/t3.tns $T/x.npz; spt convert --to npz-scipy-csr in/m.tns $T/m.npz && spt convert $T/m.npz'
+check convert_npy 'spt convert in/d.npy - && spt convert in/m.tns $T/m.npy && spt convert $T/m.npy -'
+check convert_dtype 'spt convert --dtype int8 in/m.tns - && spt convert --dtype int8 in/t3.tns -'
+check convert_format 'spt convert --format tns in/noext -'
+check reorder_rowmajor 'spt reorder in/t3.tns'
+check reorder_order 'spt reorder --order 2,0,1 in/t3.tns'
+check reorder_bad 'spt reorder --order 0,1 in/t3.tns; spt reorder --order 0,0,1 in/t3.tns'
+check to_dense 'spt to-dense in/m.tns -o $T/m.npy && spt convert $T/m.npy - && spt to-dense --validate in/t3.tns -o $T/t.npy'
+
+# ---- layout and math ops ----
+check concat_axis1 'spt concat --axis 1 in/m.tns in/m2.tns'
+check concat_axis0 'spt concat in/m.tns in/m2.tns in/m.tns'
+check concat_bad 'spt concat --axis 0 in/m.tns in/t3.tns'
+check split 'spt split --axis 0 --num 2 in/t3.tns -o $T/p && cat $T/p0.tns $T/p1.tns'
+check slice 'spt slice --start 0,1 --size 2,2 in/m.tns'
+check slice_bad 'spt slice --start 0 --size 2 in/m.tns'
+check reduce_sum 'spt reduce --op sum --axis 1 in/t3.tns'
+check reduce_max 'spt reduce --op max --axis 0,2 in/t3.tns'
+check reduce_all 'spt reduce in/t3.tns && spt reduce --dense --axis -1 -o $T/r.npy in/t3.tns && spt convert $T/r.npy'
+check reduce_bad 'spt reduce --op mean in/t3.tns; spt reduce --axis 3 in/t3.tns'
+check add 'spt add in/m.tns in/m2.tns'
+check add_bad 'spt add in/m.tns in/t3.tns'
+check matmul 'spt matmul in/m.tns in/b.npy && spt matmul in/m.tns in/b.npy -o $T/p.npy && spt convert $T/p.npy'
+check matmul_bad 'spt matmul in/t3.tns in/b.npy'
+check sparsify 'spt sparsify --ind-rank 1 --map 0:0 in/m.tns in/map.tns && spt sparsify --ind-rank 1 --map 0:0 in/m.tns in/map.tns -o -'
+check spy 'spt spy in/m.tns -o $T/m.png && od -An -tx1 -N24 $T/m.png && spt spy --modes 2,0 --size 2 in/t3.tns -o $T/t.png && od -An -tx1 -j16 -N8 $T/t.png'
+check spy_bad 'spt spy --modes 0,5 in/t3.tns -o $T/x.png; echo "rc=$?"; ls -a $T'
+
+# ---- malformed files: FILE:LINE message, exit 1, no output file left behind ----
+check bad_fields 'spt convert in/bad_fields.tns $T/o.tns; echo "rc=$?"; ls -a $T'
+check bad_zero 'spt convert in/bad_zero.tns $T/o.tns; echo "rc=$?"; ls -a $T'
+check bad_overflow 'spt info in/bad_overflow.tns'
+check bad_header 'spt info in/bad_header.tns'
+check bad_value 'spt validate in/bad_value.tns'
+check bad_claim 'spt info in/bad_claim.mtx'
+check bad_count 'spt info in/bad_count.mtx'
+check bad_npz 'spt info in/bad.npz'
+check bad_missing 'spt info in/nonexistent.tns'
+check write_fail 'spt convert in/m.tns /nonexistent/dir/o.tns'
+check write_npz_fail 'spt convert in/t3.tns --to npz-scipy-coo $T/o.npz; echo "rc=$?"; ls -a $T'
+
+# ---- Python interop: .npz written by spt read by pydata/sparse and SciPy, and the other way round ----
+if "$PY" -c 'import numpy, scipy.sparse, sparse' 2>/dev/null; then
+  "$SPT" convert "$here/in/t3.tns" "$T/py_pd.npz" &&
+  "$SPT" convert --to npz-scipy-coo "$here/in/m.tns" "$T/py_coo.npz" &&
+  "$SPT" convert --to npz-scipy-csr "$here/in/m.tns" "$T/py_csr.npz" &&
+  "$SPT" convert "$here/in/m.tns" "$T/py_m.npy" &&
+  "$PY" - "$T" <<'EOF' > "$T/py.log" 2>&1
+import sys, numpy as np, scipy.sparse as ss, sparse
+T = sys.argv[1]
+x = sparse.load_npz(T + '/py_pd.npz')
+assert x.shape == (2, 3, 2) and x.nnz == 5 and x.fill_value == 0, x
+# entries as stored (the duplicate [1,2,0] included)
+assert x.coords.T.tolist() == [[1, 2, 0], [0, 0, 0], [0, 1, 1], [1, 2, 0], [1, 0, 1]], x.coords
+assert x.data.tolist() == [2.5, 1, -3, 4, 0.5], x.data
+m = np.array([[1, 0, 2], [0, 3, 0], [4, 0, 0]])
+for f in ('py_coo', 'py_csr'):
+    a = ss.load_npz(T + '/' + f + '.npz')
+    assert a.format == f[3:] and np.array_equal(a.toarray(), m), (f, a.toarray())
+assert np.array_equal(np.load(T + '/py_m.npy'), m)
+# the other way round
+r = np.random.default_rng(7)
+b = ss.random(6, 9, density=0.3, format='csr', random_state=7)
+ss.save_npz(T + '/in_csr.npz', b); ss.save_npz(T + '/in_coo.npz', b.tocoo())
+ss.save_npz(T + '/in_csc.npz', b.tocsc())
+y = sparse.random((3, 4, 5), density=0.3, random_state=7)
+sparse.save_npz(T + '/in_pd.npz', y)
+np.save(T + '/in.npy', y.todense())
+np.savetxt(T + '/ref_b.txt', b.toarray())
+np.savetxt(T + '/ref_y.txt', y.todense().reshape(-1))
+EOF
+  if [ $? -ne 0 ]; then fail=$((fail+1)); failed="$failed python_read"; cat "$T/py.log"; else pass=$((pass+1)); fi
+  ok=1
+  for f in in_csr in_coo in_csc; do
+    "$SPT" to-dense "$T/$f.npz" -o "$T/$f.npy" || ok=0
+  done
+  "$SPT" to-dense "$T/in_pd.npz" -o "$T/in_pd.npy" || ok=0
+  "$PY" - "$T" <<'EOF' >> "$T/py.log" 2>&1 || ok=0
+import sys, numpy as np
+T = sys.argv[1]
+b = np.loadtxt(T + '/ref_b.txt')
+for f in ('in_csr', 'in_coo', 'in_csc'):
+    assert np.array_equal(np.load(T + '/' + f + '.npy'), b), f
+y = np.loadtxt(T + '/ref_y.txt')
+assert np.array_equal(np.load(T + '/in_pd.npy').reshape(-1), y)
+EOF
+  if [ $ok = 1 ]; then pass=$((pass+1)); else fail=$((fail+1)); failed="$failed python_write"; cat "$T/py.log"; fi
+else
+  echo "run.sh: numpy/scipy/sparse not importable by $PY: interop checks skipped"
+fi
+
+echo "[cli] $pass passed, $fail failed"
+[ -n "$failed" ] && echo "[cli] failing:$failed"
+[ $fail -eq 0 ]
