@@ -67,6 +67,21 @@ static void test_expand_nonconcat_dim(void **state) {
     for (int i = 0; i < 4; i++) spt_tensor_free(t[i]);
 }
 
+/* The seed-003 reference example of expand_nonconcat_dim: [3,3] and [2,4] along dim 1 -> [3,7]. */
+static void test_seed003_expand_example(void **state) {
+    (void)state;
+    int64_t s1[2] = {3, 3}, s2[2] = {2, 4}, i1[6] = {0, 2, 1, 0, 2, 1}, i2[4] = {0, 1, 0, 2};
+    spt_str v1[3] = {{"a", 1}, {"b", 1}, {"c", 1}}, v2[2] = {{"d", 1}, {"e", 1}};
+    spt_tensor *t[2] = {mk(SPT_STRING, 2, s1, 3, i1, v1), mk(SPT_STRING, 2, s2, 2, i2, v2)}, *c = NULL;
+    ASSERT_ST(SPT_EINVAL, spt_concat((const spt_tensor *const *)t, 2, 1, false, &c));
+    ASSERT_OK(spt_concat((const spt_tensor *const *)t, 2, 1, true, &c));
+    int64_t ws[2] = {3, 7}, wi[10] = {0, 2, 0, 4, 0, 5, 1, 0, 2, 1};
+    spt_str wv[5] = {{"a", 1}, {"d", 1}, {"e", 1}, {"b", 1}, {"c", 1}};
+    spt_test_expect_tensor(c, 2, ws, 5, wi, wv);
+    spt_tensor_free(c);
+    for (int i = 0; i < 2; i++) spt_tensor_free(t[i]);
+}
+
 /* Unsorted inputs are sorted; duplicates keep their input order (stable); one input is sorted too. */
 static void test_unsorted_and_single(void **state) {
     (void)state;
@@ -230,6 +245,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_concat3_axis1),       cmocka_unit_test(test_strings_docstring),
         cmocka_unit_test(test_expand_nonconcat_dim), cmocka_unit_test(test_unsorted_and_single),
+        cmocka_unit_test(test_seed003_expand_example),
         cmocka_unit_test(test_empty_and_zero_dims), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_property_dense),      cmocka_unit_test(test_alloc_sweep),
     };

@@ -39,6 +39,26 @@ static void test_fill_number(void **state) {
     spt_tensor_free(t);
 }
 
+/* The seed-003 reference example: rows 1 and 4 of a [5,6] string tensor are empty. */
+static void test_seed003_example(void **state) {
+    (void)state;
+    int64_t s[2] = {5, 6}, ix[8] = {0, 1, 0, 3, 2, 0, 3, 1};
+    spt_str v[4] = {{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}}, dv = {"default_value", 13};
+    spt_tensor *t, *o;
+    spt_dense *ind;
+    ASSERT_OK(spt_tensor_new(SPT_STRING, 2, s, 4, ix, v, NULL, &t));
+    ASSERT_OK(spt_fill_empty_rows(t, &dv, &o, &ind, NULL));
+    int64_t wi[12] = {0, 1, 0, 3, 1, 0, 2, 0, 3, 1, 4, 0};
+    spt_str wv[6] = {{"a", 1}, {"b", 1}, {"default_value", 13}, {"c", 1}, {"d", 1}, {"default_value", 13}};
+    bool wind[5] = {false, true, false, false, true};
+    spt_test_expect_tensor(o, 2, s, 6, wi, wv);
+    expect_bools(ind, 5, wind);
+    lt_expect_row_major(o);
+    spt_tensor_free(o);
+    spt_dense_free(ind);
+    spt_tensor_free(t);
+}
+
 /* testUnordered: columns inside a row keep input order; testNoEmptyRowsAndUnordered. */
 static void test_unordered(void **state) {
     (void)state;
@@ -230,6 +250,7 @@ static void test_alloc_sweep(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fill_number),      cmocka_unit_test(test_unordered),
+        cmocka_unit_test(test_seed003_example),
         cmocka_unit_test(test_pass_through_strings), cmocka_unit_test(test_empty_and_errors),
         cmocka_unit_test(test_property),         cmocka_unit_test(test_alloc_sweep),
     };

@@ -30,6 +30,24 @@ static void test_basic_and_tight(void **state) {
     spt_tensor_free(t);
 }
 
+/* The seed-003 reference example: shape [2,3,5]; [2,3,6] fine, [2,3,4] an error, None -> [2,3,4]. */
+static void test_seed003_example(void **state) {
+    (void)state;
+    int64_t s[3] = {2, 3, 5}, ix[12] = {0, 0, 1, 0, 1, 0, 0, 2, 2, 1, 0, 3};
+    spt_str v[4] = {{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}};
+    spt_tensor *t, *o;
+    ASSERT_OK(spt_tensor_new(SPT_STRING, 3, s, 4, ix, v, NULL, &t));
+    int64_t ok[3] = {2, 3, 6}, small[3] = {2, 3, 4};
+    ASSERT_OK(spt_reset_shape(t, ok, &o));
+    spt_test_expect_tensor(o, 3, ok, 4, ix, v);
+    spt_tensor_free(o);
+    ASSERT_ST(SPT_EINVAL, spt_reset_shape(t, small, &o));
+    ASSERT_OK(spt_reset_shape(t, NULL, &o));
+    spt_test_expect_tensor(o, 3, small, 4, ix, v);
+    spt_tensor_free(o);
+    spt_tensor_free(t);
+}
+
 static void test_empty_strings_rank0(void **state) {
     (void)state;
     spt_tensor *t, *o;
@@ -126,6 +144,7 @@ static void test_alloc_sweep(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic_and_tight), cmocka_unit_test(test_empty_strings_rank0),
+        cmocka_unit_test(test_seed003_example),
         cmocka_unit_test(test_property_dense),  cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -29,6 +29,22 @@ static void test_basic(void **state) {
     spt_tensor_free(t);
 }
 
+/* The seed-003 reference example: [4,5], keep entries 0 and 3. */
+static void test_seed003_example(void **state) {
+    (void)state;
+    int64_t s[2] = {4, 5}, ix[8] = {0, 1, 0, 3, 2, 0, 3, 1};
+    spt_str v[4] = {{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}};
+    bool m[4] = {true, false, false, true};
+    spt_tensor *t, *o;
+    ASSERT_OK(spt_tensor_new(SPT_STRING, 2, s, 4, ix, v, NULL, &t));
+    ASSERT_OK(spt_retain(t, m, 4, &o));
+    int64_t wi[4] = {0, 1, 3, 1};
+    spt_str wv[2] = {{"a", 1}, {"d", 1}};
+    spt_test_expect_tensor(o, 2, s, 2, wi, wv);
+    spt_tensor_free(o);
+    spt_tensor_free(t);
+}
+
 static void test_strings_empty_rank0(void **state) {
     (void)state;
     int64_t s[1] = {4}, ix[3] = {3, 0, 2};
@@ -119,6 +135,7 @@ static void test_alloc_sweep(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic),          cmocka_unit_test(test_strings_empty_rank0),
+        cmocka_unit_test(test_seed003_example),
         cmocka_unit_test(test_property_dense), cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

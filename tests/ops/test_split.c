@@ -47,6 +47,23 @@ static void test_uneven_cols_strings(void **state) {
     for (int k = 0; k < 4; k++) spt_tensor_free(p[k]);
 }
 
+/* The seed-003 reference example: [2,7] "[_ a _ _ d e _; b c _ ...]" split along dim 1 in 2 -> [2,4], [2,3]. */
+static void test_seed003_example(void **state) {
+    (void)state;
+    int64_t s[2] = {2, 7}, ix[10] = {0, 2, 0, 4, 0, 5, 1, 0, 1, 1};
+    spt_str v[5] = {{"a", 1}, {"d", 1}, {"e", 1}, {"b", 1}, {"c", 1}};
+    spt_tensor *t, *p[2];
+    ASSERT_OK(spt_tensor_new(SPT_STRING, 2, s, 5, ix, v, NULL, &t));
+    ASSERT_OK(spt_split(t, 1, 2, p));
+    int64_t w0s[2] = {2, 4}, w1s[2] = {2, 3}, w0[6] = {0, 2, 1, 0, 1, 1}, w1[4] = {0, 0, 0, 1};
+    spt_str v0[3] = {{"a", 1}, {"b", 1}, {"c", 1}}, v1[2] = {{"d", 1}, {"e", 1}};
+    spt_test_expect_tensor(p[0], 2, w0s, 3, w0, v0);
+    spt_test_expect_tensor(p[1], 2, w1s, 2, w1, v1);
+    spt_tensor_free(p[0]);
+    spt_tensor_free(p[1]);
+    spt_tensor_free(t);
+}
+
 static void test_empty_and_errors(void **state) {
     (void)state;
     int64_t s[2] = {4, 6};
@@ -153,6 +170,7 @@ static void test_alloc_sweep(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seed_split),     cmocka_unit_test(test_uneven_cols_strings),
+        cmocka_unit_test(test_seed003_example),
         cmocka_unit_test(test_empty_and_errors), cmocka_unit_test(test_property_dense),
         cmocka_unit_test(test_alloc_sweep),
     };
