@@ -107,6 +107,12 @@ install: all
 	install -m 644 $(REL)/libspt.a $(REL)/libspt.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/spt.h include/spt_dtypes.def include/spt_status.def $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(REL)/spt $(DESTDIR)$(PREFIX)/bin/
+	@# the Python package, into $(PYSITE) (default: the system python's site directory)
+	@site="$(PYSITE)"; [ -n "$$site" ] || site=$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_path("purelib"))'); \
+	if [ -d python/spt ] && [ -n "$$site" ]; then \
+	  install -d "$(DESTDIR)$$site/spt" && install -m 644 python/spt/*.py "$(DESTDIR)$$site/spt/" && \
+	  echo "LIB = '$(PREFIX)/lib/libspt.so'" > "$(DESTDIR)$$site/spt/_install_config.py" && \
+	  echo "installed the spt Python package in $(DESTDIR)$$site/spt"; fi
 
 clean:
 	rm -rf build

@@ -19,7 +19,8 @@ from ._tensor import SparseTensor, sparse_arg
 
 def from_scipy(m):
     """A SparseTensor of rank 2 from any SciPy sparse matrix or array. Duplicates and the stored order
-    are kept; a matrix in canonical format (sorted, no duplicates) records the row-major order."""
+    are kept; a matrix in canonical format (sorted, no duplicates) records the row-major order.
+    Copies the row/col arrays (interleaved into N x 2 indices); shares `data` of a COO matrix."""
     import scipy.sparse as ss
 
     if not ss.issparse(m):
@@ -34,7 +35,7 @@ def from_scipy(m):
 
 def to_scipy(sp_input, format="coo"):
     """A SciPy sparse matrix of a rank-2 tensor: format "coo" (duplicates kept, entries in storage
-    order), or any format SciPy converts to ("csr", "csc", ...: duplicates summed by SciPy)."""
+    order), or any format SciPy converts to ("csr", "csc", ...: duplicates summed by SciPy). Copies."""
     import scipy.sparse as ss
 
     sp = sparse_arg(sp_input)
@@ -49,7 +50,8 @@ def to_scipy(sp_input, format="coo"):
 
 def from_pydata(x):
     """A SparseTensor from a pydata/sparse array (COO, or any format it converts to COO). The fill
-    value must be zero (InvalidArgumentError otherwise). A sorted COO records the row-major order."""
+    value must be zero (InvalidArgumentError otherwise). A sorted COO records the row-major order.
+    Copies coords (transposed to N x R); shares `data`."""
     import sparse
 
     if not isinstance(x, sparse.SparseArray):
@@ -79,7 +81,8 @@ def to_pydata(sp_input):
 
 def from_torch(t):
     """A SparseTensor from a torch sparse COO tensor (CPU; values 1-D, no hybrid dims) or a dense torch
-    tensor (through from_dense). A coalesced tensor records the row-major order."""
+    tensor (through from_dense). A coalesced tensor records the row-major order. Copies the indices
+    (transposed); shares the values' CPU storage when contiguous."""
     import torch
 
     if not isinstance(t, torch.Tensor):

@@ -615,3 +615,50 @@ def test_bad_arguments_raise_cleanly(i):
         assert str(e)
         return
     pytest.fail("no error")
+
+
+# ---- strings through the layout ops -----------------------------------------------------------------------
+
+@st.composite
+def string_tensors(draw, shape=None):
+    sp = draw(tensors(dtypes=["int64"], unique=True, shape=shape, max_rank=3))
+    vals = np.array([("s%d" % v).encode() * (abs(int(v)) % 3) + b"\x00" * (int(v) % 2) for v in sp.values],
+                    dtype=object)
+    return spt.SparseTensor(sp.indices, vals, sp.shape)
+
+
+def sdense(sp):
+    d = np.full(sp.shape, b"", dtype=object)
+    for ix, v in zip(sp.indices, sp.values):
+        d[tuple(ix)] = v
+    return d
+
+
+@needs("concat", "split", "slice", "transpose", "reshape", "retain", "fill_empty_rows")
+@SETTINGS
+@given(st.data())
+def test_string_layout_ops(data):
+    sp = data.draw(string_tensors())
+    d = sdense(sp)
+    assert np.array_equal(spt.to_dense(spt.reorder(sp)), d)
+    axis = data.draw(st.integers(0, sp.rank - 1))
+    other = data.draw(string_tensors(shape=sp.shape))
+    assert np.array_equal(sdense(spt.concat(axis, [sp, other])), np.concatenate([d, sdense(other)], axis=axis))
+    if sp.shape[axis]:
+        k = data.draw(st.integers(1, sp.shape[axis]))
+        for p, w in zip(spt.split(sp, k, axis), np.array_split(d, k, axis=axis)):
+            assert np.array_equal(sdense(p), w)
+    start = [data.draw(st.integers(0, s)) for s in sp.shape]
+    assert np.array_equal(sdense(spt.slice(sp, start, [2] * sp.rank)),
+                          d[tuple(slice(b, b + 2) for b in start)])
+    perm = list(range(sp.rank))[::-1]
+    assert np.array_equal(sdense(spt.transpose(sp, perm)), d.transpose(perm))
+    assert np.array_equal(sdense(spt.reshape(sp, [-1] if d.size else [0])), d.reshape(-1))
+    mask = np.arange(sp.nnz) % 2 == 0
+    assert spt.retain(sp, mask).values.tolist() == sp.values[mask].tolist()
+    if 0 not in sp.shape:
+        out, empty = spt.fill_empty_rows(sp, b"fill")
+        want = d.copy()
+        for r in np.nonzero(empty)[0]:
+            want[(r,) + (0,) * (sp.rank - 1)] = b"fill"
+        assert np.array_equal(sdense(out), want)
