@@ -416,6 +416,190 @@ spt_status spt_merge(const spt_tensor *const *sp_ids, int64_t n_ids, const spt_t
 /* ==== END MATH OPS */
 
 /* ==== TENSOR-OF-TENSORS (issue 5): domains, sparse maps, injection, sparsify. */
+/*
+ * A tensor-of-tensors (ToT) is an outer tensor whose every element is either EMPTY or a whole dense
+ * inner tensor. It is built from a tensor T and a sparse map (spt_sparsify*), and summed back into a
+ * dense tensor by spt_reduce_tot_sum. Semantics: /work/shared/spec/sparsify_tot.md (NWChemEx
+ * Chemist/TensorWrapper from_sparse_map / Domain / reduce_tot_sum).
+ *
+ * INDICES here are int64 rows of one rank, every component >= 0 (a negative component is SPT_EINVAL);
+ * index sets are ordered lexicographically, which for indices inside a shape is the row-major order.
+ *
+ * DOMAIN (spt_domain): an immutable sorted set of distinct indices of one rank, plus for each mode m
+ * the sorted distinct values appearing in mode m. An empty domain has rank 0 by convention, whatever
+ * rank it was built with.
+ *   result_extents[m] = the number of distinct values in mode m (the compressed Cartesian grid
+ *   sorted(set(x[:,0])) x ... x sorted(set(x[:,D-1])), not the bounding box);
+ *   result_index(x)[m] = the rank of x[m] among those values. Membership is not required:
+ *   in {(1,2),(2,3)} the non-member (1,3) maps to (0,1).
+ *
+ * SPARSE MAP (spt_sparse_map): independent index (key, rank ind_rank) -> domain of dependent indices
+ * (rank dep_rank). Immutable; stored CSR-like: keys sorted, one offsets array, one block of dependent
+ * indices (sorted within each key), one block of per-mode distinct values. Key i of a map is its i-th
+ * key in sorted order. A key whose domain is empty exists only if given by spt_sparse_map_new_with_keys.
+ *
+ * INJECTION: inject(x, {modes[k]: values[k]}) is the index y of rank rank(x) + ninj with
+ * y[modes[k]] = values[k] and the components of x, in order, in the remaining positions (increasing
+ * mode order). uninject drops the components at the given modes. Modes are distinct.
+ *
+ * DTYPES: ToTs hold numeric dtypes only (integers, floats, complex); bool and string are SPT_EDTYPE.
+ */
+
+typedef struct spt_domain spt_domain;
+typedef struct spt_sparse_map spt_sparse_map;
+typedef struct spt_tot spt_tot;
+
+/* -- domains -- */
+
+/* A new domain of n indices of `rank` (indices: n x rank, any order; duplicates collapsed).
+ * SPT_EINVAL: rank outside [0, SPT_MAX_RANK], n < 0, indices NULL with n*rank > 0, a negative component;
+ * SPT_EOVERFLOW: n*rank*8 bytes overflow. */
+spt_status spt_domain_new(int64_t rank, int64_t n, const int64_t *indices, spt_domain **out);
+void spt_domain_free(spt_domain *d);
+/* Rank of the indices (0 for an empty domain). */
+int64_t spt_domain_rank(const spt_domain *d);
+/* Number of distinct indices. */
+int64_t spt_domain_size(const spt_domain *d);
+/* The indices, size x rank, sorted lexicographically, distinct. Borrowed. */
+const int64_t *spt_domain_indices(const spt_domain *d);
+/* True when `index` (rank spt_domain_rank(d) components) is in the domain. */
+bool spt_domain_contains(const spt_domain *d, const int64_t *index);
+/* Write spt_domain_rank(d) extents: extents[m] = number of distinct values of mode m. */
+void spt_domain_result_extents(const spt_domain *d, int64_t *extents);
+/* out[m] = position of index[m] among the sorted distinct values of mode m (rank of them written).
+ * SPT_ERANGE when rank != spt_domain_rank(d) or when a component's value appears in no index of the
+ * domain in that mode (upstream's std::out_of_range). Membership of the whole index is not checked. */
+spt_status spt_domain_result_index(const spt_domain *d, int64_t rank, const int64_t *index, int64_t *out);
+
+/* -- injection -- */
+
+/* out (rank + ninj components) = inject(index, {modes[k]: values[k]}). SPT_ERANGE: a mode outside
+ * [0, rank + ninj); SPT_EINVAL: a mode given twice, a negative value, rank + ninj > SPT_MAX_RANK. */
+spt_status spt_inject_index(int64_t rank, const int64_t *index, int64_t ninj, const int64_t *modes,
+                            const int64_t *values, int64_t *out);
+/* out (rank - ninj components) = index without the components at modes[0..ninj) (the keys of an
+ * injection map). SPT_ERANGE: a mode outside [0, rank); SPT_EINVAL: a mode given twice. */
+spt_status spt_uninject_index(int64_t rank, const int64_t *index, int64_t ninj, const int64_t *modes,
+                              int64_t *out);
+/* A new domain: every index of d injected as by spt_inject_index (the modes are checked against
+ * rank(d) + ninj even when d is empty; an empty d gives an empty domain). Same errors. */
+spt_status spt_domain_inject(const spt_domain *d, int64_t ninj, const int64_t *modes, const int64_t *values,
+                             spt_domain **out);
+
+/* -- sparse maps -- */
+
+/* A new map from npairs (key, dependent index) pairs: ind is npairs x ind_rank, dep npairs x dep_rank,
+ * in any order, duplicates collapsed. Every key given has a non-empty domain. dep_rank is recorded as
+ * given (also when npairs == 0). SPT_EINVAL: a rank outside [0, SPT_MAX_RANK], npairs < 0, an array
+ * NULL while needed, a negative component; SPT_EOVERFLOW: sizes overflow. O(npairs log npairs) (one
+ * pass when the pairs come sorted). */
+spt_status spt_sparse_map_new(int64_t ind_rank, int64_t dep_rank, int64_t npairs, const int64_t *ind,
+                              const int64_t *dep, spt_sparse_map **out);
+/* Same, and also every one of the nkeys keys in `keys` (nkeys x ind_rank; duplicates collapsed) is a
+ * key of the map even if no pair names it (its domain is then empty). */
+spt_status spt_sparse_map_new_with_keys(int64_t ind_rank, int64_t dep_rank, int64_t nkeys, const int64_t *keys,
+                                        int64_t npairs, const int64_t *ind, const int64_t *dep,
+                                        spt_sparse_map **out);
+void spt_sparse_map_free(spt_sparse_map *m);
+int64_t spt_sparse_map_ind_rank(const spt_sparse_map *m);
+int64_t spt_sparse_map_dep_rank(const spt_sparse_map *m);
+/* Number of keys. */
+int64_t spt_sparse_map_nkeys(const spt_sparse_map *m);
+/* Number of distinct (key, dependent index) pairs. */
+int64_t spt_sparse_map_size(const spt_sparse_map *m);
+/* Key i (ind_rank components; keys are sorted), or NULL when i is outside [0, nkeys). Borrowed. */
+const int64_t *spt_sparse_map_key(const spt_sparse_map *m, int64_t i);
+/* The domain of key i as *count sorted distinct rows of dep_rank (NULL and *count = 0 when i is out of
+ * range). Borrowed. */
+const int64_t *spt_sparse_map_deps(const spt_sparse_map *m, int64_t i, int64_t *count);
+/* Binary search: true and *i = its number when `key` is a key (*i = -1 otherwise; i may be NULL). */
+bool spt_sparse_map_find(const spt_sparse_map *m, const int64_t *key, int64_t *i);
+/* True when dep is in the domain of key. */
+bool spt_sparse_map_contains(const spt_sparse_map *m, const int64_t *key, const int64_t *dep);
+/* A new spt_domain holding a copy of the domain of key i. SPT_ERANGE: i outside [0, nkeys). */
+spt_status spt_sparse_map_domain(const spt_sparse_map *m, int64_t i, spt_domain **out);
+
+/* -- the tensor-of-tensors -- */
+
+/* One outer element of a ToT, as returned by spt_tot_get / spt_tot_entry. All pointers are borrowed
+ * from the ToT. When !present (EMPTY): outer, shape and data are NULL and size is 0. A present inner
+ * tensor has rank `rank`, row-major data of `size` elements (>= 1: EMPTY and "all zeros" differ). */
+typedef struct spt_tot_inner {
+    bool present;
+    const int64_t *outer; /* outer_rank coordinates */
+    int64_t rank;         /* inner rank */
+    const int64_t *shape; /* inner shape */
+    int64_t size;
+    const void *data;
+} spt_tot_inner;
+
+/* A new ToT of a numeric dtype from n non-empty outer elements: outer (n x outer_rank, any order,
+ * distinct, inside outer_shape), inner_shapes (n x inner_rank), values = the n row-major inner tensors
+ * concatenated in the order given. Every other outer element is EMPTY. SPT_EDTYPE: not numeric;
+ * SPT_EINVAL: bad ranks/shapes, an outer index given twice, NULL arrays; SPT_ERANGE: an outer index
+ * outside outer_shape; SPT_EOVERFLOW: sizes overflow. */
+spt_status spt_tot_new(spt_dtype dtype, int64_t outer_rank, const int64_t *outer_shape, int64_t inner_rank,
+                       int64_t n, const int64_t *outer, const int64_t *inner_shapes, const void *values,
+                       spt_tot **out);
+void spt_tot_free(spt_tot *t);
+spt_dtype spt_tot_dtype(const spt_tot *t);
+int64_t spt_tot_outer_rank(const spt_tot *t);
+const int64_t *spt_tot_outer_shape(const spt_tot *t);
+int64_t spt_tot_inner_rank(const spt_tot *t);
+/* Number of non-empty outer elements. */
+int64_t spt_tot_count(const spt_tot *t);
+/* Total number of inner elements over all non-empty outer elements. */
+int64_t spt_tot_total_size(const spt_tot *t);
+/* The i-th non-empty outer element in row-major outer order, i in [0, spt_tot_count) (SPT_ERANGE
+ * otherwise). Walking i = 0, 1, ... visits every inner tensor once. */
+spt_status spt_tot_entry(const spt_tot *t, int64_t i, spt_tot_inner *inner);
+/* The outer element at outer_index (outer_rank components): SPT_OK with inner->present false when it
+ * is EMPTY. SPT_ERANGE: outer_index outside the outer shape. O(log count). */
+spt_status spt_tot_get(const spt_tot *t, const int64_t *outer_index, spt_tot_inner *inner);
+
+/* -- sparsify and its inverse -- */
+
+/* Build the ToT of T through sm: outer rank = ind_rank(sm), inner rank = dep_rank(sm), outer shape
+ * `outer_shape` (ind_rank dims). ind2mode holds nmap pairs (ind_mode, T_mode), flattened: independent
+ * mode ind2mode[2p] of the outer index is pinned at mode ind2mode[2p+1] of T. For every outer index o:
+ *   EMPTY if o is not a key or its domain is empty; otherwise the dense inner tensor A of shape
+ *   result_extents(sm[o]), zero except A[result_index(x)] = T[inject(x, {T_mode_p: o[ind_mode_p]})]
+ *   for every x in sm[o].
+ * Values are copied exactly. Checks, all before any work, in this order: dtype numeric (SPT_EDTYPE);
+ * dep_rank + nmap == rank(T) ("ranks don't work out", SPT_EINVAL); each ind_mode in [0, ind_rank) and
+ * T_mode in [0, rank(T)) (SPT_ERANGE), neither repeated (SPT_EINVAL); outer_shape (SPT_EINVAL /
+ * SPT_EOVERFLOW); every key inside outer_shape and every injected index of a non-empty domain inside T's
+ * shape (SPT_ERANGE, naming the injected index, the key and the dependent index).
+ * The outer index space is processed in blocks of consecutive outer elements, built in parallel (OpenMP);
+ * each inner tensor is written by one thread, so the result is identical for any thread count.
+ * Cost O(pairs * dep_rank * log) + O(result size). */
+spt_status spt_sparsify_dense(const spt_dense *T, const spt_sparse_map *sm, int64_t nmap, const int64_t *ind2mode,
+                              const int64_t *outer_shape, spt_tot **out);
+/* The same from a sparse T, never densified: T's entries are found through its row-major order (its own
+ * storage when known sorted that way, else a stable sorted permutation computed once, O(nnz)); an
+ * element absent from T reads as zero; among duplicate entries the last stored wins (as spt_to_dense).
+ * So spt_sparsify(T) == spt_sparsify_dense(spt_to_dense(T)). T's indices are checked against its shape
+ * unless known valid (SPT_ERANGE). */
+spt_status spt_sparsify(const spt_tensor *T, const spt_sparse_map *sm, int64_t nmap, const int64_t *ind2mode,
+                        const int64_t *outer_shape, spt_tot **out);
+/* One outer block: as spt_sparsify_dense / spt_sparsify, but only the outer elements whose row-major
+ * linear outer index lies in [begin, end) are built (all others are EMPTY). The whole map is still
+ * validated, so every block of a partition reports the same errors. 0 <= begin <= end <= outer volume,
+ * else SPT_ERANGE. The blocks of a partition of [0, volume) together hold exactly the full result. */
+spt_status spt_sparsify_dense_block(const spt_dense *T, const spt_sparse_map *sm, int64_t nmap,
+                                    const int64_t *ind2mode, const int64_t *outer_shape, int64_t begin, int64_t end,
+                                    spt_tot **out);
+spt_status spt_sparsify_block(const spt_tensor *T, const spt_sparse_map *sm, int64_t nmap, const int64_t *ind2mode,
+                              const int64_t *outer_shape, int64_t begin, int64_t end, spt_tot **out);
+
+/* The inverse (no injection, as upstream): a new dense tensor of tot's dtype, rank `rank` == dep_rank,
+ * shape `shape`, with A[x] = sum over keys o whose domain holds x of tot[o][result_index_o(x)], summed in
+ * key order (integers wrap around). Checks (SPT_EINVAL unless said): rank == dep_rank(sm), tot's outer
+ * rank == ind_rank(sm) and inner rank == dep_rank(sm); every key inside tot's outer shape (SPT_ERANGE);
+ * tot non-empty exactly at the keys with a non-empty domain, each of shape result_extents(sm[o]); every
+ * dependent index inside `shape` (SPT_ERANGE). */
+spt_status spt_reduce_tot_sum(const spt_tot *tot, const spt_sparse_map *sm, int64_t rank, const int64_t *shape,
+                              spt_dense **out);
 /* ==== END TENSOR-OF-TENSORS */
 
 /* ==== FILE FORMATS (issue 7): .tns, .mtx, .npy, .npz. */

@@ -1,0 +1,242 @@
+/* sparse_map.c -- spt_sparse_map: independent index -> domain of dependent indices, stored CSR-like
+ * (sorted keys, offsets, one block of dependent indices, one block of per-mode distinct values). */
+#include "tot_internal.h"
+
+#include <stdlib.h>
+
+/* The entries being sorted: pairs (key, dep) first, then the extra keys (no dep). */
+typedef struct entries {
+    int64_t NI, D, npairs;
+    const int64_t *ind, *dep, *extra;
+} entries;
+
+static const int64_t *entry_key(const entries *e, int64_t i) {
+    return i < e->npairs ? e->ind + i * e->NI : e->extra + (i - e->npairs) * e->NI;
+}
+
+/* key, then "extra key" before "pair", then dep. */
+static int entry_cmp(const entries *e, int64_t a, int64_t b) {
+    int c = spt__tot_cmp(entry_key(e, a), entry_key(e, b), e->NI);
+    if (c) return c;
+    bool pa = a < e->npairs, pb = b < e->npairs;
+    if (pa != pb) return pa ? 1 : -1;
+    if (!pa) return 0;
+    return spt__tot_cmp(e->dep + a * e->D, e->dep + b * e->D, e->D);
+}
+
+/* Stable bottom-up merge sort of perm[0..n) (scratch has n slots). */
+static void merge_sort(const entries *e, int64_t *perm, int64_t *scratch, int64_t n) {
+    int64_t *src = perm, *dst = scratch;
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) dst[k++] = entry_cmp(e, src[j], src[i]) < 0 ? src[j++] : src[i++];
+            while (i < mid) dst[k++] = src[i++];
+            while (j < hi) dst[k++] = src[j++];
+        }
+        int64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != perm) memcpy(perm, src, (size_t)n * sizeof *perm);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static spt_status check_rows(const char *fn, const char *what, const int64_t *rows, int64_t n, int64_t w) {
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t k = 0; k < w; k++)
+            if (rows[i * w + k] < 0) {
+                char buf[SPT__IDXBUF];
+                spt__fmt_index(buf, sizeof buf, rows + i * w, w);
+                return spt__err(SPT_EINVAL, "%s: %s[%lld] = %s has a negative component", fn, what, (long long)i, buf);
+            }
+    return SPT_OK;
+}
+
+void spt_sparse_map_free(spt_sparse_map *m) {
+    if (!m) return;
+    spt__free(m->keys);
+    spt__free(m->off);
+    spt__free(m->dep);
+    spt__free(m->moff);
+    spt__free(m->mvals);
+    spt__free(m);
+}
+
+spt_status spt__sparse_map_build(const char *fn, int64_t NI, int64_t D, int64_t nextra, const int64_t *extra,
+                                 int64_t npairs, const int64_t *ind, const int64_t *dep, spt_sparse_map **out) {
+    spt_status st = SPT_OK;
+    spt_sparse_map *m = NULL;
+    int64_t *perm = NULL, *scratch = NULL;
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    if (NI < 0 || NI > SPT_MAX_RANK || D < 0 || D > SPT_MAX_RANK)
+        return spt__err(SPT_EINVAL, "%s: ind_rank %lld / dep_rank %lld outside [0, %d]", fn, (long long)NI,
+                        (long long)D, SPT_MAX_RANK);
+    if (npairs < 0 || nextra < 0)
+        return spt__err(SPT_EINVAL, "%s: negative count (npairs %lld, nkeys %lld)", fn, (long long)npairs,
+                        (long long)nextra);
+    if ((npairs > 0 && NI > 0 && !ind) || (npairs > 0 && D > 0 && !dep) || (nextra > 0 && NI > 0 && !extra))
+        return spt__err(SPT_EINVAL, "%s: an index array is NULL", fn);
+    int64_t n;
+    size_t bytes;
+    if (spt__add_i64(npairs, nextra, &n) || spt__bytes3(npairs, NI + D, sizeof(int64_t), &bytes) ||
+        spt__bytes3(nextra, NI, sizeof(int64_t), &bytes))
+        return spt__err(SPT_EOVERFLOW, "%s: %lld pairs do not fit in memory sizes", fn, (long long)npairs);
+    SPT__TRY(check_rows(fn, "ind", ind, npairs, NI));
+    SPT__TRY(check_rows(fn, "dep", dep, npairs, D));
+    SPT__TRY(check_rows(fn, "keys", extra, nextra, NI));
+
+    entries e = {NI, D, npairs, ind, dep, extra};
+    perm = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
+    if (!perm) goto fail;
+    for (int64_t i = 0; i < n; i++) perm[i] = i;
+    bool sorted = true;
+    for (int64_t i = 1; i < n && sorted; i++)
+        if (entry_cmp(&e, i - 1, i) > 0) sorted = false;
+    if (!sorted) {
+        scratch = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
+        if (!scratch) goto fail;
+        merge_sort(&e, perm, scratch, n);
+        spt__free(scratch);
+        scratch = NULL;
+    }
+    /* count distinct keys and distinct (key, dep) pairs */
+    int64_t nkeys = 0, ndep = 0, maxdom = 0, cur = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t p = perm[i];
+        bool newkey = i == 0 || spt__tot_cmp(entry_key(&e, perm[i - 1]), entry_key(&e, p), NI) != 0;
+        if (newkey) {
+            nkeys++;
+            cur = 0;
+        }
+        if (p < npairs && (newkey || perm[i - 1] >= npairs || entry_cmp(&e, perm[i - 1], p) != 0)) {
+            ndep++;
+            if (++cur > maxdom) maxdom = cur;
+        }
+    }
+    m = spt__calloc(1, sizeof *m);
+    if (!m) {
+        st = spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+        goto fail;
+    }
+    m->ind_rank = NI;
+    m->dep_rank = D;
+    m->nkeys = nkeys;
+    m->ndep = ndep;
+    int64_t nmodes;
+    if (spt__mul_i64(nkeys, D, &nmodes) || spt__add_i64(nmodes, 1, &nmodes)) {
+        st = spt__err(SPT_EOVERFLOW, "%s: %lld keys of dep_rank %lld overflow", fn, (long long)nkeys, (long long)D);
+        goto fail;
+    }
+    if (!(m->keys = spt__alloc_array(fn, nkeys, NI, sizeof(int64_t), false, &st))) goto fail;
+    if (!(m->off = spt__alloc_array(fn, nkeys + 1, 1, sizeof(int64_t), false, &st))) goto fail;
+    if (!(m->dep = spt__alloc_array(fn, ndep, D, sizeof(int64_t), false, &st))) goto fail;
+    if (!(m->moff = spt__alloc_array(fn, nmodes, 1, sizeof(int64_t), false, &st))) goto fail;
+    if (!(m->mvals = spt__alloc_array(fn, ndep, D, sizeof(int64_t), false, &st))) goto fail;
+    if (!(scratch = spt__alloc_array(fn, maxdom, 1, sizeof(int64_t), false, &st))) goto fail;
+    int64_t k = -1, d = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t p = perm[i];
+        bool newkey = i == 0 || spt__tot_cmp(entry_key(&e, perm[i - 1]), entry_key(&e, p), NI) != 0;
+        if (newkey) {
+            k++;
+            if (NI) memcpy(m->keys + k * NI, entry_key(&e, p), (size_t)NI * sizeof(int64_t));
+            m->off[k] = d;
+        }
+        if (p < npairs && (newkey || perm[i - 1] >= npairs || entry_cmp(&e, perm[i - 1], p) != 0)) {
+            if (D) memcpy(m->dep + d * D, dep + p * D, (size_t)D * sizeof(int64_t));
+            d++;
+        }
+    }
+    m->off[nkeys] = d;
+    /* per key and mode: the sorted distinct values */
+    int64_t mv = 0;
+    for (k = 0; k < nkeys; k++) {
+        int64_t lo = m->off[k], cnt = m->off[k + 1] - lo;
+        for (int64_t j = 0; j < D; j++) {
+            m->moff[k * D + j] = mv;
+            for (int64_t r = 0; r < cnt; r++) scratch[r] = m->dep[(lo + r) * D + j];
+            if (j > 0) qsort(scratch, (size_t)cnt, sizeof *scratch, cmp_i64); /* mode 0 is already sorted */
+            for (int64_t r = 0; r < cnt; r++)
+                if (r == 0 || scratch[r] != scratch[r - 1]) m->mvals[mv++] = scratch[r];
+        }
+    }
+    m->moff[nkeys * D] = mv;
+    if (mv > 0 && mv < ndep * D) { /* give back what the distinct values did not need */
+        int64_t *shrunk = spt__realloc(m->mvals, (size_t)mv * sizeof(int64_t));
+        if (shrunk) m->mvals = shrunk;
+    }
+    spt__free(scratch);
+    spt__free(perm);
+    *out = m;
+    return SPT_OK;
+fail:
+    spt__free(scratch);
+    spt__free(perm);
+    spt_sparse_map_free(m);
+    return st;
+}
+
+spt_status spt_sparse_map_new(int64_t ind_rank, int64_t dep_rank, int64_t npairs, const int64_t *ind,
+                              const int64_t *dep, spt_sparse_map **out) {
+    return spt__sparse_map_build("spt_sparse_map_new", ind_rank, dep_rank, 0, NULL, npairs, ind, dep, out);
+}
+
+spt_status spt_sparse_map_new_with_keys(int64_t ind_rank, int64_t dep_rank, int64_t nkeys, const int64_t *keys,
+                                        int64_t npairs, const int64_t *ind, const int64_t *dep,
+                                        spt_sparse_map **out) {
+    return spt__sparse_map_build("spt_sparse_map_new_with_keys", ind_rank, dep_rank, nkeys, keys, npairs, ind, dep,
+                                 out);
+}
+
+int64_t spt_sparse_map_ind_rank(const spt_sparse_map *m) { return m ? m->ind_rank : 0; }
+int64_t spt_sparse_map_dep_rank(const spt_sparse_map *m) { return m ? m->dep_rank : 0; }
+int64_t spt_sparse_map_nkeys(const spt_sparse_map *m) { return m ? m->nkeys : 0; }
+int64_t spt_sparse_map_size(const spt_sparse_map *m) { return m ? m->ndep : 0; }
+
+const int64_t *spt_sparse_map_key(const spt_sparse_map *m, int64_t i) {
+    if (!m || i < 0 || i >= m->nkeys) return NULL;
+    return m->keys + i * m->ind_rank;
+}
+
+const int64_t *spt_sparse_map_deps(const spt_sparse_map *m, int64_t i, int64_t *count) {
+    if (count) *count = 0;
+    if (!m || i < 0 || i >= m->nkeys) return NULL;
+    if (count) *count = m->off[i + 1] - m->off[i];
+    return m->dep + m->off[i] * m->dep_rank;
+}
+
+bool spt_sparse_map_find(const spt_sparse_map *m, const int64_t *key, int64_t *i) {
+    if (i) *i = -1;
+    if (!m || (!key && m->ind_rank > 0)) return false;
+    int64_t lo = 0, hi = m->nkeys, NI = m->ind_rank;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (spt__tot_cmp(m->keys + mid * NI, key, NI) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < m->nkeys && spt__tot_cmp(m->keys + lo * NI, key, NI) == 0) {
+        if (i) *i = lo;
+        return true;
+    }
+    return false;
+}
+
+bool spt_sparse_map_contains(const spt_sparse_map *m, const int64_t *key, const int64_t *dep) {
+    int64_t i;
+    if (!spt_sparse_map_find(m, key, &i)) return false;
+    if (!dep && m->dep_rank > 0) return false;
+    int64_t lo = m->off[i], hi = m->off[i + 1], D = m->dep_rank;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (spt__tot_cmp(m->dep + mid * D, dep, D) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < m->off[i + 1] && spt__tot_cmp(m->dep + lo * D, dep, D) == 0;
+}

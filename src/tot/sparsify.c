@@ -1,0 +1,473 @@
+/* sparsify.c -- build a tensor-of-tensors from a tensor T (dense or sparse) and a sparse map:
+ *   tot[o] = EMPTY if o has no (non-empty) domain, else the dense grid A of shape result_extents(sm[o])
+ *   with A[result_index(x)] = T[inject(x, {ind2mode[k]: o[k]})] for every x in sm[o], zeros elsewhere.
+ * The outer index space is processed in blocks of consecutive outer elements; each block is built
+ * independently (in parallel with OpenMP), every inner tensor by exactly one thread, so the result does
+ * not depend on the number of threads. */
+#include "tot_internal.h"
+
+/* Dependent indices per block of outer elements (a fixed rule, independent of the thread count). */
+#define BLOCK_WORK 8192
+
+/* Where the elements of T come from. A sparse T is searched in the order its entries are sorted by:
+ * its own storage when it is known sorted (by any full order), else a row-major sorted copy of its
+ * linear keys with the sorting permutation. The key of an entry is its linear index in that order. */
+typedef struct source {
+    size_t es;
+    const char *dense;     /* dense T: row-major data; NULL for sparse T */
+    int64_t nnz, R;
+    const uint64_t *keys;  /* sorted keys, or NULL: computed from the indices of T (known sorted) */
+    const int64_t *ix;     /* T's indices (when keys == NULL) */
+    const int64_t *perm;   /* entry at sorted position p (NULL = identity) */
+    const char *vals;      /* T's values */
+    int64_t ostride[SPT_MAX_RANK]; /* key = sum of y[m] * ostride[m] */
+    int64_t d0;            /* the most significant mode of the order */
+    bool monotone;         /* the order is row-major: the targets of one key increase */
+    bool unique;           /* no two entries share an index */
+    const int64_t *slice;  /* optional: entries with y[d0] == r are [slice[r], slice[r+1]) */
+    uint64_t sstride;      /* keys of slice r lie in [r*sstride, (r+1)*sstride) */
+    uint64_t volume;       /* every key < volume */
+} source;
+
+/* The fixed geometry of one call. */
+typedef struct geometry {
+    int64_t R, NI, D;
+    const int64_t *S;             /* shape of T */
+    int64_t stride[SPT_MAX_RANK]; /* row-major strides of T (0 when T has no element) */
+    int64_t fm[SPT_MAX_RANK];     /* the D non-injected modes of T, increasing */
+    int64_t pin[SPT_MAX_RANK];    /* T mode of independent mode k, or -1 */
+} geometry;
+
+static inline void copy_elem(char *dst, const char *src, size_t es) {
+    switch (es) {
+    case 1: memcpy(dst, src, 1); break;
+    case 2: memcpy(dst, src, 2); break;
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    case 16: memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, es); break;
+    }
+}
+
+static inline uint64_t key_at(const source *s, int64_t p) {
+    if (s->keys) return s->keys[p];
+    const int64_t *row = s->ix + p * s->R;
+    uint64_t k = 0;
+    for (int64_t m = 0; m < s->R; m++) k += (uint64_t)row[m] * (uint64_t)s->ostride[m];
+    return k;
+}
+
+/* First position p in [from, n) with key >= target (n if none), galloping from `from`. */
+static int64_t gallop(const source *s, int64_t n, int64_t from, uint64_t target) {
+    if (from >= n || key_at(s, from) >= target) return from;
+    int64_t lo = from, hi, step = 1; /* invariant: key(lo) < target */
+    for (;;) {
+        hi = lo + step;
+        if (hi >= n) {
+            hi = n;
+            break;
+        }
+        if (key_at(s, hi) >= target) break;
+        lo = hi;
+        step *= 2;
+    }
+    while (hi - lo > 1) { /* key(lo) < target <= key(hi) (or hi == n) */
+        int64_t mid = lo + (hi - lo) / 2;
+        if (key_at(s, mid) < target) lo = mid;
+        else hi = mid;
+    }
+    return hi;
+}
+
+/* First position p in [lo, hi) with key >= target (hi if none), searching outwards from the guess g
+ * (a good guess costs O(1) probes, a bad one O(log distance)). */
+static int64_t search_from(const source *s, int64_t lo, int64_t hi, int64_t g, uint64_t target) {
+    if (hi <= lo) return lo;
+    if (g < lo) g = lo;
+    if (g >= hi) g = hi - 1;
+    if (key_at(s, g) < target) return gallop(s, hi, g + 1, target);
+    int64_t r = g, l, step = 1; /* key(r) >= target: gallop to the left */
+    for (;;) {
+        l = r - step;
+        if (l < lo) {
+            l = lo - 1;
+            break;
+        }
+        if (key_at(s, l) < target) break;
+        r = l;
+        step *= 2;
+    }
+    while (r - l > 1) { /* key(l) < target <= key(r) (l == lo - 1 stands for -infinity) */
+        int64_t mid = l + (r - l) / 2;
+        if (key_at(s, mid) < target) l = mid;
+        else r = mid;
+    }
+    return r;
+}
+
+/* Copy T[y] (y given by its key `target` and its d0 component) into dst, if T has that element. */
+static inline void lookup(const source *s, uint64_t target, int64_t yd0, int64_t *cursor, char *dst) {
+    int64_t lo = 0, hi = s->nnz;
+    uint64_t vlo = 0, vspan = s->volume;
+    if (s->slice) {
+        lo = s->slice[yd0];
+        hi = s->slice[yd0 + 1];
+        vlo = (uint64_t)yd0 * s->sstride;
+        vspan = s->sstride;
+    }
+    if (hi <= lo) return;
+    /* interpolate the position: exact for a full slice, close for an evenly spread one */
+    int64_t guess = lo + (int64_t)((double)(target - vlo) / (double)vspan * (double)(hi - lo));
+    if (s->monotone && *cursor > lo) lo = *cursor < hi ? *cursor : hi;
+    if (s->unique && guess >= lo && guess < hi && key_at(s, guess) == target) { /* a direct hit */
+        *cursor = guess + 1;
+        int64_t src = s->perm ? s->perm[guess] : guess;
+        copy_elem(dst, s->vals + (size_t)src * s->es, s->es);
+        return;
+    }
+    int64_t p = search_from(s, lo, hi, guess, target);
+    *cursor = p;
+    if (p < hi && key_at(s, p) == target) {
+        while (p + 1 < hi && key_at(s, p + 1) == target) p++; /* duplicates: the last stored wins */
+        int64_t src = s->perm ? s->perm[p] : p;
+        copy_elem(dst, s->vals + (size_t)src * s->es, s->es);
+    }
+}
+
+/* Fill the inner tensor of key `ki` into `buf` (zeroed, of extents given by the key's mode values). */
+static void fill_one(const geometry *g, const source *s, const spt_sparse_map *sm, int64_t ki, char *buf) {
+    const int64_t D = g->D, NI = g->NI;
+    const int64_t *o = sm->keys + ki * NI;
+    spt__dview v = spt__map_view(sm, ki);
+    int64_t base = 0, tbase = 0, istride[SPT_MAX_RANK], fstride[SPT_MAX_RANK];
+    int64_t d0_pin = -1, d0_j = -1; /* T's mode d0 is pinned to o[k] (value d0_pin) or is x[d0_j] */
+    for (int64_t k = 0; k < NI; k++)
+        if (g->pin[k] >= 0) {
+            base += o[k] * g->stride[g->pin[k]];
+            if (!s->dense) {
+                tbase += o[k] * s->ostride[g->pin[k]];
+                if (g->pin[k] == s->d0) d0_pin = o[k];
+            }
+        }
+    for (int64_t j = 0; j < D; j++) {
+        fstride[j] = s->dense ? 0 : s->ostride[g->fm[j]];
+        if (!s->dense && g->fm[j] == s->d0) d0_j = j;
+    }
+    int64_t acc = 1;
+    for (int64_t j = D - 1; j >= 0; j--) {
+        istride[j] = acc;
+        acc *= v.moff[j + 1] - v.moff[j];
+    }
+    const size_t es = s->es;
+    int64_t cursor = 0, r0 = -1, prev0 = -1;
+    for (int64_t e = 0; e < v.n; e++) {
+        const int64_t *x = v.idx + e * D;
+        int64_t off = base, toff = tbase, pos = 0;
+        for (int64_t j = 0; j < D; j++) {
+            off += x[j] * g->stride[g->fm[j]];
+            toff += x[j] * fstride[j];
+            int64_t r;
+            if (j == 0) { /* mode 0 of sorted rows is non-decreasing: its rank only moves forward */
+                if (x[0] != prev0) {
+                    r0++;
+                    prev0 = x[0];
+                }
+                r = r0;
+            } else {
+                r = spt__tot_rank_known(v.mvals + v.moff[j], v.moff[j + 1] - v.moff[j], x[j]);
+            }
+            pos += r * istride[j];
+        }
+        if (s->dense) copy_elem(buf + (size_t)pos * es, s->dense + (size_t)off * es, es);
+        else lookup(s, (uint64_t)toff, d0_j >= 0 ? x[d0_j] : d0_pin, &cursor, buf + (size_t)pos * es);
+    }
+}
+
+/* Error for the first dependent index of key ki whose injection falls outside T. */
+static spt_status report_outside(const char *fn, const geometry *g, const spt_sparse_map *sm, int64_t ki) {
+    const int64_t *o = sm->keys + ki * g->NI;
+    spt__dview v = spt__map_view(sm, ki);
+    int64_t y[SPT_MAX_RANK];
+    for (int64_t e = 0; e < v.n; e++) {
+        const int64_t *x = v.idx + e * g->D;
+        for (int64_t j = 0; j < g->D; j++) y[g->fm[j]] = x[j];
+        for (int64_t k = 0; k < g->NI; k++)
+            if (g->pin[k] >= 0) y[g->pin[k]] = o[k];
+        for (int64_t m = 0; m < g->R; m++)
+            if (y[m] >= g->S[m]) {
+                char a[SPT__IDXBUF], b[SPT__IDXBUF], c[SPT__IDXBUF], d[SPT__IDXBUF];
+                spt__fmt_index(a, sizeof a, y, g->R);
+                spt__fmt_index(b, sizeof b, o, g->NI);
+                spt__fmt_index(c, sizeof c, x, g->D);
+                spt__fmt_index(d, sizeof d, g->S, g->R);
+                return spt__err(SPT_ERANGE,
+                                "%s: injected index %s (key %s, dependent index %s) is outside T's shape %s", fn, a,
+                                b, c, d);
+            }
+    }
+    return spt__err(SPT_EINTERNAL, "%s: inconsistent bounds check", fn);
+}
+
+/* Argument checks shared by the dense and sparse entry points. */
+static spt_status check_args(const char *fn, spt_dtype dtype, int64_t R, const int64_t *S, const spt_sparse_map *sm,
+                             int64_t nmap, const int64_t *ind2mode, const int64_t *outer_shape, geometry *g,
+                             int64_t *ovol) {
+    if (!sm) return spt__err(SPT_EINVAL, "%s: sparse map is NULL", fn);
+    if (!spt_dtype_is_numeric(dtype))
+        return spt__err(SPT_EDTYPE, "%s: dtype %s is not numeric", fn,
+                        spt_dtype_name(dtype) ? spt_dtype_name(dtype) : "(invalid)");
+    const int64_t NI = sm->ind_rank, D = sm->dep_rank;
+    if (nmap < 0 || nmap > SPT_MAX_RANK || D + nmap != R)
+        return spt__err(SPT_EINVAL,
+                        "%s: ranks don't work out: dep_rank %lld + %lld ind2mode pairs != rank(T) %lld", fn,
+                        (long long)D, (long long)nmap, (long long)R);
+    if (nmap > 0 && !ind2mode) return spt__err(SPT_EINVAL, "%s: ind2mode is NULL", fn);
+    g->R = R;
+    g->NI = NI;
+    g->D = D;
+    g->S = S;
+    int64_t ind_of[SPT_MAX_RANK];
+    for (int64_t m = 0; m < R; m++) ind_of[m] = -1;
+    for (int64_t k = 0; k < NI; k++) g->pin[k] = -1;
+    for (int64_t p = 0; p < nmap; p++) {
+        int64_t k = ind2mode[2 * p], m = ind2mode[2 * p + 1];
+        if (k < 0 || k >= NI)
+            return spt__err(SPT_ERANGE, "%s: ind2mode[%lld] = (%lld, %lld): independent mode %lld outside [0, %lld)",
+                            fn, (long long)p, (long long)k, (long long)m, (long long)k, (long long)NI);
+        if (m < 0 || m >= R)
+            return spt__err(SPT_ERANGE, "%s: ind2mode[%lld] = (%lld, %lld): mode %lld of T outside [0, %lld)", fn,
+                            (long long)p, (long long)k, (long long)m, (long long)m, (long long)R);
+        if (g->pin[k] >= 0)
+            return spt__err(SPT_EINVAL, "%s: ind2mode maps independent mode %lld twice", fn, (long long)k);
+        if (ind_of[m] >= 0)
+            return spt__err(SPT_EINVAL, "%s: ind2mode maps two independent modes to mode %lld of T", fn, (long long)m);
+        g->pin[k] = m;
+        ind_of[m] = k;
+    }
+    for (int64_t m = 0, j = 0; m < R; m++)
+        if (ind_of[m] < 0) g->fm[j++] = m;
+    SPT__TRY(spt__check_shape(fn, NI, outer_shape, ovol));
+    int64_t tvol = 1;
+    for (int64_t m = 0; m < R; m++) tvol = S[m] == 0 ? 0 : tvol;
+    int64_t acc = 1;
+    for (int64_t m = R - 1; m >= 0; m--) {
+        g->stride[m] = tvol ? acc : 0;
+        if (tvol) acc *= S[m]; /* <= volume of T, which fits */
+    }
+    /* every key inside the outer shape; every injected index inside T */
+    for (int64_t i = 0; i < sm->nkeys; i++) {
+        const int64_t *o = sm->keys + i * NI;
+        for (int64_t k = 0; k < NI; k++)
+            if (o[k] >= outer_shape[k]) {
+                char a[SPT__IDXBUF], b[SPT__IDXBUF];
+                spt__fmt_index(a, sizeof a, o, NI);
+                spt__fmt_index(b, sizeof b, outer_shape, NI);
+                return spt__err(SPT_ERANGE, "%s: key %s of the sparse map is outside the outer shape %s", fn, a, b);
+            }
+        spt__dview v = spt__map_view(sm, i);
+        if (v.n == 0) continue;
+        bool bad = false;
+        for (int64_t k = 0; k < NI; k++)
+            if (g->pin[k] >= 0 && o[k] >= S[g->pin[k]]) bad = true;
+        for (int64_t j = 0; j < D; j++) /* the largest value of mode j is the last distinct one */
+            if (v.mvals[v.moff[j + 1] - 1] >= S[g->fm[j]]) bad = true;
+        if (bad) return report_outside(fn, g, sm, i);
+    }
+    return SPT_OK;
+}
+
+/* The common body once T is reduced to a source. */
+static spt_status build(const char *fn, spt_dtype dtype, const geometry *g, const source *s,
+                        const spt_sparse_map *sm, const int64_t *outer_shape, int64_t ovol, int64_t begin,
+                        int64_t end, spt_tot **out) {
+    spt_status st = SPT_OK;
+    spt_tot *t = NULL;
+    int64_t *ek = NULL, *blk = NULL;
+    const int64_t NI = g->NI, D = g->D;
+    (void)ovol;
+    /* the keys of the block with a non-empty domain, in outer order */
+    if (!(ek = spt__alloc_array(fn, sm->nkeys, 1, sizeof(int64_t), false, &st))) goto fail;
+    int64_t ne = 0, total = 0, work = 0;
+    for (int64_t i = 0; i < sm->nkeys; i++) {
+        const int64_t *o = sm->keys + i * NI;
+        int64_t lin = 0;
+        for (int64_t k = 0; k < NI; k++) lin = lin * outer_shape[k] + o[k];
+        if (lin < begin || lin >= end || sm->off[i + 1] == sm->off[i]) continue;
+        spt__dview v = spt__map_view(sm, i);
+        int64_t vol = 1;
+        for (int64_t j = 0; j < D; j++)
+            if (spt__mul_i64(vol, v.moff[j + 1] - v.moff[j], &vol)) vol = -1;
+        if (vol < 0 || spt__add_i64(total, vol, &total)) {
+            st = spt__err(SPT_EOVERFLOW, "%s: the inner tensors hold more than INT64_MAX elements", fn);
+            goto fail;
+        }
+        work += v.n;
+        ek[ne++] = i;
+    }
+    SPT__CHECK(spt__tot_alloc(fn, dtype, NI, outer_shape, D, ne, total, &t));
+    for (int64_t e = 0; e < ne; e++) {
+        spt__dview v = spt__map_view(sm, ek[e]);
+        if (NI) memcpy(t->outer + e * NI, sm->keys + ek[e] * NI, (size_t)NI * sizeof(int64_t));
+        int64_t vol = 1;
+        for (int64_t j = 0; j < D; j++) {
+            t->inner_shape[e * D + j] = v.moff[j + 1] - v.moff[j];
+            vol *= t->inner_shape[e * D + j];
+        }
+        t->voff[e + 1] = t->voff[e] + vol;
+    }
+    /* outer blocks: consecutive outer elements with about BLOCK_WORK dependent indices each */
+    if (!(blk = spt__alloc_array(fn, ne + 1, 1, sizeof(int64_t), false, &st))) goto fail;
+    int64_t nb = 0, acc = 0;
+    for (int64_t e = 0; e < ne; e++) {
+        if (acc == 0) blk[nb++] = e;
+        acc += sm->off[ek[e] + 1] - sm->off[ek[e]];
+        if (acc >= BLOCK_WORK) acc = 0;
+    }
+    blk[nb] = ne;
+    char *vals = t->values;
+    const size_t es = s->es;
+    const int nth = spt__threads_for(work);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nth) if (nth > 1 && nb > 1)
+    for (int64_t b = 0; b < nb; b++)
+        for (int64_t e = blk[b]; e < blk[b + 1]; e++) fill_one(g, s, sm, ek[e], vals + (size_t)t->voff[e] * es);
+    spt__free(ek);
+    spt__free(blk);
+    *out = t;
+    return SPT_OK;
+fail:
+    spt__free(ek);
+    spt__free(blk);
+    spt_tot_free(t);
+    return st;
+}
+
+static spt_status check_range(const char *fn, int64_t begin, int64_t end, int64_t ovol) {
+    if (begin < 0 || begin > end || end > ovol)
+        return spt__err(SPT_ERANGE, "%s: outer block [%lld, %lld) is not inside [0, %lld)", fn, (long long)begin,
+                        (long long)end, (long long)ovol);
+    return SPT_OK;
+}
+
+static spt_status dense_impl(const char *fn, const spt_dense *T, const spt_sparse_map *sm, int64_t nmap,
+                             const int64_t *ind2mode, const int64_t *outer_shape, bool whole, int64_t begin,
+                             int64_t end, spt_tot **out) {
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    if (!T) return spt__err(SPT_EINVAL, "%s: T is NULL", fn);
+    geometry g;
+    int64_t ovol;
+    SPT__TRY(check_args(fn, T->dtype, T->rank, T->shape, sm, nmap, ind2mode, outer_shape, &g, &ovol));
+    if (whole) begin = 0, end = ovol;
+    SPT__TRY(check_range(fn, begin, end, ovol));
+    source s;
+    memset(&s, 0, sizeof s);
+    s.es = spt_dtype_size(T->dtype);
+    s.dense = T->data;
+    return build(fn, T->dtype, &g, &s, sm, outer_shape, ovol, begin, end, out);
+}
+
+static spt_status sparse_impl(const char *fn, const spt_tensor *T, const spt_sparse_map *sm, int64_t nmap,
+                              const int64_t *ind2mode, const int64_t *outer_shape, bool whole, int64_t begin,
+                              int64_t end, spt_tot **out) {
+    spt_status st = SPT_OK;
+    uint64_t *keys = NULL;
+    int64_t *perm = NULL, *slice = NULL;
+    source *s = NULL;
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    if (!T) return spt__err(SPT_EINVAL, "%s: T is NULL", fn);
+    geometry g;
+    int64_t ovol;
+    SPT__TRY(check_args(fn, T->dtype, T->rank, T->shape, sm, nmap, ind2mode, outer_shape, &g, &ovol));
+    if (whole) begin = 0, end = ovol;
+    SPT__TRY(check_range(fn, begin, end, ovol));
+    const int64_t n = T->nnz, R = T->rank;
+    if (!(s = spt__calloc(1, sizeof *s))) {
+        st = spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+        goto fail;
+    }
+    s->es = spt_dtype_size(T->dtype);
+    s->nnz = n;
+    s->R = R;
+    s->ix = T->indices;
+    s->vals = T->values;
+    s->volume = (uint64_t)T->volume;
+    if ((T->flags & SPT__F_SORTED) && spt__order_defined(R, T->order)) {
+        /* search T where it is: its entries are sorted by its order; nothing to prepare */
+        SPT__CHECK(spt__ensure_valid(fn, T));
+        int64_t acc = 1;
+        for (int64_t k = R - 1; k >= 0; k--) {
+            s->ostride[T->order[k]] = acc;
+            acc *= T->shape[T->order[k]] > 0 ? T->shape[T->order[k]] : 1;
+        }
+        s->d0 = R > 0 ? T->order[0] : 0;
+        s->unique = (T->flags & SPT__F_UNIQUE) != 0;
+        s->monotone = true;
+        for (int64_t k = 0; k < R; k++) s->monotone &= T->order[k] == k;
+    } else {
+        /* a row-major sorted copy of the keys and the (stable) sorting permutation, so that among
+         * duplicates the last stored one wins, as in spt_to_dense */
+        if (!(keys = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st))) goto fail;
+        bool sorted, unique;
+        SPT__CHECK(spt__linear_keys(fn, T, NULL, keys, &sorted, &unique));
+        if (!sorted) {
+            if (!(perm = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st))) goto fail;
+            SPT__CHECK(spt__radix_sort(fn, keys, perm, n, T->volume > 0 ? (uint64_t)(T->volume - 1) : 0));
+        }
+        int64_t acc = 1;
+        for (int64_t m = R - 1; m >= 0; m--) {
+            s->ostride[m] = acc;
+            acc *= T->shape[m] > 0 ? T->shape[m] : 1;
+        }
+        s->keys = keys;
+        s->perm = perm;
+        if (!sorted) { /* after sorting, repeated keys are adjacent */
+            unique = true;
+            for (int64_t i = 1; i < n && unique; i++) unique = keys[i] != keys[i - 1];
+        }
+        s->unique = unique;
+        s->d0 = 0;
+        s->monotone = true;
+    }
+    /* slice pointers over the leading mode when they are cheap next to the entries */
+    if (R > 0 && n > 0 && T->shape[s->d0] <= n + 4096) {
+        const int64_t S0 = T->shape[s->d0];
+        if (!(slice = spt__alloc_array(fn, S0 + 1, 1, sizeof(int64_t), false, &st))) goto fail;
+        s->sstride = (uint64_t)(T->volume / S0);
+        int64_t p = 0;
+        for (int64_t r = 0; r < S0; r++) {
+            p = gallop(s, n, p, (uint64_t)r * s->sstride);
+            slice[r] = p;
+        }
+        slice[S0] = n;
+        s->slice = slice;
+    }
+    st = build(fn, T->dtype, &g, s, sm, outer_shape, ovol, begin, end, out);
+fail:
+    spt__free(keys);
+    spt__free(perm);
+    spt__free(slice);
+    spt__free(s);
+    return st;
+}
+
+spt_status spt_sparsify_dense(const spt_dense *T, const spt_sparse_map *sm, int64_t nmap, const int64_t *ind2mode,
+                              const int64_t *outer_shape, spt_tot **out) {
+    return dense_impl("spt_sparsify_dense", T, sm, nmap, ind2mode, outer_shape, true, 0, 0, out);
+}
+
+spt_status spt_sparsify_dense_block(const spt_dense *T, const spt_sparse_map *sm, int64_t nmap,
+                                    const int64_t *ind2mode, const int64_t *outer_shape, int64_t begin, int64_t end,
+                                    spt_tot **out) {
+    return dense_impl("spt_sparsify_dense_block", T, sm, nmap, ind2mode, outer_shape, false, begin, end, out);
+}
+
+spt_status spt_sparsify(const spt_tensor *T, const spt_sparse_map *sm, int64_t nmap, const int64_t *ind2mode,
+                        const int64_t *outer_shape, spt_tot **out) {
+    return sparse_impl("spt_sparsify", T, sm, nmap, ind2mode, outer_shape, true, 0, 0, out);
+}
+
+spt_status spt_sparsify_block(const spt_tensor *T, const spt_sparse_map *sm, int64_t nmap, const int64_t *ind2mode,
+                              const int64_t *outer_shape, int64_t begin, int64_t end, spt_tot **out) {
+    return sparse_impl("spt_sparsify_block", T, sm, nmap, ind2mode, outer_shape, false, begin, end, out);
+}

@@ -1,0 +1,128 @@
+/* test_tot.c -- spt_tot: construction, EMPTY vs present, accessors, errors, allocation failures. */
+#include "tot_ref.h"
+
+static void test_new_and_walk(void **state) {
+    (void)state;
+    /* outer 2x3; entries given out of order: (1,2) -> [2] {5,6}; (0,1) -> [1,2] {1,2}... inner rank 1 */
+    int64_t oshape[2] = {2, 3}, outer[4] = {1, 2, 0, 1}, ishape[2] = {2, 3};
+    double vals[5] = {5, 6, 1, 0, 0};
+    spt_tot *t;
+    ASSERT_OK(spt_tot_new(SPT_FLOAT64, 2, oshape, 1, 2, outer, ishape, vals, &t));
+    assert_int_equal(spt_tot_dtype(t), SPT_FLOAT64);
+    assert_int_equal(spt_tot_outer_rank(t), 2);
+    assert_int_equal(spt_tot_outer_shape(t)[1], 3);
+    assert_int_equal(spt_tot_inner_rank(t), 1);
+    assert_int_equal(spt_tot_count(t), 2);
+    assert_int_equal(spt_tot_total_size(t), 5);
+    spt_tot_inner in;
+    ASSERT_OK(spt_tot_entry(t, 0, &in)); /* (0,1) comes first in row-major order */
+    assert_true(in.present);
+    assert_int_equal(in.outer[0], 0);
+    assert_int_equal(in.outer[1], 1);
+    assert_int_equal(in.shape[0], 3);
+    assert_int_equal(in.size, 3);
+    assert_true(((const double *)in.data)[0] == 1 && ((const double *)in.data)[2] == 0);
+    ASSERT_OK(spt_tot_entry(t, 1, &in));
+    assert_int_equal(in.shape[0], 2);
+    assert_true(((const double *)in.data)[1] == 6);
+    ASSERT_ST(SPT_ERANGE, spt_tot_entry(t, 2, &in));
+    ASSERT_OK(spt_tot_get(t, (int64_t[]){1, 2}, &in));
+    assert_true(in.present);
+    assert_true(((const double *)in.data)[0] == 5);
+    ASSERT_OK(spt_tot_get(t, (int64_t[]){1, 1}, &in));
+    assert_false(in.present);
+    assert_null(in.data);
+    assert_int_equal(in.size, 0);
+    ASSERT_ST(SPT_ERANGE, spt_tot_get(t, (int64_t[]){2, 0}, &in));
+    ASSERT_MSG("spt_tot_get");
+    ASSERT_ST(SPT_ERANGE, spt_tot_get(t, (int64_t[]){0, -1}, &in));
+    spt_tot_free(t);
+    spt_tot_free(NULL);
+}
+
+static void test_scalars_empty_and_zero_volume(void **state) {
+    (void)state;
+    spt_tot *t;
+    /* outer rank 0 (one outer element), inner rank 0 (a scalar): present, distinct from EMPTY */
+    int32_t v = 7;
+    ASSERT_OK(spt_tot_new(SPT_INT32, 0, NULL, 0, 1, NULL, NULL, &v, &t));
+    spt_tot_inner in;
+    ASSERT_OK(spt_tot_get(t, NULL, &in));
+    assert_true(in.present);
+    assert_int_equal(in.size, 1);
+    assert_int_equal(*(const int32_t *)in.data, 7);
+    spt_tot_free(t);
+    ASSERT_OK(spt_tot_new(SPT_INT32, 0, NULL, 0, 0, NULL, NULL, NULL, &t));
+    ASSERT_OK(spt_tot_get(t, NULL, &in));
+    assert_false(in.present);
+    spt_tot_free(t);
+    /* an outer shape with a zero dim has no element */
+    ASSERT_OK(spt_tot_new(SPT_FLOAT32, 2, (int64_t[]){0, 4}, 2, 0, NULL, NULL, NULL, &t));
+    assert_int_equal(spt_tot_count(t), 0);
+    ASSERT_ST(SPT_ERANGE, spt_tot_get(t, (int64_t[]){0, 0}, &in));
+    spt_tot_free(t);
+    /* an inner tensor with a zero dim is present with 0 elements */
+    ASSERT_OK(spt_tot_new(SPT_COMPLEX128, 1, (int64_t[]){2}, 1, 1, (int64_t[]){1}, (int64_t[]){0}, NULL, &t));
+    ASSERT_OK(spt_tot_get(t, (int64_t[]){1}, &in));
+    assert_true(in.present);
+    assert_int_equal(in.size, 0);
+    spt_tot_free(t);
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    spt_tot *t = (spt_tot *)1;
+    int64_t os[1] = {3}, o2[2] = {1, 1}, is[2] = {1, 1};
+    double v[2] = {1, 2};
+    ASSERT_ST(SPT_EDTYPE, spt_tot_new(SPT_STRING, 1, os, 1, 0, NULL, NULL, NULL, &t));
+    assert_null(t);
+    ASSERT_ST(SPT_EDTYPE, spt_tot_new(SPT_BOOL, 1, os, 1, 0, NULL, NULL, NULL, &t));
+    ASSERT_ST(SPT_EINVAL, spt_tot_new(SPT_FLOAT64, 1, os, 1, 2, o2, is, v, &t));
+    ASSERT_MSG("twice");
+    ASSERT_ST(SPT_ERANGE, spt_tot_new(SPT_FLOAT64, 1, os, 1, 1, (int64_t[]){3}, is, v, &t));
+    ASSERT_ST(SPT_EINVAL, spt_tot_new(SPT_FLOAT64, 1, os, 1, 1, o2, (int64_t[]){-1}, v, &t));
+    ASSERT_ST(SPT_EINVAL, spt_tot_new(SPT_FLOAT64, 1, os, 1, 1, o2, is, NULL, &t));
+    ASSERT_ST(SPT_EINVAL, spt_tot_new(SPT_FLOAT64, 1, os, 1, -1, o2, is, v, &t));
+    ASSERT_ST(SPT_EINVAL, spt_tot_new(SPT_FLOAT64, 1, os, 1, 4, o2, is, v, &t));
+    ASSERT_ST(SPT_EINVAL, spt_tot_new(SPT_FLOAT64, 1, (int64_t[]){-3}, 1, 0, NULL, NULL, NULL, &t));
+    ASSERT_ST(SPT_EINVAL, spt_tot_new(SPT_FLOAT64, 1, os, SPT_MAX_RANK + 1, 0, NULL, NULL, NULL, &t));
+    ASSERT_ST(SPT_EOVERFLOW,
+              spt_tot_new(SPT_FLOAT64, 1, os, 2, 1, o2, (int64_t[]){INT64_MAX, 2}, v, &t));
+    ASSERT_ST(SPT_EOVERFLOW, spt_tot_new(SPT_FLOAT64, 1, os, 1, 2, (int64_t[]){0, 1},
+                                         (int64_t[]){INT64_MAX, INT64_MAX}, v, &t));
+    ASSERT_ST(SPT_EINVAL, spt_tot_new(SPT_FLOAT64, 1, os, 1, 0, NULL, NULL, NULL, NULL));
+    spt_tot_inner in;
+    ASSERT_ST(SPT_EINVAL, spt_tot_get(NULL, o2, &in));
+    ASSERT_ST(SPT_EINVAL, spt_tot_entry(NULL, 0, &in));
+    assert_int_equal(spt_tot_count(NULL), 0);
+}
+
+typedef struct {
+    spt_tot *t;
+} sweep_ctx;
+static spt_status sweep_fn(void *p) {
+    sweep_ctx *c = p;
+    int64_t oshape[2] = {2, 3}, outer[6] = {1, 2, 0, 1, 0, 0}, ishape[3] = {2, 3, 1};
+    double vals[6] = {5, 6, 1, 0, 0, 9};
+    return spt_tot_new(SPT_FLOAT64, 2, oshape, 1, 3, outer, ishape, vals, &c->t);
+}
+static void sweep_cleanup(void *p) {
+    sweep_ctx *c = p;
+    spt_tot_free(c->t);
+    c->t = NULL;
+}
+static void test_alloc_sweep(void **state) {
+    (void)state;
+    sweep_ctx c = {NULL};
+    assert_true(spt_test_alloc_sweep(sweep_fn, sweep_cleanup, &c) > 5);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_new_and_walk),
+        cmocka_unit_test(test_scalars_empty_and_zero_volume),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_alloc_sweep),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
