@@ -13,7 +13,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import spt
 
-sparse = pytest.importorskip("sparse")
+try:  # pydata/sparse comparisons are made when it is installed
+    import sparse
+except ImportError:
+    sparse = None
 
 NUMERIC = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
            "complex64", "complex128"]
@@ -144,7 +147,7 @@ def test_to_dense_validated_and_pydata(sp):
     r = spt.reorder(sp)
     d = spt.to_dense(r)
     assert_same(d, dlast(sp))
-    if sp.dtype.kind != "b" or True:
+    if sparse is not None:
         assert_same(spt.to_pydata(r).todense(), d)
 
 
@@ -176,7 +179,7 @@ def test_concat(data):
     out = spt.concat(axis - base.rank if neg else axis, parts)
     assert rowmajor_sorted(out)
     assert_same(dsum(out), np.concatenate([dsum(p) for p in parts], axis=axis))
-    if base.dtype.kind != "b" and len(parts) > 1:
+    if sparse is not None and base.dtype.kind != "b" and len(parts) > 1:
         x = sparse.concatenate([spt.to_pydata(p) for p in parts], axis=axis)
         assert_same(x.todense(), dsum(out))
 
@@ -232,7 +235,7 @@ def test_slice(data):
     out = spt.slice(sp, start, size)
     want = dsum(sp)[tuple(slice(b, b + z) for b, z in zip(start, size))]
     assert_same(dsum(out), want)
-    if sp.dtype.kind != "b" and all(b < s for b, s in zip(start, sp.shape)):
+    if sparse is not None and sp.dtype.kind != "b" and all(b < s for b, s in zip(start, sp.shape)):
         x = spt.to_pydata(sp)[tuple(slice(b, b + z) for b, z in zip(start, size))]
         assert_same(x.todense(), want)
 
@@ -301,7 +304,7 @@ def test_reshape(data):
     out = spt.reshape(sp, new)
     want = dsum(sp).reshape(new)
     assert_same(dsum(out), want)
-    if sp.dtype.kind != "b":
+    if sparse is not None and sp.dtype.kind != "b":
         assert_same(spt.to_pydata(sp).reshape(want.shape).todense(), want)
     with pytest.raises(spt.InvalidArgumentError):
         spt.reshape(sp, [vol + 1])
@@ -317,7 +320,7 @@ def test_transpose(sp, rnd):
     assert rowmajor_sorted(out)
     assert_same(dsum(out), dsum(sp).transpose(perm))
     assert_same(dsum(spt.transpose(sp)), dsum(sp).transpose())
-    if sp.dtype.kind != "b":
+    if sparse is not None and sp.dtype.kind != "b":
         assert_same(spt.to_pydata(sp).transpose(perm).todense(), dsum(sp).transpose(perm))
 
 
@@ -369,7 +372,7 @@ def test_reduce_sum(data):
     s = spt.reduce_sum_sparse(sp, axes, keepdims=keep)
     assert rowmajor_sorted(s) and s.shape == np.shape(want)
     assert_same(dsum(s), np.asarray(want))
-    if ax and len(ax) < sp.rank and sp.dtype.kind in "if" and sp.dtype != np.uint64:
+    if sparse is not None and ax and len(ax) < sp.rank and sp.dtype.kind in "if" and sp.dtype != np.uint64:
         x = spt.to_pydata(sp).sum(axis=ax, keepdims=keep, dtype=sp.dtype)
         assert_same(np.asarray(x.todense()), np.asarray(want))
 
@@ -409,7 +412,7 @@ def test_add(data):
     d = gen_values(np.random.default_rng(1), a.dtype, int(np.prod(a.shape))).reshape(a.shape)
     assert_same(spt.add(a, d), d + dsum(a))
     assert_same(spt.add(d, a), d + dsum(a))
-    if a.dtype.kind == "f":
+    if sparse is not None and a.dtype.kind == "f":
         x = spt.to_pydata(a) + spt.to_pydata(b)
         assert_same(x.todense(), dsum(out))
 
@@ -446,7 +449,7 @@ def test_maximum_minimum(data):
     union[tuple(a.indices.T)] = True
     union[tuple(b.indices.T)] = True
     assert mx.nnz == int(union.sum())
-    if a.dtype.kind == "f":
+    if sparse is not None and a.dtype.kind == "f":
         x = sparse.elemwise(np.maximum, spt.to_pydata(a), spt.to_pydata(b))
         assert_same(x.todense(), np.maximum(da, db))
 

@@ -8,7 +8,11 @@ import scipy.sparse as ss
 
 import spt
 
-sparse = pytest.importorskip("sparse")
+try:
+    import sparse
+except ImportError:
+    sparse = None
+needs_pydata = pytest.mark.skipif(sparse is None, reason="pydata/sparse is not installed")
 
 
 def needs(*ops):
@@ -51,6 +55,7 @@ def test_scipy_errors():
 
 # ---- pydata/sparse --------------------------------------------------------------------------------------
 
+@needs_pydata
 @pytest.mark.parametrize("shape", [(5,), (3, 4), (2, 3, 4), (2, 2, 3, 2)])
 def test_pydata_round_trip(shape):
     x = sparse.random(shape, density=0.4, random_state=5)
@@ -61,6 +66,7 @@ def test_pydata_round_trip(shape):
     assert isinstance(y, sparse.COO) and np.array_equal(y.todense(), x.todense())
 
 
+@needs_pydata
 def test_pydata_gcxs_and_fill_value():
     x = sparse.random((4, 4), density=0.5, random_state=1, format="gcxs")
     assert np.array_equal(spt.to_dense(spt.from_pydata(x), validate_indices=False), x.todense())
@@ -89,6 +95,7 @@ def test_torch_round_trip():
 
 # ---- files ----------------------------------------------------------------------------------------------
 
+@needs_pydata
 @needs("read_npz", "write_npz")
 def test_npz_pydata_both_ways(tmp_path):
     x = sparse.random((3, 4, 5), density=0.3, random_state=7)
