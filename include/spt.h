@@ -413,6 +413,102 @@ spt_status spt_merge(const spt_tensor *const *sp_ids, int64_t n_ids, const spt_t
 /* ==== END LAYOUT OPS */
 
 /* ==== MATH OPS (issue 4): reductions, add, cwise, maximum/minimum, softmax, matmul. */
+/*
+ * Conventions of the math ops. Inputs are checked fully: every index is checked against the shape
+ * (SPT_ERANGE) unless the tensor is known valid, whatever TF skips. Dtypes follow TF (an unsupported dtype
+ * is SPT_EDTYPE). Integer arithmetic wraps modulo 2^bits (no undefined behaviour); floats follow IEEE.
+ * Sums run in storage order within an output element, so for a given thread count results are
+ * reproducible; integer results do not depend on the thread count at all.
+ */
+
+/* tf.sparse.reduce_sum (SparseReduceSum) with a dense output. axes: naxes dims to reduce, each in
+ * [-rank, rank) (else SPT_ERANGE "Invalid reduction dimension A, for input with R dimensions."),
+ * negatives counted from the end, repeats harmless. axes == NULL reduces every dim (python's axis=None);
+ * axes != NULL with naxes == 0 reduces nothing (TF's kernel: only duplicates are summed). The output
+ * has the kept dims, or with keep_dims every dim with the reduced ones of size 1; it is zero where no
+ * entry falls. Duplicates are summed. Dtypes: integers, floats, complex (not bool, string).
+ * Speed: no sort; threaded when the entries are sorted by an order whose leading dims are kept. */
+spt_status spt_reduce_sum(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims, spt_dense **out);
+/* SparseReduceSumSparse: as spt_reduce_sum, but the result is sparse: one entry per non-empty output
+ * cell (a sum may be 0), in row-major order (known valid, sorted, unique); with keep_dims the reduced
+ * coordinates are 0. Never allocates dense storage of the output shape. One pass without a sort when the
+ * kept dims are a prefix of the tensor's order (entries sorted), else a radix sort on the kept dims. */
+spt_status spt_reduce_sum_sparse(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims,
+                                 spt_tensor **out);
+/* tf.sparse.reduce_max (SparseReduceMax), dense output: the maximum of the STORED values of each
+ * output cell (implicit zeros never take part, so a cell holding only negatives gets a negative max);
+ * a cell with no entry is 0. Axes as spt_reduce_sum. Dtypes: integers and floats (std::max semantics:
+ * max(a, b) = a < b ? b : a, values visited in storage order). */
+spt_status spt_reduce_max(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims, spt_dense **out);
+/* SparseReduceMaxSparse: spt_reduce_max with a sparse result (as spt_reduce_sum_sparse). */
+spt_status spt_reduce_max_sparse(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims,
+                                 spt_tensor **out);
+
+/* tf.sparse.add of two sparse tensors (SparseAdd). Checks, in TF's order (SPT_EINVAL): same rank
+ * ("Operands do not have the same ranks"), rank > 0, equal dims ("Operands' shapes do not match: got X
+ * and Y for dimension d"); then same dtype (SPT_EDTYPE), thresh not NaN, every index in bounds
+ * (SPT_ERANGE). Union of the entries in row-major order: an index held by one operand is copied as is
+ * (the threshold does not apply), an index held by both gives a + b, kept iff thresh <= |a + b|
+ * (modulus for complex; compared in the value's real type), so thresh 0 keeps zero sums. Inputs need
+ * not be sorted: an input not sorted in row-major order is detected in one pass and sorted first (a
+ * stable radix sort of a key copy; the input is not modified) -- never merged wrongly. Duplicates within
+ * one operand meet the other's entries one to one, as TF's two-pointer merge does. Output shape = a's;
+ * order row-major, known valid and sorted. Dtypes: int8..int64, float32/64, complex64/128 (TF's;
+ * unsigned and bool are SPT_EDTYPE). One merge pass, split across threads by key ranges. */
+spt_status spt_add(const spt_tensor *a, const spt_tensor *b, double thresh, spt_tensor **out);
+
+/* Sparse + dense -> dense (SparseTensorDenseAdd): a copy of b with every entry of a added to its cell
+ * (duplicates accumulate; unsorted input is fine). Checks: same dtype (SPT_EDTYPE), same rank ("Two
+ * operands have different ranks"), equal dims ("Dimension d does not equal (no broadcasting is
+ * supported): sparse side X vs dense side Y") -- SPT_EINVAL; every index inside the shape, else
+ * SPT_ERANGE "Sparse tensor has an invalid index on dimension d: a_indices(i,d) = v, dense tensor
+ * shape: [..]". Any rank (TF: 1..5). Dtypes: integers, floats, complex. */
+spt_status spt_add_dense(const spt_tensor *a, const spt_dense *b, spt_dense **out);
+
+/* SparseDenseCwise{Mul,Div,Add}: out value i = op(value i, dense[index i]) where the dense array is
+ * broadcast to the sparse shape only: rank(dense) <= rank(sparse) and, aligned from the right, each
+ * dense dim equals the sparse dim or is 1; else SPT_EINVAL "SparseDenseBinaryOpShared broadcasts dense
+ * to sparse only; got incompatible shapes: [..] vs. [..]". An index outside the sparse shape is
+ * SPT_ERANGE ("Provided indices are out-of-bounds w.r.t. dense side with broadcasted shape"). Implicit
+ * zeros stay untouched (add only changes stored entries). The result is a new tensor with a's indices,
+ * shape, order and flags and the new values (TF returns only the values). Integer division truncates
+ * toward zero; an integer division by zero is SPT_EINVAL ("integer division by zero at entry i"), and
+ * MIN / -1 wraps to MIN; float division follows IEEE. Dtypes: integers and floats (TF: real types). */
+spt_status spt_sparse_dense_cwise_mul(const spt_tensor *a, const spt_dense *dense, spt_tensor **out);
+spt_status spt_sparse_dense_cwise_div(const spt_tensor *a, const spt_dense *dense, spt_tensor **out);
+spt_status spt_sparse_dense_cwise_add(const spt_tensor *a, const spt_dense *dense, spt_tensor **out);
+
+/* tf.sparse.maximum / tf.sparse.minimum (SparseSparseMaximum/Minimum): the union of the entries in
+ * row-major order; an index held by both gives max(a, b) (min), an index held by one side gives
+ * max(v, 0) (min(v, 0)): the implicit zero takes part; resulting zeros are kept. Checks as spt_add.
+ * Unsorted inputs are sorted first (a key copy), as spt_add. Dtypes: integers and floats. */
+spt_status spt_maximum(const spt_tensor *a, const spt_tensor *b, spt_tensor **out);
+spt_status spt_minimum(const spt_tensor *a, const spt_tensor *b, spt_tensor **out);
+
+/* tf.sparse.softmax (SparseSoftmax): rank >= 2 (SPT_EINVAL "Input should have rank >= 2"); for each
+ * group of entries sharing all but the last coordinate, exp(v - max) / sum(exp(v - max)) over the
+ * STORED values only (implicit zeros excluded; duplicates count as separate members). The result holds
+ * the same entries sorted in row-major order (TF pairs sorted values with the input's indices, which
+ * is only right for sorted input; spt returns indices and values together, so unsorted input is fine).
+ * Dtypes: float32, float64 (others SPT_EDTYPE). */
+spt_status spt_softmax(const spt_tensor *t, spt_tensor **out);
+
+/* tf.sparse.sparse_dense_matmul (SparseTensorDenseMatMul): op(A) x op(B) with A a rank-2 sparse tensor
+ * and B a rank-2 dense array of the same dtype; op(A) = A^H if adjoint_a (conjugate transpose), op(B) =
+ * B^H if adjoint_b. Checks: A rank 2 ("Tensor 'a_shape' must have 2 elements"), B rank 2 ("Tensor 'b'
+ * is not a matrix") -- SPT_EINVAL; inner dims ("Cannot multiply A and B because inner dimension does not
+ * match: X vs. Y.  Did you forget a transpose?") SPT_EINVAL; then, entry by entry, k before m (SPT_ERANGE
+ * "k (K) from index[i,c] out of bounds (>=B)", "m (M) from index[i,c] out of bounds (>=O)"), all
+ * before anything is computed (also when the output is empty, where TF skips them). nnz == 0 gives zeros. Duplicates
+ * accumulate. Dtypes: every integer, float and complex type (TF's CPU kernel: int32, floats, complex).
+ * Threaded by output rows without atomics: when A is sorted by its output rows it is used as is,
+ * otherwise a stable radix sort by row gives the row grouping; each output element is accumulated in
+ * storage order, so the result does not depend on the thread count. */
+spt_status spt_sparse_dense_matmul(const spt_tensor *a, const spt_dense *b, bool adjoint_a, bool adjoint_b,
+                                   spt_dense **out);
+/* Sparse matrix x dense vector: x is rank 1 of length k; out is rank 1 (op(A) x). Same checks (x must
+ * be rank 1: SPT_EINVAL) and behaviour as spt_sparse_dense_matmul. */
+spt_status spt_sparse_dense_matvec(const spt_tensor *a, const spt_dense *x, bool adjoint_a, spt_dense **out);
 /* ==== END MATH OPS */
 
 /* ==== TENSOR-OF-TENSORS (issue 5): domains, sparse maps, injection, sparsify. */

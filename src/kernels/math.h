@@ -1,0 +1,102 @@
+/* math.h -- what the math ops (reduce, add, cwise, maximum/minimum, softmax, matmul) share:
+ * per-kind arithmetic used by the value-loop templates, the "supported dtype" selector, fixed chunking
+ * for deterministic threading, and the row-major sorted-key helper. Internal, not installed.
+ *
+ * Value-loop templates (src/kernels/<op>.h) are macros DEF(E, T, KIND) that an op file instantiates
+ * once per dtype of include/spt_dtypes.def through X-macros; SPT__WHEN(OK_<KIND>, ...) keeps only the
+ * kinds the op supports, so an unsupported dtype leaves an empty (NULL) table slot = SPT_EDTYPE. */
+#ifndef SPT_KERNELS_MATH_H
+#define SPT_KERNELS_MATH_H
+
+#include "internal.h"
+
+#include <math.h>
+
+/* ---- compile-time selection ---------------------------------------------------------------------- */
+#define SPT__WHEN_1(...) __VA_ARGS__
+#define SPT__WHEN_0(...)
+#define SPT__WHEN_(c, ...) SPT__WHEN_##c(__VA_ARGS__)
+#define SPT__WHEN(c, ...) SPT__WHEN_(c, __VA_ARGS__)
+
+/* ---- arithmetic per kind ------------------------------------------------------------------------- */
+/* Integers wrap modulo 2^bits (computed in uint64_t, so never signed-overflow UB); floats and complex
+ * follow IEEE. */
+#define SPT__ADD_INT(T, a, b) ((T)((uint64_t)(a) + (uint64_t)(b)))
+#define SPT__ADD_UINT SPT__ADD_INT
+#define SPT__ADD_FLOAT(T, a, b) ((T)((a) + (b)))
+#define SPT__ADD_COMPLEX SPT__ADD_FLOAT
+#define SPT__MUL_INT(T, a, b) ((T)((uint64_t)(a) * (uint64_t)(b)))
+#define SPT__MUL_UINT SPT__MUL_INT
+#define SPT__MUL_FLOAT(T, a, b) ((T)((a) * (b)))
+#define SPT__MUL_COMPLEX SPT__MUL_FLOAT
+/* Complex conjugate (identity for real kinds). */
+#define SPT__CONJ_INT(T, x) (x)
+#define SPT__CONJ_UINT(T, x) (x)
+#define SPT__CONJ_FLOAT(T, x) (x)
+#define SPT__CONJ_COMPLEX(T, x) ((T)conj((double _Complex)(x)))
+/* std::max / std::min as Eigen's scalar_max_op / scalar_min_op use them (NaN: the first argument
+ * wins unless the comparison is true). */
+#define SPT__MAXV(a, b) ((a) < (b) ? (b) : (a))
+#define SPT__MINV(a, b) ((b) < (a) ? (b) : (a))
+
+/* ---- threads: fixed chunking ----------------------------------------------------------------------- */
+#define SPT__MAX_CHUNKS 64
+
+/* True when entry i (> 0) starts a new segment. */
+typedef bool (*spt__seg_start_fn)(const void *ctx, int64_t i);
+
+/* Split [0, n) into nch chunks of near-equal size: bnd[0] = 0, bnd[nch] = n, and each inner boundary
+ * moved forward to the next i with start(ctx, i) (or n), so no segment straddles two chunks. start NULL
+ * = any i. The split depends only on n and nch, so the result of an op is the same for a given thread
+ * count. */
+void spt__chunks(int64_t n, int nch, int64_t *bnd, spt__seg_start_fn start, const void *ctx);
+/* start() for a sorted key array: keys[i] != keys[i-1]. */
+bool spt__key_start(const void *keys, int64_t i);
+/* Chunk count for n units of work of weight w each (1 .. SPT__MAX_CHUNKS). */
+int spt__nchunks(int64_t n, int64_t w);
+
+/* Row-major linear keys of t's entries (every index checked, SPT_ERANGE naming fn), in ascending
+ * order: when the entries are already sorted *perm is NULL and keys[i] belongs to entry i; otherwise a
+ * stable radix sort gives keys sorted and perm[k] = the entry at sorted position k. *unique: no
+ * repeated index. The caller frees *keys and *perm. */
+spt_status spt__sorted_keys(const char *fn, const spt_tensor *t, uint64_t **keys, int64_t **perm, bool *unique);
+
+/* A new owned tensor of nnz entries whose index and value buffers are NOT initialised (the caller
+ * writes every entry; numeric dtypes only). Order all -1, no flags. */
+spt_status spt__tensor_alloc_raw(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
+                                 spt_tensor **out);
+
+/* Internal reduce engine shared by spt_reduce_sum(_sparse) and spt_reduce_max(_sparse). */
+typedef struct spt__reduce_kernel {
+    /* *acc = reduction of vals[e] for e = perm ? perm[i] : i, i in [lo, hi) (hi > lo). */
+    void (*seg)(const void *vals, const int64_t *perm, int64_t lo, int64_t hi, void *acc);
+    /* *acc = op(*acc, *x). */
+    void (*combine)(void *acc, const void *x);
+    /* For i in [lo, hi): out[keys[i]] = seen ? op(out[keys[i]], vals[i]) : vals[i]; seen = 1. */
+    void (*scatter)(const void *vals, const uint64_t *keys, int64_t lo, int64_t hi, void *out, unsigned char *seen);
+} spt__reduce_kernel;
+
+/* kern NULL: the dtype is not supported (SPT_EDTYPE). Exactly one of dout / sout is non-NULL. */
+spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims,
+                       const spt__reduce_kernel *kern, spt_dense **dout, spt_tensor **sout);
+
+/* Internal sparse-sparse union merge shared by spt_add, spt_maximum, spt_minimum. */
+typedef struct spt__merge_ctx {
+    const uint64_t *ka, *kb; /* sorted keys */
+    const int64_t *pa, *pb;  /* perms (NULL = identity) */
+    const void *va, *vb;     /* values */
+    const int64_t *ia, *ib;  /* index rows */
+    int64_t rank;
+    double thresh;
+    int64_t *oi; /* output rows */
+    void *ov;    /* output values */
+} spt__merge_ctx;
+/* Merge a[alo,ahi) with b[blo,bhi); write from output position w (when `write`), return the count. */
+typedef int64_t (*spt__merge_fn)(const spt__merge_ctx *m, int64_t alo, int64_t ahi, int64_t blo, int64_t bhi, int64_t w,
+                                 bool write);
+/* The checks of SparseAdd / SparseSparseMinimum/Maximum in TF's order, then the merge. merge NULL:
+ * dtype not supported. */
+spt_status spt__merge2(const char *fn, const spt_tensor *a, const spt_tensor *b, double thresh, spt__merge_fn merge,
+                       spt_tensor **out);
+
+#endif /* SPT_KERNELS_MATH_H */

@@ -1,0 +1,171 @@
+/* math_common.c -- helpers shared by the math ops (internal): fixed chunking, sorted row-major keys,
+ * and the sparse-sparse union merge driver used by spt_add, spt_maximum and spt_minimum. */
+#include "kernels/math.h"
+
+void spt__chunks(int64_t n, int nch, int64_t *bnd, spt__seg_start_fn start, const void *ctx) {
+    bnd[0] = 0;
+    for (int c = 1; c < nch; c++) {
+        int64_t i = n / nch * c + n % nch * c / nch;
+        if (i < bnd[c - 1]) i = bnd[c - 1];
+        if (start)
+            while (i > 0 && i < n && !start(ctx, i)) i++;
+        bnd[c] = i;
+    }
+    bnd[nch] = n;
+}
+
+bool spt__key_start(const void *keys, int64_t i) {
+    const uint64_t *k = keys;
+    return k[i] != k[i - 1];
+}
+
+spt_status spt__tensor_alloc_raw(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
+                                 spt_tensor **out) {
+    spt_status st;
+    spt_tensor *t;
+    *out = NULL;
+    SPT__TRY(spt__tensor_alloc(fn, dtype, rank, shape, 0, NULL, &t));
+    if (nnz > 0 && t->volume == 0) {
+        spt_tensor_free(t);
+        return spt__tensor_alloc(fn, dtype, rank, shape, nnz, NULL, out); /* its error */
+    }
+    int64_t *ix = spt__alloc_array(fn, nnz, rank, sizeof(int64_t), false, &st);
+    void *v = ix ? spt__alloc_array(fn, nnz, 1, spt_dtype_size(dtype), false, &st) : NULL;
+    if (!v) {
+        spt__free(ix);
+        spt_tensor_free(t);
+        return st;
+    }
+    spt__free(t->indices);
+    spt__free(t->values);
+    t->indices = ix;
+    t->values = v;
+    t->nnz = nnz;
+    *out = t;
+    return SPT_OK;
+}
+
+int spt__nchunks(int64_t n, int64_t w) {
+    int64_t work;
+    if (spt__mul_i64(n, w < 1 ? 1 : w, &work)) work = INT64_MAX;
+    int nth = spt__threads_for(work);
+    if (nth > SPT__MAX_CHUNKS) nth = SPT__MAX_CHUNKS;
+    if (nth < 1) nth = 1;
+    return nth;
+}
+
+spt_status spt__sorted_keys(const char *fn, const spt_tensor *t, uint64_t **keys, int64_t **perm, bool *unique) {
+    spt_status st;
+    const int64_t n = t->nnz;
+    *keys = NULL;
+    *perm = NULL;
+    uint64_t *k = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);
+    int64_t *p = NULL;
+    if (!k) return st;
+    bool sorted, uniq;
+    SPT__CHECK(spt__linear_keys(fn, t, NULL, k, &sorted, &uniq));
+    if (!sorted) {
+        p = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
+        if (!p) goto fail;
+        SPT__CHECK(spt__radix_sort(fn, k, p, n, t->volume > 0 ? (uint64_t)(t->volume - 1) : 0));
+        uniq = true;
+        for (int64_t i = 1; i < n && uniq; i++)
+            if (k[i] == k[i - 1]) uniq = false;
+    }
+    *keys = k;
+    *perm = p;
+    *unique = uniq;
+    return SPT_OK;
+fail:
+    spt__free(p);
+    spt__free(k);
+    return st;
+}
+
+/* First position in keys[0, n) whose key is >= s. */
+static int64_t lower_bound(const uint64_t *keys, int64_t n, uint64_t s) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] < s) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+spt_status spt__merge2(const char *fn, const spt_tensor *a, const spt_tensor *b, double thresh, spt__merge_fn merge,
+                       spt_tensor **out) {
+    spt_status st = SPT_OK;
+    uint64_t *ka = NULL, *kb = NULL;
+    int64_t *pa = NULL, *pb = NULL;
+    spt_tensor *o = NULL;
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    if (!a || !b) return spt__err(SPT_EINVAL, "%s: tensor is NULL", fn);
+    if (a->rank != b->rank) {
+        char sa[SPT__IDXBUF], sb[SPT__IDXBUF];
+        spt__fmt_index(sa, sizeof sa, a->shape, a->rank);
+        spt__fmt_index(sb, sizeof sb, b->shape, b->rank);
+        return spt__err(SPT_EINVAL, "%s: Operands do not have the same ranks; got shapes: %s and %s", fn, sa, sb);
+    }
+    if (a->rank == 0) return spt__err(SPT_EINVAL, "%s: Tensors must not be empty (rank 0 operands)", fn);
+    for (int64_t d = 0; d < a->rank; d++)
+        if (a->shape[d] != b->shape[d])
+            return spt__err(SPT_EINVAL, "%s: Operands' shapes do not match: got %lld and %lld for dimension %lld", fn,
+                            (long long)a->shape[d], (long long)b->shape[d], (long long)d);
+    if (a->dtype != b->dtype)
+        return spt__err(SPT_EDTYPE, "%s: operand dtypes differ (%s and %s)", fn, spt_dtype_name(a->dtype),
+                        spt_dtype_name(b->dtype));
+    if (!merge) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(a->dtype));
+    bool ua, ub;
+    SPT__CHECK(spt__sorted_keys(fn, a, &ka, &pa, &ua));
+    SPT__CHECK(spt__sorted_keys(fn, b, &kb, &pb, &ub));
+    const int64_t na = a->nnz, nb = b->nnz;
+    int nch = spt__nchunks(na + nb, 4);
+    int64_t alo[SPT__MAX_CHUNKS + 1], blo[SPT__MAX_CHUNKS + 1], cnt[SPT__MAX_CHUNKS + 1];
+    /* split keys taken from the longer operand; a key's entries never straddle two chunks */
+    const uint64_t *sk = na >= nb ? ka : kb;
+    const int64_t ns = na >= nb ? na : nb;
+    alo[0] = blo[0] = 0;
+    for (int c = 1; c < nch; c++) {
+        uint64_t s = sk[ns / nch * c + ns % nch * c / nch];
+        alo[c] = lower_bound(ka, na, s);
+        blo[c] = lower_bound(kb, nb, s);
+    }
+    alo[nch] = na;
+    blo[nch] = nb;
+    spt__merge_ctx m = {ka, kb, pa, pb, a->values, b->values, a->indices, b->indices, a->rank, thresh, NULL, NULL};
+    int64_t cap, base[SPT__MAX_CHUNKS + 1];
+    if (spt__add_i64(na, nb, &cap)) {
+        st = spt__err(SPT_EOVERFLOW, "%s: %lld + %lld entries do not fit in int64", fn, (long long)na, (long long)nb);
+        goto fail;
+    }
+    /* one merge pass: chunk c writes from alo[c] + blo[c] (room for all its entries), then the chunks
+     * are moved together and the tensor shrunk to the entries kept */
+    SPT__CHECK(spt__tensor_alloc_raw(fn, a->dtype, a->rank, a->shape, cap, &o));
+    m.oi = o->indices;
+    m.ov = o->values;
+    for (int c = 0; c < nch; c++) base[c] = alo[c] + blo[c];
+#pragma omp parallel for schedule(static, 1) num_threads(nch)
+    for (int c = 0; c < nch; c++) cnt[c] = merge(&m, alo[c], alo[c + 1], blo[c], blo[c + 1], base[c], true);
+    const size_t es = spt_dtype_size(a->dtype), rb = (size_t)a->rank * sizeof(int64_t);
+    int64_t total = cnt[0];
+    for (int c = 1; c < nch; c++) {
+        if (base[c] != total && cnt[c] > 0) {
+            memmove(o->indices + total * a->rank, o->indices + base[c] * a->rank, (size_t)cnt[c] * rb);
+            memmove((char *)o->values + (size_t)total * es, (char *)o->values + (size_t)base[c] * es, (size_t)cnt[c] * es);
+        }
+        total += cnt[c];
+    }
+    spt__tensor_truncate(o, total);
+    spt__set_row_major(o, SPT__F_VALID | SPT__F_SORTED | (ua && ub ? SPT__F_UNIQUE : 0u));
+    *out = o;
+    o = NULL;
+fail:
+    spt_tensor_free(o);
+    spt__free(ka);
+    spt__free(kb);
+    spt__free(pa);
+    spt__free(pb);
+    return st;
+}

@@ -1,0 +1,203 @@
+/* reduce.c -- the engine behind spt_reduce_sum / spt_reduce_max and their sparse-output forms
+ * (TF's SparseReduce{Sum,Max}{,Sparse}), internal. The per-dtype value loops come from the op files.
+ *
+ * Entries are keyed by their linear index over the kept dims (row-major over the output).
+ * - All dims reduced: one value; fixed chunks reduced in parallel, partials combined in chunk order.
+ * - Dense output: out[key] accumulated in storage order. In parallel when the keys are non-decreasing or
+ *   the tensor is sorted by an order whose leading dims are kept (chunks then own disjoint cells);
+ *   otherwise one pass in storage order. No sort.
+ * - Sparse output: keys already non-decreasing (kept dims a prefix of the order): one pass, no sort;
+ *   otherwise a stable radix sort of the keys. Groups are reduced in storage order. */
+#include "kernels/math.h"
+
+typedef struct {
+    const int64_t *ix;
+    int64_t r, p;
+    const int64_t *dims;
+} prefix_ctx;
+
+/* Entry i differs from entry i-1 in one of the p leading dims. */
+static bool prefix_start(const void *ctx, int64_t i) {
+    const prefix_ctx *c = ctx;
+    const int64_t *b = c->ix + i * c->r, *a = b - c->r;
+    for (int64_t k = 0; k < c->p; k++)
+        if (a[c->dims[k]] != b[c->dims[k]]) return true;
+    return false;
+}
+
+/* True when the entries are non-decreasing in the p leading dims. */
+static bool prefix_sorted(const prefix_ctx *c, int64_t n, int nch) {
+    int64_t bad = 0;
+    (void)nch; /* unused without OpenMP */
+#pragma omp parallel for schedule(static) num_threads(nch) reduction(+ : bad)
+    for (int64_t i = 1; i < n; i++) {
+        const int64_t *b = c->ix + i * c->r, *a = b - c->r;
+        for (int64_t k = 0; k < c->p; k++) {
+            int64_t d = c->dims[k];
+            if (a[d] != b[d]) {
+                bad += a[d] > b[d];
+                break;
+            }
+        }
+    }
+    return bad == 0;
+}
+
+spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims,
+                       const spt__reduce_kernel *kern, spt_dense **dout, spt_tensor **sout) {
+    spt_status st = SPT_OK;
+    uint64_t *keys = NULL;
+    int64_t *perm = NULL;
+    unsigned char *seen = NULL;
+    spt_dense *d = NULL;
+    spt_tensor *o = NULL;
+    if (!dout && !sout) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    if (dout) *dout = NULL;
+    if (sout) *sout = NULL;
+    if (!t) return spt__err(SPT_EINVAL, "%s: tensor is NULL", fn);
+    const int64_t R = t->rank, n = t->nnz;
+    bool red[SPT_MAX_RANK] = {false};
+    if (!axes) {
+        for (int64_t k = 0; k < R; k++) red[k] = true;
+    } else {
+        if (naxes < 0) return spt__err(SPT_EINVAL, "%s: naxes is negative (%lld)", fn, (long long)naxes);
+        for (int64_t j = 0; j < naxes; j++) {
+            if (axes[j] < -R || axes[j] >= R)
+                return spt__err(SPT_ERANGE, "%s: Invalid reduction dimension %lld, for input with %lld dimensions.", fn,
+                                (long long)axes[j], (long long)R);
+            red[(axes[j] + R) % R] = true;
+        }
+    }
+    if (!kern) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(t->dtype));
+    SPT__TRY(spt__ensure_valid(fn, t));
+    int64_t K[SPT_MAX_RANK], nk = 0, oshape[SPT_MAX_RANK], orank = 0, ovol;
+    for (int64_t k = 0; k < R; k++) {
+        if (!red[k]) K[nk++] = k;
+        if (keep_dims) oshape[orank++] = red[k] ? 1 : t->shape[k];
+        else if (!red[k]) oshape[orank++] = t->shape[k];
+    }
+    SPT__TRY(spt__check_shape(fn, orank, oshape, &ovol));
+    const size_t es = spt_dtype_size(t->dtype);
+    if (dout) SPT__CHECK(spt_dense_new(t->dtype, orank, oshape, &d));
+    int64_t bnd[SPT__MAX_CHUNKS + 1], cnt[SPT__MAX_CHUNKS + 1];
+    int nch = spt__nchunks(n, R);
+
+    if (nk == 0) { /* everything reduced: one value */
+        _Alignas(16) unsigned char part[SPT__MAX_CHUNKS][16], acc[16];
+        bool have = false;
+        spt__chunks(n, nch, bnd, NULL, NULL);
+#pragma omp parallel for schedule(static, 1) num_threads(nch)
+        for (int c = 0; c < nch; c++)
+            if (bnd[c + 1] > bnd[c]) kern->seg(t->values, NULL, bnd[c], bnd[c + 1], part[c]);
+        for (int c = 0; c < nch; c++) {
+            if (bnd[c + 1] == bnd[c]) continue;
+            if (!have) memcpy(acc, part[c], es);
+            else kern->combine(acc, part[c]);
+            have = true;
+        }
+        if (d) {
+            if (have) memcpy(d->data, acc, es);
+        } else {
+            SPT__CHECK(spt__tensor_alloc(fn, t->dtype, orank, oshape, have ? 1 : 0, NULL, &o));
+            if (have) memcpy(o->values, acc, es);
+        }
+        goto done;
+    }
+    if (n == 0) {
+        if (!d) SPT__CHECK(spt__tensor_alloc(fn, t->dtype, orank, oshape, 0, NULL, &o));
+        goto done;
+    }
+
+    keys = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);
+    if (!keys) goto fail;
+    {
+        const int64_t *ix = t->indices, *sh = t->shape;
+        int64_t unsorted = 0;
+#pragma omp parallel for schedule(static) num_threads(nch)
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t *row = ix + i * R;
+            uint64_t key = 0;
+            for (int64_t j = 0; j < nk; j++) key = key * (uint64_t)sh[K[j]] + (uint64_t)row[K[j]];
+            keys[i] = key;
+        }
+#pragma omp parallel for schedule(static) num_threads(nch) reduction(+ : unsorted)
+        for (int64_t i = 1; i < n; i++) unsorted += keys[i - 1] > keys[i];
+
+        if (d) {
+            seen = spt__alloc_array(fn, ovol, 1, 1, true, &st);
+            if (!seen) goto fail;
+            if (!unsorted) {
+                spt__chunks(n, nch, bnd, spt__key_start, keys);
+            } else {
+                /* the leading kept dims of the order the entries are (claimed or found) sorted in */
+                const bool defined = spt__order_defined(R, t->order);
+                int64_t pd[SPT_MAX_RANK], p = 0;
+                for (int64_t k = 0; k < R; k++) {
+                    int64_t dd = defined ? t->order[k] : k;
+                    if (red[dd]) break;
+                    pd[p++] = dd;
+                }
+                prefix_ctx pc = {ix, R, p, pd};
+                bool ok = p > 0 && nch > 1 && ((defined && (t->flags & SPT__F_SORTED)) || prefix_sorted(&pc, n, nch));
+                if (ok) spt__chunks(n, nch, bnd, prefix_start, &pc);
+                else {
+                    nch = 1;
+                    bnd[0] = 0;
+                    bnd[1] = n;
+                }
+            }
+#pragma omp parallel for schedule(static, 1) num_threads(nch)
+            for (int c = 0; c < nch; c++) kern->scatter(t->values, keys, bnd[c], bnd[c + 1], d->data, seen);
+            goto done;
+        }
+
+        if (unsorted) {
+            perm = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
+            if (!perm) goto fail;
+            SPT__CHECK(spt__radix_sort(fn, keys, perm, n, (uint64_t)(ovol - 1)));
+        }
+        spt__chunks(n, nch, bnd, spt__key_start, keys);
+#pragma omp parallel for schedule(static, 1) num_threads(nch)
+        for (int c = 0; c < nch; c++) {
+            int64_t g = 0;
+            for (int64_t i = bnd[c]; i < bnd[c + 1]; i++) g += i == bnd[c] || keys[i] != keys[i - 1];
+            cnt[c] = g;
+        }
+        int64_t total = 0;
+        for (int c = 0; c < nch; c++) {
+            int64_t g = cnt[c];
+            cnt[c] = total;
+            total += g;
+        }
+        SPT__CHECK(spt__tensor_alloc_raw(fn, t->dtype, orank, oshape, total, &o));
+        int64_t *oix = o->indices;
+        char *ov = o->values;
+#pragma omp parallel for schedule(static, 1) num_threads(nch)
+        for (int c = 0; c < nch; c++) {
+            int64_t w = cnt[c];
+            for (int64_t i = bnd[c], j; i < bnd[c + 1]; i = j, w++) {
+                for (j = i + 1; j < bnd[c + 1] && keys[j] == keys[i];) j++;
+                const int64_t *row = ix + (perm ? perm[i] : i) * R;
+                int64_t *dst = oix + w * orank;
+                if (keep_dims)
+                    for (int64_t k = 0; k < R; k++) dst[k] = red[k] ? 0 : row[k];
+                else
+                    for (int64_t k = 0; k < nk; k++) dst[k] = row[K[k]];
+                kern->seg(t->values, perm, i, j, ov + (size_t)w * es);
+            }
+        }
+    }
+done:
+    if (o) spt__set_row_major(o, SPT__F_VALID | SPT__F_SORTED | SPT__F_UNIQUE);
+    if (dout) *dout = d;
+    if (sout) *sout = o;
+    d = NULL;
+    o = NULL;
+fail:
+    spt_dense_free(d);
+    spt_tensor_free(o);
+    spt__free(seen);
+    spt__free(perm);
+    spt__free(keys);
+    return st;
+}

@@ -1,0 +1,36 @@
+/* reduce_max.c -- tf.sparse.reduce_max (dense output) and tf.sparse.reduce_max_sparse (SparseReduceMax,
+ * SparseReduceMaxSparse): implicit zeros never take part; empty dense cells stay 0. The engine is
+ * spt__reduce (reduce.c); this file holds the per-dtype value loops. */
+#include "kernels/reduce.h"
+
+/* Max: real number types (std::max; a NaN met first wins). */
+#define MAXOP(T, a, b) SPT__MAXV(a, b)
+#define OK_BOOL 0
+#define OK_INT 1
+#define OK_UINT 1
+#define OK_FLOAT 1
+#define OK_COMPLEX 0
+#define OK_STRING 0
+
+#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, SPT__DEF_REDUCE(max, E, T, MAXOP))
+#include "spt_dtypes.def"
+#undef X
+
+static const spt__reduce_kernel *const table[SPT_NUM_DTYPES] = {
+#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = &max_kernel_##E, )
+#include "spt_dtypes.def"
+#undef X
+};
+
+static const spt__reduce_kernel *kernel(const spt_tensor *t) {
+    return t && (unsigned)spt_tensor_dtype(t) < SPT_NUM_DTYPES ? table[spt_tensor_dtype(t)] : NULL;
+}
+
+spt_status spt_reduce_max(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims, spt_dense **out) {
+    return spt__reduce("spt_reduce_max", t, axes, naxes, keep_dims, kernel(t), out, NULL);
+}
+
+spt_status spt_reduce_max_sparse(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims,
+                                 spt_tensor **out) {
+    return spt__reduce("spt_reduce_max_sparse", t, axes, naxes, keep_dims, kernel(t), NULL, out);
+}

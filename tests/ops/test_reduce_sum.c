@@ -1,0 +1,225 @@
+/* test_reduce_sum.c -- spt_reduce_sum and spt_reduce_sum_sparse. */
+#include "reduce_test_common.h"
+
+/* tf.sparse.reduce_sum docstring: [[1, ?, 1], [?, 1, ?]] */
+static spt_tensor *doc_tensor(void) {
+    int64_t shape[2] = {2, 3}, ix[6] = {0, 0, 0, 2, 1, 1};
+    int32_t v[3] = {1, 1, 1};
+    spt_tensor *t;
+    ASSERT_OK(spt_tensor_new(SPT_INT32, 2, shape, 3, ix, v, NULL, &t));
+    return t;
+}
+
+static void expect_dense_i32(const spt_dense *d, int64_t rank, const int64_t *shape, const int32_t *want) {
+    assert_int_equal(spt_dense_rank(d), rank);
+    for (int64_t k = 0; k < rank; k++) assert_int_equal(spt_dense_shape(d)[k], shape[k]);
+    for (int64_t i = 0; i < spt_dense_size(d); i++) assert_int_equal(((const int32_t *)spt_dense_data(d))[i], want[i]);
+}
+
+static void test_docstring(void **state) {
+    (void)state;
+    spt_tensor *t = doc_tensor();
+    spt_dense *d;
+    int64_t a0[1] = {0}, a1[1] = {1}, am1[1] = {-1}, a01[2] = {0, 1};
+    int64_t s3[1] = {3}, s2[1] = {2}, s21[2] = {2, 1};
+    ASSERT_OK(spt_reduce_sum(t, a0, 1, false, &d));
+    expect_dense_i32(d, 1, s3, (int32_t[]){1, 1, 1});
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum(t, a1, 1, false, &d));
+    expect_dense_i32(d, 1, s2, (int32_t[]){2, 1});
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum(t, am1, 1, true, &d));
+    expect_dense_i32(d, 2, s21, (int32_t[]){2, 1});
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum(t, a01, 2, false, &d));
+    expect_dense_i32(d, 0, NULL, (int32_t[]){3});
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum(t, NULL, 0, false, &d)); /* axes NULL = all */
+    expect_dense_i32(d, 0, NULL, (int32_t[]){3});
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum(t, NULL, 0, true, &d));
+    int64_t s11[2] = {1, 1};
+    expect_dense_i32(d, 2, s11, (int32_t[]){3});
+    spt_dense_free(d);
+    spt_tensor_free(t);
+}
+
+static void test_sparse_output(void **state) {
+    (void)state;
+    /* SparseReduceSumSparse test: [3,2] float, axis 0 -> [5, 6] */
+    int64_t shape[2] = {3, 2}, ix[8] = {0, 1, 1, 0, 2, 0, 2, 1};
+    float v[4] = {2, 2, 3, 4};
+    spt_tensor *t, *s;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT32, 2, shape, 4, ix, v, NULL, &t));
+    int64_t a0[1] = {0};
+    ASSERT_OK(spt_reduce_sum_sparse(t, a0, 1, false, &s));
+    int64_t want_shape[1] = {2}, want_ix[2] = {0, 1};
+    spt_test_expect_tensor(s, 1, want_shape, 2, want_ix, (float[]){5, 6});
+    spt_tensor_free(s);
+    /* keep_dims: reduced coordinates are 0, dim 1 */
+    ASSERT_OK(spt_reduce_sum_sparse(t, a0, 1, true, &s));
+    int64_t ks[2] = {1, 2}, kix[4] = {0, 0, 0, 1};
+    spt_test_expect_tensor(s, 2, ks, 2, kix, (float[]){5, 6});
+    spt_tensor_free(s);
+    spt_tensor_free(t);
+    /* empty axes at kernel level: nothing reduced, duplicates merged (a zero sum stays) */
+    int64_t sh2[2] = {2, 2}, ix2[8] = {1, 1, 0, 0, 1, 1, 0, 1};
+    int32_t v2[4] = {5, 1, 2, 0};
+    ASSERT_OK(spt_tensor_new(SPT_INT32, 2, sh2, 4, ix2, v2, NULL, &t));
+    int64_t none[1] = {0};
+    ASSERT_OK(spt_reduce_sum_sparse(t, none, 0, false, &s));
+    int64_t wix[6] = {0, 0, 0, 1, 1, 1};
+    spt_test_expect_tensor(s, 2, sh2, 3, wix, (int32_t[]){1, 0, 7});
+    spt_tensor_free(s);
+    spt_tensor_free(t);
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    spt_tensor *t = doc_tensor(), *s = (spt_tensor *)1;
+    spt_dense *d = (spt_dense *)1;
+    int64_t a2[1] = {2}, am3[1] = {-3};
+    ASSERT_ST(SPT_ERANGE, spt_reduce_sum(t, a2, 1, false, &d));
+    assert_null(d);
+    ASSERT_MSG("Invalid reduction dimension 2, for input with 2 dimensions.");
+    ASSERT_ST(SPT_ERANGE, spt_reduce_sum_sparse(t, am3, 1, false, &s));
+    assert_null(s);
+    ASSERT_MSG("Invalid reduction dimension -3, for input with 2 dimensions.");
+    ASSERT_ST(SPT_EINVAL, spt_reduce_sum(t, a2, -1, false, &d));
+    ASSERT_ST(SPT_EINVAL, spt_reduce_sum(NULL, NULL, 0, false, &d));
+    ASSERT_ST(SPT_EINVAL, spt_reduce_sum(t, NULL, 0, false, NULL));
+    spt_tensor_free(t);
+    /* out-of-bounds index (CVE-2021-37635 PoC) */
+    int64_t shape[3] = {337, 337, 337}, ix[6] = {773, 773, 773, 773, 773, 773}, a1[1] = {1};
+    int32_t v[2] = {1, 1};
+    ASSERT_OK(spt_tensor_new(SPT_INT32, 3, shape, 2, ix, v, NULL, &t));
+    ASSERT_ST(SPT_ERANGE, spt_reduce_sum(t, a1, 1, false, &d));
+    ASSERT_ST(SPT_ERANGE, spt_reduce_sum_sparse(t, a1, 1, false, &s));
+    spt_tensor_free(t);
+    /* dtypes: bool and string are not summed */
+    int64_t sh1[1] = {2}, ix1[1] = {0};
+    bool b = true;
+    ASSERT_OK(spt_tensor_new(SPT_BOOL, 1, sh1, 1, ix1, &b, NULL, &t));
+    ASSERT_ST(SPT_EDTYPE, spt_reduce_sum(t, NULL, 0, false, &d));
+    spt_tensor_free(t);
+    spt_str str = {"x", 1};
+    ASSERT_OK(spt_tensor_new(SPT_STRING, 1, sh1, 1, ix1, &str, NULL, &t));
+    ASSERT_ST(SPT_EDTYPE, spt_reduce_sum_sparse(t, NULL, 0, false, &s));
+    spt_tensor_free(t);
+}
+
+static void test_empty_and_zero_dims(void **state) {
+    (void)state;
+    spt_tensor *t, *s;
+    spt_dense *d;
+    int64_t shape[2] = {0, 3}, a1[1] = {1};
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 2, shape, 0, NULL, NULL, NULL, &t));
+    ASSERT_OK(spt_reduce_sum(t, a1, 1, false, &d));
+    assert_int_equal(spt_dense_rank(d), 1);
+    assert_int_equal(spt_dense_shape(d)[0], 0);
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum(t, NULL, 0, false, &d));
+    assert_int_equal(spt_dense_size(d), 1);
+    assert_true(((const double *)spt_dense_data(d))[0] == 0);
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum_sparse(t, NULL, 0, false, &s));
+    assert_int_equal(spt_tensor_nnz(s), 0);
+    assert_int_equal(spt_tensor_rank(s), 0);
+    spt_tensor_free(s);
+    spt_tensor_free(t);
+    /* N = 0 with a non-empty shape */
+    int64_t sh3[3] = {2, 3, 4};
+    ASSERT_OK(spt_tensor_new(SPT_INT16, 3, sh3, 0, NULL, NULL, NULL, &t));
+    ASSERT_OK(spt_reduce_sum_sparse(t, a1, 1, true, &s));
+    assert_int_equal(spt_tensor_nnz(s), 0);
+    assert_int_equal(spt_tensor_shape(s)[1], 1);
+    spt_tensor_free(s);
+    ASSERT_OK(spt_reduce_sum(t, a1, 1, false, &d));
+    assert_int_equal(spt_dense_size(d), 8);
+    spt_dense_free(d);
+    spt_tensor_free(t);
+    /* rank 0: a scalar with duplicates */
+    int64_t v[2] = {4, 5};
+    ASSERT_OK(spt_tensor_new(SPT_INT64, 0, NULL, 2, NULL, v, NULL, &t));
+    ASSERT_OK(spt_reduce_sum(t, NULL, 0, false, &d));
+    assert_int_equal(((const int64_t *)spt_dense_data(d))[0], 9);
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum_sparse(t, NULL, 0, false, &s));
+    spt_test_expect_tensor(s, 0, NULL, 1, NULL, (int64_t[]){9});
+    spt_tensor_free(s);
+    spt_tensor_free(t);
+}
+
+static void test_huge_sparse_output(void **state) {
+    (void)state;
+    /* sparse output of a huge shape allocates nothing of the dense size; unsorted keys take the radix path */
+    int64_t shape[3] = {1073741824, 1073741824, 2}, ix[9] = {5, 7, 1, 1, 2, 0, 5, 7, 0}, a2[1] = {2};
+    double v[3] = {3, 1, 0.5};
+    spt_tensor *t, *s;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 3, shape, 3, ix, v, NULL, &t));
+    ASSERT_OK(spt_reduce_sum_sparse(t, a2, 1, false, &s));
+    int64_t ws[2] = {1073741824, 1073741824}, wix[4] = {1, 2, 5, 7};
+    spt_test_expect_tensor(s, 2, ws, 2, wix, (double[]){1, 3.5});
+    spt_tensor_free(s);
+    spt_dense *d = (spt_dense *)1;
+    spt_status st = spt_reduce_sum(t, a2, 1, false, &d); /* 2^60 doubles: cannot be allocated */
+    assert_true(st == SPT_ENOMEM || st == SPT_EOVERFLOW);
+    assert_null(d);
+    spt_tensor_free(t);
+}
+
+static void test_complex(void **state) {
+    (void)state;
+    int64_t shape[2] = {2, 2}, ix[6] = {0, 0, 0, 1, 1, 1}, a1[1] = {1};
+    double _Complex v[3] = {1 + 2 * I, 3 - 1 * I, 2};
+    spt_tensor *t;
+    spt_dense *d;
+    ASSERT_OK(spt_tensor_new(SPT_COMPLEX128, 2, shape, 3, ix, v, NULL, &t));
+    ASSERT_OK(spt_reduce_sum(t, a1, 1, false, &d));
+    const double _Complex *o = spt_dense_data(d);
+    assert_true(o[0] == 4 + 1 * I && o[1] == 2);
+    spt_dense_free(d);
+    spt_tensor_free(t);
+}
+
+static void test_integer_wraps(void **state) {
+    (void)state;
+    int64_t shape[1] = {2}, ix[2] = {0, 0};
+    int8_t v[2] = {100, 100};
+    spt_tensor *t;
+    spt_dense *d;
+    ASSERT_OK(spt_tensor_new(SPT_INT8, 1, shape, 2, ix, v, NULL, &t));
+    ASSERT_OK(spt_reduce_sum(t, NULL, 0, false, &d));
+    assert_int_equal(((const int8_t *)spt_dense_data(d))[0], -56);
+    spt_dense_free(d);
+    spt_tensor_free(t);
+    int64_t big[2] = {INT64_MAX, 1};
+    ASSERT_OK(spt_tensor_new(SPT_INT64, 1, shape, 2, ix, big, NULL, &t));
+    ASSERT_OK(spt_reduce_sum(t, NULL, 0, false, &d));
+    assert_true(((const int64_t *)spt_dense_data(d))[0] == INT64_MIN);
+    spt_dense_free(d);
+    spt_tensor_free(t);
+}
+
+static void test_property(void **state) {
+    (void)state;
+    rt_property(false, spt_reduce_sum, spt_reduce_sum_sparse, MT_NUMERIC, MT_NNUMERIC);
+}
+static void test_threads(void **state) {
+    (void)state;
+    rt_threads(spt_reduce_sum, spt_reduce_sum_sparse);
+}
+static void test_alloc_sweep(void **state) {
+    (void)state;
+    rt_sweep(spt_reduce_sum, spt_reduce_sum_sparse);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_docstring),  cmocka_unit_test(test_sparse_output), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_empty_and_zero_dims), cmocka_unit_test(test_huge_sparse_output),
+        cmocka_unit_test(test_complex),    cmocka_unit_test(test_integer_wraps), cmocka_unit_test(test_property),
+        cmocka_unit_test(test_threads),    cmocka_unit_test(test_alloc_sweep),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
