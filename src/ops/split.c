@@ -18,7 +18,8 @@ spt_status spt_split(const spt_tensor *t, int64_t axis, int64_t num_split, spt_t
                         fn, (long long)size, (long long)num_split);
     for (int64_t k = 0; k < num_split; k++) outs[k] = NULL;
     SPT__TRY(spt__ensure_valid(fn, t));
-    const int64_t q = size / num_split, res = size % num_split, big = res * (q + 1);
+    /* res > 0 implies num_split >= 2, so q + 1 and res * (q + 1) <= size cannot overflow */
+    const int64_t q = size / num_split, res = size % num_split, big = res ? res * (q + 1) : 0;
     piece = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
     count = piece ? spt__alloc_array(fn, num_split, 1, sizeof(int64_t), true, &st) : NULL;
     fill = count ? spt__alloc_array(fn, num_split, 1, sizeof(int64_t), true, &st) : NULL;

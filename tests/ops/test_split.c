@@ -92,6 +92,19 @@ static void test_empty_and_errors(void **state) {
     ASSERT_OK(spt_split(t, 1, 3, p));
     for (int k = 0; k < 3; k++) spt_tensor_free(p[k]);
     spt_tensor_free(t);
+    /* a dim of INT64_MAX in one piece: no overflow in the piece arithmetic */
+    int64_t hs[1] = {INT64_MAX}, hix[1] = {INT64_MAX - 1}, hv = 5;
+    ASSERT_OK(spt_tensor_new(SPT_INT64, 1, hs, 1, hix, &hv, NULL, &t));
+    ASSERT_OK(spt_split(t, 0, 1, p));
+    spt_test_expect_tensor(p[0], 1, hs, 1, hix, &hv);
+    spt_tensor_free(p[0]);
+    ASSERT_OK(spt_split(t, 0, 2, p)); /* INT64_MAX = 2^62 + (2^62 - 1) */
+    int64_t h0[1] = {(int64_t)1 << 62}, h1[1] = {((int64_t)1 << 62) - 1}, hi1[1] = {((int64_t)1 << 62) - 2};
+    spt_test_expect_tensor(p[0], 1, h0, 0, NULL, NULL);
+    spt_test_expect_tensor(p[1], 1, h1, 1, hi1, &hv);
+    spt_tensor_free(p[0]);
+    spt_tensor_free(p[1]);
+    spt_tensor_free(t);
     /* the advisory PoC: index 1 in a dim of size 1 */
     int64_t one[1] = {1}, ix[1] = {1}, v = 1;
     ASSERT_OK(spt_tensor_new(SPT_INT64, 1, one, 1, ix, &v, NULL, &t));
