@@ -73,6 +73,7 @@ spt_status spt__sparse_map_build(const char *fn, int64_t NI, int64_t D, int64_t 
     spt_status st = SPT_OK;
     spt_sparse_map *m = NULL;
     int64_t *perm = NULL, *scratch = NULL;
+    unsigned char *cls = NULL;
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
     if (NI < 0 || NI > SPT_MAX_RANK || D < 0 || D > SPT_MAX_RANK)
@@ -106,16 +107,20 @@ spt_status spt__sparse_map_build(const char *fn, int64_t NI, int64_t D, int64_t 
         spt__free(scratch);
         scratch = NULL;
     }
-    /* count distinct keys and distinct (key, dep) pairs */
+    /* classify each sorted entry once: bit 0 starts a new key, bit 1 is a new (key, dep) pair */
+    if (!(cls = spt__alloc_array(fn, n, 1, 1, false, &st))) goto fail;
     int64_t nkeys = 0, ndep = 0, maxdom = 0, cur = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t p = perm[i];
         bool newkey = i == 0 || spt__tot_cmp(entry_key(&e, perm[i - 1]), entry_key(&e, p), NI) != 0;
+        bool newpair = p < npairs && (newkey || perm[i - 1] >= npairs ||
+                                      spt__tot_cmp(dep + perm[i - 1] * D, dep + p * D, D) != 0);
+        cls[i] = (unsigned char)(newkey | newpair << 1);
         if (newkey) {
             nkeys++;
             cur = 0;
         }
-        if (p < npairs && (newkey || perm[i - 1] >= npairs || entry_cmp(&e, perm[i - 1], p) != 0)) {
+        if (newpair) {
             ndep++;
             if (++cur > maxdom) maxdom = cur;
         }
@@ -143,13 +148,12 @@ spt_status spt__sparse_map_build(const char *fn, int64_t NI, int64_t D, int64_t 
     int64_t k = -1, d = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t p = perm[i];
-        bool newkey = i == 0 || spt__tot_cmp(entry_key(&e, perm[i - 1]), entry_key(&e, p), NI) != 0;
-        if (newkey) {
+        if (cls[i] & 1) {
             k++;
             if (NI) memcpy(m->keys + k * NI, entry_key(&e, p), (size_t)NI * sizeof(int64_t));
             m->off[k] = d;
         }
-        if (p < npairs && (newkey || perm[i - 1] >= npairs || entry_cmp(&e, perm[i - 1], p) != 0)) {
+        if (cls[i] & 2) {
             if (D) memcpy(m->dep + d * D, dep + p * D, (size_t)D * sizeof(int64_t));
             d++;
         }
@@ -172,11 +176,13 @@ spt_status spt__sparse_map_build(const char *fn, int64_t NI, int64_t D, int64_t 
         int64_t *shrunk = spt__realloc(m->mvals, (size_t)mv * sizeof(int64_t));
         if (shrunk) m->mvals = shrunk;
     }
+    spt__free(cls);
     spt__free(scratch);
     spt__free(perm);
     *out = m;
     return SPT_OK;
 fail:
+    spt__free(cls);
     spt__free(scratch);
     spt__free(perm);
     spt_sparse_map_free(m);

@@ -105,19 +105,26 @@ static int64_t search_from(const source *s, int64_t lo, int64_t hi, int64_t g, u
     return r;
 }
 
-/* Copy T[y] (y given by its key `target` and its d0 component) into dst, if T has that element. */
-static inline void lookup(const source *s, uint64_t target, int64_t yd0, int64_t *cursor, char *dst) {
-    int64_t lo = 0, hi = s->nnz;
+/* The slice [*lo, *hi) of T's entries that can hold key `target` (whose d0 component is yd0), and the
+ * interpolated guess of its position: exact for a full slice, close for an evenly spread one. */
+static inline int64_t locate(const source *s, uint64_t target, int64_t yd0, int64_t *lo, int64_t *hi) {
     uint64_t vlo = 0, vspan = s->volume;
+    *lo = 0;
+    *hi = s->nnz;
     if (s->slice) {
-        lo = s->slice[yd0];
-        hi = s->slice[yd0 + 1];
+        *lo = s->slice[yd0];
+        *hi = s->slice[yd0 + 1];
         vlo = (uint64_t)yd0 * s->sstride;
         vspan = s->sstride;
     }
+    if (*hi <= *lo) return *lo;
+    return *lo + (int64_t)((double)(target - vlo) / (double)vspan * (double)(*hi - *lo));
+}
+
+/* Copy T[y] (y given by its key `target`, its slice [lo, hi) and a guess) into dst, if T has it. */
+static inline void lookup(const source *s, uint64_t target, int64_t lo, int64_t hi, int64_t guess, int64_t *cursor,
+                          char *dst) {
     if (hi <= lo) return;
-    /* interpolate the position: exact for a full slice, close for an evenly spread one */
-    int64_t guess = lo + (int64_t)((double)(target - vlo) / (double)vspan * (double)(hi - lo));
     if (s->monotone && *cursor > lo) lo = *cursor < hi ? *cursor : hi;
     if (s->unique && guess >= lo && guess < hi && key_at(s, guess) == target) { /* a direct hit */
         *cursor = guess + 1;
@@ -134,24 +141,27 @@ static inline void lookup(const source *s, uint64_t target, int64_t yd0, int64_t
     }
 }
 
+/* Elements handled per batch: their addresses are computed and prefetched first, then they are copied,
+ * so that the memory accesses of a batch overlap instead of waiting for each other. */
+#define BATCH 32
+
 /* Fill the inner tensor of key `ki` into `buf` (zeroed, of extents given by the key's mode values). */
 static void fill_one(const geometry *g, const source *s, const spt_sparse_map *sm, int64_t ki, char *buf) {
     const int64_t D = g->D, NI = g->NI;
     const int64_t *o = sm->keys + ki * NI;
     spt__dview v = spt__map_view(sm, ki);
-    int64_t base = 0, tbase = 0, istride[SPT_MAX_RANK], fstride[SPT_MAX_RANK];
+    const bool dense = s->dense != NULL;
+    int64_t base = 0, istride[SPT_MAX_RANK], fstride[SPT_MAX_RANK];
     int64_t d0_pin = -1, d0_j = -1; /* T's mode d0 is pinned to o[k] (value d0_pin) or is x[d0_j] */
     for (int64_t k = 0; k < NI; k++)
         if (g->pin[k] >= 0) {
-            base += o[k] * g->stride[g->pin[k]];
-            if (!s->dense) {
-                tbase += o[k] * s->ostride[g->pin[k]];
-                if (g->pin[k] == s->d0) d0_pin = o[k];
-            }
+            /* dense: row-major offsets; sparse: keys in the order T is searched in */
+            base += o[k] * (dense ? g->stride[g->pin[k]] : s->ostride[g->pin[k]]);
+            if (!dense && g->pin[k] == s->d0) d0_pin = o[k];
         }
     for (int64_t j = 0; j < D; j++) {
-        fstride[j] = s->dense ? 0 : s->ostride[g->fm[j]];
-        if (!s->dense && g->fm[j] == s->d0) d0_j = j;
+        fstride[j] = dense ? g->stride[g->fm[j]] : s->ostride[g->fm[j]];
+        if (!dense && g->fm[j] == s->d0) d0_j = j;
     }
     int64_t acc = 1;
     for (int64_t j = D - 1; j >= 0; j--) {
@@ -160,26 +170,44 @@ static void fill_one(const geometry *g, const source *s, const spt_sparse_map *s
     }
     const size_t es = s->es;
     int64_t cursor = 0, r0 = -1, prev0 = -1;
-    for (int64_t e = 0; e < v.n; e++) {
-        const int64_t *x = v.idx + e * D;
-        int64_t off = base, toff = tbase, pos = 0;
-        for (int64_t j = 0; j < D; j++) {
-            off += x[j] * g->stride[g->fm[j]];
-            toff += x[j] * fstride[j];
-            int64_t r;
-            if (j == 0) { /* mode 0 of sorted rows is non-decreasing: its rank only moves forward */
-                if (x[0] != prev0) {
-                    r0++;
-                    prev0 = x[0];
+    int64_t pos[BATCH], off[BATCH], lo[BATCH], hi[BATCH], guess[BATCH];
+    for (int64_t e0 = 0; e0 < v.n; e0 += BATCH) {
+        const int64_t nb = v.n - e0 < BATCH ? v.n - e0 : BATCH;
+        for (int64_t b = 0; b < nb; b++) {
+            const int64_t *x = v.idx + (e0 + b) * D;
+            int64_t t = base, p = 0;
+            for (int64_t j = 0; j < D; j++) {
+                t += x[j] * fstride[j];
+                int64_t r;
+                if (j == 0) { /* mode 0 of sorted rows is non-decreasing: its rank only moves forward */
+                    if (x[0] != prev0) {
+                        r0++;
+                        prev0 = x[0];
+                    }
+                    r = r0;
+                } else {
+                    r = spt__tot_rank_known(v.mvals + v.moff[j], v.moff[j + 1] - v.moff[j], x[j]);
                 }
-                r = r0;
-            } else {
-                r = spt__tot_rank_known(v.mvals + v.moff[j], v.moff[j + 1] - v.moff[j], x[j]);
+                p += r * istride[j];
             }
-            pos += r * istride[j];
+            pos[b] = p;
+            off[b] = t;
+            if (dense) {
+                __builtin_prefetch(s->dense + (size_t)t * es);
+            } else {
+                guess[b] = locate(s, (uint64_t)t, d0_j >= 0 ? x[d0_j] : d0_pin, &lo[b], &hi[b]);
+                if (guess[b] >= lo[b] && guess[b] < hi[b]) {
+                    if (s->keys) __builtin_prefetch(s->keys + guess[b]);
+                    else __builtin_prefetch(s->ix + guess[b] * s->R);
+                    if (!s->perm) __builtin_prefetch(s->vals + (size_t)guess[b] * es);
+                }
+            }
         }
-        if (s->dense) copy_elem(buf + (size_t)pos * es, s->dense + (size_t)off * es, es);
-        else lookup(s, (uint64_t)toff, d0_j >= 0 ? x[d0_j] : d0_pin, &cursor, buf + (size_t)pos * es);
+        if (dense)
+            for (int64_t b = 0; b < nb; b++) copy_elem(buf + (size_t)pos[b] * es, s->dense + (size_t)off[b] * es, es);
+        else
+            for (int64_t b = 0; b < nb; b++)
+                lookup(s, (uint64_t)off[b], lo[b], hi[b], guess[b], &cursor, buf + (size_t)pos[b] * es);
     }
 }
 

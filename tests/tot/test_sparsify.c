@@ -641,6 +641,9 @@ static void test_alloc_sweep(void **state) {
     assert_true(spt_test_alloc_sweep(sweep_fn, sweep_cleanup, &c) > 4);
     c.sparse = true;
     assert_true(spt_test_alloc_sweep(sweep_fn, sweep_cleanup, &c) > 4);
+    /* T known sorted (column-major): searched in place, with slice pointers */
+    ASSERT_OK(spt_reorder(c.s, (int64_t[]){1, 0}));
+    assert_true(spt_test_alloc_sweep(sweep_fn, sweep_cleanup, &c) > 2);
     spt_sparse_map_free(c.sm);
     spt_tensor_free(c.s);
     spt_dense_free(c.T);
