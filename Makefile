@@ -86,7 +86,7 @@ export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
 
 # make test: dependencies, then the C tests plain and sanitized, the conformance vectors, python tests.
 test: deps
-	@$(MAKE) --no-print-directory test-c test-san
+	@$(MAKE) --no-print-directory test-c test-san test-fuzz-replay
 	@$(MAKE) --no-print-directory test-python
 	@echo "make test: all suites passed"
 
@@ -101,6 +101,38 @@ test-san: $(TESTS_SAN) $(SAN)/conformance
 
 test-python: all
 	@if [ -d python/tests ]; then cd python && PYTHONPATH=. SPT_LIB=../$(REL)/libspt.so $(PYTHON) -m pytest -q tests; fi
+
+# ==== fuzzing, corpus replay, memcheck (issue 9; fuzz/) ====
+# make fuzz: libFuzzer binaries build/fuzz/fuzz_<h> (clang, ASan+UBSan, serial: no OpenMP), one per
+# fuzz/fuzz_<h>.c; run e.g. build/fuzz/fuzz_core fuzz/corpus/core. test-fuzz-replay: the same harnesses
+# linked with fuzz/replay.c (no libFuzzer) under ASan+UBSan replay every fuzz/corpus/<h>/ file.
+# make memcheck: every unit test and the conformance runner under valgrind (fuzz/memcheck.sh).
+FUZZ_CC      ?= clang
+FUZZ_CFLAGS   = $(CSTD) -Wall -Wextra -Wno-unknown-pragmas -Wno-unused-variable -Wno-unused-but-set-variable -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize-recover=pointer-overflow
+FUZZ_NAMES   := $(sort $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c)))
+FUZZ_DEPS    := fuzz/fz.c fuzz/fz.h
+LIB_OBJ_FUZZ := $(LIB_SRC:%.c=$(REL)/fuzz/obj/%.o)
+$(REL)/fuzz/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(REL)/fuzz/libspt.a: $(LIB_OBJ_FUZZ)
+	@rm -f $@; ar rcs $@ $^
+$(REL)/fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_DEPS) $(REL)/fuzz/libspt.a
+	$(FUZZ_CC) $(CPPFLAGS) -Ifuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< fuzz/fz.c $(REL)/fuzz/libspt.a $(LDLIBS_LIB) $(PKG_LIBS)
+$(SAN)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay.c $(FUZZ_DEPS) $(SAN)/libspt.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ifuzz $(CFLAGS_SAN) -o $@ fuzz/replay.c $< fuzz/fz.c $(SAN)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS)
+fuzz: $(FUZZ_NAMES:%=$(REL)/fuzz/fuzz_%)
+test-fuzz-replay: $(FUZZ_NAMES:%=$(SAN)/fuzz/replay_%)
+	@for h in $(FUZZ_NAMES); do \
+	  $(SAN)/fuzz/replay_$$h fuzz/corpus/$$h > $(SAN)/fuzz/replay_$$h.log 2>&1 \
+	    || { cat $(SAN)/fuzz/replay_$$h.log; echo "[fuzz-replay] $$h FAILED"; exit 1; }; \
+	  echo "[fuzz-replay] $$h: $$(tail -n 1 $(SAN)/fuzz/replay_$$h.log)"; \
+	done
+memcheck: all $(TESTS_REL) $(REL)/conformance
+	@sh fuzz/memcheck.sh $(TESTS_REL) -- $(REL)/conformance tests/conformance
+.PHONY: test-fuzz-replay
+# ==== end issue 9 block ====
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

@@ -1,0 +1,81 @@
+/* fz.h -- shared pieces of spt's fuzz harnesses: a byte reader that never runs out (exhausted input
+ * reads as zeros), decoders for small tensors and parameters, a failing allocator, and invariant
+ * checks that abort() on a violation (libFuzzer records that as a crash; fuzz/replay.c fails).
+ *
+ * Every harness defines LLVMFuzzerTestOneInput and may call fz_begin(): the first byte of an input
+ * decides whether the op under test runs with its k-th allocation failing (fz_op_begin/fz_op_end
+ * bracket the call so only the op's own allocations are failed). */
+#ifndef SPT_FZ_H
+#define SPT_FZ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spt.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct fz_in {
+    const uint8_t *p;
+    size_t n;
+} fz_in;
+
+uint8_t fz_u8(fz_in *in);
+uint16_t fz_u16(fz_in *in);
+uint64_t fz_u64(fz_in *in);
+bool fz_bool(fz_in *in);
+/* An integer in [lo, hi] (hi - lo < 2^32). */
+int64_t fz_range(fz_in *in, int64_t lo, int64_t hi);
+/* A small count mostly, sometimes a boundary value (negative, huge, INT64_MAX...). */
+int64_t fz_int(fz_in *in, int64_t small_max);
+/* Copy n bytes (zeros past the end). */
+void fz_bytes(fz_in *in, void *dst, size_t n);
+
+/* ---- the failing allocator ---- */
+/* Read the mode byte: with probability ~1/4 the op's k-th allocation (k from the input) will fail. */
+void fz_begin(fz_in *in);
+void fz_op_begin(void); /* arm the failure (if any) */
+void fz_op_end(void);   /* disarm; returns to plain allocation */
+bool fz_failed(void);   /* an allocation was refused since fz_op_begin */
+
+/* ---- decoding tensors ---- */
+typedef struct fz_tspec {
+    int dtype;              /* -1: decode one; else this dtype */
+    int64_t rank;           /* -1: decode one */
+    const int64_t *shape;   /* NULL: decode one (needs rank known) */
+    int max_nnz;            /* 0: 24 */
+    bool numeric_only;      /* no strings / bools when decoding a dtype */
+    bool no_huge_dims;      /* keep every dim small (dense ops) */
+} fz_tspec;
+
+/* A tensor decoded from the input, owned by the caller; NULL when construction failed (which is
+ * itself checked: a failed construction must leave out NULL and report a non-OK status). The
+ * indices are mostly inside the shape, sometimes outside; values are raw bytes (any bit pattern);
+ * the order metadata is undefined, row-major or a random permutation; sometimes validated,
+ * sometimes reordered. Uses the plain allocator. */
+spt_tensor *fz_tensor(fz_in *in, const fz_tspec *spec);
+/* A dense array decoded from the input (volume <= 4096). */
+spt_dense *fz_dense(fz_in *in, int dtype, int64_t rank, const int64_t *shape);
+/* A permutation of 0..rank-1, or (rarely) garbage, into order[]; returns false for NULL (use row-major). */
+bool fz_order(fz_in *in, int64_t rank, int64_t *order);
+
+/* ---- invariants ---- */
+/* A non-NULL pointer an out-parameter starts as, so a failing call that forgets to reset it is seen. */
+extern char fz_sentinel_obj;
+#define FZ_SENTINEL ((void *)&fz_sentinel_obj)
+void fz_die(const char *what, const char *detail) __attribute__((noreturn));
+/* A tensor returned by an op: structure consistent (shape >= 0, volume = product, order all -1 or a
+ * permutation), every index inside the shape, validate passes, sorted by its order when it claims
+ * so, string bytes readable. */
+void fz_check_tensor(const char *op, spt_tensor *t);
+void fz_check_dense(const char *op, const spt_dense *d);
+/* After a call that returned st with out-parameter value out: st is a known status, an error leaves
+ * the out-parameter NULL and a message, ENOMEM only when an allocation really failed. */
+void fz_check_status(const char *op, spt_status st, const void *out);
+
+/* A fingerprint of a tensor's whole content (to check that inputs are not modified). */
+uint64_t fz_hash_tensor(const spt_tensor *t);
+uint64_t fz_hash_dense(const spt_dense *d);
+
+#endif
