@@ -10,8 +10,11 @@ typedef struct entries {
     const int64_t *ind, *dep, *extra;
 } entries;
 
+/* Row i of a block of rows of width w (no pointer arithmetic on a NULL block of width 0). */
+static inline const int64_t *row_of(const int64_t *base, int64_t i, int64_t w) { return w ? base + i * w : base; }
+
 static const int64_t *entry_key(const entries *e, int64_t i) {
-    return i < e->npairs ? e->ind + i * e->NI : e->extra + (i - e->npairs) * e->NI;
+    return i < e->npairs ? row_of(e->ind, i, e->NI) : row_of(e->extra, i - e->npairs, e->NI);
 }
 
 /* key, then "extra key" before "pair", then dep. */
@@ -21,7 +24,7 @@ static int entry_cmp(const entries *e, int64_t a, int64_t b) {
     bool pa = a < e->npairs, pb = b < e->npairs;
     if (pa != pb) return pa ? 1 : -1;
     if (!pa) return 0;
-    return spt__tot_cmp(e->dep + a * e->D, e->dep + b * e->D, e->D);
+    return spt__tot_cmp(row_of(e->dep, a, e->D), row_of(e->dep, b, e->D), e->D);
 }
 
 /* Stable bottom-up merge sort of perm[0..n) (scratch has n slots). */
@@ -48,7 +51,7 @@ static int cmp_i64(const void *a, const void *b) {
 }
 
 static spt_status check_rows(const char *fn, const char *what, const int64_t *rows, int64_t n, int64_t w) {
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; i < n && w > 0; i++)
         for (int64_t k = 0; k < w; k++)
             if (rows[i * w + k] < 0) {
                 char buf[SPT__IDXBUF];
@@ -114,7 +117,7 @@ spt_status spt__sparse_map_build(const char *fn, int64_t NI, int64_t D, int64_t 
         int64_t p = perm[i];
         bool newkey = i == 0 || spt__tot_cmp(entry_key(&e, perm[i - 1]), entry_key(&e, p), NI) != 0;
         bool newpair = p < npairs && (newkey || perm[i - 1] >= npairs ||
-                                      spt__tot_cmp(dep + perm[i - 1] * D, dep + p * D, D) != 0);
+                                      spt__tot_cmp(row_of(dep, perm[i - 1], D), row_of(dep, p, D), D) != 0);
         cls[i] = (unsigned char)(newkey | newpair << 1);
         if (newkey) {
             nkeys++;

@@ -74,7 +74,7 @@ spt_status spt_tot_new(spt_dtype dtype, int64_t outer_rank, const int64_t *outer
     if (!(src_off = spt__alloc_array(fn, n + 1, 1, sizeof(int64_t), false, &st))) goto fail;
     src_off[0] = 0;
     for (int64_t e = 0; e < n; e++) {
-        const int64_t *o = outer + e * outer_rank;
+        const int64_t *o = outer_rank ? outer + e * outer_rank : outer;
         for (int64_t k = 0; k < outer_rank; k++)
             if (o[k] < 0 || o[k] >= outer_shape[k]) {
                 char a[SPT__IDXBUF], b[SPT__IDXBUF];
@@ -84,7 +84,7 @@ spt_status spt_tot_new(spt_dtype dtype, int64_t outer_rank, const int64_t *outer
                 goto fail;
             }
         int64_t v;
-        SPT__CHECK(spt__check_shape(fn, inner_rank, inner_shapes + e * inner_rank, &v));
+        SPT__CHECK(spt__check_shape(fn, inner_rank, inner_rank ? inner_shapes + e * inner_rank : inner_shapes, &v));
         if (spt__add_i64(src_off[e], v, &src_off[e + 1])) {
             st = spt__err(SPT_EOVERFLOW, "%s: the inner tensors hold more than INT64_MAX values", fn);
             goto fail;
@@ -97,12 +97,12 @@ spt_status spt_tot_new(spt_dtype dtype, int64_t outer_rank, const int64_t *outer
     /* sort the entries by outer index (a counting of distinct linear keys; n is small next to vol) */
     if (!(keys = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st))) goto fail;
     if (!(perm = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st))) goto fail;
-    for (int64_t e = 0; e < n; e++) keys[e] = linear(outer + e * outer_rank, outer_shape, outer_rank);
+    for (int64_t e = 0; e < n; e++) keys[e] = outer_rank ? linear(outer + e * outer_rank, outer_shape, outer_rank) : 0;
     SPT__CHECK(spt__radix_sort(fn, (uint64_t *)keys, perm, n, vol > 0 ? (uint64_t)(vol - 1) : 0));
     for (int64_t e = 1; e < n; e++)
         if (keys[e] == keys[e - 1]) {
             char a[SPT__IDXBUF];
-            spt__fmt_index(a, sizeof a, outer + perm[e] * outer_rank, outer_rank);
+            spt__fmt_index(a, sizeof a, outer_rank ? outer + perm[e] * outer_rank : outer, outer_rank);
             st = spt__err(SPT_EINVAL, "%s: outer index %s is given twice", fn, a);
             goto fail;
         }
