@@ -5,7 +5,8 @@
 set -e
 BUILD_PKGS="build-essential pkg-config libzip-dev libpng-dev"
 TEST_PKGS="libcmocka-dev libjansson-dev clang libclang-rt-14-dev \
-python3 python3-numpy python3-scipy python3-sparse python3-pytest python3-hypothesis valgrind"
+python3 python3-numpy python3-scipy python3-sparse python3-pytest python3-hypothesis valgrind \
+openmpi-bin libopenmpi-dev"
 PKGS="$BUILD_PKGS"
 [ "${1:-test}" = build ] || PKGS="$BUILD_PKGS $TEST_PKGS"
 missing=""

@@ -1,0 +1,179 @@
+/*
+ * spt_mpi.h -- spt's distributed layer on MPI (built with `make MPI=1`: build/libspt_mpi.a, linked
+ * together with build/libspt.a; the core library never includes mpi.h).
+ *
+ * CONTEXT
+ *   spt never calls MPI_Init or MPI_Finalize: the host program initialises MPI (MPI_THREAD_SINGLE is
+ *   enough) and hands spt a communicator. spt_mpi_ctx_new duplicates it, so spt's traffic never meets
+ *   the host's messages. The duplicate uses MPI_ERRORS_RETURN.
+ *
+ * COLLECTIVE CALLS AND AGREED ERRORS
+ *   Every function below taking a context or a distributed tensor is COLLECTIVE unless marked "local":
+ *   every rank of the context calls it, in the same order, with the same replicated arguments (axes,
+ *   orders, root, flags). Errors are agreed: when any rank fails (a bad local argument, an allocation
+ *   failure, an out-of-bounds index in its piece), every rank returns the same status, the one of the
+ *   lowest failing rank, and spt_last_error() on every rank names that rank and carries its message,
+ *   e.g. "spt_dtensor_from_local: rank 2: spt_dtensor_from_local: indices[4] = [7,0] is out of bounds...".
+ *   On error every out-parameter is NULL on every rank, nothing leaks, and inputs are unchanged.
+ *   (A failing MPI call itself is reported as SPT_EINTERNAL.)
+ *
+ * DISTRIBUTED SPARSE TENSORS
+ *   An spt_dtensor is one global sparse tensor (dtype, rank, shape and a full dimension order, all
+ *   replicated) whose entries are spread over the P ranks: the GLOBAL SEQUENCE of entries, rank 0's
+ *   local entries followed by rank 1's and so on, is sorted (non-decreasing) by the linearized key in
+ *   the tensor's order (row-major unless reordered). So each rank holds a contiguous range of keys;
+ *   ranges of neighbouring ranks can share a key only when that key is repeated. Unless stated
+ *   otherwise an op balances the result: rank p holds floor(N/P) or floor(N/P)+1 entries (the first
+ *   N % P ranks hold one more), whatever the duplicates. Every index is inside the shape (checked on
+ *   creation). Per-rank counts are replicated, so owner lookups need no communication.
+ *   Duplicates keep their relative order through every redistribution: the result of an op is what the
+ *   serial op gives on the gathered global sequence (stable sort semantics).
+ *
+ * 64-BIT COUNTS
+ *   Every exchange counts in int64; a message larger than the context's message limit (INT_MAX bytes
+ *   by default, MPI's int counts) is sent in chunks.
+ */
+#ifndef SPT_MPI_H
+#define SPT_MPI_H
+
+#include <mpi.h>
+
+#include "spt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Context                                                                                           */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct spt_mpi_ctx spt_mpi_ctx;
+
+/* Duplicate `comm` (collective over comm). SPT_EPRECONDITION if MPI is not initialised or already
+ * finalised (then nothing collective happens); SPT_EINVAL for MPI_COMM_NULL or a NULL out. */
+spt_status spt_mpi_ctx_new(MPI_Comm comm, spt_mpi_ctx **out);
+/* Free the duplicate communicator and the context (collective; NULL-safe). Every spt_dtensor of the
+ * context must be freed before. */
+void spt_mpi_ctx_free(spt_mpi_ctx *ctx);
+/* Local accessors: this rank, the number of ranks, the duplicated communicator (borrowed). */
+int spt_mpi_ctx_rank(const spt_mpi_ctx *ctx);
+int spt_mpi_ctx_size(const spt_mpi_ctx *ctx);
+MPI_Comm spt_mpi_ctx_comm(const spt_mpi_ctx *ctx);
+/* Agree on a status (collective): every rank passes its local status and every rank gets the status
+ * of the lowest failing rank (SPT_OK when none failed); on failure the last error message of every
+ * other rank becomes "fn: rank r: <message of rank r>". For host code that mixes its own local work
+ * with spt's collectives. */
+spt_status spt_mpi_agree(spt_mpi_ctx *ctx, const char *fn, spt_status local);
+/* Local: traffic counters of this rank since the context was made or last reset: payload bytes of
+ * entries/blocks sent to OTHER ranks by exchanges, and bytes handed to the metadata collectives
+ * (counts, splitter search, agreement). */
+void spt_mpi_ctx_traffic(const spt_mpi_ctx *ctx, int64_t *payload_bytes, int64_t *meta_bytes);
+void spt_mpi_ctx_reset_traffic(spt_mpi_ctx *ctx);
+/* Local (but set it to the same value on every rank): the largest count, in bytes, one MPI call may
+ * carry; 0 or >= INT_MAX restores INT_MAX. Smaller values force the chunked path (for tests). */
+void spt_mpi_ctx_set_message_limit(spt_mpi_ctx *ctx, int64_t bytes);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Distributed tensors                                                                               */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct spt_dtensor spt_dtensor;
+
+/* Redistribute pieces held anywhere: every rank passes its piece (a tensor with the same dtype, rank
+ * and shape on every rank; nnz may differ and be 0; entries in any order, duplicates allowed) and the
+ * same `order` (a permutation of 0..rank-1; NULL = row-major). The result holds every entry of every
+ * piece, sorted by `order`, stable over the global sequence (rank 0's piece first), balanced.
+ * SPT_EINVAL for a NULL piece/out or metadata differing from rank 0's ("rank 1: shape [2,3] differs
+ * from rank 0's [2,4]"), SPT_ERANGE for an index outside the shape. Pieces are not modified. */
+spt_status spt_dtensor_from_local(spt_mpi_ctx *ctx, const spt_tensor *piece, const int64_t *order,
+                                  spt_dtensor **out);
+/* Scatter a tensor held by `root` (ignored elsewhere, may be NULL there): sorted by `order` (NULL =
+ * row-major; significant on every rank), stable, balanced. SPT_EINVAL for a bad root. */
+spt_status spt_dtensor_scatter(spt_mpi_ctx *ctx, int root, const spt_tensor *t, const int64_t *order,
+                               spt_dtensor **out);
+/* Gather the global sequence to `root`: *out on root is a new tensor with every entry in global
+ * order (its order is the dtensor's, known valid and sorted); NULL on the other ranks. */
+spt_status spt_dtensor_gather(const spt_dtensor *dt, int root, spt_tensor **out);
+/* Free (local; NULL-safe). */
+void spt_dtensor_free(spt_dtensor *dt);
+
+/* Local accessors. The replicated metadata: */
+spt_mpi_ctx *spt_dtensor_ctx(const spt_dtensor *dt);
+spt_dtype spt_dtensor_dtype(const spt_dtensor *dt);
+int64_t spt_dtensor_rank(const spt_dtensor *dt);
+const int64_t *spt_dtensor_shape(const spt_dtensor *dt);
+const int64_t *spt_dtensor_order(const spt_dtensor *dt);
+int64_t spt_dtensor_nnz(const spt_dtensor *dt); /* global */
+/* Entries held by rank p (0 <= p < P), and the global position of its first entry. -1 for a bad p. */
+int64_t spt_dtensor_count(const spt_dtensor *dt, int p);
+int64_t spt_dtensor_offset(const spt_dtensor *dt, int p);
+/* This rank's entries, a borrowed tensor with the global metadata (valid, sorted by the order). */
+const spt_tensor *spt_dtensor_local(const spt_dtensor *dt);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Distributed ops                                                                                   */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Re-sort in place by `order` (a permutation; NULL = row-major): a parallel sample sort (local radix
+ * sort; splitters found from regular samples and refined to exact global ranks; one all-to-all
+ * exchange of the entries; local merge). Stable, balanced. On error dt is unchanged. */
+spt_status spt_dtensor_reorder(spt_dtensor *dt, const int64_t *order);
+
+/* tf.sparse.concat(axis, inputs, expand_nonconcat_dim) of n >= 1 dtensors of one context, as the
+ * serial spt_concat: axis in [-R, R) (SPT_ERANGE "Concat dimension must be in range [-R, R), got A"),
+ * one dtype (SPT_EDTYPE), one rank (SPT_EINVAL "Ranks of all input tensors must match ..."), equal
+ * non-concat dims (SPT_EINVAL "Input shapes must match ...") unless expand_nonconcat_dim (then each is
+ * the largest over the inputs); the concat dim is the checked sum (SPT_EOVERFLOW). The result is
+ * row-major, sorted, balanced (a single input too). Each rank shifts its own entries by the preceding
+ * inputs' dims (no communication), then one sample-sort exchange restores the key ranges. */
+spt_status spt_dtensor_concat(const spt_dtensor *const *inputs, int64_t n, int64_t axis,
+                              bool expand_nonconcat_dim, spt_dtensor **out);
+
+/* tf.sparse.reduce_sum with a sparse result, as the serial spt_reduce_sum_sparse: axes in [-R, R)
+ * (SPT_ERANGE "Invalid reduction dimension A, for input with R dimensions."), repeats harmless;
+ * axes == NULL reduces every dim, axes != NULL with naxes == 0 reduces nothing (only duplicates merge).
+ * One entry per non-empty output cell, row-major; with keep_dims the reduced dims have size 1 and
+ * coordinate 0. Dtypes: integers (wrapping), floats, complex (SPT_EDTYPE for bool and strings). Local
+ * sums, then the partial sums sent to the owners of their keys (one exchange) and summed again in rank
+ * order. The result's ranges are aligned to output keys (no key on two ranks), so it is as balanced as
+ * the distinct output keys allow. */
+spt_status spt_dtensor_reduce_sum(const spt_dtensor *dt, const int64_t *axes, int64_t naxes,
+                                  bool keep_dims, spt_dtensor **out);
+
+/* tf.sparse.sparse_dense_matmul(a, b, adjoint_a, adjoint_b): a a rank-2 dtensor, b a dense rank-2
+ * array REPLICATED (the same on every rank) of a's dtype (numeric, not bool). Each rank multiplies its
+ * own rows of a (A by row ranges) into the block of output rows it touches; the blocks are sent to
+ * `root` and summed there in rank order. *out on root is the dense [adj_a ? a1 : a0, adj_b ? b0 : b1]
+ * result; NULL on the other ranks. root == -1: every rank receives the result. Errors as TF
+ * (tf_semantics.md 3.15): SPT_EINVAL "Tensor 'b' is not a matrix", "Cannot multiply A and B because
+ * inner dimension does not match: ..."; SPT_EDTYPE for a dtype mismatch or an unsupported dtype. */
+spt_status spt_dtensor_sparse_dense_matmul(const spt_dtensor *a, const spt_dense *b, bool adjoint_a,
+                                           bool adjoint_b, int root, spt_dense **out);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Parallel .tns I/O                                                                                 */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Read a FROSTT .tns file in parallel, as the serial spt_read_tns (same options, header comments,
+ * dtype inference, errors and messages): rank 0 reads the head (comments up to the first entry) and
+ * broadcasts rank, dtype and shape; then each rank parses its own byte range of the file (ranges cut at
+ * line starts) with the serial parser; the inferred dtype (float64 if any rank saw a non-integer) and
+ * shape (largest index per mode) are agreed; parse errors name the file's line ("path:LINE: ..."; the
+ * first failing range wins). The result is sorted row-major (stable over the file's line order) and
+ * balanced. SPT_EINVAL for "-" (stdin), SPT_EIO when the file cannot be read. Limitation: a
+ * "# shape:"/"# dtype:" comment in the middle of the file is read as a header by the rank whose range
+ * starts there (the serial reader ignores it). */
+spt_status spt_dtensor_read_tns(spt_mpi_ctx *ctx, const char *path, const spt_read_opts *opts,
+                                spt_dtensor **out);
+/* Write the global sequence as .tns, byte-identical to spt_write_tns of the gathered tensor: each rank
+ * formats its own entries with the serial writer into "path.part<rank>", then the parts are appended
+ * rank by rank (token passing) to "path.tmp-mpi", which the last rank renames to `path`. SPT_EINVAL
+ * for "-"; SPT_EIO on a write error (no partial file is left at `path`). */
+spt_status spt_dtensor_write_tns(const spt_dtensor *dt, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPT_MPI_H */

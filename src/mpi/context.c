@@ -1,0 +1,212 @@
+/* context.c -- the MPI context (a duplicate of the caller's communicator), agreed errors, counted
+ * collectives and the one exchange primitive (64-bit counts, chunked above the message limit). */
+#include "priv/mpi_priv.h"
+
+#include <stdio.h>
+
+spt_status spt__mpi_rc(const char *fn, int rc, const char *what) {
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) len = 0;
+    msg[len < MPI_MAX_ERROR_STRING ? len : MPI_MAX_ERROR_STRING - 1] = 0;
+    return spt__err(SPT_EINTERNAL, "%s: %s failed: %s", fn, what, msg);
+}
+
+spt_status spt_mpi_ctx_new(MPI_Comm comm, spt_mpi_ctx **out) {
+    static const char fn[] = "spt_mpi_ctx_new";
+    spt_status st = SPT_OK;
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    int inited = 0, finalized = 0;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&finalized);
+    if (!inited || finalized)
+        return spt__err(SPT_EPRECONDITION, "%s: MPI is %s (spt never calls MPI_Init)", fn,
+                        finalized ? "finalized" : "not initialized");
+    if (comm == MPI_COMM_NULL) return spt__err(SPT_EINVAL, "%s: the communicator is MPI_COMM_NULL", fn);
+    spt_mpi_ctx *c = spt__calloc(1, sizeof *c);
+    /* the dup is collective: do it even if the allocation failed, then agree on the dup */
+    MPI_Comm dup = MPI_COMM_NULL;
+    int rc = MPI_Comm_dup(comm, &dup);
+    if (rc != MPI_SUCCESS) {
+        spt__free(c);
+        return spt__mpi_rc(fn, rc, "MPI_Comm_dup");
+    }
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    spt_mpi_ctx tmp = {.comm = dup, .limit = INT_MAX};
+    MPI_Comm_rank(dup, &tmp.rank);
+    MPI_Comm_size(dup, &tmp.size);
+    if (!c) st = spt__err(SPT_ENOMEM, "%s: out of memory for the context", fn);
+    st = spt__mpi_agree(&tmp, fn, st);
+    if (st != SPT_OK) {
+        spt__free(c);
+        MPI_Comm_free(&dup);
+        return st;
+    }
+    *c = tmp;
+    c->meta_bytes = 0;
+    *out = c;
+    return SPT_OK;
+}
+
+void spt_mpi_ctx_free(spt_mpi_ctx *ctx) {
+    if (!ctx) return;
+    if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
+    spt__free(ctx);
+}
+
+int spt_mpi_ctx_rank(const spt_mpi_ctx *ctx) { return ctx ? ctx->rank : -1; }
+int spt_mpi_ctx_size(const spt_mpi_ctx *ctx) { return ctx ? ctx->size : 0; }
+MPI_Comm spt_mpi_ctx_comm(const spt_mpi_ctx *ctx) { return ctx ? ctx->comm : MPI_COMM_NULL; }
+
+void spt_mpi_ctx_traffic(const spt_mpi_ctx *ctx, int64_t *payload_bytes, int64_t *meta_bytes) {
+    if (payload_bytes) *payload_bytes = ctx ? ctx->payload_bytes : 0;
+    if (meta_bytes) *meta_bytes = ctx ? ctx->meta_bytes : 0;
+}
+
+void spt_mpi_ctx_reset_traffic(spt_mpi_ctx *ctx) {
+    if (ctx) ctx->payload_bytes = ctx->meta_bytes = 0;
+}
+
+void spt_mpi_ctx_set_message_limit(spt_mpi_ctx *ctx, int64_t bytes) {
+    if (ctx) ctx->limit = bytes <= 0 || bytes >= INT_MAX ? INT_MAX : bytes;
+}
+
+/* ---- agreement ---------------------------------------------------------------------------------- */
+
+#define AGREE_MSG 512
+
+spt_status spt__mpi_agree(spt_mpi_ctx *ctx, const char *fn, spt_status st) {
+    /* one int: rank * 32 + (-status) of a failing rank, INT_MAX for success; MIN picks the lowest rank */
+    int mine = st == SPT_OK ? INT_MAX : ctx->rank * 32 + (-(int)st & 31);
+    int agreed = INT_MAX;
+    ctx->meta_bytes += (int64_t)sizeof(int);
+    int rc = MPI_Allreduce(&mine, &agreed, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (rc != MPI_SUCCESS) return spt__mpi_rc(fn, rc, "MPI_Allreduce (error agreement)");
+    if (agreed == INT_MAX) return SPT_OK;
+    int root = agreed / 32;
+    spt_status ast = (spt_status)(-(agreed % 32));
+    char msg[AGREE_MSG];
+    memset(msg, 0, sizeof msg);
+    if (ctx->rank == root) snprintf(msg, sizeof msg, "%s", spt_last_error());
+    ctx->meta_bytes += AGREE_MSG;
+    rc = MPI_Bcast(msg, AGREE_MSG, MPI_CHAR, root, ctx->comm);
+    msg[AGREE_MSG - 1] = 0;
+    if (rc != MPI_SUCCESS) return spt__mpi_rc(fn, rc, "MPI_Bcast (error message)");
+    /* every rank, the failing one included, gets the same message */
+    return spt__err(ast, "%s: rank %d: %s", fn, root, msg);
+}
+
+spt_status spt_mpi_agree(spt_mpi_ctx *ctx, const char *fn, spt_status local) {
+    if (!ctx) return spt__err(SPT_EINVAL, "spt_mpi_agree: ctx is NULL");
+    return spt__mpi_agree(ctx, fn ? fn : "spt_mpi_agree", local);
+}
+
+/* ---- counted collectives ------------------------------------------------------------------------- */
+
+spt_status spt__mpi_allreduce_i64(spt_mpi_ctx *ctx, const char *fn, int64_t *buf, int64_t n, MPI_Op op) {
+    if (n <= 0) return SPT_OK;
+    if (n > INT_MAX / 8) return spt__err(SPT_EOVERFLOW, "%s: %lld counts in one reduction", fn, (long long)n);
+    ctx->meta_bytes += n * 8;
+    int rc = MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, MPI_INT64_T, op, ctx->comm);
+    return rc == MPI_SUCCESS ? SPT_OK : spt__mpi_rc(fn, rc, "MPI_Allreduce");
+}
+
+spt_status spt__mpi_allgather_i64(spt_mpi_ctx *ctx, const char *fn, const int64_t *mine, int64_t n,
+                                  int64_t *all) {
+    if (n <= 0) return SPT_OK;
+    if (n > INT_MAX / 8 / ctx->size)
+        return spt__err(SPT_EOVERFLOW, "%s: %lld counts per rank in one gather", fn, (long long)n);
+    ctx->meta_bytes += n * 8;
+    int rc = MPI_Allgather(mine, (int)n, MPI_INT64_T, all, (int)n, MPI_INT64_T, ctx->comm);
+    return rc == MPI_SUCCESS ? SPT_OK : spt__mpi_rc(fn, rc, "MPI_Allgather");
+}
+
+spt_status spt__mpi_bcast_bytes(spt_mpi_ctx *ctx, const char *fn, void *buf, int64_t bytes, int root) {
+    for (int64_t done = 0; done < bytes;) {
+        int64_t c = bytes - done < ctx->limit ? bytes - done : ctx->limit;
+        if (ctx->rank == root) ctx->payload_bytes += c * (ctx->size - 1);
+        int rc = MPI_Bcast((char *)buf + done, (int)c, MPI_BYTE, root, ctx->comm);
+        if (rc != MPI_SUCCESS) return spt__mpi_rc(fn, rc, "MPI_Bcast");
+        done += c;
+    }
+    return SPT_OK;
+}
+
+spt_status spt__mpi_counts(spt_mpi_ctx *ctx, const char *fn, const int64_t *scounts, int64_t *rcounts) {
+    ctx->meta_bytes += 8 * (int64_t)(ctx->size - 1);
+    int rc = MPI_Alltoall(scounts, 1, MPI_INT64_T, rcounts, 1, MPI_INT64_T, ctx->comm);
+    return rc == MPI_SUCCESS ? SPT_OK : spt__mpi_rc(fn, rc, "MPI_Alltoall (counts)");
+}
+
+/* ---- the exchange primitive ---------------------------------------------------------------------- */
+
+spt_status spt__mpi_alltoallv(spt_mpi_ctx *ctx, const char *fn, const void *sbuf, const int64_t *scounts,
+                              const int64_t *sdispls, void *rbuf, const int64_t *rcounts,
+                              const int64_t *rdispls) {
+    spt_status st = SPT_OK;
+    const int P = ctx->size;
+    int *ic = NULL;
+    char *ts = NULL, *tr = NULL;
+    int64_t mx = 0; /* the largest count or displacement of this rank */
+    for (int q = 0; q < P; q++) {
+        if (q != ctx->rank) ctx->payload_bytes += scounts[q];
+        int64_t v[4] = {scounts[q], sdispls[q], rcounts[q], rdispls[q]};
+        for (int j = 0; j < 4; j++) mx = v[j] > mx ? v[j] : mx;
+    }
+    int64_t big = mx > ctx->limit;
+    SPT__CHECK(spt__mpi_allreduce_i64(ctx, fn, &big, 1, MPI_MAX));
+    ic = spt__alloc_array(fn, 4, P, sizeof(int), false, &st);
+    if (!ic) goto agree;
+    if (!big) {
+        for (int q = 0; q < P; q++) {
+            ic[q] = (int)scounts[q];
+            ic[P + q] = (int)sdispls[q];
+            ic[2 * P + q] = (int)rcounts[q];
+            ic[3 * P + q] = (int)rdispls[q];
+        }
+    }
+agree:
+    SPT__AGREE(ctx, fn);
+    if (!big) {
+        SPT__MPI(fn, MPI_Alltoallv(sbuf, ic, ic + P, MPI_BYTE, rbuf, ic + 2 * P, ic + 3 * P, MPI_BYTE, ctx->comm),
+                 "MPI_Alltoallv");
+        goto fail;
+    }
+    /* Chunked: per round, at most C bytes per pair, staged through buffers of P*C bytes so every count
+     * and displacement of the MPI call fits the limit. */
+    int64_t cap = ctx->limit < ((int64_t)1 << 26) ? ctx->limit : ((int64_t)1 << 26);
+    int64_t C = cap / P > 0 ? cap / P : 1;
+    int64_t rounds = 0;
+    for (int q = 0; q < P; q++) {
+        int64_t r1 = (scounts[q] + C - 1) / C, r2 = (rcounts[q] + C - 1) / C;
+        rounds = r1 > rounds ? r1 : rounds;
+        rounds = r2 > rounds ? r2 : rounds;
+    }
+    SPT__CHECK(spt__mpi_allreduce_i64(ctx, fn, &rounds, 1, MPI_MAX));
+    ts = spt__alloc_array(fn, P, C, 1, false, &st);
+    tr = ts ? spt__alloc_array(fn, P, C, 1, false, &st) : NULL;
+    SPT__AGREE(ctx, fn);
+    for (int64_t r = 0; r < rounds; r++) {
+        int64_t off = r * C;
+        for (int q = 0; q < P; q++) {
+            int64_t s = scounts[q] - off, v = rcounts[q] - off;
+            s = s < 0 ? 0 : s > C ? C : s;
+            v = v < 0 ? 0 : v > C ? C : v;
+            if (s) memcpy(ts + (size_t)q * (size_t)C, (const char *)sbuf + sdispls[q] + off, (size_t)s);
+            ic[q] = (int)s;
+            ic[P + q] = (int)(q * C);
+            ic[2 * P + q] = (int)v;
+            ic[3 * P + q] = (int)(q * C);
+        }
+        SPT__MPI(fn, MPI_Alltoallv(ts, ic, ic + P, MPI_BYTE, tr, ic + 2 * P, ic + 3 * P, MPI_BYTE, ctx->comm),
+                 "MPI_Alltoallv (chunk)");
+        for (int q = 0; q < P; q++)
+            if (ic[2 * P + q]) memcpy((char *)rbuf + rdispls[q] + off, tr + (size_t)q * (size_t)C, (size_t)ic[2 * P + q]);
+    }
+fail:
+    spt__free(tr);
+    spt__free(ts);
+    spt__free(ic);
+    return st;
+}

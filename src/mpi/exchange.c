@@ -1,0 +1,302 @@
+/* exchange.c -- move entries between ranks (records of index row + value, string bytes apart) and merge
+ * the received sorted runs stably; the parallel sample sort built on it. */
+#include "priv/mpi_priv.h"
+
+/* lower_bound: entries of sorted keys[0..n) below x. */
+static int64_t count_less(const uint64_t *keys, int64_t n, uint64_t x) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The linear key of one index row in `ord`. */
+static inline uint64_t row_key(const int64_t *row, int64_t r, const int64_t *ord, const int64_t *shape) {
+    uint64_t k = 0;
+    for (int64_t j = 0; j < r; j++) k = k * (uint64_t)shape[ord[j]] + (uint64_t)row[ord[j]];
+    return k;
+}
+
+/* Stable merge of the sorted runs [b[q], b[q+1]) of (keys, idx), q < nr; ties keep the earlier run.
+ * Uses scratch (tk, ti) of n slots; the result ends in (keys, idx). */
+static void merge_runs(uint64_t *keys, int64_t *idx, uint64_t *tk, int64_t *ti, int64_t *b, int nr) {
+    uint64_t *sk = keys, *dk = tk;
+    int64_t *si = idx, *di = ti;
+    while (nr > 1) {
+        int w = 0;
+        for (int q = 0; q < nr; q += 2) {
+            int64_t a0 = b[q], a1 = b[q + 1], c0 = a1, c1 = q + 1 < nr ? b[q + 2] : a1, o = a0;
+            while (a0 < a1 && c0 < c1) {
+                if (sk[c0] < sk[a0]) { dk[o] = sk[c0]; di[o++] = si[c0++]; }
+                else { dk[o] = sk[a0]; di[o++] = si[a0++]; }
+            }
+            while (a0 < a1) { dk[o] = sk[a0]; di[o++] = si[a0++]; }
+            while (c0 < c1) { dk[o] = sk[c0]; di[o++] = si[c0++]; }
+            b[w++] = b[q];
+        }
+        b[w] = b[nr];
+        nr = w;
+        uint64_t *xk = sk; sk = dk; dk = xk;
+        int64_t *xi = si; si = di; di = xi;
+    }
+    if (sk != keys) {
+        memcpy(keys, sk, (size_t)b[1] * sizeof *keys);
+        memcpy(idx, si, (size_t)b[1] * sizeof *idx);
+    }
+}
+
+spt_status spt__mpi_exchange(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *perm,
+                             const int64_t *sendcounts, const int64_t *order, spt_tensor **out) {
+    spt_status st = SPT_OK;
+    const int P = ctx->size;
+    const int64_t r = t->rank, n = t->nnz;
+    const bool isstr = t->dtype == SPT_STRING;
+    const size_t es = spt_dtype_size(t->dtype);
+    const size_t vs = isstr ? sizeof(int64_t) : es;
+    const int64_t rs = r * 8 + (int64_t)vs; /* bytes of one record */
+    int64_t ord[SPT_MAX_RANK];
+    for (int64_t j = 0; j < r; j++) ord[j] = order ? order[j] : j;
+    char *sbuf = NULL, *rbuf = NULL, *sstr = NULL, *rstr = NULL;
+    int64_t *cnt = NULL, *idx = NULL, *ti = NULL, *soff = NULL;
+    uint64_t *keys = NULL, *tk = NULL;
+    spt_tensor *o = NULL;
+    *out = NULL;
+    /* cnt: 0 sendcounts(entries) | P rcounts | 2P sbytes | 3P sdispl | 4P rbytes | 5P rdispl |
+     *      6P string sbytes | 7P string sdispl | 8P string rbytes | 9P string rdispl | 10P run bounds (P+1) */
+    cnt = spt__alloc_array(fn, 11 * (int64_t)P + 1, 1, sizeof(int64_t), true, &st);
+    if (cnt) sbuf = spt__alloc_array(fn, n, rs, 1, false, &st);
+    int64_t sstr_total = 0;
+    if (sbuf) {
+        memcpy(cnt, sendcounts, (size_t)P * sizeof *cnt);
+        int64_t k = 0;
+        for (int d = 0; d < P; d++) {
+            int64_t sb = 0;
+            for (int64_t e = 0; e < sendcounts[d]; e++, k++) {
+                int64_t i = perm ? perm[k] : k;
+                char *rec = sbuf + k * rs;
+                if (r) memcpy(rec, t->indices + i * r, (size_t)r * 8);
+                if (isstr) {
+                    int64_t len = ((const spt_str *)t->values)[i].len;
+                    memcpy(rec + r * 8, &len, 8);
+                    sb += len;
+                } else {
+                    memcpy(rec + r * 8, (const char *)t->values + (size_t)i * es, es);
+                }
+            }
+            cnt[6 * P + d] = sb;
+            cnt[7 * P + d] = sstr_total;
+            sstr_total += sb;
+            cnt[2 * P + d] = sendcounts[d] * rs;
+            cnt[3 * P + d] = (k - sendcounts[d]) * rs;
+        }
+        if (isstr) {
+            sstr = spt__alloc_array(fn, sstr_total, 1, 1, false, &st);
+            if (sstr) {
+                char *p = sstr;
+                for (int64_t k2 = 0; k2 < n; k2++) {
+                    const spt_str *s = (const spt_str *)t->values + (perm ? perm[k2] : k2);
+                    if (s->len) memcpy(p, s->data, (size_t)s->len);
+                    p += s->len;
+                }
+            }
+        }
+    }
+    SPT__AGREE(ctx, fn);
+    SPT__CHECK(spt__mpi_counts(ctx, fn, cnt, cnt + P));
+    if (isstr) SPT__CHECK(spt__mpi_counts(ctx, fn, cnt + 6 * P, cnt + 8 * P));
+    int64_t total = 0, rstr_total = 0;
+    for (int q = 0; q < P; q++) {
+        cnt[10 * P + q] = total;
+        cnt[5 * P + q] = total * rs;
+        cnt[4 * P + q] = cnt[P + q] * rs;
+        cnt[9 * P + q] = rstr_total;
+        if (spt__add_i64(total, cnt[P + q], &total) || spt__add_i64(rstr_total, cnt[8 * P + q], &rstr_total)) {
+            st = spt__err(SPT_EOVERFLOW, "%s: received entry count overflows", fn);
+            break;
+        }
+    }
+    cnt[10 * P + P] = total; /* the end of the last run */
+    if (st == SPT_OK) rbuf = spt__alloc_array(fn, total, rs, 1, false, &st);
+    if (rbuf && isstr) rstr = spt__alloc_array(fn, rstr_total, 1, 1, false, &st);
+    if (rbuf && (!isstr || rstr)) keys = spt__alloc_array(fn, total, 1, 8, false, &st);
+    if (keys) idx = spt__alloc_array(fn, total, 1, 8, false, &st);
+    if (idx) tk = spt__alloc_array(fn, total, 1, 8, false, &st);
+    if (tk) ti = spt__alloc_array(fn, total, 1, 8, false, &st);
+    if (ti && isstr) soff = spt__alloc_array(fn, total, 1, 8, false, &st);
+    if (ti && (!isstr || soff)) st = spt__tensor_alloc(fn, t->dtype, r, t->shape, total, ord, &o);
+    SPT__AGREE(ctx, fn);
+    SPT__CHECK(spt__mpi_alltoallv(ctx, fn, sbuf, cnt + 2 * P, cnt + 3 * P, rbuf, cnt + 4 * P, cnt + 5 * P));
+    if (isstr)
+        SPT__CHECK(spt__mpi_alltoallv(ctx, fn, sstr, cnt + 6 * P, cnt + 7 * P, rstr, cnt + 8 * P, cnt + 9 * P));
+    spt__free(sbuf);
+    sbuf = NULL;
+    spt__free(sstr);
+    sstr = NULL;
+    /* keys of the received records, then merge the P sorted runs */
+    int64_t row[SPT_MAX_RANK];
+    for (int64_t i = 0; i < total; i++) {
+        if (r) memcpy(row, rbuf + i * rs, (size_t)r * 8);
+        keys[i] = row_key(row, r, ord, t->shape);
+        idx[i] = i;
+    }
+    bool in_order = true;
+    for (int q = 1; q < P && in_order; q++) {
+        int64_t b = cnt[10 * P + q];
+        /* runs already in sequence: the last key before b <= the first key at b */
+        if (b > 0 && b < total && keys[b - 1] > keys[b]) in_order = false;
+    }
+    if (!in_order) merge_runs(keys, idx, tk, ti, cnt + 10 * P, P);
+    if (isstr) {
+        int64_t acc = 0;
+        for (int64_t i = 0; i < total; i++) {
+            int64_t len;
+            memcpy(&len, rbuf + i * rs + r * 8, 8);
+            soff[i] = acc;
+            acc += len;
+        }
+    }
+    bool unique = true;
+    for (int64_t k = 0; k < total; k++) {
+        const char *rec = rbuf + idx[k] * rs;
+        if (r) memcpy(o->indices + k * r, rec, (size_t)r * 8);
+        if (isstr) {
+            spt_str *s = (spt_str *)o->values + k;
+            memcpy(&s->len, rec + r * 8, 8);
+            s->data = rstr + soff[idx[k]];
+        } else {
+            memcpy((char *)o->values + (size_t)k * es, rec + r * 8, es);
+        }
+        if (k && keys[k - 1] == keys[k]) unique = false;
+    }
+    if (isstr) st = spt__arena_adopt_all(&o->strings, o->values, total);
+    SPT__AGREE(ctx, fn);
+    o->flags = SPT__F_VALID | SPT__F_SORTED | (unique ? SPT__F_UNIQUE : 0u);
+    *out = o;
+    o = NULL;
+fail:
+    spt_tensor_free(o);
+    spt__free(soff);
+    spt__free(ti);
+    spt__free(tk);
+    spt__free(idx);
+    spt__free(keys);
+    spt__free(rstr);
+    spt__free(rbuf);
+    spt__free(sstr);
+    spt__free(sbuf);
+    spt__free(cnt);
+    return st;
+}
+
+/* ---- the parallel sample sort ------------------------------------------------------------------- */
+
+#define SAMPLES 32
+
+spt_status spt__mpi_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *order,
+                         bool key_aligned, spt_tensor **out) {
+    spt_status st = SPT_OK;
+    const int P = ctx->size, me = ctx->rank;
+    const int64_t n = t->nnz, r = t->rank;
+    uint64_t *keys = NULL;
+    int64_t *perm = NULL, *w = NULL;
+    *out = NULL;
+    if (order) {
+        st = spt__check_order(fn, r, order);
+        if (st == SPT_OK && r > 0 && !spt__order_defined(r, order))
+            st = spt__err(SPT_EINVAL, "%s: order must be a permutation of the %lld dims", fn, (long long)r);
+    }
+    /* w: P counts | P-1 targets | lo | hi | flo | mid counts | less | eq | P*(P-1) eqs | P+1 pos |
+     *    P sendcounts | P*SAMPLES samples | P*SAMPLES sample counts */
+    const int64_t Q = P - 1;
+    if (st == SPT_OK) w = spt__alloc_array(fn, 3 * (int64_t)P + 7 * Q + (int64_t)P * Q + 2 + 2 * (int64_t)P * SAMPLES, 1, 8, true, &st);
+    if (w) keys = spt__alloc_array(fn, n, 1, sizeof *keys, false, &st);
+    bool sorted = true, unique = true;
+    if (keys) st = spt__linear_keys(fn, t, order, keys, &sorted, &unique);
+    if (st == SPT_OK && !sorted) {
+        perm = spt__alloc_array(fn, n, 1, sizeof *perm, false, &st);
+        if (perm) st = spt__radix_sort(fn, keys, perm, n, (uint64_t)(t->volume - 1));
+    }
+    SPT__AGREE(ctx, fn);
+    int64_t *counts = w, *T = counts + P, *lo = T + Q, *hi = lo + Q, *flo = hi + Q, *mc = flo + Q;
+    int64_t *less = mc + Q, *eq = less + Q, *eqs = eq + Q, *pos = eqs + (int64_t)P * Q, *sc = pos + P + 1;
+    int64_t *smp = sc + P, *sf = smp + (int64_t)P * SAMPLES;
+    SPT__CHECK(spt__mpi_allgather_i64(ctx, fn, &n, 1, counts));
+    int64_t N = 0;
+    for (int q = 0; q < P; q++) N += counts[q]; /* sum of sizes of real tensors: fits */
+    pos[0] = 0;
+    pos[P] = n;
+    if (P > 1 && N > 0) {
+        for (int64_t j = 0; j < Q; j++) {
+            T[j] = (j + 1) * (N / P) + ((j + 1) < N % P ? (j + 1) : N % P);
+            lo[j] = 0; /* f(lo) <= T */
+            flo[j] = 0;
+            hi[j] = t->volume; /* f(hi) = N > T unless T == N */
+        }
+        /* regular samples of the sorted local keys narrow the brackets */
+        int64_t mine[SAMPLES];
+        for (int s = 0; s < SAMPLES; s++) mine[s] = n ? (int64_t)keys[(int64_t)(((__int128)s * n) / SAMPLES)] : -1;
+        SPT__CHECK(spt__mpi_allgather_i64(ctx, fn, mine, SAMPLES, smp));
+        for (int64_t s = 0; s < (int64_t)P * SAMPLES; s++) sf[s] = smp[s] < 0 ? 0 : count_less(keys, n, (uint64_t)smp[s]);
+        SPT__CHECK(spt__mpi_allreduce_i64(ctx, fn, sf, (int64_t)P * SAMPLES, MPI_SUM));
+        for (int64_t s = 0; s < (int64_t)P * SAMPLES; s++) {
+            if (smp[s] < 0) continue;
+            for (int64_t j = 0; j < Q; j++) {
+                if (sf[s] <= T[j] && smp[s] > lo[j]) { lo[j] = smp[s]; flo[j] = sf[s]; }
+                else if (sf[s] > T[j] && smp[s] < hi[j]) hi[j] = smp[s];
+            }
+        }
+        /* exact refinement: binary search of the key k* with f(k*) <= T < f(k*+1), all targets at once */
+        for (;;) {
+            bool open = false;
+            for (int64_t j = 0; j < Q; j++) {
+                if (T[j] < N && hi[j] - lo[j] > 1) {
+                    open = true;
+                    mc[j] = count_less(keys, n, (uint64_t)(lo[j] + (hi[j] - lo[j]) / 2));
+                } else mc[j] = 0;
+            }
+            if (!open) break;
+            SPT__CHECK(spt__mpi_allreduce_i64(ctx, fn, mc, Q, MPI_SUM));
+            for (int64_t j = 0; j < Q; j++) {
+                if (!(T[j] < N && hi[j] - lo[j] > 1)) continue;
+                int64_t mid = lo[j] + (hi[j] - lo[j]) / 2;
+                if (mc[j] <= T[j]) { lo[j] = mid; flo[j] = mc[j]; }
+                else hi[j] = mid;
+            }
+        }
+        for (int64_t j = 0; j < Q; j++) {
+            less[j] = count_less(keys, n, (uint64_t)lo[j]);
+            eq[j] = count_less(keys, n, (uint64_t)lo[j] + 1) - less[j];
+        }
+        SPT__CHECK(spt__mpi_allgather_i64(ctx, fn, eq, Q, eqs));
+        for (int64_t j = 0; j < Q; j++) {
+            if (T[j] >= N) { pos[j + 1] = n; continue; }
+            int64_t pre = 0, E = 0;
+            for (int q = 0; q < P; q++) {
+                if (q < me) pre += eqs[(int64_t)q * Q + j];
+                E += eqs[(int64_t)q * Q + j];
+            }
+            int64_t L = flo[j];
+            if (key_aligned) {
+                pos[j + 1] = less[j] + (T[j] - L <= L + E - T[j] ? 0 : eq[j]);
+            } else {
+                int64_t take = T[j] - L - pre;
+                take = take < 0 ? 0 : take > eq[j] ? eq[j] : take;
+                pos[j + 1] = less[j] + take;
+            }
+        }
+    } else {
+        for (int q = 1; q < P; q++) pos[q] = 0; /* N == 0 or P == 1 */
+    }
+    for (int q = 0; q < P; q++) sc[q] = pos[q + 1] - pos[q];
+    spt__free(keys);
+    keys = NULL;
+    st = spt__mpi_exchange(ctx, fn, t, perm, sc, order, out);
+fail:
+    spt__free(perm);
+    spt__free(keys);
+    spt__free(w);
+    return st;
+}

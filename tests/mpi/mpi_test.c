@@ -1,0 +1,669 @@
+/* mpi_test.c -- the distributed layer, run by `make test-mpi` at mpirun -np 1, 2, 3, 4. Every input is
+ * generated identically on every rank from a fixed seed; every distributed result is compared with the
+ * serial library's (on every rank for its own slice, and whole on the gather root). Values are
+ * integer-valued, so sums are exact in any order. Only rank 0 prints the summary. */
+#include <complex.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spt.h"
+#include "spt_mpi.h"
+
+static int g_rank, g_size;
+static long g_checks, g_fails;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        g_checks++;                                                                                \
+        if (!(cond)) {                                                                             \
+            g_fails++;                                                                             \
+            fprintf(stderr, "[rank %d/%d] %s:%d: check failed: %s (last error: %s)\n", g_rank,      \
+                    g_size, __FILE__, __LINE__, #cond, spt_last_error());                          \
+        }                                                                                          \
+    } while (0)
+#define CHECK_ST(expected, call)                                                                   \
+    do {                                                                                           \
+        spt_status st_ = (call);                                                                   \
+        if (st_ != (expected))                                                                     \
+            fprintf(stderr, "[rank %d/%d] %s:%d: %s returned %s, expected %s: %s\n", g_rank, g_size, \
+                    __FILE__, __LINE__, #call, spt_status_name(st_), spt_status_name(expected),    \
+                    spt_last_error());                                                             \
+        CHECK(st_ == (expected));                                                                  \
+    } while (0)
+
+/* ---- deterministic inputs ---------------------------------------------------------------------- */
+
+static uint64_t rng_state;
+static uint64_t rnd(void) {
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* value j (an integer) stored as dtype */
+static void put_value(spt_tensor *t, int64_t i, int64_t v) {
+    void *p = spt_tensor_values_mut(t);
+    switch (spt_tensor_dtype(t)) {
+    case SPT_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case SPT_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+    case SPT_INT64: ((int64_t *)p)[i] = v; break;
+    case SPT_FLOAT32: ((float *)p)[i] = (float)v; break;
+    case SPT_FLOAT64: ((double *)p)[i] = (double)v; break;
+    case SPT_COMPLEX128: ((double _Complex *)p)[i] = (double)v + (double)(v % 7) * _Complex_I; break;
+    case SPT_STRING: {
+        char buf[32];
+        int len = snprintf(buf, sizeof buf, "s%lld", (long long)v);
+        spt_tensor_set_string(t, i, buf, (int64_t)((v % 3) ? len : 0));
+        break;
+    }
+    default: break;
+    }
+}
+
+/* A random tensor: n entries with indices uniform in the shape (so duplicates appear when the volume
+ * is small) and values vbase + entry number. */
+static spt_tensor *random_tensor(uint64_t seed, spt_dtype dt, int64_t rank, const int64_t *shape, int64_t n,
+                                 int64_t vbase) {
+    spt_tensor *t = NULL;
+    rng_state = seed;
+    if (spt_tensor_alloc(dt, rank, shape, n, &t) != SPT_OK) return NULL;
+    int64_t *ix = spt_tensor_indices_mut(t);
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t k = 0; k < rank; k++) ix[i * rank + k] = shape[k] ? (int64_t)(rnd() % (uint64_t)shape[k]) : 0;
+        put_value(t, i, vbase + i);
+    }
+    return t;
+}
+
+/* Entries [lo, hi) of t as a new tensor. */
+static spt_tensor *slice_entries(const spt_tensor *t, int64_t lo, int64_t hi) {
+    spt_tensor *s = NULL;
+    int64_t r = spt_tensor_rank(t);
+    size_t es = spt_dtype_size(spt_tensor_dtype(t));
+    const char *vals = (const char *)spt_tensor_values(t) + (size_t)lo * es;
+    if (spt_tensor_new(spt_tensor_dtype(t), r, spt_tensor_shape(t), hi - lo, spt_tensor_indices(t) + lo * r,
+                       vals, NULL, &s) != SPT_OK)
+        return NULL;
+    return s;
+}
+
+/* How the global sequence is cut into pieces: 0 uneven (rank p gets a share growing with p), 1 all on
+ * rank 0, 2 all on the last rank, 3 alternate ranks empty. */
+static void piece_range(int mode, int64_t n, int p, int P, int64_t *lo, int64_t *hi) {
+    int64_t w = 0, tot = 0;
+    for (int q = 0; q < P; q++) {
+        int64_t wq = mode == 0 ? q + 1 : mode == 1 ? (q == 0) : mode == 2 ? (q == P - 1) : (q % 2 == 0 ? 2 : 0);
+        if (q < p) w += wq;
+        tot += wq;
+    }
+    int64_t wp = mode == 0 ? p + 1 : mode == 1 ? (p == 0) : mode == 2 ? (p == P - 1) : (p % 2 == 0 ? 2 : 0);
+    *lo = n * w / tot;
+    *hi = n * (w + wp) / tot;
+}
+
+static bool same_values(const spt_tensor *a, int64_t ia, const spt_tensor *b, int64_t ib, int64_t cnt) {
+    if (spt_tensor_dtype(a) == SPT_STRING) {
+        const spt_str *x = (const spt_str *)spt_tensor_values(a) + ia, *y = (const spt_str *)spt_tensor_values(b) + ib;
+        for (int64_t i = 0; i < cnt; i++)
+            if (x[i].len != y[i].len || (x[i].len && memcmp(x[i].data, y[i].data, (size_t)x[i].len))) return false;
+        return true;
+    }
+    size_t es = spt_dtype_size(spt_tensor_dtype(a));
+    return cnt == 0 || memcmp((const char *)spt_tensor_values(a) + (size_t)ia * es,
+                              (const char *)spt_tensor_values(b) + (size_t)ib * es, (size_t)cnt * es) == 0;
+}
+
+/* Entries [off, off+cnt) of ref equal all entries of t (same metadata). */
+static bool same_range(const spt_tensor *t, const spt_tensor *ref, int64_t off) {
+    int64_t r = spt_tensor_rank(ref), cnt = spt_tensor_nnz(t);
+    if (spt_tensor_dtype(t) != spt_tensor_dtype(ref) || spt_tensor_rank(t) != r) return false;
+    if (off < 0 || off + cnt > spt_tensor_nnz(ref)) return false;
+    for (int64_t k = 0; k < r; k++)
+        if (spt_tensor_shape(t)[k] != spt_tensor_shape(ref)[k] || spt_tensor_order(t)[k] != spt_tensor_order(ref)[k])
+            return false;
+    if (cnt && r && memcmp(spt_tensor_indices(t), spt_tensor_indices(ref) + off * r, (size_t)(cnt * r) * 8)) return false;
+    return same_values(t, 0, ref, off, cnt);
+}
+
+/* Check a dtensor against the serial reference: balance, this rank's slice, and the gather to root. */
+static void check_dtensor(const spt_dtensor *d, const spt_tensor *ref, bool balanced, int root) {
+    int64_t N = spt_tensor_nnz(ref);
+    CHECK(spt_dtensor_nnz(d) == N);
+    if (balanced)
+        for (int p = 0; p < g_size; p++) CHECK(spt_dtensor_count(d, p) == N / g_size + (p < N % g_size));
+    CHECK(spt_dtensor_count(d, g_rank) == spt_tensor_nnz(spt_dtensor_local(d)));
+    CHECK(spt_tensor_known_sorted(spt_dtensor_local(d)) && spt_tensor_known_valid(spt_dtensor_local(d)));
+    CHECK(same_range(spt_dtensor_local(d), ref, spt_dtensor_offset(d, g_rank)));
+    spt_tensor *g = NULL;
+    CHECK_ST(SPT_OK, spt_dtensor_gather(d, root, &g));
+    if (g_rank == root) {
+        CHECK(g != NULL && spt_tensor_nnz(g) == N && same_range(g, ref, 0));
+    } else {
+        CHECK(g == NULL);
+    }
+    spt_tensor_free(g);
+}
+
+/* ---- redistribution: from_local, scatter, reorder ------------------------------------------------- */
+
+static void run_from_local(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t rank, const int64_t *shape,
+                           int64_t n, int mode, const int64_t *order) {
+    spt_tensor *full = random_tensor(seed, dt, rank, shape, n, 1);
+    CHECK(full != NULL);
+    if (!full) return;
+    int64_t lo, hi;
+    piece_range(mode, n, g_rank, g_size, &lo, &hi);
+    spt_tensor *piece = slice_entries(full, lo, hi), *ref = NULL;
+    CHECK(piece != NULL);
+    CHECK_ST(SPT_OK, spt_tensor_clone(full, &ref));
+    CHECK_ST(SPT_OK, spt_reorder(ref, order));
+    spt_dtensor *d = NULL;
+    CHECK_ST(SPT_OK, spt_dtensor_from_local(ctx, piece, order, &d));
+    if (d) check_dtensor(d, ref, true, (int)(seed % (uint64_t)g_size));
+    /* and reorder it to the reverse order, compared with the serial reorder */
+    if (d && rank > 0) {
+        int64_t rev[8];
+        for (int64_t k = 0; k < rank; k++) rev[k] = rank - 1 - k;
+        spt_tensor *ref2 = NULL;
+        CHECK_ST(SPT_OK, spt_tensor_clone(ref, &ref2));
+        CHECK_ST(SPT_OK, spt_reorder(ref2, rev));
+        CHECK_ST(SPT_OK, spt_dtensor_reorder(d, rev));
+        check_dtensor(d, ref2, true, 0);
+        spt_tensor_free(ref2);
+    }
+    spt_dtensor_free(d);
+    spt_tensor_free(ref);
+    spt_tensor_free(piece);
+    spt_tensor_free(full);
+}
+
+static void test_redistribute(spt_mpi_ctx *ctx) {
+    static const int64_t s3[] = {5, 7, 3}, s2[] = {2, 2}, s0z[] = {4, 0, 3}, sbig[] = {1000003, 999983};
+    static const int64_t o3a[] = {2, 0, 1}, o3b[] = {1, 2, 0};
+    static const int64_t ns[] = {0, 1, 2, 3, 5, 17, 100, 1001};
+    static const spt_dtype dts[] = {SPT_INT64, SPT_FLOAT64, SPT_INT32, SPT_INT8, SPT_COMPLEX128, SPT_STRING};
+    uint64_t seed = 1;
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+        for (int mode = 0; mode < 4; mode++) {
+            run_from_local(ctx, seed++, SPT_INT64, 3, s3, ns[i], mode, NULL);
+            run_from_local(ctx, seed++, SPT_FLOAT64, 3, s3, ns[i], mode, o3a);
+        }
+    for (size_t k = 0; k < sizeof dts / sizeof *dts; k++) {
+        run_from_local(ctx, seed++, dts[k], 3, s3, 57, 0, o3b);
+        run_from_local(ctx, seed++, dts[k], 3, s3, 3, 3, NULL);
+    }
+    /* heavy duplicates: 4 distinct keys, stability and balance through split keys */
+    for (int mode = 0; mode < 4; mode++) run_from_local(ctx, seed++, SPT_INT64, 2, s2, 203, mode, NULL);
+    /* scalars (rank 0, every entry the same key), a zero dim, a large sparse key space */
+    run_from_local(ctx, seed++, SPT_INT64, 0, NULL, 7, 0, NULL);
+    run_from_local(ctx, seed++, SPT_INT64, 3, s0z, 0, 0, NULL);
+    run_from_local(ctx, seed++, SPT_FLOAT64, 2, sbig, 5000, 0, NULL);
+    /* the chunked exchange path: every MPI call carries at most 40 bytes */
+    spt_mpi_ctx_set_message_limit(ctx, 40);
+    run_from_local(ctx, seed++, SPT_INT64, 3, s3, 301, 0, o3a);
+    run_from_local(ctx, seed++, SPT_STRING, 3, s3, 101, 2, NULL);
+    spt_mpi_ctx_set_message_limit(ctx, 0);
+}
+
+static void test_scatter(spt_mpi_ctx *ctx) {
+    static const int64_t s3[] = {6, 4, 5}, o[] = {1, 0, 2};
+    for (int64_t n = 0; n < 40; n += 13) {
+        spt_tensor *full = random_tensor(100 + (uint64_t)n, SPT_INT64, 3, s3, n, 1), *ref = NULL;
+        int root = (int)(n % g_size);
+        CHECK_ST(SPT_OK, spt_tensor_clone(full, &ref));
+        CHECK_ST(SPT_OK, spt_reorder(ref, o));
+        spt_dtensor *d = NULL;
+        CHECK_ST(SPT_OK, spt_dtensor_scatter(ctx, root, g_rank == root ? full : NULL, o, &d));
+        if (d) check_dtensor(d, ref, true, g_size - 1);
+        spt_dtensor_free(d);
+        spt_tensor_free(ref);
+        spt_tensor_free(full);
+    }
+}
+
+/* ---- agreed errors --------------------------------------------------------------------------------- */
+
+static void test_errors(spt_mpi_ctx *ctx) {
+    static const int64_t s2[] = {3, 4}, s2b[] = {3, 5}, bad_order[] = {0, 0};
+    spt_tensor *piece = random_tensor(7, SPT_INT64, 2, s2, 5, 1);
+    spt_dtensor *d = (spt_dtensor *)&d;
+    char want[64];
+    snprintf(want, sizeof want, "rank %d:", g_size - 1);
+    /* an out-of-bounds index on the last rank only */
+    if (g_rank == g_size - 1) spt_tensor_indices_mut(piece)[3] = 9;
+    CHECK_ST(SPT_ERANGE, spt_dtensor_from_local(ctx, piece, NULL, &d));
+    CHECK(d == NULL);
+    CHECK(strstr(spt_last_error(), want) != NULL);
+    CHECK(strstr(spt_last_error(), "out of bounds") != NULL);
+    spt_tensor_free(piece);
+    /* a shape that differs on the last rank */
+    piece = random_tensor(7, SPT_INT64, 2, g_rank == g_size - 1 && g_size > 1 ? s2b : s2, 5, 1);
+    d = (spt_dtensor *)&d;
+    CHECK_ST(g_size > 1 ? SPT_EINVAL : SPT_OK, spt_dtensor_from_local(ctx, piece, NULL, &d));
+    if (g_size > 1) CHECK(d == NULL && strstr(spt_last_error(), "differs from rank 0") != NULL);
+    spt_dtensor_free(g_size > 1 ? NULL : d);
+    /* a NULL piece on rank 0 */
+    d = (spt_dtensor *)&d;
+    CHECK_ST(SPT_EINVAL, spt_dtensor_from_local(ctx, g_rank == 0 ? NULL : piece, NULL, &d));
+    CHECK(d == NULL && strstr(spt_last_error(), "rank 0:") != NULL);
+    /* a bad order (replicated) */
+    CHECK_ST(SPT_EINVAL, spt_dtensor_from_local(ctx, piece, bad_order, &d));
+    /* bad roots */
+    CHECK_ST(SPT_EINVAL, spt_dtensor_scatter(ctx, g_size, piece, NULL, &d));
+    CHECK_ST(SPT_OK, spt_dtensor_scatter(ctx, 0, piece, NULL, &d));
+    spt_tensor *g = NULL;
+    CHECK_ST(SPT_EINVAL, spt_dtensor_gather(d, -1, &g));
+    CHECK(g == NULL);
+    spt_dtensor_free(d);
+    /* the host's own agreement */
+    CHECK_ST(SPT_OK, spt_mpi_agree(ctx, "host", SPT_OK));
+    CHECK_ST(SPT_EIO, spt_mpi_agree(ctx, "host", g_rank == g_size / 2 ? SPT_EIO : SPT_OK));
+    spt_tensor_free(piece);
+}
+
+/* ---- ops: reduce_sum, concat, sparse_dense_matmul vs the serial library --------------------------- */
+
+/* A dtensor from the pieces of `full` cut by `mode`. */
+static spt_dtensor *distribute(spt_mpi_ctx *ctx, const spt_tensor *full, int mode, const int64_t *order) {
+    int64_t lo, hi;
+    piece_range(mode, spt_tensor_nnz(full), g_rank, g_size, &lo, &hi);
+    spt_tensor *piece = slice_entries(full, lo, hi);
+    spt_dtensor *d = NULL;
+    CHECK_ST(SPT_OK, spt_dtensor_from_local(ctx, piece, order, &d));
+    spt_tensor_free(piece);
+    return d;
+}
+
+static void run_reduce(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t rank, const int64_t *shape, int64_t n,
+                       int mode, const int64_t *axes, int64_t naxes, bool keep) {
+    spt_tensor *full = random_tensor(seed, dt, rank, shape, n, -20), *ref = NULL;
+    spt_dtensor *d = distribute(ctx, full, mode, NULL), *r = NULL;
+    CHECK_ST(SPT_OK, spt_reduce_sum_sparse(full, axes, naxes, keep, &ref));
+    CHECK_ST(SPT_OK, spt_dtensor_reduce_sum(d, axes, naxes, keep, &r));
+    if (r && ref) {
+        check_dtensor(r, ref, false, g_size - 1);
+        /* no output key on two ranks */
+        const spt_tensor *l = spt_dtensor_local(r);
+        int64_t R = spt_tensor_rank(l), cnt = spt_tensor_nnz(l);
+        int64_t *both = calloc((size_t)g_size * (2 * 8 + 2), 8);
+        int64_t mine[2 * 8 + 2] = {0};
+        mine[0] = cnt;
+        if (cnt) {
+            memcpy(mine + 2, spt_tensor_indices(l), (size_t)R * 8);
+            memcpy(mine + 2 + R, spt_tensor_indices(l) + (cnt - 1) * R, (size_t)R * 8);
+        }
+        MPI_Allgather(mine, 2 * 8 + 2, MPI_INT64_T, both, 2 * 8 + 2, MPI_INT64_T, MPI_COMM_WORLD);
+        int64_t prev = -1;
+        for (int q = 0; q < g_size; q++) {
+            const int64_t *m = both + q * (2 * 8 + 2);
+            if (!m[0]) continue;
+            if (prev >= 0) CHECK(R > 0 && memcmp(both + prev * (2 * 8 + 2) + 2 + R, m + 2, (size_t)R * 8) != 0);
+            prev = q;
+        }
+        free(both);
+    }
+    spt_dtensor_free(r);
+    spt_dtensor_free(d);
+    spt_tensor_free(ref);
+    spt_tensor_free(full);
+}
+
+static void test_reduce(spt_mpi_ctx *ctx) {
+    static const int64_t s3[] = {6, 5, 4}, ax0[] = {0}, ax1[] = {-2}, ax02[] = {2, 0, 2}, s2[] = {3, 2};
+    uint64_t seed = 500;
+    for (int mode = 0; mode < 4; mode++)
+        for (int64_t n = 0; n <= 300; n += 100) {
+            run_reduce(ctx, seed++, SPT_INT64, 3, s3, n, mode, ax0, 1, false);
+            run_reduce(ctx, seed++, SPT_FLOAT64, 3, s3, n, mode, ax1, 1, true);
+            run_reduce(ctx, seed++, SPT_INT32, 3, s3, n, mode, ax02, 3, false);
+            run_reduce(ctx, seed++, SPT_COMPLEX128, 3, s3, n, mode, ax02, 3, true);
+            run_reduce(ctx, seed++, SPT_INT64, 3, s3, n, mode, NULL, 0, false); /* everything: a scalar */
+            run_reduce(ctx, seed++, SPT_INT64, 3, s3, n, mode, ax0, 0, false);  /* nothing: duplicates merge */
+        }
+    run_reduce(ctx, seed++, SPT_INT8, 2, s2, 1000, 0, ax1, 1, false); /* wrapping int8 sums */
+    spt_tensor *full = random_tensor(1, SPT_STRING, 3, s3, 4, 0);
+    spt_dtensor *d = distribute(ctx, full, 0, NULL), *r = (spt_dtensor *)&d;
+    CHECK_ST(SPT_EDTYPE, spt_dtensor_reduce_sum(d, ax0, 1, false, &r));
+    CHECK(r == NULL);
+    spt_dtensor_free(d);
+    spt_tensor_free(full);
+    full = random_tensor(1, SPT_INT64, 3, s3, 4, 0);
+    d = distribute(ctx, full, 0, NULL);
+    CHECK_ST(SPT_ERANGE, spt_dtensor_reduce_sum(d, (const int64_t[]){3}, 1, false, &r));
+    CHECK(strstr(spt_last_error(), "Invalid reduction dimension 3, for input with 3 dimensions.") != NULL);
+    spt_dtensor_free(d);
+    spt_tensor_free(full);
+}
+
+static void run_concat(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t n_in, int64_t axis, bool expand) {
+    spt_tensor *full[4] = {0}, *ref = NULL;
+    spt_dtensor *d[4] = {0}, *r = NULL;
+    for (int64_t i = 0; i < n_in; i++) {
+        int64_t shape[3] = {4, 3, 5};
+        shape[axis < 0 ? axis + 3 : axis] = 1 + i * 2;
+        if (expand) shape[(axis + 4) % 3] = 2 + i;
+        full[i] = random_tensor(seed + (uint64_t)i, dt, 3, shape, (int64_t)((seed + (uint64_t)i * 7) % 40), 100 * i);
+        static const int64_t o[] = {2, 1, 0};
+        d[i] = distribute(ctx, full[i], (int)(i % 4), i == 1 ? o : NULL);
+    }
+    CHECK_ST(SPT_OK, spt_concat((const spt_tensor *const *)full, n_in, axis, expand, &ref));
+    CHECK_ST(SPT_OK, spt_dtensor_concat((const spt_dtensor *const *)d, n_in, axis, expand, &r));
+    if (r && ref) check_dtensor(r, ref, true, 0);
+    spt_dtensor_free(r);
+    spt_tensor_free(ref);
+    for (int64_t i = 0; i < n_in; i++) {
+        spt_dtensor_free(d[i]);
+        spt_tensor_free(full[i]);
+    }
+}
+
+static void test_concat(spt_mpi_ctx *ctx) {
+    uint64_t seed = 900;
+    for (int64_t axis = -3; axis < 3; axis++)
+        for (int64_t n = 1; n <= 4; n++) {
+            run_concat(ctx, seed, SPT_INT64, n, axis, false);
+            seed += 10;
+        }
+    run_concat(ctx, seed += 10, SPT_STRING, 3, 1, false);
+    run_concat(ctx, seed += 10, SPT_FLOAT32, 3, 2, true);
+    /* errors: axis, shapes */
+    static const int64_t s1[] = {2, 3}, s2[] = {2, 4};
+    spt_tensor *a = random_tensor(3, SPT_INT64, 2, s1, 5, 0), *b = random_tensor(4, SPT_INT64, 2, s2, 5, 0);
+    spt_dtensor *da = distribute(ctx, a, 0, NULL), *db = distribute(ctx, b, 1, NULL), *r = NULL;
+    const spt_dtensor *in[2] = {da, db};
+    CHECK_ST(SPT_ERANGE, spt_dtensor_concat(in, 2, 2, false, &r));
+    CHECK_ST(SPT_EINVAL, spt_dtensor_concat(in, 2, 0, false, &r));
+    CHECK(strstr(spt_last_error(), "Input shapes must match") != NULL);
+    CHECK_ST(SPT_OK, spt_dtensor_concat(in, 2, 1, false, &r));
+    CHECK(r && spt_dtensor_shape(r)[1] == 7 && spt_dtensor_nnz(r) == 10);
+    spt_dtensor_free(r);
+    spt_dtensor_free(da);
+    spt_dtensor_free(db);
+    spt_tensor_free(a);
+    spt_tensor_free(b);
+}
+
+static spt_dense *random_dense(uint64_t seed, spt_dtype dt, int64_t r0, int64_t r1) {
+    spt_dense *b = NULL;
+    if (spt_dense_new(dt, 2, (const int64_t[]){r0, r1}, &b) != SPT_OK) return NULL;
+    rng_state = seed;
+    for (int64_t i = 0; i < r0 * r1; i++) {
+        int64_t v = (int64_t)(rnd() % 11) - 5;
+        void *p = spt_dense_data_mut(b);
+        if (dt == SPT_FLOAT64) ((double *)p)[i] = (double)v;
+        else if (dt == SPT_INT32) ((int32_t *)p)[i] = (int32_t)v;
+        else if (dt == SPT_COMPLEX128) ((double _Complex *)p)[i] = (double)v - (double)(v % 3) * _Complex_I;
+    }
+    return b;
+}
+
+static void run_matmul(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t m, int64_t k, int64_t nc, int64_t n,
+                       int mode, bool adj_a, bool adj_b, int root) {
+    int64_t ashape[2] = {adj_a ? k : m, adj_a ? m : k};
+    spt_tensor *A = random_tensor(seed, dt, 2, ashape, n, -7);
+    spt_dense *B = random_dense(seed + 1, dt, adj_b ? nc : k, adj_b ? k : nc), *ref = NULL, *C = NULL;
+    spt_dtensor *d = distribute(ctx, A, mode, NULL);
+    CHECK_ST(SPT_OK, spt_sparse_dense_matmul(A, B, adj_a, adj_b, &ref));
+    CHECK_ST(SPT_OK, spt_dtensor_sparse_dense_matmul(d, B, adj_a, adj_b, root, &C));
+    if (root == -1 || g_rank == root) {
+        CHECK(C != NULL && ref != NULL);
+        if (C && ref) {
+            CHECK(spt_dense_shape(C)[0] == spt_dense_shape(ref)[0] && spt_dense_shape(C)[1] == spt_dense_shape(ref)[1]);
+            CHECK(memcmp(spt_dense_data(C), spt_dense_data(ref), (size_t)spt_dense_size(C) * spt_dtype_size(dt)) == 0);
+        }
+    } else {
+        CHECK(C == NULL);
+    }
+    spt_dense_free(C);
+    spt_dense_free(ref);
+    spt_dtensor_free(d);
+    spt_dense_free(B);
+    spt_tensor_free(A);
+}
+
+static void test_matmul(spt_mpi_ctx *ctx) {
+    uint64_t seed = 1300;
+    for (int mode = 0; mode < 4; mode++)
+        for (int adj = 0; adj < 4; adj++) {
+            run_matmul(ctx, seed++, SPT_FLOAT64, 7, 5, 3, 40, mode, adj & 1, adj & 2, mode % g_size);
+            run_matmul(ctx, seed++, SPT_COMPLEX128, 6, 4, 5, 30, mode, adj & 1, adj & 2, -1);
+            run_matmul(ctx, seed++, SPT_INT32, 2, 9, 4, 3, mode, adj & 1, adj & 2, 0); /* N < P possible */
+            run_matmul(ctx, seed++, SPT_FLOAT64, 5, 0, 3, 0, mode, adj & 1, adj & 2, -1); /* k = 0 */
+        }
+    static const int64_t s[] = {3, 4};
+    spt_tensor *A = random_tensor(5, SPT_FLOAT64, 2, s, 6, 0);
+    spt_dtensor *d = distribute(ctx, A, 0, NULL);
+    spt_dense *B = random_dense(6, SPT_FLOAT64, 5, 2), *C = (spt_dense *)&C;
+    CHECK_ST(SPT_EINVAL, spt_dtensor_sparse_dense_matmul(d, B, false, false, 0, &C));
+    CHECK(C == NULL && strstr(spt_last_error(), "inner dimension does not match") != NULL);
+    spt_dense_free(B);
+    B = random_dense(6, SPT_INT32, 4, 2);
+    CHECK_ST(SPT_EDTYPE, spt_dtensor_sparse_dense_matmul(d, B, false, false, 0, &C));
+    spt_dense_free(B);
+    spt_dtensor_free(d);
+    spt_tensor_free(A);
+}
+
+/* ---- parallel .tns read and ordered write ---------------------------------------------------------- */
+
+static char g_dir[256];
+
+static void write_text(const char *path, const char *text) {
+    if (g_rank == 0) {
+        FILE *f = fopen(path, "wb");
+        fputs(text, f);
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static bool same_file(const char *a, const char *b) {
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    bool same = fa && fb;
+    while (same) {
+        int ca = fgetc(fa), cb = fgetc(fb);
+        if (ca != cb) same = false;
+        if (ca == EOF || cb == EOF) break;
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
+}
+
+/* Read `path` distributed and serially; compare; write it back distributed and compare the bytes with
+ * the serial writer's. */
+static void run_tns(spt_mpi_ctx *ctx, const char *path, const spt_read_opts *opts) {
+    spt_tensor *ref = NULL;
+    spt_dtensor *d = NULL;
+    spt_status sst = spt_read_tns(path, opts, &ref);
+    char smsg[512];
+    snprintf(smsg, sizeof smsg, "%s", spt_last_error());
+    spt_status dst = spt_dtensor_read_tns(ctx, path, opts, &d);
+    CHECK(sst == dst);
+    if (sst != SPT_OK) {
+        CHECK(d == NULL && strstr(spt_last_error(), smsg) != NULL);
+        if (!strstr(spt_last_error(), smsg)) fprintf(stderr, "serial: %s\nmpi: %s\n", smsg, spt_last_error());
+        spt_tensor_free(ref);
+        return;
+    }
+    CHECK_ST(SPT_OK, spt_reorder(ref, NULL));
+    if (d) {
+        check_dtensor(d, ref, true, 0);
+        char w1[300], w2[300];
+        snprintf(w1, sizeof w1, "%s/mpi_out.tns", g_dir);
+        snprintf(w2, sizeof w2, "%s/serial_out.tns", g_dir);
+        CHECK_ST(SPT_OK, spt_dtensor_write_tns(d, w1));
+        if (g_rank == 0) {
+            CHECK_ST(SPT_OK, spt_write_tns(ref, w2));
+            CHECK(same_file(w1, w2));
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    spt_dtensor_free(d);
+    spt_tensor_free(ref);
+}
+
+static void test_tns(spt_mpi_ctx *ctx) {
+    if (g_rank == 0) snprintf(g_dir, sizeof g_dir, "/tmp/spt_mpi_test_%d", (int)getpid());
+    MPI_Bcast(g_dir, sizeof g_dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (g_rank == 0) mkdir(g_dir, 0700);
+    MPI_Barrier(MPI_COMM_WORLD);
+    char path[300];
+    snprintf(path, sizeof path, "%s/in.tns", g_dir);
+    /* written by the serial writer (header comments), several sizes */
+    static const int64_t s3[] = {7, 5, 9};
+    for (int64_t n = 0; n < 200; n += 67) {
+        spt_tensor *t = random_tensor(40 + (uint64_t)n, n % 2 ? SPT_FLOAT64 : SPT_INT64, 3, s3, n, -50);
+        if (g_rank == 0) CHECK_ST(SPT_OK, spt_write_tns(t, path));
+        MPI_Barrier(MPI_COMM_WORLD);
+        run_tns(ctx, path, NULL);
+        spt_tensor_free(t);
+    }
+    /* hand-written: no header, comments and blank lines, a float late in the file, CRLF */
+    char text[8192];
+    size_t k = 0;
+    k += (size_t)snprintf(text + k, sizeof text - k, "# a comment\n\n");
+    for (int i = 0; i < 150; i++)
+        k += (size_t)snprintf(text + k, sizeof text - k, "%d %d %d%s", 1 + (i * 7) % 13, 1 + (i * 3) % 4, i - 75,
+                              i % 17 == 5 ? "\r\n" : i % 23 == 0 ? "\n# mid comment\n\n" : "\n");
+    write_text(path, text);
+    run_tns(ctx, path, NULL);
+    snprintf(text + k, sizeof text - k, "3 2 0.5\n");
+    write_text(path, text);
+    run_tns(ctx, path, NULL);
+    spt_read_opts o = {.has_dtype = true, .dtype = SPT_INT32, .rank = 2, .shape = (const int64_t[]){20, 6}};
+    run_tns(ctx, path, &o); /* 0.5 as int32: a parse error on the last line */
+    text[k] = 0;
+    run_tns(ctx, path, &o);
+    /* errors: a bad line in the middle (the first bad line is reported with its line number) */
+    char bad[8192];
+    snprintf(bad, sizeof bad, "%.*sx 1 2\n%s1 2\n", (int)(k / 2), text, text + k / 2);
+    write_text(path, bad);
+    run_tns(ctx, path, NULL);
+    /* comments only, an empty file, a missing file */
+    write_text(path, "# dtype: float32\n# shape: 3 4\n");
+    run_tns(ctx, path, NULL);
+    write_text(path, "");
+    run_tns(ctx, path, NULL);
+    spt_dtensor *d = (spt_dtensor *)&d;
+    char missing[300];
+    snprintf(missing, sizeof missing, "%s/missing.tns", g_dir);
+    CHECK_ST(SPT_EIO, spt_dtensor_read_tns(ctx, missing, NULL, &d));
+    CHECK(d == NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (g_rank == 0) {
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+        CHECK(system(cmd) == 0);
+    }
+}
+
+/* ---- allocation failures on one rank ----------------------------------------------------------------- */
+
+static long a_live, a_count, a_fail_at = -1;
+static void *t_malloc(size_t n) {
+    if (a_fail_at >= 0 && a_count++ == a_fail_at) return NULL;
+    void *p = malloc(n);
+    if (p) a_live++;
+    return p;
+}
+static void *t_realloc(void *p, size_t n) {
+    if (a_fail_at >= 0 && a_count++ == a_fail_at) return NULL;
+    void *q = realloc(p, n);
+    if (q && !p) a_live++;
+    return q;
+}
+static void t_free(void *p) {
+    if (p) a_live--;
+    free(p);
+}
+
+typedef spt_status (*op_fn)(spt_mpi_ctx *ctx, void *arg);
+
+/* Run op with the k-th allocation of rank `victim` failing, k = 0, 1, ... until it succeeds: every
+ * failing run must return SPT_ENOMEM on every rank and leak nothing. */
+static void sweep(spt_mpi_ctx *ctx, op_fn op, void (*cleanup)(void *), void *arg, int victim) {
+    long base = a_live, runs = 0;
+    for (long k = 0;; k++) {
+        a_count = 0;
+        a_fail_at = g_rank == victim ? k : -1;
+        spt_status st = op(ctx, arg);
+        a_fail_at = -1;
+        cleanup(arg);
+        if (a_live != base) {
+            CHECK(a_live == base);
+            break;
+        }
+        if (st == SPT_OK) break;
+        if (st != SPT_ENOMEM) {
+            CHECK_ST(SPT_ENOMEM, st);
+            break;
+        }
+        runs++;
+        if (k > 100000) {
+            CHECK(!"sweep does not terminate");
+            break;
+        }
+    }
+    CHECK(g_rank != victim || runs > 0);
+}
+
+struct sweep_arg {
+    spt_tensor *piece;
+    spt_dtensor *d;
+    spt_tensor *g;
+};
+static spt_status op_from_local(spt_mpi_ctx *ctx, void *arg) {
+    struct sweep_arg *a = arg;
+    spt_status st = spt_dtensor_from_local(ctx, a->piece, NULL, &a->d);
+    if (st == SPT_OK) st = spt_dtensor_reorder(a->d, (const int64_t[]){1, 0});
+    if (st == SPT_OK) st = spt_dtensor_gather(a->d, 0, &a->g);
+    return st;
+}
+static void cleanup_sweep(void *arg) {
+    struct sweep_arg *a = arg;
+    spt_dtensor_free(a->d);
+    spt_tensor_free(a->g);
+    a->d = NULL;
+    a->g = NULL;
+}
+
+static void test_alloc_sweep(spt_mpi_ctx *ctx) {
+    static const int64_t s2[] = {9, 8};
+    struct sweep_arg a = {0};
+    a.piece = random_tensor(77 + (uint64_t)g_rank, SPT_STRING, 2, s2, 20 + g_rank, 1);
+    spt_set_allocator(t_malloc, t_realloc, t_free);
+    for (int victim = 0; victim < g_size; victim++) sweep(ctx, op_from_local, cleanup_sweep, &a, victim);
+    spt_set_allocator(NULL, NULL, NULL);
+    spt_tensor_free(a.piece);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    spt_mpi_ctx *ctx = NULL;
+    CHECK_ST(SPT_OK, spt_mpi_ctx_new(MPI_COMM_WORLD, &ctx));
+    if (ctx) {
+        test_redistribute(ctx);
+        test_scatter(ctx);
+        test_errors(ctx);
+        test_reduce(ctx);
+        test_concat(ctx);
+        test_matmul(ctx);
+        test_tns(ctx);
+        test_alloc_sweep(ctx);
+    }
+    spt_mpi_ctx_free(ctx);
+    long tot[2] = {g_checks, g_fails}, all[2] = {0, 0};
+    MPI_Allreduce(tot, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (g_rank == 0)
+        printf("mpi_test at np=%d: %ld checks, %ld failed\n", g_size, all[0], all[1]);
+    MPI_Finalize();
+    return all[1] ? 1 : 0;
+}
