@@ -64,6 +64,12 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static double cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static long status_kb(const char *field) {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
@@ -295,35 +301,38 @@ int main(int argc, char **argv) {
             free_ctx(&c);
             continue;
         }
-        double *t = malloc(sizeof(double) * (size_t)reps);
+        double *t = malloc(sizeof(double) * (size_t)reps), *cpu = malloc(sizeof(double) * (size_t)reps);
         long extra_kb = 0;
         int bad = 0;
         for (int k = -1; k < reps && !bad; k++) { /* k = -1: warm-up */
             if (setup) setup(&c);
             reset_hwm();
             long before = status_kb("VmRSS");
-            double t0 = now();
+            double c0 = cpu_now(), t0 = now();
             bad = run(&c);
-            double t1 = now();
+            double t1 = now(), c1 = cpu_now();
             long hwm = status_kb("VmHWM");
             if (hwm - before > extra_kb) extra_kb = hwm - before;
-            if (k >= 0) t[k] = t1 - t0;
+            if (k >= 0) t[k] = t1 - t0, cpu[k] = c1 - c0;
         }
         if (bad) {
             printf(",\"status\":\"error\"}\n");
             fprintf(stderr, "bench_core: %s failed: %s\n", op, spt_last_error());
         } else {
             qsort(t, (size_t)reps, sizeof *t, cmp_d);
+            qsort(cpu, (size_t)reps, sizeof *cpu, cmp_d);
             struct rusage ru;
             getrusage(RUSAGE_SELF, &ru);
             printf(",\"status\":\"ok\",\"reps\":%d,\"median\":%.9g,\"min\":%.9g,\"max\":%.9g,\"peak_rss\":%.0f,"
-                   "\"op_peak_extra\":%.0f",
-                   reps, t[reps / 2], t[0], t[reps - 1], (double)ru.ru_maxrss * 1024.0, (double)extra_kb * 1024.0);
+                   "\"op_peak_extra\":%.0f,\"cpu_median\":%.9g",
+                   reps, t[reps / 2], t[0], t[reps - 1], (double)ru.ru_maxrss * 1024.0, (double)extra_kb * 1024.0,
+                   cpu[reps / 2]);
             if (!strcmp(op, "bandwidth")) printf(",\"gbps\":%.4f", 2.0 * (double)c.bytes / t[reps / 2] / 1e9);
             printf("}\n");
         }
         fflush(stdout);
         free(t);
+        free(cpu);
         free_ctx(&c);
     }
     free(sizes);

@@ -285,7 +285,7 @@ def main():
                         "holds": worst <= 2.0,
                         "text": "input + the op's peak extra RSS = %.2fx the input" % worst})
 
-    result = {"machine": m, "elapsed_s": elapsed, "threads_all": nth, "quick": args.quick,
+    result = {"machine": m, "elapsed_s": elapsed, "threads_all": nth, "quick": args.quick, "reps": args.reps,
               "bandwidth": {"gbps_used": gbps, "runs": bw}, "records": records, "rows": rows,
               "targets": targets, "reorder_memory": mem}
     with open(os.path.join(args.out, "latest.json"), "w") as f:
@@ -315,7 +315,7 @@ def table_md(res, nth):
     out.append("Medians of %s runs after one warm-up. spt columns: time (x the bound). Peer columns: time (x = peer / "
                "spt with %d threads: how many times faster spt is). torch runs with %d threads; pydata/sparse and "
                "scipy are single-threaded. scipy runs the 2-D form ([1e6,1e6]; to_dense [40000,200]); torch_sorted is "
-               "`cat().coalesce()`." % (5, nth, nth))
+               "`cat().coalesce()`." % (res.get("reps", 5), nth, nth))
     out.append("")
     out.append("| op | dims | nnz | bound | spt 1 thr | spt %d thr | torch | torch_sorted | pydata | scipy |" % nth)
     out.append("|---|---|---|---|---|---|---|---|---|---|")
