@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static bool in_list(const char *list, const char *name, size_t n) {
     if (!list) return false;
@@ -165,12 +167,47 @@ static int read_opts(const cli_args *a, spt_read_opts *o, spt_format *fmt, const
     return -1;
 }
 
+/* A progress bar on stderr for reads that take over a second, when stderr is a terminal. */
+typedef struct bar {
+    const char *name;
+    struct timespec t0;
+    bool drawn;
+} bar;
+
+static double elapsed(const struct timespec *t0) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+static void bar_update(double done, void *ctx) {
+    bar *b = ctx;
+    if (!b->drawn && elapsed(&b->t0) < 1.0) return;
+    b->drawn = true;
+    int w = 30, k = (int)(done * w + 0.5);
+    if (k > w) k = w;
+    fprintf(stderr, "\rspt: reading %.40s [%.*s%*s] %3d%%", b->name, k, "##############################", w - k, "",
+            (int)(done * 100 + 0.5));
+    fflush(stderr);
+}
+
+static void bar_end(bar *b) {
+    if (b->drawn) fprintf(stderr, "\r\033[K");
+}
+
 int cli_read(const cli_args *a, const char *path, spt_tensor **out) {
     spt_read_opts o;
     spt_format fmt;
     int rc = read_opts(a, &o, &fmt, path);
     if (rc >= 0) return rc;
+    bar b = {path, {0, 0}, false};
+    if (isatty(2)) {
+        clock_gettime(CLOCK_MONOTONIC, &b.t0);
+        spt_set_read_progress(bar_update, &b);
+    }
     spt_status st = spt_read(path, fmt, &o, out);
+    spt_set_read_progress(NULL, NULL);
+    bar_end(&b);
     return st == SPT_OK ? 0 : cli_fail(a, st);
 }
 

@@ -752,6 +752,12 @@ typedef struct spt_read_opts {
                              are parse errors */
 } spt_read_opts;
 
+/* A progress callback for the .tns and .mtx readers started later on the calling thread (fn NULL
+ * removes it): called now and then (about every MB of text, from one of the parsing threads, never
+ * concurrently) with the fraction parsed in [0, 1], and with 1 at the end. For progress bars. */
+typedef void (*spt_progress_fn)(double done, void *ctx);
+void spt_set_read_progress(spt_progress_fn fn, void *ctx);
+
 /* Read a FROSTT .tns file ("-" = stdin) into a new tensor. SPT_EIO when the file cannot be read,
  * SPT_EPARSE for malformed text (wrong field count, an index < 1 or beyond a given shape, a number that
  * does not parse or overflows), SPT_EDTYPE for a string dtype, SPT_EOVERFLOW when the inferred shape's

@@ -102,7 +102,9 @@ static bool parse_line(const spt__coord_spec *sp, const char *line, const char *
             memcpy(&res->v0[s], &d, 8);
         } else { /* infer: an integer if it is one, else a double */
             int64_t v = 0;
-            r = spt__parse_i64(p, q, &v);
+            const char *z = p + (*p == '-' || *p == '+');
+            while (z < q && (unsigned)(*z - '0') <= 9) z++;
+            r = z == q ? spt__parse_i64(p, q, &v) : 1;
             if (r == 0) {
                 res->v0[s] = (uint64_t)v;
                 res->isflt[s] = 0;
@@ -135,11 +137,16 @@ fields : {
 }
 }
 
-static void parse_chunk(const spt__coord_spec *sp, spt__coord_result *res, chunk *ch, int64_t *maxidx) {
+static void parse_chunk(const spt__coord_spec *sp, spt__coord_result *res, chunk *ch, int64_t *maxidx, bool report) {
     const char *p = ch->beg, *end = ch->end;
     int64_t s = ch->base, line = 0;
+    const char *next_report = report && sp->progress ? p + (1 << 20) : end + 1;
     ch->err_line = -1;
     for (; p < end; line++) {
+        if (p >= next_report) {
+            sp->progress((double)(p - ch->beg) / (double)(end - ch->beg), sp->progress_ctx);
+            next_report = p + (1 << 20);
+        }
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *eol = nl ? nl : end;
         const char *q = skip_blank(p, eol);
@@ -227,7 +234,7 @@ spt_status spt__parse_coords(const char *fn, const char *buf, size_t len, const 
         if (!res->isflt) goto fail;
     }
 #pragma omp parallel for num_threads(nth) schedule(static, 1)
-    for (int c = 0; c < nth; c++) parse_chunk(sp, res, &ch[c], tmax + (size_t)c * (size_t)R);
+    for (int c = 0; c < nth; c++) parse_chunk(sp, res, &ch[c], tmax + (size_t)c * (size_t)R, c == 0);
     for (int c = 0; c < nth; c++)
         if (ch[c].err_line >= 0) {
             st = spt__err(SPT_EPARSE, "%s:%lld: %s", sp->name, (long long)(sp->first_line + ch[c].line0 + ch[c].err_line),
@@ -249,6 +256,7 @@ spt_status spt__parse_coords(const char *fn, const char *buf, size_t len, const 
             if (tmax[(size_t)c * (size_t)R + (size_t)k] > res->maxidx[k]) res->maxidx[k] = tmax[(size_t)c * (size_t)R + (size_t)k];
     }
     res->n = n;
+    if (sp->progress) sp->progress(1.0, sp->progress_ctx);
     spt__free(ch);
     spt__free(tmax);
     return SPT_OK;

@@ -409,6 +409,21 @@ void spt__store_value(spt_dtype d, void *values, int64_t i, uint64_t bits, doubl
     }
 }
 
+/* ---- progress -------------------------------------------------------------------------------- */
+
+static __thread spt_progress_fn progress_fn;
+static __thread void *progress_ctx;
+
+void spt_set_read_progress(spt_progress_fn fn, void *ctx) {
+    progress_fn = fn;
+    progress_ctx = fn ? ctx : NULL;
+}
+
+void spt__read_progress(spt_progress_fn *fn, void **ctx) {
+    *fn = progress_fn;
+    *ctx = progress_ctx;
+}
+
 /* ---- format names and dispatch ----------------------------------------------------------------- */
 
 static const struct {

@@ -72,6 +72,8 @@ typedef struct spt__coord_spec {
     const char *vname;    /* what a value is called in messages ("an int8 value") */
     const int64_t *shape; /* when non-NULL, index k must lie in 1..shape[k] */
     char comment;         /* lines whose first non-blank char is this are skipped */
+    void (*progress)(double done, void *ctx); /* optional, called by the parser of the first chunk */
+    void *progress_ctx;
 } spt__coord_spec;
 
 typedef struct spt__coord_result {
@@ -96,6 +98,9 @@ void spt__store_value(spt_dtype d, void *values, int64_t i, uint64_t v0, double 
 
 /* Fill sp->nval, vkind, lo, hi, vname for values of dtype d (SPT_NUM_DTYPES: infer int64/float64). */
 void spt__value_kind(spt_dtype d, spt__coord_spec *sp);
+
+/* The calling thread's progress callback (spt_set_read_progress). */
+void spt__read_progress(spt_progress_fn *fn, void **ctx);
 
 /* Build a tensor from parsed coordinates (adopting res->idx and, when it already holds the dtype's
  * bits, res->v0); `ones` stores 1 in every value (pattern files). Known valid, order undefined. */

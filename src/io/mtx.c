@@ -219,6 +219,7 @@ static spt_status read_coordinate(const char *fn, const char *name, const char *
     spt_dtype dt;
     SPT__TRY(check_dtype(fn, h, opts, &dt));
     spt__coord_spec sp = {.name = name, .first_line = h->body_line, .rank = 2, .comment = '%'};
+    spt__read_progress(&sp.progress, &sp.progress_ctx);
     int64_t shape[2] = {h->m, h->n};
     sp.shape = shape;
     spt__value_kind(dt, &sp);

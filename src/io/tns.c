@@ -180,6 +180,7 @@ spt_status spt_parse_tns(const char *buf, size_t len, const char *name, const sp
         return spt__err(SPT_EDTYPE, "%s: .tns files hold numbers, not %s values", fn,
                         spt_dtype_name(dtype) ? spt_dtype_name(dtype) : "invalid");
     spt__coord_spec sp = {.name = name, .first_line = 1, .comment = '#'};
+    spt__read_progress(&sp.progress, &sp.progress_ctx);
     spt__value_kind(has_dtype ? dtype : SPT_NUM_DTYPES, &sp);
     const int64_t *shape = NULL;
     int64_t rank;

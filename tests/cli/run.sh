@@ -12,6 +12,12 @@ SPT=$(cd "$(dirname "${1:-build/spt}")" && pwd)/$(basename "${1:-build/spt}")
 PY=${PYTHON:-/usr/bin/python3}
 T=$(mktemp -d /tmp/spt_cli_XXXXXX)
 trap 'rm -rf "$T"' EXIT
+# run a private copy, so that a concurrent rebuild of the binary cannot disturb the cases
+for i in 1 2 3 4 5 6 7 8 9 10; do
+  cp "$SPT" "$T/spt" 2>/dev/null && "$T/spt" --version > /dev/null 2>&1 && break
+  sleep 1
+done
+SPT=$T/spt
 pass=0; fail=0; failed=""
 
 spt() { "$SPT" "$@"; }

@@ -237,6 +237,17 @@ static void test_round_trip_dtypes(void **state) {
     unlink(path);
 }
 
+typedef struct prog {
+    int calls;
+    double last;
+} prog;
+static void on_progress(double done, void *ctx) {
+    prog *p = ctx;
+    assert_true(done >= p->last && done >= 0 && done <= 1);
+    p->last = done;
+    p->calls++;
+}
+
 /* A large text parsed with 1 and 2 threads gives the same tensor; errors report the right line. */
 static void test_threads(void **state) {
     (void)state;
@@ -259,6 +270,14 @@ static void test_threads(void **state) {
     ASSERT_OK(spt_parse_tns(buf, len, "big.tns", NULL, &b));
     assert_int_equal(spt_tensor_nnz(a), n);
     spt_test_expect_tensor(b, 3, spt_tensor_shape(a), n, spt_tensor_indices(a), spt_tensor_values(a));
+    spt_tensor_free(b);
+    /* the progress callback: non-decreasing fractions ending with 1 */
+    prog p = {0, -1};
+    spt_set_read_progress(on_progress, &p);
+    ASSERT_OK(spt_parse_tns(buf, len, "big.tns", NULL, &b));
+    spt_set_read_progress(NULL, NULL);
+    assert_true(p.calls >= 2);
+    assert_true(p.last == 1.0);
     spt_tensor_free(a);
     spt_tensor_free(b);
     /* break a line near the end: the line number must count every line before it */
