@@ -196,7 +196,8 @@ static bool make_packing(const spt_tensor *t, const int64_t *order, packing *pk)
     if (total > 64) return false;
     int sh = 0;
     for (int64_t k = r - 1; k >= 0; k--) {
-        pk->shift[k] = sh;
+        /* a dim of size <= 1 has no bits (its index is 0): shift 0, never 64 when the others fill the key */
+        pk->shift[k] = w[k] ? sh : 0;
         pk->mask[k] = w[k] == 64 ? ~0ull : (1ull << w[k]) - 1;
         sh += w[k];
     }
