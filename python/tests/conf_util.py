@@ -13,6 +13,12 @@ CONF_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", 
 SPT_CLASSES = (spt.InvalidArgumentError, spt.OutOfRangeError, spt.OverflowError, spt.DtypeError)
 
 
+def all_case_files():
+    if not os.path.isdir(CONF_DIR):
+        return []
+    return sorted(f for f in os.listdir(CONF_DIR) if f.endswith(".jsonl"))
+
+
 def load_cases(name):
     path = os.path.join(CONF_DIR, name)
     out = []
@@ -174,7 +180,11 @@ def error_classes(c):
         return {"INVALID_ARGUMENT": (spt.InvalidArgumentError, spt.DtypeError),
                 "OUT_OF_RANGE": (spt.OutOfRangeError,),
                 "OVERFLOW": (spt.OverflowError,),
-                "OUT_OF_MEMORY": (MemoryError,)}[cls]
+                "OUT_OF_MEMORY": (MemoryError,),
+                "FAILED_PRECONDITION": (spt.FailedPreconditionError,),
+                "DTYPE": (spt.DtypeError,),
+                "PARSE": (spt.ParseError,),
+                "IO": (spt.IOError,)}[cls]
     cls = c["expect"]["error"]
     if cls.lower() in ("invalid_argument", "python_error"):
         if cls == "INVALID_ARGUMENT":
@@ -190,6 +200,7 @@ def run_case(c, fn):
         classes = error_classes(c)
         with pytest.raises(classes) as ei:
             fn()
+        m = c.get("message_contains") if c["_bad"] else None
         if not c["_bad"]:
             m = c["expect"].get("message") or c["expect"].get("message_contains")
             if m:
