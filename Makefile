@@ -157,9 +157,23 @@ $(REL)/libspt_mpi.a: $(MPI_SRC:%.c=$(REL)/mpi/obj/%.o)
 $(REL)/tests/mpi/mpi_%: tests/mpi/mpi_%.c $(REL)/libspt_mpi.a $(REL)/libspt.a $(HDRS) $(MPI_HDRS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) -o $@.$$$$.tmp $< $(REL)/libspt_mpi.a $(REL)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
-test-mpi: $(REL)/tests/mpi/mpi_test
+$(SAN)/mpi/obj/%.o: %.c $(HDRS) $(MPI_HDRS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(CFLAGS_SAN) -c $< -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
+$(SAN)/libspt_mpi.a: $(MPI_SRC:%.c=$(SAN)/mpi/obj/%.o)
+	@ar rcs $@.$$$$.tmp $^ && mv -f $@.$$$$.tmp $@
+$(SAN)/tests/mpi/mpi_%: tests/mpi/mpi_%.c $(SAN)/libspt_mpi.a $(SAN)/libspt.a $(HDRS) $(MPI_HDRS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(CFLAGS_SAN) -o $@.$$$$.tmp $< $(SAN)/libspt_mpi.a $(SAN)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
+# plain, then under ASan + UBSan (leak checking off: Open MPI's own allocations; the test counts spt's)
+test-mpi: $(REL)/tests/mpi/mpi_test $(SAN)/tests/mpi/mpi_test
 	@for np in $(MPI_NP); do \
 	  $(MPI_ENV) timeout 600 $(MPIRUN) --quiet -np $$np $(REL)/tests/mpi/mpi_test || { echo "[mpi] np=$$np FAILED"; exit 1; }; \
+	done
+	@for np in $(MPI_NP); do \
+	  $(MPI_ENV) ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 timeout 600 $(MPIRUN) --quiet -np $$np \
+	    $(SAN)/tests/mpi/mpi_test > $(SAN)/tests/mpi/mpi_test.log 2>&1; rc=$$?; \
+	  sed 's/^/[sanitizers] /' $(SAN)/tests/mpi/mpi_test.log; [ $$rc -eq 0 ] || { echo "[mpi sanitizers] np=$$np FAILED"; exit 1; }; \
 	done
 mpi-bench: $(REL)/tests/mpi/mpi_bench
 	@for np in 1 2 4; do $(MPI_ENV) $(MPIRUN) --quiet -np $$np $(REL)/tests/mpi/mpi_bench; done
