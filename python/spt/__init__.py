@@ -15,7 +15,7 @@ from ._lib import (SptError, InvalidArgumentError, OutOfRangeError, OverflowErro
                    DtypeError, OutOfMemoryError, IOError, ParseError, InternalError, lib_path, has as _has)
 from ._tensor import SparseTensor
 from ._core import (reorder, argsort, validate, indices_valid, with_order, to_dense, to_dense_into, from_dense,
-                    sparse_to_dense, group)
+                    sparse_to_dense, group, set_num_threads, get_num_threads)
 from ._ops import *  # noqa: F401,F403  (the ops whose C functions this libspt has)
 from ._ops import available_ops
 from ._interop import from_scipy, to_scipy, from_pydata, to_pydata, from_torch, to_torch

@@ -206,3 +206,16 @@ class _GroupIter:
             _group_end(it)
 
     __del__ = close
+
+
+_set_num_threads = L.fn("spt_set_num_threads", None, cint)
+_get_num_threads = L.fn("spt_get_num_threads", cint)
+
+
+def set_num_threads(n):
+    """The number of threads spt's ops may use (n <= 0 restores the default: OMP_NUM_THREADS)."""
+    _set_num_threads(int(n))
+
+
+def get_num_threads():
+    return int(_get_num_threads())

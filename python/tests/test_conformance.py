@@ -638,7 +638,7 @@ def spt_parse_tns_case(c):
 
 
 @handler("spt_read_file", "read_tns", "read_mtx", "read_mtx_dense", "read_npy", "read_npz")
-def spt_read_file_case(c, tmp_path_factory=None):
+def spt_read_file_case(c):
     import tempfile
     import zipfile
 

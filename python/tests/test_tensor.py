@@ -211,3 +211,20 @@ def test_tuple_and_duck_typed_inputs():
     assert spt.to_dense(Like()).tolist() == [[0, 3.0]]
     assert spt.to_dense(([[0, 0]], [1.0], [1, 1])).tolist() == [[1.0]]
     assert "SparseTensor(" in repr(spt.SparseTensor([[0]], [1], [1]))
+
+
+def test_threads_give_identical_results():
+    rng = np.random.default_rng(3)
+    ix = rng.integers(0, 50, (20000, 3))
+    t = spt.SparseTensor(ix, rng.random(20000), [50, 50, 50])
+    old = spt.get_num_threads()
+    try:
+        spt.set_num_threads(1)
+        assert spt.get_num_threads() == 1
+        a = spt.reorder(t)
+        spt.set_num_threads(2)
+        b = spt.reorder(t)
+    finally:
+        spt.set_num_threads(0)
+    assert np.array_equal(a.indices, b.indices) and np.array_equal(a.values, b.values)
+    assert spt.get_num_threads() == old
