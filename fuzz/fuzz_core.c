@@ -296,7 +296,7 @@ static void do_sparse_to_dense(fz_in *in) {
     fz_op_end();
     fz_check_status("spt_sparse_to_dense", st, out);
     if (st == SPT_OK) fz_check_dense("spt_sparse_to_dense", out);
-    if (st == SPT_OK && (neg || ovf)) fz_die("spt_sparse_to_dense", "accepted a negative or overflowing shape");
+    if (st == SPT_OK && (neg || (ovf && !zero))) fz_die("spt_sparse_to_dense", "accepted a negative or overflowing shape");
 done:
     if (out != FZ_SENTINEL) spt_dense_free(out);
     spt_dense_free(ix);
