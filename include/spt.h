@@ -431,8 +431,9 @@ spt_status spt_merge(const spt_tensor *const *sp_ids, int64_t n_ids, const spt_t
 spt_status spt_reduce_sum(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims, spt_dense **out);
 /* SparseReduceSumSparse: as spt_reduce_sum, but the result is sparse: one entry per non-empty output
  * cell (a sum may be 0), in row-major order (known valid, sorted, unique); with keep_dims the reduced
- * coordinates are 0. Never allocates dense storage of the output shape. One pass without a sort when the
- * kept dims are a prefix of the tensor's order (entries sorted), else a radix sort on the kept dims. */
+ * coordinates are 0. One pass without a sort when the kept dims are a prefix of the tensor's order
+ * (entries sorted); otherwise, when the output has at most 2 nnz cells, a dense scratch of the cells
+ * (O(nnz + cells)), else a stable radix sort on the kept dims -- never dense storage of a large output. */
 spt_status spt_reduce_sum_sparse(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims,
                                  spt_tensor **out);
 /* tf.sparse.reduce_max (SparseReduceMax), dense output: the maximum of the STORED values of each

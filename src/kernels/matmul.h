@@ -19,6 +19,10 @@
         T *o_ = out;                                                                                   \
         for (int64_t i_ = lo; i_ < hi; i_++) {                                                         \
             int64_t e_ = perm ? perm[i_] : i_;                                                         \
+            if (i_ + 8 < hi) { /* B rows are random accesses: fetch ahead */                           \
+                int64_t f_ = perm ? perm[i_ + 8] : i_ + 8;                                             \
+                __builtin_prefetch(b_ + ix[2 * f_ + 1 - mcol] * n);                                    \
+            }                                                                                          \
             int64_t m_ = ix[2 * e_ + mcol], k_ = ix[2 * e_ + 1 - mcol];                                \
             T a_ = conj_a ? SPT__CONJ_##KIND(T, v_[e_]) : v_[e_];                                      \
             T *orow_ = o_ + m_ * n;                                                                    \

@@ -7,7 +7,9 @@
  *   the tensor is sorted by an order whose leading dims are kept (chunks then own disjoint cells);
  *   otherwise one pass in storage order. No sort.
  * - Sparse output: keys already non-decreasing (kept dims a prefix of the order): one pass, no sort;
- *   otherwise a stable radix sort of the keys. Groups are reduced in storage order. */
+ *   otherwise, when the output cells are few (<= 2 nnz), the dense accumulation above in a scratch
+ *   compacted afterwards (O(nnz + cells)); else a stable radix sort of the keys. Groups are reduced in
+ *   storage order on every path, so the paths agree exactly. */
 #include "kernels/math.h"
 
 typedef struct {
@@ -49,6 +51,7 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
     uint64_t *keys = NULL;
     int64_t *perm = NULL;
     unsigned char *seen = NULL;
+    void *acc = NULL;
     spt_dense *d = NULL;
     spt_tensor *o = NULL;
     if (!dout && !sout) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
@@ -83,7 +86,7 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
     int nch = spt__nchunks(n, R);
 
     if (nk == 0) { /* everything reduced: one value */
-        _Alignas(16) unsigned char part[SPT__MAX_CHUNKS][16], acc[16];
+        _Alignas(16) unsigned char part[SPT__MAX_CHUNKS][16], tot[16];
         bool have = false;
         spt__chunks(n, nch, bnd, NULL, NULL);
 #pragma omp parallel for schedule(static, 1) num_threads(nch)
@@ -91,15 +94,15 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
             if (bnd[c + 1] > bnd[c]) kern->seg(t->values, NULL, bnd[c], bnd[c + 1], part[c]);
         for (int c = 0; c < nch; c++) {
             if (bnd[c + 1] == bnd[c]) continue;
-            if (!have) memcpy(acc, part[c], es);
-            else kern->combine(acc, part[c]);
+            if (!have) memcpy(tot, part[c], es);
+            else kern->combine(tot, part[c]);
             have = true;
         }
         if (d) {
-            if (have) memcpy(d->data, acc, es);
+            if (have) memcpy(d->data, tot, es);
         } else {
             SPT__CHECK(spt__tensor_alloc(fn, t->dtype, orank, oshape, have ? 1 : 0, NULL, &o));
-            if (have) memcpy(o->values, acc, es);
+            if (have) memcpy(o->values, tot, es);
         }
         goto done;
     }
@@ -123,11 +126,19 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
 #pragma omp parallel for schedule(static) num_threads(nch) reduction(+ : unsorted)
         for (int64_t i = 1; i < n; i++) unsorted += keys[i - 1] > keys[i];
 
-        if (d) {
+        /* Dense accumulation: the dense output, or a scratch of the output cells for a sparse output whose
+         * keys are unsorted and whose cells are few (<= 2 nnz): O(nnz + cells), no sort. */
+        const bool small = !d && unsorted && ovol <= n * 2;
+        if (d || small) {
             seen = spt__alloc_array(fn, ovol, 1, 1, true, &st);
             if (!seen) goto fail;
+            if (small) {
+                acc = spt__alloc_array(fn, ovol, 1, es, false, &st);
+                if (!acc) goto fail;
+            }
+            int sch = nch;
             if (!unsorted) {
-                spt__chunks(n, nch, bnd, spt__key_start, keys);
+                spt__chunks(n, sch, bnd, spt__key_start, keys);
             } else {
                 /* the leading kept dims of the order the entries are (claimed or found) sorted in */
                 const bool defined = spt__order_defined(R, t->order);
@@ -138,16 +149,52 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
                     pd[p++] = dd;
                 }
                 prefix_ctx pc = {ix, R, p, pd};
-                bool ok = p > 0 && nch > 1 && ((defined && (t->flags & SPT__F_SORTED)) || prefix_sorted(&pc, n, nch));
-                if (ok) spt__chunks(n, nch, bnd, prefix_start, &pc);
+                bool ok = p > 0 && sch > 1 && ((defined && (t->flags & SPT__F_SORTED)) || prefix_sorted(&pc, n, sch));
+                if (ok) spt__chunks(n, sch, bnd, prefix_start, &pc);
                 else {
-                    nch = 1;
+                    sch = 1;
                     bnd[0] = 0;
                     bnd[1] = n;
                 }
             }
-#pragma omp parallel for schedule(static, 1) num_threads(nch)
-            for (int c = 0; c < nch; c++) kern->scatter(t->values, keys, bnd[c], bnd[c + 1], d->data, seen);
+            void *dst = d ? d->data : acc;
+#pragma omp parallel for schedule(static, 1) num_threads(sch)
+            for (int c = 0; c < sch; c++) kern->scatter(t->values, keys, bnd[c], bnd[c + 1], dst, seen);
+            if (d) goto done;
+            /* compact the cells seen into the sparse output, in cell (row-major) order */
+            int cch = spt__nchunks(ovol, 1);
+            spt__chunks(ovol, cch, bnd, NULL, NULL);
+#pragma omp parallel for schedule(static, 1) num_threads(cch)
+            for (int c = 0; c < cch; c++) {
+                int64_t g = 0;
+                for (int64_t q = bnd[c]; q < bnd[c + 1]; q++) g += seen[q];
+                cnt[c] = g;
+            }
+            int64_t total = 0;
+            for (int c = 0; c < cch; c++) {
+                int64_t g = cnt[c];
+                cnt[c] = total;
+                total += g;
+            }
+            SPT__CHECK(spt__tensor_alloc_raw(fn, t->dtype, orank, oshape, total, &o));
+#pragma omp parallel for schedule(static, 1) num_threads(cch)
+            for (int c = 0; c < cch; c++) {
+                int64_t w = cnt[c];
+                for (int64_t q = bnd[c]; q < bnd[c + 1]; q++) {
+                    if (!seen[q]) continue;
+                    int64_t *row = o->indices + w * orank, rest = q;
+                    for (int64_t k = nk - 1; k >= 0; k--) {
+                        int64_t dim = K[k], c0 = rest % sh[dim];
+                        rest /= sh[dim];
+                        row[keep_dims ? dim : k] = c0;
+                    }
+                    if (keep_dims)
+                        for (int64_t k = 0; k < R; k++)
+                            if (red[k]) row[k] = 0;
+                    memcpy((char *)o->values + (size_t)w * es, (char *)acc + (size_t)q * es, es);
+                    w++;
+                }
+            }
             goto done;
         }
 
@@ -197,6 +244,7 @@ fail:
     spt_dense_free(d);
     spt_tensor_free(o);
     spt__free(seen);
+    spt__free(acc);
     spt__free(perm);
     spt__free(keys);
     return st;

@@ -90,6 +90,19 @@ static inline void rt_threads(rt_dense_fn fd, rt_sparse_fn fs) {
             }
             spt_tensor_free(t);
         }
+    /* a sparse output with many cells (radix-sort path) */
+    int64_t big[3] = {2000, 2000, 2000}, ax2[1] = {2};
+    spt_tensor *t = mt_big_tensor(SPT_INT64, 3, big, 200000, false);
+    spt_tensor *s1, *s2;
+    spt_set_num_threads(1);
+    ASSERT_OK(fs(t, ax2, 1, false, &s1));
+    spt_set_num_threads(2);
+    ASSERT_OK(fs(t, ax2, 1, false, &s2));
+    spt_set_num_threads(0);
+    mt_assert_same_tensor(s1, s2);
+    spt_tensor_free(s1);
+    spt_tensor_free(s2);
+    spt_tensor_free(t);
 }
 
 typedef struct {
@@ -122,9 +135,9 @@ static inline void rt_sweep(rt_dense_fn fd, rt_sparse_fn fs) {
     for (int sorted = 0; sorted < 2; sorted++) {
         mt_seed(99);
         spt_tensor *t = mt_rand_tensor(SPT_FLOAT64, 3, shape, 20, true, sorted);
-        const int64_t *axs[3] = {ax1, ax0, NULL};
-        int64_t nax[3] = {1, 2, 0};
-        for (int a = 0; a < 3; a++)
+        const int64_t *axs[4] = {ax1, ax0, NULL, ax1};
+        int64_t nax[4] = {1, 2, 0, 0}; /* the last reduces nothing: 60 cells > 2 nnz, the radix path */
+        for (int a = 0; a < 4; a++)
             for (int sp = 0; sp < 2; sp++) {
                 rt_sweep_ctx c = {t, axs[a], nax[a], sp == 0, sp == 1, fd, fs, NULL, NULL};
                 spt_tensor *fresh;
