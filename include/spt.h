@@ -516,8 +516,10 @@ spt_status spt_sparse_dense_matvec(const spt_tensor *a, const spt_dense *x, bool
 /*
  * A tensor-of-tensors (ToT) is an outer tensor whose every element is either EMPTY or a whole dense
  * inner tensor. It is built from a tensor T and a sparse map (spt_sparsify*), and summed back into a
- * dense tensor by spt_reduce_tot_sum. Semantics: /work/shared/spec/sparsify_tot.md (NWChemEx
- * Chemist/TensorWrapper from_sparse_map / Domain / reduce_tot_sum).
+ * dense tensor by spt_reduce_tot_sum. The semantics are those of NWChemEx Chemist/TensorWrapper
+ * (from_sparse_map, Domain, reduce_tot_sum), written down in the project's spec sparsify_tot.md. Only
+ * the non-empty outer elements are stored (sorted by outer index, inner tensors in one buffer), so an
+ * outer shape may be far larger than memory.
  *
  * INDICES here are int64 rows of one rank, every component >= 0 (a negative component is SPT_EINVAL);
  * index sets are ordered lexicographically, which for indices inside a shape is the row-major order.
@@ -631,10 +633,11 @@ typedef struct spt_tot_inner {
 } spt_tot_inner;
 
 /* A new ToT of a numeric dtype from n non-empty outer elements: outer (n x outer_rank, any order,
- * distinct, inside outer_shape), inner_shapes (n x inner_rank), values = the n row-major inner tensors
- * concatenated in the order given. Every other outer element is EMPTY. SPT_EDTYPE: not numeric;
- * SPT_EINVAL: bad ranks/shapes, an outer index given twice, NULL arrays; SPT_ERANGE: an outer index
- * outside outer_shape; SPT_EOVERFLOW: sizes overflow. */
+ * distinct, inside outer_shape), inner_shapes (n x inner_rank, every dim >= 1), values = the n row-major
+ * inner tensors concatenated in the order given. Every other outer element is EMPTY. SPT_EDTYPE: not
+ * numeric; SPT_EINVAL: bad ranks/shapes, an inner shape with a zero dim (EMPTY is expressed by leaving
+ * the outer index out), an outer index given twice, NULL arrays; SPT_ERANGE: an outer index outside
+ * outer_shape; SPT_EOVERFLOW: sizes overflow. */
 spt_status spt_tot_new(spt_dtype dtype, int64_t outer_rank, const int64_t *outer_shape, int64_t inner_rank,
                        int64_t n, const int64_t *outer, const int64_t *inner_shapes, const void *values,
                        spt_tot **out);

@@ -84,7 +84,15 @@ spt_status spt_tot_new(spt_dtype dtype, int64_t outer_rank, const int64_t *outer
                 goto fail;
             }
         int64_t v;
-        SPT__CHECK(spt__check_shape(fn, inner_rank, inner_rank ? inner_shapes + e * inner_rank : inner_shapes, &v));
+        const int64_t *ish = inner_rank ? inner_shapes + e * inner_rank : inner_shapes;
+        SPT__CHECK(spt__check_shape(fn, inner_rank, ish, &v));
+        if (v == 0) { /* a present inner tensor has an element; EMPTY is expressed by leaving it out */
+            char a[SPT__IDXBUF];
+            spt__fmt_index(a, sizeof a, ish, inner_rank);
+            st = spt__err(SPT_EINVAL, "%s: inner_shapes[%lld] = %s has no element (leave the outer index out for EMPTY)",
+                          fn, (long long)e, a);
+            goto fail;
+        }
         if (spt__add_i64(src_off[e], v, &src_off[e + 1])) {
             st = spt__err(SPT_EOVERFLOW, "%s: the inner tensors hold more than INT64_MAX values", fn);
             goto fail;

@@ -61,12 +61,11 @@ static void test_scalars_empty_and_zero_volume(void **state) {
     assert_int_equal(spt_tot_count(t), 0);
     ASSERT_ST(SPT_ERANGE, spt_tot_get(t, (int64_t[]){0, 0}, &in));
     spt_tot_free(t);
-    /* an inner tensor with a zero dim is present with 0 elements */
-    ASSERT_OK(spt_tot_new(SPT_COMPLEX128, 1, (int64_t[]){2}, 1, 1, (int64_t[]){1}, (int64_t[]){0}, NULL, &t));
-    ASSERT_OK(spt_tot_get(t, (int64_t[]){1}, &in));
-    assert_true(in.present);
-    assert_int_equal(in.size, 0);
-    spt_tot_free(t);
+    /* a present inner tensor has an element: a zero inner dim is refused (EMPTY = left out) */
+    t = (spt_tot *)1;
+    ASSERT_ST(SPT_EINVAL, spt_tot_new(SPT_COMPLEX128, 1, (int64_t[]){2}, 1, 1, (int64_t[]){1}, (int64_t[]){0}, NULL, &t));
+    assert_null(t);
+    ASSERT_MSG("no element");
 }
 
 static void test_errors(void **state) {
