@@ -306,13 +306,12 @@ static spt_status check_args(const char *fn, spt_dtype dtype, int64_t R, const i
 
 /* The common body once T is reduced to a source. */
 static spt_status build(const char *fn, spt_dtype dtype, const geometry *g, const source *s,
-                        const spt_sparse_map *sm, const int64_t *outer_shape, int64_t ovol, int64_t begin,
-                        int64_t end, spt_tot **out) {
+                        const spt_sparse_map *sm, const int64_t *outer_shape, int64_t begin, int64_t end,
+                        spt_tot **out) {
     spt_status st = SPT_OK;
     spt_tot *t = NULL;
     int64_t *ek = NULL, *blk = NULL;
     const int64_t NI = g->NI, D = g->D;
-    (void)ovol;
     /* the keys of the block with a non-empty domain, in outer order */
     if (!(ek = spt__alloc_array(fn, sm->nkeys, 1, sizeof(int64_t), false, &st))) goto fail;
     int64_t ne = 0, total = 0, work = 0;
@@ -355,6 +354,7 @@ static spt_status build(const char *fn, spt_dtype dtype, const geometry *g, cons
     char *vals = t->values;
     const size_t es = s->es;
     const int nth = spt__threads_for(work);
+    (void)nth; /* used by OpenMP only */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nth) if (nth > 1 && nb > 1)
     for (int64_t b = 0; b < nb; b++)
         for (int64_t e = blk[b]; e < blk[b + 1]; e++) fill_one(g, s, sm, ek[e], vals + (size_t)t->voff[e] * es);
@@ -391,7 +391,7 @@ static spt_status dense_impl(const char *fn, const spt_dense *T, const spt_spars
     memset(&s, 0, sizeof s);
     s.es = spt_dtype_size(T->dtype);
     s.dense = T->data;
-    return build(fn, T->dtype, &g, &s, sm, outer_shape, ovol, begin, end, out);
+    return build(fn, T->dtype, &g, &s, sm, outer_shape, begin, end, out);
 }
 
 static spt_status sparse_impl(const char *fn, const spt_tensor *T, const spt_sparse_map *sm, int64_t nmap,
@@ -470,7 +470,7 @@ static spt_status sparse_impl(const char *fn, const spt_tensor *T, const spt_spa
         slice[S0] = n;
         s->slice = slice;
     }
-    st = build(fn, T->dtype, &g, s, sm, outer_shape, ovol, begin, end, out);
+    st = build(fn, T->dtype, &g, s, sm, outer_shape, begin, end, out);
 fail:
     spt__free(keys);
     spt__free(perm);
