@@ -677,12 +677,13 @@ spt_status spt_sparsify_dense(const spt_dense *T, const spt_sparse_map *sm, int6
                               const int64_t *outer_shape, spt_tot **out);
 /* The same from a sparse T, never densified: each element is searched for in the order T's entries are
  * sorted by. When T is known sorted (by any full order, e.g. after spt_reorder or spt_from_dense) its own
- * storage is searched and nothing is prepared; otherwise the row-major linear keys of T are computed and
- * sorted once per call (stable radix sort, O(nnz) time and 16 bytes per entry). A search interpolates the
- * position inside the slice of T's leading dim and gallops from there: O(1) probes for evenly spread
- * entries, O(log nnz) at worst. An element absent from T reads as zero; among duplicate entries the last
- * stored wins (as spt_to_dense), so spt_sparsify(T) == spt_sparsify_dense(spt_to_dense(T)) for every T.
- * T's indices are checked against its shape unless known valid (SPT_ERANGE). */
+ * storage is searched in place; otherwise the row-major linear keys of T are computed and sorted once per
+ * call (stable radix sort: O(nnz) time, 16 bytes per entry for the call and 16 more while sorting).
+ * Slice pointers over T's leading dim (one int64 per slice) are built when that dim is not much larger
+ * than nnz. A search interpolates the position inside the slice and gallops from there: O(1) probes for
+ * evenly spread entries, O(log nnz) at worst. An element absent from T reads as zero; among duplicate
+ * entries the last stored wins (as spt_to_dense), so spt_sparsify(T) == spt_sparsify_dense(spt_to_dense(T))
+ * for every T. T's indices are checked against its shape unless known valid (SPT_ERANGE). */
 spt_status spt_sparsify(const spt_tensor *T, const spt_sparse_map *sm, int64_t nmap, const int64_t *ind2mode,
                         const int64_t *outer_shape, spt_tot **out);
 /* One outer block: as spt_sparsify_dense / spt_sparsify, but only the outer elements whose row-major
