@@ -109,7 +109,7 @@ test-python: all
 # linked with fuzz/replay.c (no libFuzzer) under ASan+UBSan replay every fuzz/corpus/<h>/ file.
 # make memcheck: every unit test and the conformance runner under valgrind (fuzz/memcheck.sh).
 FUZZ_CC      ?= clang
-FUZZ_CFLAGS   = $(CSTD) -Wall -Wextra -Wno-unknown-pragmas -Wno-unused-variable -Wno-unused-but-set-variable -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize-recover=pointer-overflow
+FUZZ_CFLAGS   = $(CSTD) -Wall -Wextra -Wno-unknown-pragmas -Wno-unused-variable -Wno-unused-but-set-variable -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize-recover=pointer-overflow,signed-integer-overflow
 FUZZ_NAMES   := $(sort $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c)))
 FUZZ_DEPS    := fuzz/fz.c fuzz/fz.h
 LIB_OBJ_FUZZ := $(LIB_SRC:%.c=$(REL)/fuzz/obj/%.o)

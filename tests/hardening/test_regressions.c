@@ -1,7 +1,8 @@
 /* test_regressions.c -- one test per fuzz finding (fuzz/open/README.md has the list and the inputs).
  * Findings in files of other issues that are still open are skipped unless SPT_HARDENING_OPEN=1 is set
- * (so that `make test` stays green while their owners fix them); a fixed finding's test runs always --
+ * or SPT_HARDENING_OPEN=<ids> (e.g. "I2,T2") is set (so that `make test` stays green while their owners fix them); a fixed finding's test runs always --
  * remove its OPEN() line when the fix lands. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,11 +10,11 @@
 
 #include "spt_test.h"
 
-/* Mark a test as a still-open finding: skipped unless SPT_HARDENING_OPEN=1. */
+/* Mark a test as a still-open finding: skipped unless SPT_HARDENING_OPEN is 1 or names it. */
 #define OPEN(id)                                                                                   \
     do {                                                                                           \
         const char *e_ = getenv("SPT_HARDENING_OPEN");                                             \
-        if (!e_ || strcmp(e_, "1")) {                                                              \
+        if (!e_ || (strcmp(e_, "1") && !strstr(e_, id))) {                                         \
             print_message("open finding %s: skipped (SPT_HARDENING_OPEN=1 runs it)\n", id);        \
             skip();                                                                                \
         }                                                                                          \
@@ -70,6 +71,49 @@ static void test_I1_npy_header_ends_after_descr_key(void **state) {
     remove(path);
 }
 
+/* I2: a SciPy csr archive whose shape[0] is INT64_MAX: `shape[0] + 1` (the indptr length) overflowed
+ * (signed overflow, UB) in src/io/npz.c read_scipy. Must be refused (the indptr has 1 element). */
+static void test_I2_npz_csr_shape_int64_max(void **state) {
+    (void)state;
+    OPEN("I2");
+    char path[] = "/tmp/spt-regress-XXXXXX.npz";
+    int fd = mkstemps(path, 4);
+    assert_true(fd >= 0);
+    close(fd);
+    int64_t shape_v[2] = {INT64_MAX, 1}, one = 1, two = 2, zero = 0;
+    int32_t indptr_v[1] = {0};
+    spt_dense *fmt, *shape, *data, *indices, *indptr;
+    ASSERT_OK(spt_dense_new(SPT_STRING, 0, NULL, &fmt));
+    ASSERT_OK(spt_dense_set_string(fmt, 0, "csr", 3));
+    ASSERT_OK(spt_dense_new_from(SPT_INT64, 1, &two, shape_v, &shape));
+    ASSERT_OK(spt_dense_new(SPT_FLOAT64, 1, &zero, &data));
+    ASSERT_OK(spt_dense_new(SPT_INT32, 1, &zero, &indices));
+    ASSERT_OK(spt_dense_new_from(SPT_INT32, 1, &one, indptr_v, &indptr));
+    const char *names[5] = {"format.npy", "shape.npy", "data.npy", "indices.npy", "indptr.npy"};
+    spt_dense *arrs[5] = {fmt, shape, data, indices, indptr};
+    char tmp[5][64];
+    int err = 0;
+    zip_t *z = zip_open(path, ZIP_TRUNCATE, &err);
+    assert_non_null(z);
+    for (int i = 0; i < 5; i++) {
+        snprintf(tmp[i], sizeof tmp[i], "%s.%d.npy", path, i);
+        ASSERT_OK(spt_write_npy(arrs[i], tmp[i]));
+        zip_source_t *src = zip_source_file(z, tmp[i], 0, -1);
+        assert_non_null(src);
+        assert_true(zip_file_add(z, names[i], src, 0) >= 0);
+    }
+    assert_int_equal(zip_close(z), 0);
+    spt_tensor *t = (spt_tensor *)&t;
+    spt_status st = spt_read_npz(path, NULL, &t);
+    assert_true(st == SPT_EPARSE || st == SPT_EOVERFLOW);
+    assert_null(t);
+    for (int i = 0; i < 5; i++) {
+        remove(tmp[i]);
+        spt_dense_free(arrs[i]);
+    }
+    remove(path);
+}
+
 /* T1: spt_domain_new did pointer arithmetic on a NULL key array (ind_rank 0); only clang's UBSan sees
  * it (make fuzz; fuzz/open/tot/T1-*). Here: the domain is right. */
 static void test_T1_domain_new_sorts_and_dedups(void **state) {
@@ -104,6 +148,7 @@ int main(void) {
         cmocka_unit_test(test_L1_split_one_piece_of_int64_max),
         cmocka_unit_test(test_M1_add_nan_thresh_resets_out),
         cmocka_unit_test(test_I1_npy_header_ends_after_descr_key),
+        cmocka_unit_test(test_I2_npz_csr_shape_int64_max),
         cmocka_unit_test(test_T1_domain_new_sorts_and_dedups),
         cmocka_unit_test(test_T2_tot_new_refuses_empty_inner_shape),
     };
