@@ -197,7 +197,8 @@ spt_status spt_tensor_create(const spt_dense *indices, const spt_dense *values, 
     if (order && (order->rank != 1 || order->shape[0] != rank || order->dtype != SPT_INT64))
         return spt__err(SPT_EINVAL, "%s: Order length must be SparseTensor rank.", fn);
     if (shape->rank != 1 || shape->shape[0] != rank || shape->dtype != SPT_INT64)
-        return spt__err(SPT_EINVAL, "%s: Shape rank must be SparseTensor rank.", fn);
+        return spt__err(SPT_EINVAL, "%s: Shape rank must be SparseTensor rank: Index rank (%lld) and shape rank (%lld) do not match",
+                        fn, (long long)rank, (long long)(shape->rank == 1 ? shape->shape[0] : -1));
     return spt_tensor_new(values->dtype, rank, shape->data, indices->shape[0], indices->data, values->data,
                           order ? order->data : NULL, out);
 }
