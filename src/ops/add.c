@@ -39,6 +39,8 @@ static const spt__merge_fn table[SPT_NUM_DTYPES] = {
 
 spt_status spt_add(const spt_tensor *a, const spt_tensor *b, double thresh, spt_tensor **out) {
     static const char fn[] = "spt_add";
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
     if (thresh != thresh) return spt__err(SPT_EINVAL, "%s: the magnitude threshold is NaN", fn);
     spt__merge_fn f = a && (unsigned)a->dtype < SPT_NUM_DTYPES ? table[a->dtype] : NULL;
     return spt__merge2(fn, a, b, thresh, f, out);
