@@ -240,7 +240,8 @@ spt_status spt__mpi_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, 
     const int P = ctx->size, me = ctx->rank;
     const int64_t n = t->nnz, r = t->rank;
     uint64_t *keys = NULL;
-    int64_t *perm = NULL, *w = NULL;
+    int64_t *w = NULL;
+    spt_tensor *copy = NULL;
     *out = NULL;
     if (order) {
         st = spt__check_order(fn, r, order);
@@ -252,12 +253,16 @@ spt_status spt__mpi_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, 
     const int64_t Q = P - 1;
     if (st == SPT_OK) w = spt__alloc_array(fn, 3 * (int64_t)P + 7 * Q + (int64_t)P * Q + 2 + 2 * (int64_t)P * SAMPLES, 1, 8, true, &st);
     if (w) keys = spt__alloc_array(fn, n, 1, sizeof *keys, false, &st);
-    bool sorted = true, unique = true;
-    if (keys) st = spt__linear_keys(fn, t, order, keys, &sorted, &unique);
-    if (st == SPT_OK && !sorted) {
-        perm = spt__alloc_array(fn, n, 1, sizeof *perm, false, &st);
-        if (perm) st = spt__radix_sort(fn, keys, perm, n, (uint64_t)(t->volume - 1));
+    bool sorted = true, unique = true, known = (t->flags & SPT__F_VALID) && (t->flags & SPT__F_SORTED);
+    for (int64_t d = 0; d < r && known; d++) known = t->order[d] == (order ? order[d] : d);
+    /* the local sort: the serial (stable radix) reorder of a copy (it checks the indices first), so
+     * that everything after it reads the entries sequentially; then the keys of the sorted entries */
+    if (keys && !known) {
+        st = spt_tensor_clone(t, &copy);
+        if (st == SPT_OK) st = spt__reorder(fn, copy, order);
     }
+    if (keys && st == SPT_OK) st = spt__linear_keys(fn, copy ? copy : t, order, keys, &sorted, &unique);
+    if (st == SPT_OK && !sorted) st = spt__err(SPT_EINTERNAL, "%s: the local sort left entries out of order", fn);
     SPT__AGREE(ctx, fn);
     int64_t *counts = w, *T = counts + P, *lo = T + Q, *hi = lo + Q, *flo = hi + Q, *mc = flo + Q;
     int64_t *less = mc + Q, *eq = less + Q, *eqs = eq + Q, *pos = eqs + (int64_t)P * Q, *sc = pos + P + 1;
@@ -332,9 +337,9 @@ spt_status spt__mpi_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, 
     for (int q = 0; q < P; q++) sc[q] = pos[q + 1] - pos[q];
     spt__free(keys);
     keys = NULL;
-    st = spt__mpi_exchange(ctx, fn, t, perm, sc, order, out);
+    st = spt__mpi_exchange(ctx, fn, copy ? copy : t, NULL, sc, order, out);
 fail:
-    spt__free(perm);
+    spt_tensor_free(copy);
     spt__free(keys);
     spt__free(w);
     return st;
