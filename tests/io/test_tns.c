@@ -278,6 +278,34 @@ static void test_threads(void **state) {
     spt_set_read_progress(NULL, NULL);
     assert_true(p.calls >= 2);
     assert_true(p.last == 1.0);
+    /* the parallel writer gives the same bytes for any thread count, and reads back */
+    char p1[] = "/tmp/spt_test_tns1XXXXXX", p2[] = "/tmp/spt_test_tns2XXXXXX";
+    int f1 = mkstemp(p1), f2 = mkstemp(p2);
+    assert_true(f1 >= 0 && f2 >= 0);
+    close(f1);
+    close(f2);
+    spt_set_num_threads(1);
+    ASSERT_OK(spt_write_tns(a, p1));
+    spt_set_num_threads(2);
+    ASSERT_OK(spt_write_tns(a, p2));
+    FILE *g1 = fopen(p1, "rb"), *g2 = fopen(p2, "rb");
+    int c1, c2;
+    long pos = 0;
+    do {
+        c1 = fgetc(g1);
+        c2 = fgetc(g2);
+        pos++;
+    } while (c1 == c2 && c1 != EOF);
+    assert_int_equal(c1, c2);
+    assert_true(pos > 1000000);
+    fclose(g1);
+    fclose(g2);
+    spt_tensor *back;
+    ASSERT_OK(spt_read_tns(p2, NULL, &back));
+    spt_test_expect_tensor(back, 3, spt_tensor_shape(a), n, spt_tensor_indices(a), spt_tensor_values(a));
+    spt_tensor_free(back);
+    unlink(p1);
+    unlink(p2);
     spt_tensor_free(a);
     spt_tensor_free(b);
     /* break a line near the end: the line number must count every line before it */
