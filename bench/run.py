@@ -195,6 +195,8 @@ def main():
                     r["impl"] = "torch_sorted"
                     r["op"] = "concat1"
             records += recs
+        with open(os.path.join(args.out, "partial.json"), "w") as f:  # progress, in case the run is cut short
+            json.dump({"machine": m, "bandwidth": bw, "records": records}, f)
     bandwidth()
     gbps = max(b["gbps"] for b in bw) if bw else None
     elapsed = time.time() - t_start
@@ -290,6 +292,10 @@ def main():
               "targets": targets, "reorder_memory": mem}
     with open(os.path.join(args.out, "latest.json"), "w") as f:
         json.dump(result, f, indent=1)
+    try:
+        os.remove(os.path.join(args.out, "partial.json"))
+    except OSError:
+        pass
     md = table_md(result, nth)
     with open(os.path.join(args.out, "latest.md"), "w") as f:
         f.write(md)
