@@ -273,6 +273,60 @@ done:
     spt_dense_free(rev);
 }
 
+/* Seed 004: sparsify a tensor into a tensor-of-tensors through a sparse map, and back. */
+static void print_tot(const spt_tot *tot) {
+    const int64_t *os = spt_tot_outer_shape(tot);
+    for (int64_t o = 0; o < os[0]; o++) {
+        spt_tot_inner in;
+        if (!ok(spt_tot_get(tot, &o, &in), "spt_tot_get")) return;
+        printf("    t[%" PRId64 "] = ", o);
+        if (!in.present) {
+            printf("EMPTY\n");
+            continue;
+        }
+        printf("[");
+        for (int64_t i = 0; i < in.size; i++) printf(i ? " %g" : "%g", ((const double *)in.data)[i]);
+        printf("]\n");
+    }
+}
+
+static void seed004_sparsify(const char *dir) {
+    spt_tensor *T = NULL;
+    spt_dense *Td = NULL, *back = NULL;
+    spt_sparse_map *sm = NULL;
+    spt_tot *a = NULL, *b = NULL;
+    step(11, "Sparsify T into a tensor-of-tensors through a sparse map (seed 004), and back");
+    if (!ok(load(dir, "seed004_matrix.tns", &T), "reading T")) goto done;
+    print_tensor("T", T);
+    /* sm: {0} -> {1},{2};  {1} -> {0},{2};  {2} -> {0},{1}   (outer index o pinned at mode 0 of T) */
+    const int64_t ind[6] = {0, 0, 1, 1, 2, 2}, dep[6] = {1, 2, 0, 2, 0, 1}, ind2mode[2] = {0, 0}, outer[1] = {3};
+    if (!ok(spt_sparse_map_new(1, 1, 6, ind, dep, &sm), "spt_sparse_map_new")) goto done;
+    printf("  sparse map: {0}->{1},{2}   {1}->{0},{2}   {2}->{0},{1};  ind2mode {0: 0} (t[o][x] = T[o, x])\n");
+    if (!ok(spt_sparsify(T, sm, 1, ind2mode, outer, &a), "spt_sparsify")) goto done;
+    printf("  from the sparse T (looked up in its order, never densified):\n");
+    print_tot(a);
+    if (ok(spt_to_dense(T, NULL, false, &Td), "spt_to_dense") &&
+        ok(spt_sparsify_dense(Td, sm, 1, ind2mode, outer, &b), "spt_sparsify_dense")) {
+        printf("  from the dense T: the same tensor-of-tensors:\n");
+        print_tot(b);
+    }
+    const int64_t six[1] = {6};
+    if (ok(spt_reduce_tot_sum(a, sm, 1, six, &back), "spt_reduce_tot_sum")) {
+        printf("  reduce_tot_sum, the inverse: A[x] = sum of t[o][x] over the keys o whose domain holds x\n"
+               "  (A[0] = 6 + 12, A[1] = 1 + 13, A[2] = 2 + 8):\n    [");
+        const double *x = spt_dense_data(back);
+        for (int64_t j = 0; j < 6; j++) printf(j ? " %g" : "%g", x[j]);
+        printf("]\n");
+    }
+done:
+    spt_dense_free(back);
+    spt_dense_free(Td);
+    spt_tot_free(a);
+    spt_tot_free(b);
+    spt_sparse_map_free(sm);
+    spt_tensor_free(T);
+}
+
 int spt_cli_demo(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : "data";
     printf("spt %d.%d.%d walkthrough on %s (the examples of the seed documents)\n", SPT_VERSION_MAJOR,
@@ -280,6 +334,7 @@ int spt_cli_demo(int argc, char **argv) {
     seed000_basics(dir);
     seed000_concat(dir);
     seed003_examples();
+    seed004_sparsify(dir);
     printf("\n%s\n", failures ? "walkthrough finished with errors" : "walkthrough finished");
     return failures ? 1 : 0;
 }
