@@ -67,6 +67,9 @@ bool cli_parse_list(const char *s, int64_t *v, int64_t cap, int64_t *n) {
 
 static void print_help(const cli_cmd *c) {
     printf("usage: %s\n\n%s\n", c->usage, c->help);
+    if (in_list(c->valued, "format", 6))
+        printf("  --shape LIST     the shape of .tns inputs (default: the '# shape:' header, else the largest\n"
+               "                   index per mode); an index beyond it is an error\n");
     printf("  --threads N      use N threads (default: all cores)\n  -h, --help       this help\n");
 }
 
@@ -105,7 +108,8 @@ int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a) {
             continue;
         } else
             return cli_usage_error(a, "unknown option '%s'", s);
-        bool valued = in_list(c->valued, name, n) || (n == 7 && !strncmp(name, "threads", 7));
+        bool valued = in_list(c->valued, name, n) || (n == 7 && !strncmp(name, "threads", 7)) ||
+                      (n == 5 && !strncmp(name, "shape", 5) && in_list(c->valued, "format", 6));
         bool flag = in_list(c->flags, name, n);
         if (!valued && !flag) return cli_usage_error(a, "unknown option '--%.*s'", (int)n, name);
         if (flag && val) return cli_usage_error(a, "option '--%.*s' takes no value", (int)n, name);
@@ -158,6 +162,13 @@ static int read_opts(const cli_args *a, spt_read_opts *o, spt_format *fmt, const
     if (*fmt == SPT_FORMAT_AUTO) {
         if (!strcmp(path, "-")) *fmt = SPT_FORMAT_TNS;
         else return cli_usage_error(a, "cannot tell the format of '%s'; use --format", path);
+    }
+    static int64_t shape[SPT_MAX_RANK];
+    const char *sh = cli_opt(a, "shape");
+    if (sh) {
+        if (!cli_parse_list(sh, shape, SPT_MAX_RANK, &o->rank))
+            return cli_usage_error(a, "--shape needs a comma-separated list of dims, found '%s'", sh);
+        o->shape = shape;
     }
     const char *d = cli_opt(a, "dtype");
     if (d) {

@@ -70,6 +70,7 @@ check convert_scipy 'spt convert --to npz-scipy-csr in/t3.tns $T/x.npz; spt conv
 check convert_npy 'spt convert in/d.npy - && spt convert in/m.tns $T/m.npy && spt convert $T/m.npy -'
 check convert_dtype 'spt convert --dtype int8 in/m.tns - && spt convert --dtype int8 in/t3.tns -'
 check convert_format 'spt convert --format tns in/noext -'
+check convert_shape 'spt convert --shape 4,4 in/m.tns; spt convert --shape 2,2 in/m.tns; spt convert --shape 2,x in/m.tns'
 check reorder_rowmajor 'spt reorder in/t3.tns'
 check reorder_order 'spt reorder --order 2,0,1 in/t3.tns'
 check reorder_bad 'spt reorder --order 0,1 in/t3.tns; spt reorder --order 0,0,1 in/t3.tns'
