@@ -773,7 +773,8 @@ spt_status spt_parse_tns(const char *buf, size_t len, const char *name, const sp
                          spt_tensor **out);
 /* Write `t` as .tns ("-" = stdout): the dtype and shape comments, then one line per entry in storage
  * order, 1-based indices, values as integers, shortest round-trip floats ("inf", "nan"), complex as
- * "re im", bool as 0/1. SPT_EDTYPE for strings; SPT_ERANGE for an index outside the shape. */
+ * "re im", bool as 0/1. SPT_EDTYPE for strings; SPT_ERANGE for an index outside the shape. Blocks of
+ * lines are formatted by up to spt_get_num_threads() threads; the bytes do not depend on the count. */
 spt_status spt_write_tns(const spt_tensor *t, const char *path);
 
 /* Read a Matrix Market coordinate file ("-" = stdin) into a rank-2 tensor: real -> float64, integer ->

@@ -75,6 +75,7 @@ check reorder_rowmajor 'spt reorder in/t3.tns'
 check reorder_order 'spt reorder --order 2,0,1 in/t3.tns'
 check reorder_bad 'spt reorder --order 0,1 in/t3.tns; spt reorder --order 0,0,1 in/t3.tns'
 check to_dense 'spt to-dense in/m.tns -o $T/m.npy && spt convert $T/m.npy - && spt to-dense --validate in/t3.tns -o $T/t.npy'
+check to_dense_stdout 'spt to-dense in/m.tns -o - | spt convert --format npy -'
 
 # ---- layout and math ops ----
 check concat_axis1 'spt concat --axis 1 in/m.tns in/m2.tns'
