@@ -3,6 +3,9 @@
 #include "internal.h"
 
 #include <sys/mman.h>
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 spt_status spt__linear_keys(const char *fn, const spt_tensor *t, const int64_t *order, uint64_t *keys,
                             bool *sorted, bool *unique) {
@@ -283,6 +286,17 @@ static spt_status packed_keys(const char *fn, const spt_tensor *t, const packing
     return SPT_OK;
 }
 
+/* Write 8 keys and 8 payloads to 64-byte aligned lines of tk and tp (streaming stores on x86-64). */
+static inline void stream_line(uint64_t *k, uint64_t *p, const uint64_t *bb) {
+#if defined(__x86_64__) && defined(__SSE2__)
+    for (int j = 0; j < WC_N; j++) _mm_stream_si64((long long *)(k + j), (long long)bb[j]);
+    for (int j = 0; j < WC_N; j++) _mm_stream_si64((long long *)(p + j), (long long)bb[WC_N + j]);
+#else
+    memcpy(k, bb, WC_N * sizeof *bb);
+    memcpy(p, bb + WC_N, WC_N * sizeof *bb);
+#endif
+}
+
 /* The MSD scatter of the hybrid sort straight from the index rows: each entry's key is packed again
  * (the rows were checked by packed_keys) and (key, payload) goes to its top-digit bucket in (tk, tp),
  * through software write-combining buffers (8 keys and 8 payloads per bucket, written 64 bytes at a
@@ -323,11 +337,18 @@ static void msd_from_indices(const radix_plan *rp, const packing *pk, const int6
             unsigned f = fill[b];
             bb[f] = k;
             bb[WC_N + f] = pay[i];
-            if (++f == WC_N) {
-                int64_t pos = off[b];
-                memcpy(tk + pos, bb, WC_N * sizeof *bb);
-                memcpy(tp + pos, bb + WC_N, WC_N * sizeof *bb);
-                off[b] = pos + WC_N;
+            f++;
+            int64_t pos = off[b];
+            /* flush when the bucket reaches a 64-byte line of the destination: full lines go out with
+             * streaming stores (no read for ownership of lines that are about to be overwritten) */
+            if (f == WC_N || (((uintptr_t)(tk + pos + f)) & 63) == 0) {
+                if (f == WC_N && (((uintptr_t)(tk + pos)) & 63) == 0)
+                    stream_line(tk + pos, tp + pos, bb);
+                else {
+                    memcpy(tk + pos, bb, f * sizeof *bb);
+                    memcpy(tp + pos, bb + WC_N, f * sizeof *bb);
+                }
+                off[b] = pos + f;
                 f = 0;
             }
             fill[b] = (unsigned char)f;
@@ -339,6 +360,9 @@ static void msd_from_indices(const radix_plan *rp, const packing *pk, const int6
             memcpy(tp + off[b], bb + WC_N, f * sizeof *bb);
             off[b] += f;
         }
+#if defined(__x86_64__) && defined(__SSE2__)
+        _mm_sfence(); /* the streaming stores are visible before the buckets are read */
+#endif
     }
 }
 
