@@ -78,7 +78,6 @@ static void do_binary(fz_in *in, spt_tensor *a, int which) {
     else fz_bytes(in, &thresh, sizeof thresh);
     uint64_t ha = fz_hash_tensor(a), hb = fz_hash_tensor(b);
     spt_tensor *out = FZ_SENTINEL;
-    if (thresh != thresh && getenv("FZ_SKIP_OPEN")) out = NULL; /* open finding M1: *out not reset */
     fz_op_begin();
     spt_status st = which == 0 ? spt_add(a, b, thresh, &out) : which == 1 ? spt_maximum(a, b, &out) : spt_minimum(a, b, &out);
     fz_op_end();
