@@ -796,7 +796,8 @@ spt_status spt_read_npy(const char *path, spt_dense **out);
  * trailing NUL bytes of a string are lost, as in NumPy). */
 spt_status spt_write_npy(const spt_dense *d, const char *path);
 
-/* Read a .npz of either flavour ("-" = stdin). pydata/sparse: coords (rank x N, any integer dtype),
+/* Read a .npz of either flavour ("-" = stdin); values keep their stored dtype (opts is not used, may
+ * be NULL). pydata/sparse: coords (rank x N, any integer dtype),
  * data, shape; a non-zero fill_value is SPT_EINVAL (spt's implicit value is zero). SciPy: coo / csr /
  * csc rebuilt as a rank-2 COO tensor in the stored order. Every index and indptr entry is checked. */
 spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor **out);
