@@ -138,7 +138,8 @@ memcheck: all $(TESTS_REL) $(REL)/conformance
 # ==== MPI (issue 10; src/mpi/, include/spt_mpi.h, tests/mpi/) ====
 # The distributed layer is compiled with mpicc into build/libspt_mpi.a (link it before build/libspt.a);
 # the core never includes mpi.h. `make MPI=1` adds it to `all`. make test-mpi: tests/mpi/mpi_test at
-# mpirun -np $(MPI_NP), oversubscribed, loopback/shared memory only (recipe: shared/spec/distributed.md).
+# mpirun -np $(MPI_NP), oversubscribed, loopback/shared memory only (recipe: shared/spec/distributed.md),
+# plain and under ASan+UBSan, then tests/mpi/cli_mpi.sh (build/spt-mpi vs build/spt, byte for byte).
 # make mpi-bench: tests/mpi/mpi_bench (10^7-entry distributed reorder vs serial spt_reorder).
 MPICC    ?= mpicc
 MPIRUN   ?= mpirun
@@ -166,7 +167,7 @@ $(SAN)/tests/mpi/mpi_%: tests/mpi/mpi_%.c $(SAN)/libspt_mpi.a $(SAN)/libspt.a $(
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(CFLAGS_SAN) -o $@.$$$$.tmp $< $(SAN)/libspt_mpi.a $(SAN)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
 # plain, then under ASan + UBSan (leak checking off: Open MPI's own allocations; the test counts spt's)
-test-mpi: $(REL)/tests/mpi/mpi_test $(SAN)/tests/mpi/mpi_test
+test-mpi: $(REL)/tests/mpi/mpi_test $(SAN)/tests/mpi/mpi_test $(REL)/spt $(REL)/spt-mpi
 	@for np in $(MPI_NP); do \
 	  $(MPI_ENV) timeout 600 $(MPIRUN) --quiet -np $$np $(REL)/tests/mpi/mpi_test || { echo "[mpi] np=$$np FAILED"; exit 1; }; \
 	done
@@ -175,12 +176,24 @@ test-mpi: $(REL)/tests/mpi/mpi_test $(SAN)/tests/mpi/mpi_test
 	    $(SAN)/tests/mpi/mpi_test > $(SAN)/tests/mpi/mpi_test.log 2>&1; rc=$$?; \
 	  sed 's/^/[sanitizers] /' $(SAN)/tests/mpi/mpi_test.log; [ $$rc -eq 0 ] || { echo "[mpi sanitizers] np=$$np FAILED"; exit 1; }; \
 	done
+	@$(MPI_ENV) MPIRUN="$(MPIRUN)" MPI_NP="$(MPI_NP)" sh tests/mpi/cli_mpi.sh $(REL)/spt $(REL)/spt-mpi
+# build/spt-mpi: the spt command whose reorder, concat, reduce, matmul and sparsify run distributed under
+# mpirun (cli/mpi_main.c): every cli/*.c compiled again with mpicc -DSPT_WITH_MPI, cli/main.c with its
+# main renamed spt_cli_serial_main. tests/mpi/cli_mpi.sh compares its output files with build/spt's.
+MPI_CLI_OBJ := $(CLI_SRC:%.c=$(REL)/mpi/cliobj/%.o)
+$(REL)/mpi/cliobj/%.o: %.c $(HDRS) $(MPI_HDRS) $(wildcard cli/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) -DSPT_WITH_MPI $(if $(filter cli/main.c,$<),-Dmain=spt_cli_serial_main -Wno-missing-prototypes,) -c $< -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
+$(REL)/spt-mpi: $(MPI_CLI_OBJ) $(REL)/libspt_mpi.a $(REL)/libspt.a
+	$(MPICC) $(OMPFLAG) -o $@.$$$$.tmp $^ $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
+test-mpi-cli: $(REL)/spt $(REL)/spt-mpi
+	@$(MPI_ENV) MPIRUN="$(MPIRUN)" MPI_NP="$(MPI_NP)" sh tests/mpi/cli_mpi.sh $(REL)/spt $(REL)/spt-mpi
 mpi-bench: $(REL)/tests/mpi/mpi_bench
 	@for np in 1 2 4; do $(MPI_ENV) $(MPIRUN) --quiet -np $$np $(REL)/tests/mpi/mpi_bench; done
 ifeq ($(MPI),1)
-all: $(REL)/libspt_mpi.a
+all: $(REL)/libspt_mpi.a $(REL)/spt-mpi
 endif
-.PHONY: test-mpi mpi-bench
+.PHONY: test-mpi test-mpi-cli mpi-bench
 # ==== end issue 10 block ====
 
 install: all

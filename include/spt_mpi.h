@@ -151,6 +151,29 @@ spt_status spt_dtensor_reduce_sum(const spt_dtensor *dt, const int64_t *axes, in
 spt_status spt_dtensor_sparse_dense_matmul(const spt_dtensor *a, const spt_dense *b, bool adjoint_a,
                                            bool adjoint_b, int root, spt_dense **out);
 
+/* spt_sparsify of a distributed T (tensor-of-tensors, spt.h): the outer index space is cut into one
+ * contiguous block of row-major outer indices per rank, [*begin, *end) on rank p, the blocks of ranks
+ * 0..P-1 in order covering [0, outer volume) (a rank's block may be empty). The cut is the same on every
+ * rank, computed from the map alone: each key goes to the rank of the midpoint of its weight (inner
+ * volume + dependent indices) in the running total, so the ranks get about equal inner elements and
+ * work; a block starts at its first key. `sm`, nmap, ind2mode and outer_shape are REPLICATED (the same
+ * on every rank). Each rank walks the map (pruned by the range of its piece's leading mode) and pushes
+ * the entries of its piece of T that some rank's keys read to that rank, in one exchange (each needed
+ * entry once per destination; of duplicates, the last stored); each rank then runs spt_sparsify_block
+ * on what it received. *out on each rank is the ToT of its block: the outer elements of [*begin, *end)
+ * exactly as spt_sparsify(gathered T) holds them, every other outer element EMPTY (begin/end may be
+ * NULL). T may be sorted by any order. Checks and errors are spt_sparsify's (SPT_EDTYPE, SPT_EINVAL,
+ * SPT_ERANGE, SPT_EOVERFLOW), agreed; SPT_EINVAL for a NULL T, map or out. */
+spt_status spt_dtensor_sparsify(const spt_dtensor *T, const spt_sparse_map *sm, int64_t nmap,
+                                const int64_t *ind2mode, const int64_t *outer_shape, int64_t *begin,
+                                int64_t *end, spt_tot **out);
+/* Gather per-rank blocks of one ToT to `root`: every rank passes its block (same dtype, outer shape and
+ * inner rank as rank 0's, else SPT_EINVAL), and every outer element of rank p must precede (row-major)
+ * every one of the ranks after it (else SPT_EINVAL naming the ranks), as spt_dtensor_sparsify's blocks
+ * do. *out on root holds every non-empty outer element of every block (for spt_dtensor_sparsify's
+ * blocks: identical to the serial spt_sparsify); NULL on the other ranks. */
+spt_status spt_mpi_tot_gather(spt_mpi_ctx *ctx, const spt_tot *local, int root, spt_tot **out);
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Parallel .tns I/O                                                                                 */
 /* ------------------------------------------------------------------------------------------------ */

@@ -449,6 +449,174 @@ static void test_matmul(spt_mpi_ctx *ctx) {
     spt_tensor_free(A);
 }
 
+/* ---- sparsify: the distributed tensor-of-tensors vs the serial spt_sparsify ------------------------- */
+
+static bool same_tot(const spt_tot *a, const spt_tot *b) {
+    if (!a || !b) return false;
+    if (spt_tot_dtype(a) != spt_tot_dtype(b) || spt_tot_outer_rank(a) != spt_tot_outer_rank(b) ||
+        spt_tot_inner_rank(a) != spt_tot_inner_rank(b) || spt_tot_count(a) != spt_tot_count(b) ||
+        spt_tot_total_size(a) != spt_tot_total_size(b))
+        return false;
+    int64_t orank = spt_tot_outer_rank(a), irank = spt_tot_inner_rank(a);
+    if (orank && memcmp(spt_tot_outer_shape(a), spt_tot_outer_shape(b), (size_t)orank * 8)) return false;
+    size_t es = spt_dtype_size(spt_tot_dtype(a));
+    for (int64_t e = 0; e < spt_tot_count(a); e++) {
+        spt_tot_inner x, y;
+        if (spt_tot_entry(a, e, &x) != SPT_OK || spt_tot_entry(b, e, &y) != SPT_OK) return false;
+        if (x.size != y.size || (orank && memcmp(x.outer, y.outer, (size_t)orank * 8)) ||
+            (irank && memcmp(x.shape, y.shape, (size_t)irank * 8)) || memcmp(x.data, y.data, (size_t)x.size * es))
+            return false;
+    }
+    return true;
+}
+
+/* A random map for T of shape S (rank R): keys of ind_rank NI inside oshape, pinned components (ind2mode)
+ * also inside T's pinned dim, dependent indices inside T's free dims (or one past them when `outside`).
+ * npairs pairs; nempty more keys without pairs. */
+static spt_sparse_map *random_map(uint64_t seed, int64_t R, const int64_t *S, int64_t NI, const int64_t *oshape,
+                                  int64_t nmap, const int64_t *ind2mode, int64_t npairs, int64_t nempty, bool outside) {
+    int64_t pin[8], isfree[8], fm[8], D = R - nmap;
+    for (int64_t k = 0; k < NI; k++) pin[k] = -1;
+    for (int64_t m = 0; m < R; m++) isfree[m] = 1;
+    for (int64_t p = 0; p < nmap; p++) {
+        pin[ind2mode[2 * p]] = ind2mode[2 * p + 1];
+        isfree[ind2mode[2 * p + 1]] = 0;
+    }
+    for (int64_t m = 0, j = 0; m < R; m++)
+        if (isfree[m]) fm[j++] = m;
+    int64_t *ind = calloc((size_t)(npairs + nempty) * (size_t)NI + 1, 8), *dep = calloc((size_t)npairs * (size_t)D + 1, 8);
+    rng_state = seed;
+    for (int64_t i = 0; i < npairs + nempty; i++) {
+        for (int64_t k = 0; k < NI; k++) {
+            int64_t lim = oshape[k];
+            if (pin[k] >= 0 && S[pin[k]] < lim) lim = S[pin[k]];
+            ind[i * NI + k] = (int64_t)(rnd() % (uint64_t)lim);
+        }
+        if (i < npairs)
+            for (int64_t j = 0; j < D; j++) dep[i * D + j] = (int64_t)(rnd() % (uint64_t)S[fm[j]]);
+    }
+    if (outside && npairs > 0) dep[(npairs / 2) * D + D - 1] = S[fm[D - 1]];
+    spt_sparse_map *sm = NULL;
+    spt_status st = spt_sparse_map_new_with_keys(NI, D, nempty, ind + npairs * NI, npairs, ind, dep, &sm);
+    if (st != SPT_OK) fprintf(stderr, "random_map: %s\n", spt_last_error());
+    free(ind);
+    free(dep);
+    return sm;
+}
+
+static void run_sparsify(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t R, const int64_t *S, int64_t n,
+                         int mode, const int64_t *order, int64_t NI, const int64_t *oshape, int64_t nmap,
+                         const int64_t *ind2mode, int64_t npairs, int64_t nempty) {
+    spt_tensor *full = random_tensor(seed, dt, R, S, n, -30);
+    spt_sparse_map *sm = random_map(seed * 31 + 7, R, S, NI, oshape, nmap, ind2mode, npairs, nempty, false);
+    CHECK(full != NULL && sm != NULL);
+    spt_tot *ref = NULL, *loc = NULL, *blk = NULL, *g = NULL;
+    CHECK_ST(SPT_OK, spt_sparsify(full, sm, nmap, ind2mode, oshape, &ref));
+    spt_dtensor *d = distribute(ctx, full, mode, order);
+    int64_t b = -1, e = -1;
+    CHECK_ST(SPT_OK, spt_dtensor_sparsify(d, sm, nmap, ind2mode, oshape, &b, &e, &loc));
+    /* the blocks partition [0, outer volume) in rank order */
+    int64_t ovol = 1;
+    for (int64_t k = 0; k < NI; k++) ovol *= oshape[k];
+    int64_t mine[2] = {b, e}, *all = calloc((size_t)g_size * 2, 8);
+    MPI_Allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, MPI_COMM_WORLD);
+    CHECK(all[0] == 0 && all[2 * g_size - 1] == ovol);
+    for (int q = 0; q < g_size; q++) {
+        CHECK(all[2 * q] <= all[2 * q + 1]);
+        if (q) CHECK(all[2 * q] == all[2 * q - 1]);
+    }
+    free(all);
+    /* my block is the serial block builder's, the gather is the serial result */
+    CHECK_ST(SPT_OK, spt_sparsify_block(full, sm, nmap, ind2mode, oshape, b, e, &blk));
+    CHECK(same_tot(loc, blk));
+    int64_t cnts[2] = {loc ? spt_tot_count(loc) : 0, loc ? spt_tot_total_size(loc) : 0};
+    MPI_Allreduce(MPI_IN_PLACE, cnts, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(ref && cnts[0] == spt_tot_count(ref) && cnts[1] == spt_tot_total_size(ref));
+    if (getenv("SPT_MPI_TEST_VERBOSE") && g_rank == 0) fprintf(stderr, "sparsify seed %llu: %lld outer, %lld values, my block [%lld,%lld) %lld\n", (unsigned long long)seed, (long long)cnts[0], (long long)cnts[1], (long long)b, (long long)e, (long long)(loc ? spt_tot_count(loc) : -1));
+    int root = (int)(seed % (uint64_t)g_size);
+    CHECK_ST(SPT_OK, spt_mpi_tot_gather(ctx, loc, root, &g));
+    if (g_rank == root) CHECK(same_tot(g, ref));
+    else CHECK(g == NULL);
+    spt_tot_free(g);
+    spt_tot_free(blk);
+    spt_tot_free(loc);
+    spt_tot_free(ref);
+    spt_dtensor_free(d);
+    spt_sparse_map_free(sm);
+    spt_tensor_free(full);
+}
+
+static void test_sparsify(spt_mpi_ctx *ctx) {
+    static const int64_t S[] = {6, 5, 4}, rev[] = {2, 1, 0}, o120[] = {1, 2, 0};
+    static const int64_t os1[] = {6}, os2[] = {3, 6}, os9[] = {9};
+    static const int64_t p00[] = {0, 0}, p02[] = {0, 2}, p01[] = {0, 1}, p10[] = {1, 0};
+    static const int64_t ns[] = {0, 1, 3, 40, 150};
+    static const spt_dtype dts[] = {SPT_INT64, SPT_FLOAT64, SPT_INT32, SPT_COMPLEX128, SPT_INT8};
+    uint64_t seed = 2000;
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+        for (int mode = 0; mode < 4; mode++) {
+            spt_dtype dt = dts[(i + (size_t)mode) % (sizeof dts / sizeof *dts)];
+            /* the key pins T's leading mode (whole keys pruned) */
+            run_sparsify(ctx, seed++, dt, 3, S, ns[i], mode, NULL, 1, os1, 1, p00, 30, 2);
+            /* the key pins T's last mode; T's leading mode is the rows' first component */
+            run_sparsify(ctx, seed++, dt, 3, S, ns[i], mode, NULL, 1, os1, 1, p02, 25, 0);
+            /* T sorted by another order (no pruning), keys with a free component (entries needed by many
+             * keys: sent once per destination) */
+            run_sparsify(ctx, seed++, dt, 3, S, ns[i], mode, rev, 1, os1, 1, p01, 20, 1);
+            run_sparsify(ctx, seed++, dt, 3, S, ns[i], mode, o120, 2, os2, 1, p10, 40, 3);
+            /* nothing pinned: every key reads from all of T */
+            run_sparsify(ctx, seed++, dt, 3, S, ns[i], mode, NULL, 1, os9, 0, NULL, 35, 0);
+        }
+    /* N < P, a single key, no pairs at all, only empty keys, many small keys */
+    run_sparsify(ctx, seed++, SPT_INT64, 3, S, 2, 1, NULL, 1, os1, 1, p00, 1, 0);
+    run_sparsify(ctx, seed++, SPT_INT64, 3, S, 20, 0, NULL, 1, os1, 1, p00, 0, 0);
+    run_sparsify(ctx, seed++, SPT_INT64, 3, S, 20, 2, NULL, 1, os1, 1, p00, 0, 4);
+    run_sparsify(ctx, seed++, SPT_FLOAT64, 3, S, 100, 3, NULL, 2, os2, 1, p10, 200, 5);
+    /* heavy duplicates in T (a tiny shape): the last stored wins, across rank boundaries too */
+    static const int64_t S2[] = {2, 3};
+    for (int mode = 0; mode < 4; mode++) run_sparsify(ctx, seed++, SPT_INT64, 2, S2, 60, mode, NULL, 1, os1, 1, p00, 6, 0);
+    /* a scalar T (rank 0): dep_rank 0, nothing pinned */
+    run_sparsify(ctx, seed++, SPT_INT64, 0, NULL, 5, 0, NULL, 1, os9, 0, NULL, 4, 2);
+    /* the chunked exchange */
+    spt_mpi_ctx_set_message_limit(ctx, 48);
+    run_sparsify(ctx, seed++, SPT_COMPLEX128, 3, S, 150, 0, NULL, 1, os1, 1, p02, 25, 0);
+    spt_mpi_ctx_set_message_limit(ctx, 0);
+
+    /* errors, agreed on every rank */
+    spt_tensor *full = random_tensor(3, SPT_INT64, 3, S, 30, 0);
+    spt_dtensor *d = distribute(ctx, full, 0, NULL);
+    spt_sparse_map *bad = random_map(5, 3, S, 1, os1, 1, p00, 10, 0, true), *sm = random_map(6, 3, S, 1, os1, 1, p00, 10, 0, false);
+    spt_tot *t = (spt_tot *)&t;
+    int64_t b = 7, e = 7;
+    CHECK_ST(SPT_ERANGE, spt_dtensor_sparsify(d, bad, 1, p00, os1, &b, &e, &t));
+    CHECK(t == NULL && b == 0 && e == 0 && strstr(spt_last_error(), "is outside T's shape") != NULL);
+    t = (spt_tot *)&t;
+    CHECK_ST(SPT_EINVAL, spt_dtensor_sparsify(d, sm, 0, NULL, os1, NULL, NULL, &t)); /* ranks don't work out */
+    CHECK(t == NULL && strstr(spt_last_error(), "ranks don't work out") != NULL);
+    CHECK_ST(SPT_EINVAL, spt_dtensor_sparsify(d, g_rank == g_size - 1 ? NULL : sm, 1, p00, os1, NULL, NULL, &t));
+    CHECK(t == NULL);
+    CHECK_ST(SPT_OK, spt_dtensor_sparsify(d, sm, 1, p00, os1, NULL, NULL, &t));
+    spt_tot *g = (spt_tot *)&g;
+    CHECK_ST(SPT_EINVAL, spt_mpi_tot_gather(ctx, t, g_size, &g));
+    CHECK(g == NULL);
+    /* blocks out of rank order (every rank passes the same whole ToT) */
+    spt_tot *whole = NULL;
+    CHECK_ST(SPT_OK, spt_sparsify(full, sm, 1, p00, os1, &whole));
+    CHECK_ST(g_size > 1 && spt_tot_count(whole) > 0 ? SPT_EINVAL : SPT_OK, spt_mpi_tot_gather(ctx, whole, 0, &g));
+    spt_tot_free(g);
+    spt_tot_free(whole);
+    spt_tot_free(t);
+    spt_dtensor_free(d);
+    spt_tensor_free(full);
+    full = random_tensor(3, SPT_STRING, 3, S, 30, 0);
+    d = distribute(ctx, full, 0, NULL);
+    CHECK_ST(SPT_EDTYPE, spt_dtensor_sparsify(d, sm, 1, p00, os1, NULL, NULL, &t));
+    spt_dtensor_free(d);
+    spt_tensor_free(full);
+    spt_sparse_map_free(sm);
+    spt_sparse_map_free(bad);
+}
+
 /* ---- parallel .tns read and ordered write ---------------------------------------------------------- */
 
 static char g_dir[256];
@@ -633,6 +801,26 @@ static void cleanup_sweep(void *arg) {
     a->g = NULL;
 }
 
+struct sweep_tot {
+    spt_dtensor *d;
+    spt_sparse_map *sm;
+    spt_tot *loc, *g;
+};
+static const int64_t sw_os[] = {6}, sw_pin[] = {0, 0};
+static spt_status op_sparsify(spt_mpi_ctx *ctx, void *arg) {
+    struct sweep_tot *a = arg;
+    spt_status st = spt_dtensor_sparsify(a->d, a->sm, 1, sw_pin, sw_os, NULL, NULL, &a->loc);
+    if (st == SPT_OK) st = spt_mpi_tot_gather(ctx, a->loc, g_size - 1, &a->g);
+    return st;
+}
+static void cleanup_sparsify(void *arg) {
+    struct sweep_tot *a = arg;
+    spt_tot_free(a->loc);
+    spt_tot_free(a->g);
+    a->loc = NULL;
+    a->g = NULL;
+}
+
 static void test_alloc_sweep(spt_mpi_ctx *ctx) {
     static const int64_t s2[] = {9, 8};
     struct sweep_arg a = {0};
@@ -641,6 +829,18 @@ static void test_alloc_sweep(spt_mpi_ctx *ctx) {
     for (int victim = 0; victim < g_size; victim++) sweep(ctx, op_from_local, cleanup_sweep, &a, victim);
     spt_set_allocator(NULL, NULL, NULL);
     spt_tensor_free(a.piece);
+    /* sparsify and the gather of its blocks */
+    static const int64_t S[] = {6, 5, 4};
+    struct sweep_tot b = {0};
+    spt_tensor *full = random_tensor(91, SPT_INT64, 3, S, 80, 1);
+    b.d = distribute(ctx, full, 0, NULL);
+    b.sm = random_map(92, 3, S, 1, sw_os, 1, sw_pin, 30, 1, false);
+    spt_set_allocator(t_malloc, t_realloc, t_free);
+    for (int victim = 0; victim < g_size; victim++) sweep(ctx, op_sparsify, cleanup_sparsify, &b, victim);
+    spt_set_allocator(NULL, NULL, NULL);
+    spt_sparse_map_free(b.sm);
+    spt_dtensor_free(b.d);
+    spt_tensor_free(full);
 }
 
 int main(int argc, char **argv) {
@@ -656,6 +856,7 @@ int main(int argc, char **argv) {
         test_reduce(ctx);
         test_concat(ctx);
         test_matmul(ctx);
+        test_sparsify(ctx);
         test_tns(ctx);
         test_alloc_sweep(ctx);
     }
