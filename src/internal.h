@@ -123,6 +123,11 @@ bool spt__order_defined(int64_t rank, const int64_t *order);
 /* A new owned tensor with uninitialised-but-zeroed buffers; order NULL = all -1. */
 spt_status spt__tensor_alloc(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
                              int64_t nnz, const int64_t *order, spt_tensor **out);
+/* spt__tensor_alloc without zero-filling the index and value buffers when nnz > 0 and the dtype is
+ * not string (the caller writes every entry); nnz 0 or strings: exactly spt__tensor_alloc (string
+ * values all "" until set). */
+spt_status spt__tensor_alloc_uninit(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
+                                    int64_t nnz, const int64_t *order, spt_tensor **out);
 /* Shrink an owned tensor to its first nnz entries (nnz <= current); never fails (keeps the larger
  * buffers if the allocator cannot shrink). */
 void spt__tensor_truncate(spt_tensor *t, int64_t nnz);

@@ -26,33 +26,6 @@ void spt__layout_gather(void *dst, const void *src, size_t es, const int64_t *pe
 #undef LAYOUT_GATHER
 }
 
-spt_status spt__layout_alloc(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
-                             const int64_t *order, spt_tensor **out) {
-    spt_status st;
-    spt_tensor *t = NULL;
-    if (nnz == 0 || dtype == SPT_STRING) return spt__tensor_alloc(fn, dtype, rank, shape, nnz, order, out);
-    *out = NULL;
-    SPT__TRY(spt__tensor_alloc(fn, dtype, rank, shape, 0, order, &t));
-    if (t->volume == 0) {
-        spt_tensor_free(t);
-        return spt__tensor_alloc(fn, dtype, rank, shape, nnz, order, out); /* its error */
-    }
-    int64_t *ix = spt__alloc_array(fn, nnz, rank, sizeof(int64_t), false, &st);
-    void *v = ix ? spt__alloc_array(fn, nnz, 1, spt_dtype_size(dtype), false, &st) : NULL;
-    if (!v) {
-        spt__free(ix);
-        spt_tensor_free(t);
-        return st;
-    }
-    spt__free(t->indices);
-    spt__free(t->values);
-    t->indices = ix;
-    t->values = v;
-    t->nnz = nnz;
-    *out = t;
-    return SPT_OK;
-}
-
 spt_status spt__layout_own_strings(spt_tensor *t) {
     if (t->dtype != SPT_STRING) return SPT_OK;
     return spt__arena_adopt_all(&t->strings, t->values, t->nnz);

@@ -19,32 +19,6 @@ bool spt__key_start(const void *keys, int64_t i) {
     return k[i] != k[i - 1];
 }
 
-spt_status spt__tensor_alloc_raw(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
-                                 spt_tensor **out) {
-    spt_status st;
-    spt_tensor *t;
-    *out = NULL;
-    SPT__TRY(spt__tensor_alloc(fn, dtype, rank, shape, 0, NULL, &t));
-    if (nnz > 0 && t->volume == 0) {
-        spt_tensor_free(t);
-        return spt__tensor_alloc(fn, dtype, rank, shape, nnz, NULL, out); /* its error */
-    }
-    int64_t *ix = spt__alloc_array(fn, nnz, rank, sizeof(int64_t), false, &st);
-    void *v = ix ? spt__alloc_array(fn, nnz, 1, spt_dtype_size(dtype), false, &st) : NULL;
-    if (!v) {
-        spt__free(ix);
-        spt_tensor_free(t);
-        return st;
-    }
-    spt__free(t->indices);
-    spt__free(t->values);
-    t->indices = ix;
-    t->values = v;
-    t->nnz = nnz;
-    *out = t;
-    return SPT_OK;
-}
-
 int spt__nchunks(int64_t n, int64_t w) {
     int64_t work;
     if (spt__mul_i64(n, w < 1 ? 1 : w, &work)) work = INT64_MAX;

@@ -1,5 +1,6 @@
 /* layout_test_util.h -- shared helpers for the layout-op tests (tests/ops/test_<op>.c): a fixed-seed
- * PRNG, random small int64 tensors, dense references and order/flag checks. Header-only (static). */
+ * PRNG, random small int64 tensors, dense references, order/flag checks and the allocation-sweep
+ * fixture. Header-only (static). */
 #ifndef LAYOUT_TEST_UTIL_H
 #define LAYOUT_TEST_UTIL_H
 
@@ -123,6 +124,89 @@ static inline void lt_check_claims(const spt_tensor *t) {
 static inline void lt_expect_row_major(const spt_tensor *t) {
     assert_true(spt_tensor_is_row_major(t, true));
     lt_check_claims(t);
+}
+
+/* A zeroed int64 dense reference of `vol` cells (malloc'ed, at least one cell). */
+static inline int64_t *lt_zeros(int64_t vol) { return calloc((size_t)(vol > 0 ? vol : 1), sizeof(int64_t)); }
+
+/* Copy the dense array `src` of shape `from` into `dst` of shape `to`, each cell moving by `shift`
+ * (per dim); cells that land outside `to` are dropped -- and, if `dropped_zero`, asserted to be 0. */
+static inline void lt_shift_copy(int64_t rank, const int64_t *from, const int64_t *src, const int64_t *shift,
+                                 const int64_t *to, int64_t *dst, bool dropped_zero) {
+    int64_t idx[8], vol = lt_volume(rank, from);
+    for (int64_t x = 0; x < vol; x++) {
+        lt_unravel(rank, from, x, idx);
+        bool in = true;
+        for (int64_t d = 0; d < rank; d++) {
+            idx[d] += shift[d];
+            in = in && idx[d] >= 0 && idx[d] < to[d];
+        }
+        if (in) dst[lt_offset(rank, to, idx)] = src[x];
+        else if (dropped_zero) assert_int_equal(src[x], 0);
+    }
+}
+
+/* The dense concatenation of `k` dense pieces (`dn[i]` of shape `sh[i]`) along `axis` into a new
+ * reference of shape `to`; frees each dn[i]. */
+static inline int64_t *lt_concat_dense(int64_t rank, int64_t k, int64_t (*sh)[3], int64_t **dn, int64_t axis,
+                                       const int64_t *to) {
+    int64_t *want = lt_zeros(lt_volume(rank, to)), shift[3] = {0, 0, 0};
+    for (int64_t i = 0; i < k; i++) {
+        lt_shift_copy(rank, sh[i], dn[i], shift, to, want, false);
+        shift[axis] += sh[i][axis];
+        free(dn[i]);
+    }
+    return want;
+}
+
+/* The allocation sweep (spt_test_alloc_sweep) of one op call: `op` reads `in`/`arg` and writes its
+ * results into `out`/`dout`; every result slot is freed (and reset) after each run. */
+typedef struct lt_sweep lt_sweep;
+struct lt_sweep {
+    spt_status (*op)(lt_sweep *x);
+    const spt_tensor *in[3];
+    int64_t arg;
+    spt_tensor *out[3];
+    spt_dense *dout[2];
+};
+
+static inline spt_status lt_sweep_run(void *p) {
+    lt_sweep *x = p;
+    return x->op(x);
+}
+
+static inline void lt_sweep_cleanup(void *p) {
+    lt_sweep *x = p;
+    for (int k = 0; k < 3; k++) {
+        spt_tensor_free(x->out[k]);
+        x->out[k] = NULL;
+    }
+    for (int k = 0; k < 2; k++) {
+        spt_dense_free(x->dout[k]);
+        x->dout[k] = NULL;
+    }
+}
+
+/* Run the sweep; it must see failing runs. */
+static inline void lt_alloc_sweep(lt_sweep *x) { assert_true(spt_test_alloc_sweep(lt_sweep_run, lt_sweep_cleanup, x) > 0); }
+
+/* The sweep input most layout tests use: a 2x3 string tensor of 3 entries, unsorted. */
+static inline spt_tensor *lt_sweep_strings(void) {
+    int64_t s[2] = {2, 3}, ix[6] = {1, 2, 0, 1, 1, 0};
+    spt_str v[3] = {{"ab", 2}, {"c", 1}, {"", 0}};
+    spt_tensor *a;
+    ASSERT_OK(spt_tensor_new(SPT_STRING, 2, s, 3, ix, v, NULL, &a));
+    return a;
+}
+
+/* The whole sweep test of a one-input op on lt_sweep_strings() (made after the counting allocator
+ * is installed: it is freed through it). */
+static inline void lt_sweep_one(spt_status (*op)(lt_sweep *x)) {
+    spt_test_alloc_install();
+    spt_tensor *a = lt_sweep_strings();
+    lt_sweep x = {.op = op, .in = {a}};
+    lt_alloc_sweep(&x);
+    spt_tensor_free(a);
 }
 
 #endif

@@ -188,19 +188,7 @@ static void test_property_dense(void **state) {
         }
         spt_tensor *c;
         ASSERT_OK(spt_concat((const spt_tensor *const *)t, k, a - (lt_int(&g, 2) ? r : 0), expand, &c));
-        int64_t vol = lt_volume(r, ws);
-        int64_t *want = calloc((size_t)(vol > 0 ? vol : 1), sizeof *want);
-        int64_t off = 0;
-        for (int64_t i = 0; i < k; i++) {
-            int64_t vi = lt_volume(r, sh[i]), idx[3];
-            for (int64_t q = 0; q < vi; q++) {
-                lt_unravel(r, sh[i], q, idx);
-                idx[a] += off;
-                want[lt_offset(r, ws, idx)] = dn[i][q];
-            }
-            off += sh[i][a];
-            free(dn[i]);
-        }
+        int64_t *want = lt_concat_dense(r, k, sh, dn, a, ws);
         lt_expect_dense(c, r, ws, want);
         lt_expect_row_major(c);
         assert_true(spt_tensor_nnz(c) == 0 || spt_indices_valid(c) == SPT_OK);
@@ -210,32 +198,18 @@ static void test_property_dense(void **state) {
     }
 }
 
-typedef struct {
-    const spt_tensor *in[3];
-    int64_t axis;
-    spt_tensor *out;
-} sweep_ctx;
-
-static spt_status sweep_fn(void *p) {
-    sweep_ctx *x = p;
-    return spt_concat(x->in, 3, x->axis, true, &x->out);
-}
-static void sweep_cleanup(void *p) {
-    sweep_ctx *x = p;
-    spt_tensor_free(x->out);
-    x->out = NULL;
+static spt_status sweep_op(lt_sweep *x) {
+    return spt_concat(x->in, 3, x->arg, true, &x->out[0]);
 }
 
 static void test_alloc_sweep(void **state) {
     (void)state;
     spt_test_alloc_install();
-    int64_t s[2] = {2, 3}, ix[6] = {1, 2, 0, 1, 1, 0};
-    spt_str v[3] = {{"ab", 2}, {"c", 1}, {"", 0}};
-    spt_tensor *a = mk(SPT_STRING, 2, s, 3, ix, v), *b = mk(SPT_STRING, 2, s, 3, ix, v);
+    spt_tensor *a = lt_sweep_strings(), *b = lt_sweep_strings();
     ASSERT_OK(spt_reorder(b, NULL));
     for (int64_t axis = 0; axis < 2; axis++) {
-        sweep_ctx x = {{a, b, a}, axis, NULL};
-        assert_true(spt_test_alloc_sweep(sweep_fn, sweep_cleanup, &x) > 0);
+        lt_sweep x = {.op = sweep_op, .in = {a, b, a}, .arg = axis};
+        lt_alloc_sweep(&x);
     }
     spt_tensor_free(a);
     spt_tensor_free(b);

@@ -162,19 +162,7 @@ static void test_property_dense(void **state) {
         int64_t ws[3];
         memcpy(ws, base, sizeof base);
         ws[p] = total;
-        int64_t vol = lt_volume(r, ws);
-        int64_t *want = calloc((size_t)(vol > 0 ? vol : 1), sizeof *want);
-        int64_t off = 0;
-        for (int64_t i = 0; i < k; i++) {
-            int64_t vi = lt_volume(r, sh[i]), idx[3];
-            for (int64_t q = 0; q < vi; q++) {
-                lt_unravel(r, sh[i], q, idx);
-                idx[p] += off;
-                want[lt_offset(r, ws, idx)] = dn[i][q];
-            }
-            off += sh[i][p];
-            free(dn[i]);
-        }
+        int64_t *want = lt_concat_dense(r, k, sh, dn, p, ws);
         lt_expect_dense(c, r, ws, want);
         lt_check_claims(c);
         for (int64_t d = 0; d < r; d++) assert_int_equal(spt_tensor_order(c)[d], ord[d]);
@@ -184,19 +172,8 @@ static void test_property_dense(void **state) {
     }
 }
 
-typedef struct {
-    const spt_tensor *in[2];
-    spt_tensor *out;
-} sweep_ctx;
-
-static spt_status sweep_fn(void *p) {
-    sweep_ctx *x = p;
-    return spt_concat_primary(x->in, 2, &x->out);
-}
-static void sweep_cleanup(void *p) {
-    sweep_ctx *x = p;
-    spt_tensor_free(x->out);
-    x->out = NULL;
+static spt_status sweep_op(lt_sweep *x) {
+    return spt_concat_primary(x->in, 2, &x->out[0]);
 }
 
 static void test_alloc_sweep(void **state) {
@@ -206,8 +183,8 @@ static void test_alloc_sweep(void **state) {
     spt_str v[2] = {{"ab", 2}, {"c", 1}};
     spt_tensor *a;
     ASSERT_OK(spt_tensor_new(SPT_STRING, 2, s, 2, ix, v, o, &a));
-    sweep_ctx x = {{a, a}, NULL};
-    assert_true(spt_test_alloc_sweep(sweep_fn, sweep_cleanup, &x) > 0);
+    lt_sweep x = {.op = sweep_op, .in = {a, a}};
+    lt_alloc_sweep(&x);
     spt_tensor_free(a);
 }
 

@@ -215,24 +215,9 @@ static void test_property(void **state) {
     }
 }
 
-typedef struct {
-    const spt_tensor *in;
-    spt_tensor *out;
-    spt_dense *ind, *rev;
-} sweep_ctx;
-
-static spt_status sweep_fn(void *p) {
-    sweep_ctx *x = p;
+static spt_status sweep_op(lt_sweep *x) {
     spt_str dv = {"zz", 2};
-    return spt_fill_empty_rows(x->in, &dv, &x->out, &x->ind, &x->rev);
-}
-static void sweep_cleanup(void *p) {
-    sweep_ctx *x = p;
-    spt_tensor_free(x->out);
-    spt_dense_free(x->ind);
-    spt_dense_free(x->rev);
-    x->out = NULL;
-    x->ind = x->rev = NULL;
+    return spt_fill_empty_rows(x->in[0], &dv, &x->out[0], &x->dout[0], &x->dout[1]);
 }
 
 static void test_alloc_sweep(void **state) {
@@ -242,8 +227,8 @@ static void test_alloc_sweep(void **state) {
     spt_str v[3] = {{"ab", 2}, {"c", 1}, {"", 0}};
     spt_tensor *a;
     ASSERT_OK(spt_tensor_new(SPT_STRING, 2, s, 3, ix, v, NULL, &a));
-    sweep_ctx x = {a, NULL, NULL, NULL};
-    assert_true(spt_test_alloc_sweep(sweep_fn, sweep_cleanup, &x) > 0);
+    lt_sweep x = {.op = sweep_op, .in = {a}};
+    lt_alloc_sweep(&x);
     spt_tensor_free(a);
 }
 

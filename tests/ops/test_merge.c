@@ -134,21 +134,9 @@ static void test_property(void **state) {
     }
 }
 
-typedef struct {
-    const spt_tensor *ids[2];
-    const spt_tensor *vals;
-    spt_tensor *out;
-} sweep_ctx;
-
-static spt_status sweep_fn(void *p) {
-    sweep_ctx *x = p;
+static spt_status sweep_op(lt_sweep *x) {
     int64_t vocab[2] = {50, 31};
-    return spt_merge(x->ids, 2, x->vals, vocab, 2, false, &x->out);
-}
-static void sweep_cleanup(void *p) {
-    sweep_ctx *x = p;
-    spt_tensor_free(x->out);
-    x->out = NULL;
+    return spt_merge(x->in, 2, x->in[2], vocab, 2, false, &x->out[0]);
 }
 
 static void test_alloc_sweep(void **state) {
@@ -159,8 +147,8 @@ static void test_alloc_sweep(void **state) {
     ASSERT_OK(spt_tensor_new(SPT_INT64, 2, S, 6, IX, IDS, NULL, &a));
     ASSERT_OK(spt_tensor_new(SPT_INT64, 2, S, 6, IX, IDS2, NULL, &b));
     ASSERT_OK(spt_tensor_new(SPT_STRING, 2, S, 6, IX, sv, NULL, &vals));
-    sweep_ctx x = {{a, b}, vals, NULL};
-    assert_true(spt_test_alloc_sweep(sweep_fn, sweep_cleanup, &x) > 0);
+    lt_sweep x = {.op = sweep_op, .in = {a, b, vals}};
+    lt_alloc_sweep(&x);
     spt_tensor_free(a);
     spt_tensor_free(b);
     spt_tensor_free(vals);

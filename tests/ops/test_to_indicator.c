@@ -99,19 +99,8 @@ static void test_property(void **state) {
     }
 }
 
-typedef struct {
-    const spt_tensor *in;
-    spt_dense *out;
-} sweep_ctx;
-
-static spt_status sweep_fn(void *p) {
-    sweep_ctx *x = p;
-    return spt_to_indicator(x->in, 4, &x->out);
-}
-static void sweep_cleanup(void *p) {
-    sweep_ctx *x = p;
-    spt_dense_free(x->out);
-    x->out = NULL;
+static spt_status sweep_op(lt_sweep *x) {
+    return spt_to_indicator(x->in[0], 4, &x->dout[0]);
 }
 
 static void test_alloc_sweep(void **state) {
@@ -120,8 +109,8 @@ static void test_alloc_sweep(void **state) {
     int64_t s[2] = {2, 3}, ix[6] = {1, 2, 0, 1, 1, 0}, v[3] = {3, 0, 3};
     spt_tensor *a;
     ASSERT_OK(spt_tensor_new(SPT_INT64, 2, s, 3, ix, v, NULL, &a));
-    sweep_ctx x = {a, NULL};
-    assert_true(spt_test_alloc_sweep(sweep_fn, sweep_cleanup, &x) > 0);
+    lt_sweep x = {.op = sweep_op, .in = {a}};
+    lt_alloc_sweep(&x);
     spt_tensor_free(a);
 }
 

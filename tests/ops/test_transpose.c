@@ -95,31 +95,13 @@ static void test_property_dense(void **state) {
     }
 }
 
-typedef struct {
-    const spt_tensor *in;
-    spt_tensor *out;
-} sweep_ctx;
-
-static spt_status sweep_fn(void *p) {
-    sweep_ctx *x = p;
-    return spt_transpose(x->in, NULL, &x->out);
-}
-static void sweep_cleanup(void *p) {
-    sweep_ctx *x = p;
-    spt_tensor_free(x->out);
-    x->out = NULL;
+static spt_status sweep_op(lt_sweep *x) {
+    return spt_transpose(x->in[0], NULL, &x->out[0]);
 }
 
 static void test_alloc_sweep(void **state) {
     (void)state;
-    spt_test_alloc_install();
-    int64_t s[2] = {2, 3}, ix[6] = {1, 2, 0, 1, 1, 0};
-    spt_str v[3] = {{"ab", 2}, {"c", 1}, {"", 0}};
-    spt_tensor *a;
-    ASSERT_OK(spt_tensor_new(SPT_STRING, 2, s, 3, ix, v, NULL, &a));
-    sweep_ctx x = {a, NULL};
-    assert_true(spt_test_alloc_sweep(sweep_fn, sweep_cleanup, &x) > 0);
-    spt_tensor_free(a);
+    lt_sweep_one(sweep_op);
 }
 
 int main(void) {
