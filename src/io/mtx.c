@@ -272,7 +272,7 @@ static spt_status read_array(const char *fn, const char *name, const char *buf, 
     /* column-major; symmetric kinds list the lower triangle (skew: strictly lower) */
     int nf = h->field == F_COMPLEX ? 2 : 1;
     int64_t want = h->sym == S_GENERAL ? M * N : h->sym == S_SKEW ? M * (M - 1) / 2 : M * (M + 1) / 2;
-    for (int64_t j = 0; j < N; j++)
+    for (int64_t j = 0; M > 0 && j < N; j++) /* M = 0: no values, whatever N claims */
         for (int64_t i = h->sym == S_GENERAL ? 0 : h->sym == S_SKEW ? j + 1 : j; i < M; i++) {
             uint64_t v0 = 0;
             double v1 = 0;

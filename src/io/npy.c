@@ -71,7 +71,7 @@ static spt_status parse_dict(const char *name, const char *p, const char *e, hdr
         if (!strcmp(key, "descr")) {
             const char *v0 = p;
             if (!pystr(&p, e, h->descr, sizeof h->descr))
-                return *v0 == '[' ? spt__err(SPT_EDTYPE, "%s: structured .npy arrays are not supported", name)
+                return v0 < e && *v0 == '[' ? spt__err(SPT_EDTYPE, "%s: structured .npy arrays are not supported", name)
                                   : perr(name, "a dtype string for 'descr'", v0, e);
             h->has_descr = true;
         } else if (!strcmp(key, "fortran_order")) {

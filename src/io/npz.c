@@ -211,8 +211,14 @@ static spt_status read_scipy(const char *fn, const char *name, zip_t *z, spt_ten
         SPT__CHECK(member(fn, name, z, "col", &b));
         SPT__CHECK(need_int_vec(name, "col", b, 1, n));
     } else {
+        int64_t outer_dim = csr ? shape[0] : shape[1], plen;
+        if (spt__add_i64(outer_dim, 1, &plen)) {
+            st = spt__err(SPT_EPARSE, "%s[shape.npy]: expected a %s count below %lld, found %lld", name,
+                          csr ? "row" : "column", (long long)INT64_MAX, (long long)outer_dim);
+            goto fail;
+        }
         SPT__CHECK(member(fn, name, z, "indptr", &a));
-        SPT__CHECK(need_int_vec(name, "indptr", a, 1, (csr ? shape[0] : shape[1]) + 1));
+        SPT__CHECK(need_int_vec(name, "indptr", a, 1, plen));
         SPT__CHECK(member(fn, name, z, "indices", &b));
         SPT__CHECK(need_int_vec(name, "indices", b, 1, n));
     }
@@ -414,8 +420,12 @@ spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavo
             SPT__CHECK(add_member(fn, z, &keep, "row.npy", it, 1, ds, ix));
             SPT__CHECK(add_member(fn, z, &keep, "col.npy", it, 1, ds, (char *)ix + (size_t)n * is));
         } else {
-            int64_t M = t->shape[0];
-            ptr = spt__alloc_array(fn, M + 1, 1, sizeof(int64_t), true, &st);
+            int64_t M = t->shape[0], M1;
+            if (spt__add_i64(M, 1, &M1)) {
+                st = spt__err(SPT_EOVERFLOW, "%s: %lld rows do not fit a CSR indptr", fn, (long long)M);
+                goto fail;
+            }
+            ptr = spt__alloc_array(fn, M1, 1, sizeof(int64_t), true, &st);
             if (!ptr) goto fail;
             for (int64_t i = 0; i < n; i++) ptr[src[2 * i] + 1]++;
             for (int64_t r = 0; r < M; r++) ptr[r + 1] += ptr[r];
@@ -425,7 +435,7 @@ spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavo
                 if (i32) ((int32_t *)ix)[i] = (int32_t)src[2 * i + 1];
                 else ix[i] = src[2 * i + 1];
             }
-            int64_t ps[1] = {M + 1};
+            int64_t ps[1] = {M1};
             SPT__CHECK(add_member(fn, z, &keep, "indices.npy", it, 1, ds, ix));
             SPT__CHECK(add_member(fn, z, &keep, "indptr.npy", it, 1, ps, ptr));
         }

@@ -174,6 +174,11 @@ static void test_malformed(void **state) {
     ASSERT_ST(SPT_EPARSE, spt_read_mtx_dense(path, NULL, &d));
     assert_null(d);
     ASSERT_MSG("found a claim of 10000000000");
+    /* 0 rows and 2^62 columns: no values, answered at once (fuzz finding I3: looped over the columns) */
+    put("%%MatrixMarket matrix array real general\n0 4611686018427387904\n");
+    ASSERT_OK(spt_read_mtx_dense(path, NULL, &d));
+    assert_int_equal(spt_dense_size(d), 0);
+    spt_dense_free(d);
 }
 
 static void test_round_trip(void **state) {

@@ -178,6 +178,9 @@ static void test_malformed(void **state) {
     expect_err(SPT_EDTYPE, "'|O' is not supported");
     put_npy("{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (2,), }", z, 8);
     expect_err(SPT_EDTYPE, "structured");
+    /* the header ends right after the key (fuzz finding I1: read one byte past the header) */
+    put_npy("{'descr':", z, 0);
+    expect_err(SPT_EPARSE, "expected a dtype string for 'descr' in the .npy header, found end of line");
 }
 
 static spt_status sweep_read(void *c) { return spt_read_npy(DATA "bytes.npy", (spt_dense **)c); }

@@ -213,6 +213,12 @@ static void test_malformed(void **state) {
     cl[0] = npy(c[0], "{'descr': '|S3', 'fortran_order': False, 'shape': (), }", "bsr", 3);
     put_zip(5, sn, cb, cl);
     expect_err(SPT_EPARSE, "[format.npy]: expected 'coo', 'csr' or 'csc', found 'bsr'");
+    /* a CSR shape[0] of INT64_MAX: the indptr length would overflow (fuzz finding I2) */
+    int64_t hshape[2] = {INT64_MAX, 3};
+    cl[0] = npy(c[0], "{'descr': '|S3', 'fortran_order': False, 'shape': (), }", "csr", 3);
+    cl[1] = npy(c[1], "{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", hshape, 16);
+    put_zip(5, sn, cb, cl);
+    expect_err(SPT_EPARSE, "[shape.npy]: expected a row count below 9223372036854775807, found 9223372036854775807");
     /* neither flavour */
     put_zip(1, sn + 2, cb + 2, cl + 2);
     expect_err(SPT_EPARSE, "expected the members coords.npy or format.npy, found neither");
