@@ -160,6 +160,9 @@ extern const unsigned char spt__zero_elem[16];
 
 /* ---- threads ----------------------------------------------------------------------------------- */
 
+/* Marks a variable that only OpenMP pragmas read (a serial build, OPENMP=0, would warn it unused). */
+#define SPT__OMP_VAR __attribute__((unused))
+
 /* Threads for `work` units (1 below ~32k units per thread), capped by spt_get_num_threads(). */
 int spt__threads_for(int64_t work);
 

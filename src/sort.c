@@ -14,7 +14,7 @@ spt_status spt__linear_keys(const char *fn, const spt_tensor *t, const int64_t *
     for (int64_t k = 0; k < r; k++) ord[k] = order ? order[k] : k;
     const bool check = !(t->flags & SPT__F_VALID);
     int64_t first_bad = INT64_MAX;
-    int nth = spt__threads_for(n * (r ? r : 1));
+    int nth SPT__OMP_VAR = spt__threads_for(n * (r ? r : 1));
     int64_t unsorted = 0, repeated = 0;
 #pragma omp parallel for schedule(static) num_threads(nth) reduction(min : first_bad)
     for (int64_t i = 0; i < n; i++) {
@@ -125,7 +125,7 @@ done:
 
 /* dst[k] = src[perm[k]] for elements of es bytes. */
 static void gather(void *dst, const void *src, size_t es, const int64_t *perm, int64_t n) {
-    int nth = spt__threads_for(n);
+    int nth SPT__OMP_VAR = spt__threads_for(n);
 #define GATHER(T)                                                                                  \
     do {                                                                                           \
         T *d_ = dst;                                                                               \
@@ -158,7 +158,7 @@ spt_status spt__permute_values(const char *fn, void *values, size_t es, const in
 
 /* Gather the rows of an N x r index matrix by perm. */
 static void gather_rows(int64_t *dst, const int64_t *src, int64_t r, const int64_t *perm, int64_t n) {
-    int nth = spt__threads_for(n * r);
+    int nth SPT__OMP_VAR = spt__threads_for(n * r);
     switch (r) {
     case 1: gather(dst, src, 8, perm, n); return;
     case 2: gather(dst, src, 16, perm, n); return;
@@ -239,7 +239,7 @@ static spt_status packed_keys(const char *fn, const spt_tensor *t, const packing
     const int64_t nb = (int64_t)1 << rp->digit;
     const uint64_t dmask = (uint64_t)nb - 1;
     int64_t first_bad = INT64_MAX, unsorted = 0, repeated = 0;
-    int nth = spt__threads_for(n * r);
+    int nth SPT__OMP_VAR = spt__threads_for(n * r);
 #pragma omp parallel for schedule(static, 1) num_threads(nth) reduction(min : first_bad) reduction(+ : unsorted, repeated)
     for (int64_t c = 0; c < rp->chunks; c++) {
         int64_t lo = chunk_lo(rp, c), hi = chunk_hi(rp, c);
@@ -522,7 +522,7 @@ static void decode_span(const packing *pk, const uint64_t *keys, int64_t *ix, in
 /* decode_span over all n keys, in parallel blocks. */
 static void decode_keys(const packing *pk, const uint64_t *keys, int64_t *ix, int64_t n) {
     const int64_t B = 65536, nblk = (n + B - 1) / B;
-    int nth = spt__threads_for(n * pk->r);
+    int nth SPT__OMP_VAR = spt__threads_for(n * pk->r);
 #pragma omp parallel for schedule(static) num_threads(nth)
     for (int64_t b = 0; b < nblk; b++) {
         int64_t lo = b * B, m = lo + B < n ? B : n - lo;
@@ -643,7 +643,7 @@ static spt_status reorder_packed(const char *fn, spt_tensor *t, const packing *p
         /* each bucket: sort in cache, decode its keys into the indices, store its payload in `pay`
          * (free since the scatter) -- the output is written once */
         const int rem = rp.shift0;
-        int nthb = spt__threads_for(n);
+        int nthb SPT__OMP_VAR = spt__threads_for(n);
 #pragma omp parallel for schedule(dynamic, 8) num_threads(nthb) reduction(+ : repeated)
         for (int64_t b = 0; b < nb; b++) {
             int tid = 0;
@@ -665,7 +665,7 @@ static spt_status reorder_packed(const char *fn, spt_tensor *t, const packing *p
         int in_scratch = lsd_passes(&rp, hist, keys, pay, tk, tp);
         const uint64_t *sk = in_scratch ? tk : keys;
         sp = in_scratch ? tp : pay;
-        int nth2 = spt__threads_for(n);
+        int nth2 SPT__OMP_VAR = spt__threads_for(n);
 #pragma omp parallel for schedule(static) num_threads(nth2) reduction(+ : repeated)
         for (int64_t i = 1; i < n; i++) repeated += sk[i - 1] == sk[i];
         decode_keys(pk, sk, t->indices, n);

@@ -58,7 +58,7 @@ static void copy_run(spt_tensor *t, int64_t pos, const stream *s, int64_t from, 
         spt__layout_gather((char *)t->values + (size_t)pos * es, s->t->values, es, s->perm + from, cnt);
     }
     if (s->off) {
-        const int nth = spt__threads_for(cnt);
+        const int nth SPT__OMP_VAR = spt__threads_for(cnt);
 #pragma omp parallel for schedule(static) num_threads(nth)
         for (int64_t k = 0; k < cnt; k++) dst[k * r + a] += s->off;
     }

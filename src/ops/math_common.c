@@ -96,7 +96,7 @@ spt_status spt__merge2(const char *fn, const spt_tensor *a, const spt_tensor *b,
     SPT__CHECK(spt__sorted_keys(fn, b, &kb, &pb, &ub));
     const int64_t na = a->nnz, nb = b->nnz;
     int nch = spt__nchunks(na + nb, 4);
-    int64_t alo[SPT__MAX_CHUNKS + 1], blo[SPT__MAX_CHUNKS + 1], cnt[SPT__MAX_CHUNKS + 1];
+    int64_t alo[SPT__MAX_CHUNKS + 1], blo[SPT__MAX_CHUNKS + 1], cnt[SPT__MAX_CHUNKS + 1] = {0};
     /* split keys taken from the longer operand; a key's entries never straddle two chunks */
     const uint64_t *sk = na >= nb ? ka : kb;
     const int64_t ns = na >= nb ? na : nb;

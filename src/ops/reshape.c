@@ -61,7 +61,7 @@ spt_status spt_reshape(const spt_tensor *t, int64_t new_rank, const int64_t *new
     }
     SPT__CHECK(spt__layout_alloc(fn, t->dtype, new_rank, shape, n, NULL, &o));
     const int64_t nr = new_rank;
-    const int nth = spt__threads_for(n * (r + nr));
+    const int nth SPT__OMP_VAR = spt__threads_for(n * (r + nr));
 #pragma omp parallel for schedule(static) num_threads(nth)
     for (int64_t i = 0; i < n; i++) {
         const int64_t *row = t->indices + i * r;

@@ -25,7 +25,7 @@ spt_status spt_transpose(const spt_tensor *t, const int64_t *perm, spt_tensor **
     }
     SPT__TRY(spt__ensure_valid(fn, t));
     SPT__CHECK(spt__layout_alloc(fn, t->dtype, r, shape, n, NULL, &o));
-    const int nth = spt__threads_for(n * r);
+    const int nth SPT__OMP_VAR = spt__threads_for(n * r);
 #pragma omp parallel for schedule(static) num_threads(nth)
     for (int64_t i = 0; i < n; i++) {
         const int64_t *src = t->indices + i * r;
