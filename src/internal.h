@@ -128,6 +128,9 @@ spt_status spt__tensor_alloc(const char *fn, spt_dtype dtype, int64_t rank, cons
  * values all "" until set). */
 spt_status spt__tensor_alloc_uninit(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
                                     int64_t nnz, const int64_t *order, spt_tensor **out);
+/* Advise transparent huge pages for the 2 MiB-aligned part of a large fresh buffer before its first
+ * touch (fewer page faults when an op writes a big output once); only advice, failures ignored. */
+void spt__hint_huge(void *p, size_t bytes);
 /* Shrink an owned tensor to its first nnz entries (nnz <= current); never fails (keeps the larger
  * buffers if the allocator cannot shrink). */
 void spt__tensor_truncate(spt_tensor *t, int64_t nnz);

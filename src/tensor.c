@@ -1,6 +1,8 @@
 /* tensor.c -- the sparse tensor: construction, wrapping, cloning, accessors. */
 #include "internal.h"
 
+#include <sys/mman.h>
+
 spt_status spt__check_shape(const char *fn, int64_t rank, const int64_t *shape, int64_t *volume) {
     if (rank < 0 || rank > SPT_MAX_RANK)
         return spt__err(SPT_EINVAL, "%s: rank %lld outside [0, %d]", fn, (long long)rank, SPT_MAX_RANK);
@@ -335,4 +337,14 @@ bool spt_tensor_is_row_major(const spt_tensor *t, bool sorted) {
 void spt__set_row_major(spt_tensor *t, unsigned flags) {
     for (int64_t d = 0; d < t->rank; d++) t->order[d] = d;
     t->flags = flags;
+}
+
+void spt__hint_huge(void *p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    const uintptr_t H = (uintptr_t)2 << 20;
+    uintptr_t a = ((uintptr_t)p + H - 1) & ~(H - 1), e = ((uintptr_t)p + bytes) & ~(H - 1);
+    if (p && bytes >= 4 * H && e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+    (void)p, (void)bytes;
+#endif
 }

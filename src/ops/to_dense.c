@@ -2,11 +2,18 @@
 #include "internal.h"
 
 /* Linear offset of every entry in a row-major array of dims `od` (after bounds checks). */
-static void scatter(const spt_tensor *t, spt_dense *out) {
-    const int64_t r = t->rank, n = t->nnz, *od = out->shape;
+static void scatter_range(const spt_tensor *t, spt_dense *out, int64_t lo, int64_t hi) {
+    const int64_t r = t->rank, *od = out->shape;
     const size_t es = spt_dtype_size(t->dtype);
-    /* duplicates: last write wins, so scatter serially in storage order */
-    for (int64_t i = 0; i < n; i++) {
+    if (es == 8 && r == 3) { /* the common case, no per-element memcpy or dim loop */
+        const int64_t d1 = od[1], d2 = od[2];
+        const int64_t *row = t->indices + lo * 3;
+        const uint64_t *v = t->values;
+        uint64_t *o = out->data;
+        for (int64_t i = lo; i < hi; i++, row += 3) o[(row[0] * d1 + row[1]) * d2 + row[2]] = v[i];
+        return;
+    }
+    for (int64_t i = lo; i < hi; i++) {
         const int64_t *row = t->indices + i * r;
         int64_t off = 0;
         for (int64_t d = 0; d < r; d++) off = off * od[d] + row[d];
@@ -14,6 +21,18 @@ static void scatter(const spt_tensor *t, spt_dense *out) {
     }
 }
 
+/* Duplicates: last write wins, so scatter serially in storage order; a tensor known to hold no
+ * repeated index writes disjoint cells, so its entries are scattered in parallel chunks. */
+static void scatter(const spt_tensor *t, spt_dense *out) {
+    const int64_t n = t->nnz;
+    int nth = (t->flags & SPT__F_UNIQUE) ? spt__threads_for(n) : 1;
+    if (nth <= 1) {
+        scatter_range(t, out, 0, n);
+        return;
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(nth)
+    for (int c = 0; c < nth; c++) scatter_range(t, out, n / nth * c + n % nth * c / nth, n / nth * (c + 1) + n % nth * (c + 1) / nth);
+}
 static void fill(spt_dense *out, const void *value) {
     const size_t es = spt_dtype_size(out->dtype);
     const int64_t n = out->size;
@@ -22,8 +41,20 @@ static void fill(spt_dense *out, const void *value) {
     bool zero = true;
     for (size_t b = 0; b < es; b++)
         if (((const unsigned char *)value)[b]) zero = false;
-    if (zero && out->dtype != SPT_STRING) {
-        memset(out->data, 0, (size_t)n * es);
+    if (zero && out->dtype != SPT_STRING) { /* in parallel chunks: the first touch of a fresh buffer */
+        const size_t bytes = (size_t)n * es;
+        int nth = spt__threads_for((int64_t)(bytes / 64));
+        if (nth <= 1) {
+            memset(out->data, 0, bytes);
+            return;
+        }
+        const size_t part = (bytes / (size_t)nth + 4095) & ~(size_t)4095;
+#pragma omp parallel for schedule(static, 1) num_threads(nth)
+        for (int c = 0; c < nth; c++) {
+            size_t lo = part * (size_t)c, hi = lo + part;
+            if (hi > bytes) hi = bytes;
+            if (lo < hi) memset((char *)out->data + lo, 0, hi - lo);
+        }
         return;
     }
     if (out->dtype == SPT_STRING && zero) {
@@ -76,6 +107,23 @@ spt_status spt_to_dense_into(const spt_tensor *t, spt_dense *out, bool initializ
     return own_strings(out);
 }
 
+/* A dense array of t's dtype and shape, as spt_dense_new makes it, but a numeric buffer is left
+ * unwritten: fill() then writes every element once. */
+static spt_status new_dense(const char *fn, const spt_tensor *t, spt_dense **out) {
+    spt_status st;
+    if (t->dtype == SPT_STRING || t->volume == 0) return spt_dense_new(t->dtype, t->rank, t->shape, out);
+    void *data = spt__alloc_array(fn, t->volume, 1, spt_dtype_size(t->dtype), false, &st);
+    if (!data) return st;
+    spt__hint_huge(data, (size_t)t->volume * spt_dtype_size(t->dtype));
+    st = spt_dense_wrap(t->dtype, t->rank, t->shape, data, NULL, NULL, out);
+    if (st != SPT_OK) {
+        spt__free(data);
+        return st;
+    }
+    (*out)->owns_data = true;
+    return SPT_OK;
+}
+
 spt_status spt_to_dense(const spt_tensor *t, const void *default_value, bool validate_indices, spt_dense **out) {
     static const char fn[] = "spt_to_dense";
     spt_status st;
@@ -96,7 +144,7 @@ spt_status spt_to_dense(const spt_tensor *t, const void *default_value, bool val
         }
     }
     spt_dense *d;
-    SPT__TRY(spt_dense_new(t->dtype, t->rank, t->shape, &d));
+    SPT__TRY(new_dense(fn, t, &d));
     fill(d, default_value);
     scatter(t, d);
     st = own_strings(d);
