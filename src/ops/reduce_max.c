@@ -1,7 +1,6 @@
 /* reduce_max.c -- tf.sparse.reduce_max (dense output) and tf.sparse.reduce_max_sparse (SparseReduceMax,
  * SparseReduceMaxSparse): implicit zeros never take part; empty dense cells stay 0. The engine is
- * spt__reduce (reduce.c); this file holds the per-dtype value loops. */
-#include "kernels/reduce.h"
+ * spt__reduce (reduce.c); the per-dtype value loops and their table come from reduce_op.h. */
 
 /* Max: real number types (std::max; a NaN met first wins). */
 #define MAXOP(T, a, b) SPT__MAXV(a, b)
@@ -11,20 +10,9 @@
 #define OK_FLOAT 1
 #define OK_COMPLEX 0
 #define OK_STRING 0
-
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, SPT__DEF_REDUCE(max, E, T, MAXOP))
-#include "spt_dtypes.def"
-#undef X
-
-static const spt__reduce_kernel *const table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = &max_kernel_##E, )
-#include "spt_dtypes.def"
-#undef X
-};
-
-static const spt__reduce_kernel *kernel(const spt_tensor *t) {
-    return t && (unsigned)spt_tensor_dtype(t) < SPT_NUM_DTYPES ? table[spt_tensor_dtype(t)] : NULL;
-}
+#define REDUCE_NAME max
+#define REDUCE_OP(KIND) MAXOP
+#include "reduce_op.h"
 
 spt_status spt_reduce_max(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims, spt_dense **out) {
     return spt__reduce("spt_reduce_max", t, axes, naxes, keep_dims, kernel(t), out, NULL);

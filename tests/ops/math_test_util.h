@@ -177,6 +177,57 @@ static inline void mt_assert_same_dense(const spt_dense *a, const spt_dense *b) 
                             (size_t)spt_dense_size(a) * spt_dtype_size(spt_dense_dtype(a)));
 }
 
+/* One call of a math op, for the thread and allocation-sweep helpers below: `op` reads a, b, d and
+ * flag (or calls bin(a, b) through mt_call_binary) and writes its result into o (a tensor) or od (a
+ * dense array). */
+typedef struct mt_call mt_call;
+struct mt_call {
+    spt_status (*op)(mt_call *c);
+    spt_status (*bin)(const spt_tensor *, const spt_tensor *, spt_tensor **);
+    const spt_tensor *a, *b;
+    const spt_dense *d;
+    bool flag;
+    spt_tensor *o;
+    spt_dense *od;
+};
+
+static inline spt_status mt_call_binary(mt_call *c) { return c->bin(c->a, c->b, &c->o); }
+
+static inline spt_status mt_call_run(void *p) {
+    mt_call *c = p;
+    return c->op(c);
+}
+
+/* Free the call's results (and reset them). */
+static inline void mt_call_clean(void *p) {
+    mt_call *c = p;
+    spt_tensor_free(c->o);
+    spt_dense_free(c->od);
+    c->o = NULL;
+    c->od = NULL;
+}
+
+/* The allocation sweep of the call (spt_test_alloc_sweep; install the allocator first). */
+static inline void mt_call_sweep(mt_call *c) { spt_test_alloc_sweep(mt_call_run, mt_call_clean, c); }
+
+/* Threaded vs serial: the call gives byte-identical results with 1 and with 2 threads. */
+static inline void mt_call_threads(mt_call *c) {
+    spt_set_num_threads(1);
+    ASSERT_OK(c->op(c));
+    spt_tensor *o1 = c->o;
+    spt_dense *od1 = c->od;
+    c->o = NULL;
+    c->od = NULL;
+    spt_set_num_threads(2);
+    ASSERT_OK(c->op(c));
+    spt_set_num_threads(0);
+    if (o1) mt_assert_same_tensor(o1, c->o);
+    if (od1) mt_assert_same_dense(od1, c->od);
+    spt_tensor_free(o1);
+    spt_dense_free(od1);
+    mt_call_clean(c);
+}
+
 /* A big random int64 tensor for the thread tests (enough work for 2 threads). */
 static inline spt_tensor *mt_big_tensor(spt_dtype dt, int64_t r, const int64_t *shape, int64_t n, bool sorted) {
     spt_tensor *t;

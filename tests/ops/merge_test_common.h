@@ -1,4 +1,4 @@
-/* merge_test_common.h -- reference and thread/sweep helpers shared by test_add.c and test_minmax.c.
+/* merge_test_common.h -- tensor maker, reference and thread/sweep helpers shared by test_add.c and test_minmax.c.
  * Header-only. */
 #ifndef MERGE_TEST_COMMON_H
 #define MERGE_TEST_COMMON_H
@@ -7,6 +7,13 @@
 
 enum { MG_ADD, MG_MAX, MG_MIN };
 typedef spt_status (*mg_fn)(const spt_tensor *, const spt_tensor *, spt_tensor **);
+
+/* A tensor from arrays (spt_tensor_new, unsorted). */
+static inline spt_tensor *mk(spt_dtype dt, int64_t r, const int64_t *shape, int64_t n, const int64_t *ix, const void *v) {
+    spt_tensor *t;
+    ASSERT_OK(spt_tensor_new(dt, r, shape, n, ix, v, NULL, &t));
+    return t;
+}
 
 static double complex mg_op(int op, double complex x, double complex y) {
     if (op == MG_ADD) return x + y;
@@ -52,34 +59,13 @@ static void mg_threads(mg_fn f, spt_dtype dt) {
     int64_t shape[2] = {700, 900};
     for (int sorted = 0; sorted < 2; sorted++) {
         spt_tensor *a = mt_big_tensor(dt, 2, shape, 150000, sorted), *b = mt_big_tensor(dt, 2, shape, 120000, sorted);
-        spt_tensor *o1, *o2;
-        spt_set_num_threads(1);
-        ASSERT_OK(f(a, b, &o1));
-        spt_set_num_threads(2);
-        ASSERT_OK(f(a, b, &o2));
-        spt_set_num_threads(0);
-        mt_assert_same_tensor(o1, o2);
-        spt_tensor_free(o1);
-        spt_tensor_free(o2);
+        mt_call c = {.op = mt_call_binary, .bin = f, .a = a, .b = b};
+        mt_call_threads(&c);
         spt_tensor_free(a);
         spt_tensor_free(b);
     }
 }
 
-typedef struct {
-    mg_fn f;
-    const spt_tensor *a, *b;
-    spt_tensor *o;
-} mg_sweep_ctx;
-static spt_status mg_sweep_run(void *p) {
-    mg_sweep_ctx *c = p;
-    return c->f(c->a, c->b, &c->o);
-}
-static void mg_sweep_clean(void *p) {
-    mg_sweep_ctx *c = p;
-    spt_tensor_free(c->o);
-    c->o = NULL;
-}
 static void mg_sweep(mg_fn f) {
     spt_test_alloc_install();
     mt_seed(5);
@@ -87,8 +73,8 @@ static void mg_sweep(mg_fn f) {
     for (int sorted = 0; sorted < 2; sorted++) {
         spt_tensor *a = mt_rand_tensor(SPT_FLOAT64, 2, shape, 12, true, sorted);
         spt_tensor *b = mt_rand_tensor(SPT_FLOAT64, 2, shape, 9, true, sorted);
-        mg_sweep_ctx c = {f, a, b, NULL};
-        spt_test_alloc_sweep(mg_sweep_run, mg_sweep_clean, &c);
+        mt_call c = {.op = mt_call_binary, .bin = f, .a = a, .b = b};
+        mt_call_sweep(&c);
         spt_tensor_free(a);
         spt_tensor_free(b);
     }

@@ -1,12 +1,6 @@
 /* test_add.c -- spt_add (sparse + sparse, SparseAdd). */
 #include "merge_test_common.h"
 
-static spt_tensor *mk(spt_dtype dt, int64_t r, const int64_t *shape, int64_t n, const int64_t *ix, const void *v) {
-    spt_tensor *t;
-    ASSERT_OK(spt_tensor_new(dt, r, shape, n, ix, v, NULL, &t));
-    return t;
-}
-
 static void test_threshold(void **state) {
     (void)state;
     int64_t shape[2] = {3, 3}, ix[8] = {0, 1, 1, 0, 2, 0, 2, 1};

@@ -102,41 +102,23 @@ static void test_property(void **state) {
     }
 }
 
+static spt_status call_add_dense(mt_call *c) { return spt_add_dense(c->a, c->d, &c->od); }
+
 static void test_threads(void **state) {
     (void)state;
     mt_seed(11);
     int64_t shape[2] = {300, 400};
     for (int sorted = 0; sorted < 2; sorted++) {
         spt_tensor *a = mt_big_tensor(SPT_INT64, 2, shape, 200000, sorted);
-        spt_dense *b, *o1, *o2;
+        spt_dense *b;
         ASSERT_OK(spt_dense_new(SPT_INT64, 2, shape, &b));
-        spt_set_num_threads(1);
-        ASSERT_OK(spt_add_dense(a, b, &o1));
-        spt_set_num_threads(2);
-        ASSERT_OK(spt_add_dense(a, b, &o2));
-        spt_set_num_threads(0);
-        mt_assert_same_dense(o1, o2);
-        spt_dense_free(o1);
-        spt_dense_free(o2);
+        mt_call c = {.op = call_add_dense, .a = a, .d = b};
+        mt_call_threads(&c);
         spt_dense_free(b);
         spt_tensor_free(a);
     }
 }
 
-typedef struct {
-    const spt_tensor *a;
-    const spt_dense *b;
-    spt_dense *o;
-} sweep_ctx;
-static spt_status sweep_run(void *p) {
-    sweep_ctx *c = p;
-    return spt_add_dense(c->a, c->b, &c->o);
-}
-static void sweep_clean(void *p) {
-    sweep_ctx *c = p;
-    spt_dense_free(c->o);
-    c->o = NULL;
-}
 static void test_alloc_sweep(void **state) {
     (void)state;
     spt_test_alloc_install();
@@ -145,8 +127,8 @@ static void test_alloc_sweep(void **state) {
     spt_tensor *a = mt_rand_tensor(SPT_FLOAT32, 2, shape, 9, true, false);
     spt_dense *b;
     ASSERT_OK(spt_dense_new(SPT_FLOAT32, 2, shape, &b));
-    sweep_ctx c = {a, b, NULL};
-    spt_test_alloc_sweep(sweep_run, sweep_clean, &c);
+    mt_call c = {.op = call_add_dense, .a = a, .d = b};
+    mt_call_sweep(&c);
     spt_dense_free(b);
     spt_tensor_free(a);
 }

@@ -175,40 +175,23 @@ static void test_property(void **state) {
     }
 }
 
+static spt_status call_div(mt_call *c) { return spt_sparse_dense_cwise_div(c->a, c->d, &c->o); }
+static spt_status call_mul(mt_call *c) { return spt_sparse_dense_cwise_mul(c->a, c->d, &c->o); }
+
 static void test_threads(void **state) {
     (void)state;
     mt_seed(17);
     int64_t shape[2] = {300, 400}, d1[1] = {400};
-    spt_tensor *a = mt_big_tensor(SPT_INT32, 2, shape, 200000, false), *o1, *o2;
+    spt_tensor *a = mt_big_tensor(SPT_INT32, 2, shape, 200000, false);
     spt_dense *d;
     ASSERT_OK(spt_dense_new(SPT_INT32, 1, d1, &d));
     for (int64_t i = 0; i < 400; i++) ((int32_t *)spt_dense_data_mut(d))[i] = (int32_t)(i % 7) + 1;
-    spt_set_num_threads(1);
-    ASSERT_OK(spt_sparse_dense_cwise_div(a, d, &o1));
-    spt_set_num_threads(2);
-    ASSERT_OK(spt_sparse_dense_cwise_div(a, d, &o2));
-    spt_set_num_threads(0);
-    mt_assert_same_tensor(o1, o2);
-    spt_tensor_free(o1);
-    spt_tensor_free(o2);
+    mt_call c = {.op = call_div, .a = a, .d = d};
+    mt_call_threads(&c);
     spt_dense_free(d);
     spt_tensor_free(a);
 }
 
-typedef struct {
-    const spt_tensor *a;
-    const spt_dense *d;
-    spt_tensor *o;
-} sweep_ctx;
-static spt_status sweep_run(void *p) {
-    sweep_ctx *c = p;
-    return spt_sparse_dense_cwise_mul(c->a, c->d, &c->o);
-}
-static void sweep_clean(void *p) {
-    sweep_ctx *c = p;
-    spt_tensor_free(c->o);
-    c->o = NULL;
-}
 static void test_alloc_sweep(void **state) {
     (void)state;
     spt_test_alloc_install();
@@ -217,8 +200,8 @@ static void test_alloc_sweep(void **state) {
     spt_tensor *a = mt_rand_tensor(SPT_FLOAT64, 2, shape, 9, true, false);
     spt_dense *d;
     ASSERT_OK(spt_dense_new(SPT_FLOAT64, 1, d1, &d));
-    sweep_ctx c = {a, d, NULL};
-    spt_test_alloc_sweep(sweep_run, sweep_clean, &c);
+    mt_call c = {.op = call_mul, .a = a, .d = d};
+    mt_call_sweep(&c);
     spt_dense_free(d);
     spt_tensor_free(a);
 }

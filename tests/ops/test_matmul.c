@@ -238,6 +238,10 @@ static void test_property(void **state) {
     }
 }
 
+/* a (adjoint when flag) times d; and a times d (adjoint when flag). */
+static spt_status call_matmul_adj_a(mt_call *c) { return spt_sparse_dense_matmul(c->a, c->d, c->flag, false, &c->od); }
+static spt_status call_matmul_adj_b(mt_call *c) { return spt_sparse_dense_matmul(c->a, c->d, false, c->flag, &c->od); }
+
 static void test_threads(void **state) {
     (void)state;
     mt_seed(1001);
@@ -247,37 +251,16 @@ static void test_threads(void **state) {
         for (int sorted = 0; sorted < 2; sorted++)
             for (int adj = 0; adj < 2; adj++) {
                 spt_tensor *a = mt_big_tensor(dts[di], 2, shape, 100000, sorted);
-                spt_dense *b, *o1, *o2;
+                spt_dense *b;
                 ASSERT_OK(spt_dense_new(dts[di], 2, adj ? bts : bs, &b));
                 for (int64_t i = 0; i < spt_dense_size(b); i++) mt_set(dts[di], spt_dense_data_mut(b), i, mt_value(dts[di]));
-                spt_set_num_threads(1);
-                ASSERT_OK(spt_sparse_dense_matmul(a, b, adj, false, &o1));
-                spt_set_num_threads(2);
-                ASSERT_OK(spt_sparse_dense_matmul(a, b, adj, false, &o2));
-                spt_set_num_threads(0);
-                mt_assert_same_dense(o1, o2); /* per-element storage order: identical even for floats */
-                spt_dense_free(o1);
-                spt_dense_free(o2);
+                mt_call c = {.op = call_matmul_adj_a, .a = a, .d = b, .flag = adj};
+                mt_call_threads(&c); /* per-element storage order: identical even for floats */
                 spt_dense_free(b);
                 spt_tensor_free(a);
             }
 }
 
-typedef struct {
-    const spt_tensor *a;
-    const spt_dense *b;
-    bool adj_b;
-    spt_dense *o;
-} sweep_ctx;
-static spt_status sweep_run(void *p) {
-    sweep_ctx *c = p;
-    return spt_sparse_dense_matmul(c->a, c->b, false, c->adj_b, &c->o);
-}
-static void sweep_clean(void *p) {
-    sweep_ctx *c = p;
-    spt_dense_free(c->o);
-    c->o = NULL;
-}
 static void test_alloc_sweep(void **state) {
     (void)state;
     spt_test_alloc_install();
@@ -286,13 +269,13 @@ static void test_alloc_sweep(void **state) {
     spt_tensor *a = mt_rand_tensor(SPT_COMPLEX128, 2, shape, 9, true, false);
     spt_dense *b;
     ASSERT_OK(spt_dense_new(SPT_COMPLEX128, 2, bs, &b));
-    sweep_ctx c = {a, b, false, NULL};
-    spt_test_alloc_sweep(sweep_run, sweep_clean, &c);
+    mt_call c = {.op = call_matmul_adj_b, .a = a, .d = b, .flag = false};
+    mt_call_sweep(&c);
     spt_dense_free(b);
     int64_t bt[2] = {3, 5};
     ASSERT_OK(spt_dense_new(SPT_COMPLEX128, 2, bt, &b));
-    sweep_ctx c2 = {a, b, true, NULL};
-    spt_test_alloc_sweep(sweep_run, sweep_clean, &c2);
+    mt_call c2 = {.op = call_matmul_adj_b, .a = a, .d = b, .flag = true};
+    mt_call_sweep(&c2);
     spt_dense_free(b);
     spt_tensor_free(a);
 }

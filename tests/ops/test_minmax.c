@@ -1,12 +1,6 @@
 /* test_minmax.c -- spt_maximum and spt_minimum (SparseSparseMaximum/Minimum). */
 #include "merge_test_common.h"
 
-static spt_tensor *mk(spt_dtype dt, int64_t r, const int64_t *shape, int64_t n, const int64_t *ix, const void *v) {
-    spt_tensor *t;
-    ASSERT_OK(spt_tensor_new(dt, r, shape, n, ix, v, NULL, &t));
-    return t;
-}
-
 static void test_basic(void **state) {
     (void)state;
     int64_t shape[1] = {7}, i0[1] = {0}, i1[1] = {1};

@@ -96,35 +96,18 @@ static void test_property(void **state) {
     }
 }
 
+static spt_status call_softmax(mt_call *c) { return spt_softmax(c->a, &c->o); }
+
 static void test_threads(void **state) {
     (void)state;
     mt_seed(71);
     int64_t shape[2] = {5000, 60};
-    spt_tensor *t = mt_big_tensor(SPT_FLOAT64, 2, shape, 150000, false), *o1, *o2;
-    spt_set_num_threads(1);
-    ASSERT_OK(spt_softmax(t, &o1));
-    spt_set_num_threads(2);
-    ASSERT_OK(spt_softmax(t, &o2));
-    spt_set_num_threads(0);
-    mt_assert_same_tensor(o1, o2); /* each row is computed by one thread: identical even for floats */
-    spt_tensor_free(o1);
-    spt_tensor_free(o2);
+    spt_tensor *t = mt_big_tensor(SPT_FLOAT64, 2, shape, 150000, false);
+    mt_call c = {.op = call_softmax, .a = t};
+    mt_call_threads(&c); /* each row is computed by one thread: identical even for floats */
     spt_tensor_free(t);
 }
 
-typedef struct {
-    const spt_tensor *t;
-    spt_tensor *o;
-} sweep_ctx;
-static spt_status sweep_run(void *p) {
-    sweep_ctx *c = p;
-    return spt_softmax(c->t, &c->o);
-}
-static void sweep_clean(void *p) {
-    sweep_ctx *c = p;
-    spt_tensor_free(c->o);
-    c->o = NULL;
-}
 static void test_alloc_sweep(void **state) {
     (void)state;
     spt_test_alloc_install();
@@ -132,8 +115,8 @@ static void test_alloc_sweep(void **state) {
     int64_t shape[2] = {4, 5};
     for (int sorted = 0; sorted < 2; sorted++) {
         spt_tensor *t = mt_rand_tensor(SPT_FLOAT64, 2, shape, 9, true, sorted);
-        sweep_ctx c = {t, NULL};
-        spt_test_alloc_sweep(sweep_run, sweep_clean, &c);
+        mt_call c = {.op = call_softmax, .a = t};
+        mt_call_sweep(&c);
         spt_tensor_free(t);
     }
 }
