@@ -86,10 +86,12 @@ export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
 
 # make test: dependencies, then the C tests plain and sanitized, the conformance vectors, python tests.
 test: deps
+	@rm -f build/test-summary
 	@$(MAKE) --no-print-directory test-c test-san test-fuzz-replay
 	@$(MAKE) --no-print-directory test-python
 	@if command -v $(MPICC) >/dev/null 2>&1; then $(MAKE) --no-print-directory test-mpi; else echo "make test: no $(MPICC), test-mpi skipped"; fi
 	@echo "make test: all suites passed"
+	@awk '{p += $$1; f += $$2} END {printf "total: %d passed, %d failed\n", p, f}' build/test-summary
 
 deps:
 	@sh tools/install-deps.sh

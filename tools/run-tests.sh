@@ -12,5 +12,6 @@ if [ $# -ge 2 ]; then
   if "$1" "$2" > "$1.log" 2>&1; then pass=$((pass+1)); tail -n 1 "$1.log"; else fail=$((fail+1)); failed="$failed $1"; cat "$1.log"; fi
 fi
 echo "[$label] test programs: $pass passed, $fail failed"
+mkdir -p build && echo "$pass $fail" >> build/test-summary
 [ -n "$failed" ] && echo "[$label] failing:$failed"
 [ $fail -eq 0 ]
