@@ -45,6 +45,43 @@ static bool prefix_sorted(const prefix_ctx *c, int64_t n, int nch) {
     return bad == 0;
 }
 
+/* The kept dims K[0..nk) lead t's order and t is known sorted by it: the row-major keys over the kept
+ * dims are non-decreasing in storage order. */
+static bool kept_prefix_sorted(const spt_tensor *t, const int64_t *K, int64_t nk) {
+    if (!(t->flags & SPT__F_SORTED) || !spt__order_defined(t->rank, t->order)) return false;
+    for (int64_t k = 0; k < nk; k++)
+        if (t->order[k] != K[k]) return false;
+    return true;
+}
+
+/* Dense output of a tensor whose kept-dim keys are non-decreasing: each run of equal keys reduced in
+ * storage order by seg() straight into its cell (the cell's first value, then op with the next ones: the
+ * scatter's result without the key array or the seen flags); fixed chunks split at key changes. */
+static void reduce_runs(const spt_tensor *t, const int64_t *K, int64_t nk, const spt__reduce_kernel *kern, int nch,
+                        spt_dense *d) {
+    const int64_t R = t->rank, n = t->nnz, *ix = t->indices, *sh = t->shape;
+    const size_t es = spt_dtype_size(t->dtype);
+    int64_t bnd[SPT__MAX_CHUNKS + 1];
+    prefix_ctx pc = {ix, R, nk, K};
+    spt__chunks(n, nch, bnd, nch > 1 ? prefix_start : NULL, &pc);
+#pragma omp parallel for schedule(static, 1) num_threads(nch)
+    for (int c = 0; c < nch; c++) {
+        const int64_t hi = bnd[c + 1];
+        for (int64_t i = bnd[c], j; i < hi; i = j) {
+            const int64_t *row = ix + i * R;
+            uint64_t key = 0;
+            for (int64_t k = 0; k < nk; k++) key = key * (uint64_t)sh[K[k]] + (uint64_t)row[K[k]];
+            for (j = i + 1; j < hi; j++) {
+                const int64_t *nr = ix + j * R;
+                int64_t k = 0;
+                while (k < nk && nr[K[k]] == row[K[k]]) k++;
+                if (k < nk) break;
+            }
+            kern->seg(t->values, NULL, i, j, (char *)d->data + (size_t)key * es);
+        }
+    }
+}
+
 spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims,
                        const spt__reduce_kernel *kern, spt_dense **dout, spt_tensor **sout) {
     spt_status st = SPT_OK;
@@ -108,6 +145,10 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
     }
     if (n == 0) {
         if (!d) SPT__CHECK(spt__tensor_alloc(fn, t->dtype, orank, oshape, 0, NULL, &o));
+        goto done;
+    }
+    if (d && kept_prefix_sorted(t, K, nk)) {
+        reduce_runs(t, K, nk, kern, nch, d);
         goto done;
     }
 
