@@ -59,6 +59,12 @@ int cli_read_dense(const cli_args *a, const char *path, spt_dense **out);
  * stdout). Returns 0 or an exit code. */
 int cli_write(const cli_args *a, const spt_tensor *t);
 int cli_write_dense(const cli_args *a, const spt_dense *d);
+/* The read options (--shape, --dtype) and format (--format, else the extension; "-" is .tns) of input
+ * `path`, as cli_read uses them. Returns -1 to go on, or an exit code (usage error printed). */
+int cli_read_opts(const cli_args *a, spt_read_opts *o, spt_format *fmt, const char *path);
+/* The output format of `path` as cli_write tells it (--to, else the extension; "-" is .tns). Returns -1
+ * to go on, or an exit code (usage error printed). */
+int cli_out_format(const cli_args *a, const char *path, spt_format *fmt);
 /* The output path (--output or "-"). */
 const char *cli_output(const cli_args *a);
 

@@ -1,154 +1,26 @@
-/* cmd_sparsify.c -- spt sparsify: a tensor-of-tensors from a tensor and a sparse map. */
-#include <complex.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "cli.h"
-
-static void print_value(spt_dtype d, const void *v, int64_t i) {
-    switch (d) {
-#define PV_BOOL(T, x) printf("%d", (x) ? 1 : 0)
-#define PV_INT(T, x) printf("%lld", (long long)(x))
-#define PV_UINT(T, x) printf("%llu", (unsigned long long)(x))
-#define PV_FLOAT(T, x) printf("%.17g", (double)(x))
-#define PV_COMPLEX(T, x) printf("%.17g%+.17gi", (double)creal(x), (double)cimag(x))
-#define PV_STRING(T, x) printf("?")
-#define X(E, name, T, KIND)                                                                        \
-    case E:                                                                                        \
-        PV_##KIND(T, ((const T *)v)[i]);                                                           \
-        break;
-#include "spt_dtypes.def"
-#undef X
-    default: break;
-    }
-}
-
-static void print_dims(const int64_t *v, int64_t n) {
-    printf("[");
-    for (int64_t k = 0; k < n; k++) printf("%s%lld", k ? ", " : "", (long long)v[k]);
-    printf("]");
-}
-
-/* The ToT flattened into one tensor of rank outer + inner: every element of every present inner
- * tensor (zeros included) at (outer..., inner...). */
-static spt_status flatten(const spt_tot *tot, spt_tensor **out) {
-    const int64_t orank = spt_tot_outer_rank(tot), irank = spt_tot_inner_rank(tot), cnt = spt_tot_count(tot);
-    const int64_t n = spt_tot_total_size(tot), r = orank + irank;
-    const spt_dtype dt = spt_tot_dtype(tot);
-    const size_t es = spt_dtype_size(dt);
-    int64_t shape[SPT_MAX_RANK] = {0};
-    memcpy(shape, spt_tot_outer_shape(tot), sizeof(int64_t) * (size_t)orank);
-    int64_t *ix = malloc(sizeof(int64_t) * (size_t)(n * r + 1));
-    char *vals = malloc(es * (size_t)(n + 1));
-    if (!ix || !vals) {
-        free(ix);
-        free(vals);
-        return SPT_ENOMEM;
-    }
-    int64_t m = 0;
-    spt_status st = SPT_OK;
-    for (int64_t e = 0; e < cnt && st == SPT_OK; e++) {
-        spt_tot_inner in;
-        st = spt_tot_entry(tot, e, &in);
-        if (st != SPT_OK) break;
-        for (int64_t k = 0; k < irank; k++)
-            if (in.shape[k] > shape[orank + k]) shape[orank + k] = in.shape[k];
-        int64_t pos[SPT_MAX_RANK] = {0};
-        for (int64_t j = 0; j < in.size; j++, m++) {
-            memcpy(ix + m * r, in.outer, sizeof(int64_t) * (size_t)orank);
-            memcpy(ix + m * r + orank, pos, sizeof(int64_t) * (size_t)irank);
-            memcpy(vals + (size_t)m * es, (const char *)in.data + (size_t)j * es, es);
-            for (int64_t k = irank - 1; k >= 0; k--) {
-                if (++pos[k] < in.shape[k]) break;
-                pos[k] = 0;
-            }
-        }
-    }
-    if (st == SPT_OK) st = spt_tensor_new(dt, r, shape, m, ix, vals, NULL, out);
-    free(ix);
-    free(vals);
-    return st;
-}
+/* cmd_sparsify.c -- spt sparsify: a tensor-of-tensors from a tensor and a sparse map (options, map and
+ * output shared with the MPI command: sparsify_common.c). */
+#include "sparsify_common.h"
 
 static int run_sparsify(cli_args *a) {
     int64_t ind_rank = -1, pairs[2 * SPT_MAX_RANK], np = 0, oshape[SPT_MAX_RANK], nos = 0;
-    const char *ir = cli_opt(a, "ind-rank"), *mp = cli_opt(a, "map"), *os = cli_opt(a, "outer-shape");
-    if (!ir || !cli_parse_int(ir, &ind_rank) || ind_rank < 0 || ind_rank > SPT_MAX_RANK)
-        return cli_usage_error(a, "--ind-rank needs the number of independent (key) dims of the map");
-    if (mp) {
-        const char *p = mp;
-        while (*p) {
-            char *e;
-            if (np >= 2 * SPT_MAX_RANK) return cli_usage_error(a, "--map has too many pairs");
-            pairs[np++] = strtoll(p, &e, 10);
-            if (e == p || *e != ':') return cli_usage_error(a, "--map needs pairs KEYMODE:TMODE separated by commas");
-            p = e + 1;
-            pairs[np++] = strtoll(p, &e, 10);
-            if (e == p || (*e && *e != ',')) return cli_usage_error(a, "--map needs pairs KEYMODE:TMODE separated by commas");
-            p = *e ? e + 1 : e;
-        }
-    }
+    const char *os = cli_opt(a, "outer-shape");
+    int rc = cli_sparsify_args(a, &ind_rank, pairs, &np);
+    if (rc >= 0) return rc;
     if (os && !cli_parse_list(os, oshape, SPT_MAX_RANK, &nos))
         return cli_usage_error(a, "--outer-shape needs a comma-separated list of dims");
-    spt_tensor *t = NULL, *map = NULL, *flat = NULL;
+    spt_tensor *t = NULL, *map = NULL;
     spt_sparse_map *sm = NULL;
     spt_tot *tot = NULL;
-    int rc = cli_read(a, a->pos[0], &t);
+    rc = cli_read(a, a->pos[0], &t);
     if (!rc) rc = cli_read(a, a->pos[1], &map);
-    spt_status st = SPT_OK;
+    if (!rc) rc = cli_sparsify_map(a, map, ind_rank, &sm, os ? NULL : oshape);
     if (!rc) {
-        const int64_t mr = spt_tensor_rank(map), n = spt_tensor_nnz(map);
-        if (ind_rank > mr) {
-            fprintf(stderr, "spt sparsify: --ind-rank %lld exceeds the map file's rank %lld\n", (long long)ind_rank, (long long)mr);
-            rc = CLI_BAD_INPUT;
-        } else {
-            const int64_t dr = mr - ind_rank;
-            int64_t *ind = malloc(sizeof(int64_t) * (size_t)(n * ind_rank + 1));
-            int64_t *dep = malloc(sizeof(int64_t) * (size_t)(n * dr + 1));
-            if (!ind || !dep) st = SPT_ENOMEM;
-            else {
-                const int64_t *ix = spt_tensor_indices(map);
-                for (int64_t i = 0; i < n; i++) {
-                    memcpy(ind + i * ind_rank, ix + i * mr, sizeof(int64_t) * (size_t)ind_rank);
-                    memcpy(dep + i * dr, ix + i * mr + ind_rank, sizeof(int64_t) * (size_t)dr);
-                }
-                st = spt_sparse_map_new(ind_rank, dr, n, ind, dep, &sm);
-            }
-            free(ind);
-            free(dep);
-            if (st == SPT_OK && !os) {
-                nos = ind_rank;
-                memcpy(oshape, spt_tensor_shape(map), sizeof(int64_t) * (size_t)ind_rank);
-            }
-            if (st == SPT_OK) st = spt_sparsify(t, sm, np / 2, pairs, oshape, &tot);
-            if (st != SPT_OK) rc = cli_fail(a, st);
-        }
-    }
-    if (!rc && cli_opt(a, "output")) {
-        st = flatten(tot, &flat);
-        rc = st == SPT_OK ? cli_write(a, flat) : cli_fail(a, st);
-    } else if (!rc) {
-        printf("tot: outer shape ");
-        print_dims(spt_tot_outer_shape(tot), spt_tot_outer_rank(tot));
-        printf(", inner rank %lld, %lld non-empty outer elements, %lld inner values\n", (long long)spt_tot_inner_rank(tot),
-               (long long)spt_tot_count(tot), (long long)spt_tot_total_size(tot));
-        for (int64_t e = 0; e < spt_tot_count(tot); e++) {
-            spt_tot_inner in;
-            if (spt_tot_entry(tot, e, &in) != SPT_OK) break;
-            print_dims(in.outer, spt_tot_outer_rank(tot));
-            printf(": shape ");
-            print_dims(in.shape, in.rank);
-            printf(":");
-            for (int64_t j = 0; j < in.size; j++) {
-                printf(" ");
-                print_value(spt_tot_dtype(tot), in.data, j);
-            }
-            printf("\n");
-        }
+        spt_status st = spt_sparsify(t, sm, np / 2, pairs, oshape, &tot);
+        rc = st == SPT_OK ? cli_sparsify_output(a, tot) : cli_fail(a, st);
     }
     spt_tensor_free(t);
     spt_tensor_free(map);
-    spt_tensor_free(flat);
     spt_sparse_map_free(sm);
     spt_tot_free(tot);
     return rc;

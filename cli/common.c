@@ -153,7 +153,7 @@ const char *cli_output(const cli_args *a) {
     return o ? o : "-";
 }
 
-static int read_opts(const cli_args *a, spt_read_opts *o, spt_format *fmt, const char *path) {
+int cli_read_opts(const cli_args *a, spt_read_opts *o, spt_format *fmt, const char *path) {
     memset(o, 0, sizeof *o);
     *fmt = SPT_FORMAT_AUTO;
     const char *f = cli_opt(a, "format");
@@ -209,7 +209,7 @@ static void bar_end(bar *b) {
 int cli_read(const cli_args *a, const char *path, spt_tensor **out) {
     spt_read_opts o;
     spt_format fmt;
-    int rc = read_opts(a, &o, &fmt, path);
+    int rc = cli_read_opts(a, &o, &fmt, path);
     if (rc >= 0) return rc;
     bar b = {path, {0, 0}, false};
     if (isatty(2)) {
@@ -225,7 +225,7 @@ int cli_read(const cli_args *a, const char *path, spt_tensor **out) {
 int cli_read_dense(const cli_args *a, const char *path, spt_dense **out) {
     spt_read_opts o;
     spt_format fmt;
-    int rc = read_opts(a, &o, &fmt, path);
+    int rc = cli_read_opts(a, &o, &fmt, path);
     if (rc >= 0) return rc;
     spt_status st;
     if (fmt == SPT_FORMAT_NPY) st = spt_read_npy(path, out);
@@ -238,7 +238,7 @@ int cli_read_dense(const cli_args *a, const char *path, spt_dense **out) {
     return st == SPT_OK ? 0 : cli_fail(a, st);
 }
 
-static int out_format(const cli_args *a, const char *path, spt_format *fmt) {
+int cli_out_format(const cli_args *a, const char *path, spt_format *fmt) {
     *fmt = SPT_FORMAT_AUTO;
     const char *f = cli_opt(a, "to");
     if (f && spt_format_from_name(f, fmt) != SPT_OK)
@@ -254,7 +254,7 @@ static int out_format(const cli_args *a, const char *path, spt_format *fmt) {
 int cli_write(const cli_args *a, const spt_tensor *t) {
     const char *path = cli_output(a);
     spt_format fmt;
-    int rc = out_format(a, path, &fmt);
+    int rc = cli_out_format(a, path, &fmt);
     if (rc >= 0) return rc;
     spt_status st = spt_write(t, path, fmt);
     return st == SPT_OK ? 0 : cli_fail(a, st);
@@ -263,7 +263,7 @@ int cli_write(const cli_args *a, const spt_tensor *t) {
 int cli_write_dense(const cli_args *a, const spt_dense *d) {
     const char *path = cli_output(a);
     spt_format fmt;
-    int rc = out_format(a, path, &fmt);
+    int rc = cli_out_format(a, path, &fmt);
     if (rc >= 0) return rc;
     spt_status st;
     if (fmt == SPT_FORMAT_NPY) st = spt_write_npy(d, path);

@@ -32,38 +32,12 @@ static int bcast_rc(int rc) {
 
 /* ---- reading and writing distributed tensors ------------------------------------------------------ */
 
-/* The input options as cli_read takes them (--format, --shape, --dtype). Returns -1 or an exit code. */
-static int read_opts(const cli_args *a, const char *path, spt_read_opts *o, spt_format *fmt) {
-    static int64_t shape[SPT_MAX_RANK];
-    memset(o, 0, sizeof *o);
-    *fmt = SPT_FORMAT_AUTO;
-    const char *f = cli_opt(a, "format");
-    if (f && spt_format_from_name(f, fmt) != SPT_OK) return cli_usage_error(a, "unknown format '%s' (tns, mtx, npy, npz)", f);
-    if (*fmt == SPT_FORMAT_AUTO) *fmt = spt_format_from_path(path);
-    if (*fmt == SPT_FORMAT_AUTO) {
-        if (!strcmp(path, "-")) *fmt = SPT_FORMAT_TNS;
-        else return cli_usage_error(a, "cannot tell the format of '%s'; use --format", path);
-    }
-    const char *sh = cli_opt(a, "shape");
-    if (sh) {
-        if (!cli_parse_list(sh, shape, SPT_MAX_RANK, &o->rank))
-            return cli_usage_error(a, "--shape needs a comma-separated list of dims, found '%s'", sh);
-        o->shape = shape;
-    }
-    const char *d = cli_opt(a, "dtype");
-    if (d) {
-        if (spt_dtype_from_name(d, &o->dtype) != SPT_OK) return cli_usage_error(a, "unknown dtype '%s'", d);
-        o->has_dtype = true;
-    }
-    return -1;
-}
-
 /* Read `path` into a row-major dtensor (collective). Returns 0 or an exit code (the same everywhere). */
 static int read_dist(const cli_args *a, const char *path, spt_dtensor **out) {
     spt_read_opts o;
     spt_format fmt;
     *out = NULL;
-    int rc = read_opts(a, path, &o, &fmt); /* replicated arguments: the same answer everywhere */
+    int rc = cli_read_opts(a, &o, &fmt, path); /* replicated arguments: the same answer everywhere */
     if (rc >= 0) return rc;
     if (fmt == SPT_FORMAT_TNS && strcmp(path, "-")) {
         spt_status st = spt_dtensor_read_tns(g_ctx, path, &o, out);
@@ -77,19 +51,13 @@ static int read_dist(const cli_args *a, const char *path, spt_dtensor **out) {
     return st == SPT_OK ? 0 : cli_fail(a, st);
 }
 
-/* The output format as cli_write tells it (for the choice of the parallel .tns writer). */
-static spt_format out_format(const cli_args *a) {
-    const char *path = cli_output(a), *f = cli_opt(a, "to");
-    spt_format fmt = SPT_FORMAT_AUTO;
-    if (f && spt_format_from_name(f, &fmt) != SPT_OK) return SPT_FORMAT_AUTO;
-    if (fmt == SPT_FORMAT_AUTO) fmt = spt_format_from_path(path);
-    return fmt;
-}
-
 /* Write a dtensor to --output (collective). */
 static int write_dist(const cli_args *a, const spt_dtensor *d) {
     const char *path = cli_output(a);
-    if (strcmp(path, "-") && out_format(a) == SPT_FORMAT_TNS) {
+    spt_format fmt;
+    int frc = cli_out_format(a, path, &fmt);
+    if (frc >= 0) return frc; /* replicated: the same everywhere */
+    if (strcmp(path, "-") && fmt == SPT_FORMAT_TNS) {
         spt_status st = spt_dtensor_write_tns(d, path);
         return st == SPT_OK ? 0 : cli_fail(a, st);
     }
