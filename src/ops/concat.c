@@ -11,6 +11,7 @@ typedef struct {
     const spt_tensor *t;
     int64_t *perm; /* NULL: already row-major sorted */
     int64_t pos;
+    int64_t end;   /* one past the last entry to merge */
     int64_t off;   /* offset of the concat coordinate */
     uint64_t key;  /* prefix key of the head entry */
 } stream;
@@ -43,10 +44,22 @@ static void sift_down(const stream *s, int64_t *heap, int64_t n, int64_t k) {
     }
 }
 
-/* Copy entries [from, from+cnt) of stream s to output position pos, offsetting column a. */
+/* Copy entries [from, from+cnt) of stream s to output position pos, offsetting column a. A short run (the
+ * common case of a k-way merge by prefix: a few entries per row) is copied in one fused loop; only a long
+ * run is worth an OpenMP region for the offsets. */
 static void copy_run(spt_tensor *t, int64_t pos, const stream *s, int64_t from, int64_t cnt, int64_t a, size_t es) {
     const int64_t r = t->rank;
     int64_t *dst = t->indices + pos * r;
+    const int nth = spt__threads_for(cnt);
+    if (!s->perm && nth <= 1) {
+        const int64_t *src = s->t->indices + from * r, off = s->off;
+        for (int64_t k = 0; k < cnt; k++, dst += r, src += r) {
+            for (int64_t j = 0; j < r; j++) dst[j] = src[j];
+            dst[a] += off;
+        }
+        memcpy((char *)t->values + (size_t)pos * es, (const char *)s->t->values + (size_t)from * es, (size_t)cnt * es);
+        return;
+    }
     if (!s->perm) {
         memcpy(dst, s->t->indices + from * r, (size_t)cnt * (size_t)r * sizeof(int64_t));
         memcpy((char *)t->values + (size_t)pos * es, (const char *)s->t->values + (size_t)from * es, (size_t)cnt * es);
@@ -58,10 +71,55 @@ static void copy_run(spt_tensor *t, int64_t pos, const stream *s, int64_t from, 
         spt__layout_gather((char *)t->values + (size_t)pos * es, s->t->values, es, s->perm + from, cnt);
     }
     if (s->off) {
-        const int nth SPT__OMP_VAR = spt__threads_for(cnt);
+        if (nth <= 1) {
+            for (int64_t k = 0; k < cnt; k++) dst[k * r + a] += s->off;
+        } else {
 #pragma omp parallel for schedule(static) num_threads(nth)
-        for (int64_t k = 0; k < cnt; k++) dst[k * r + a] += s->off;
+            for (int64_t k = 0; k < cnt; k++) dst[k * r + a] += s->off;
+        }
     }
+}
+
+/* k-way merge by prefix key (dims before a) of the streams' entries [pos, end) into t from position pos;
+ * ties between streams go to the lower input number. */
+static void merge_runs(spt_tensor *t, int64_t pos, stream *s, int64_t n, int64_t *heap, int64_t a,
+                       const int64_t *shape, size_t es) {
+    int64_t hn = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (s[i].end > s[i].pos) {
+            s[i].key = prefix_key(row_of(&s[i], s[i].pos), a, shape);
+            heap[hn++] = i;
+        }
+    for (int64_t k = hn / 2 - 1; k >= 0; k--) sift_down(s, heap, hn, k);
+    while (hn > 0) {
+        stream *x = &s[heap[0]];
+        const int64_t m = x->end, from = x->pos;
+        const int64_t *head = row_of(x, from);
+        int64_t end = from + 1;
+        if (hn == 1) end = m; /* the last stream: the rest in one run */
+        else
+            while (end < m && spt__cmp_rows(row_of(x, end), head, a, NULL) == 0) end++;
+        copy_run(t, pos, x, from, end - from, a, es);
+        pos += end - from;
+        x->pos = end;
+        if (end < m) {
+            x->key = prefix_key(row_of(x, end), a, shape);
+        } else {
+            heap[0] = heap[--hn];
+        }
+        sift_down(s, heap, hn, 0);
+    }
+}
+
+/* First position in the stream's entries whose prefix key is >= key. */
+static int64_t lower_bound_key(const stream *x, uint64_t key, int64_t a, const int64_t *shape) {
+    int64_t lo = 0, hi = x->t->nnz;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (prefix_key(row_of(x, mid), a, shape) < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
 }
 
 spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, bool expand_nonconcat_dim,
@@ -72,6 +130,7 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
     stream *s = NULL;
     int64_t *heap = NULL;
     uint64_t *keys = NULL;
+    stream *cs = NULL;
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
     if (n < 1 || !inputs) return spt__err(SPT_EINVAL, "%s: need at least one input, got %lld", fn, (long long)n);
@@ -142,6 +201,10 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
     }
     SPT__CHECK(spt__layout_alloc(fn, t0->dtype, r, shape, total, NULL, &t));
     const size_t es = spt_dtype_size(t0->dtype);
+    if (total > 0 && t0->dtype != SPT_STRING) {
+        spt__hint_huge(t->indices, (size_t)total * (size_t)r * sizeof(int64_t));
+        spt__hint_huge(t->values, (size_t)total * es);
+    }
     int64_t pos = 0;
     if (a == 0) {
         for (int64_t i = 0; i < n; i++) {
@@ -149,33 +212,42 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
             pos += s[i].t->nnz;
         }
     } else if (total > 0) {
-        heap = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
-        if (!heap) goto fail;
-        int64_t hn = 0;
-        for (int64_t i = 0; i < n; i++)
-            if (s[i].t->nnz > 0) {
-                s[i].key = prefix_key(row_of(&s[i], 0), a, shape);
-                heap[hn++] = i;
-            }
-        for (int64_t k = hn / 2 - 1; k >= 0; k--) sift_down(s, heap, hn, k);
-        while (hn > 0) {
-            stream *x = &s[heap[0]];
-            const int64_t m = x->t->nnz, from = x->pos;
-            const int64_t *head = row_of(x, from);
-            int64_t end = from + 1;
-            if (hn == 1) end = m; /* the last stream: the rest in one run */
-            else
-                while (end < m && spt__cmp_rows(row_of(x, end), head, a, NULL) == 0) end++;
-            copy_run(t, pos, x, from, end - from, a, es);
-            pos += end - from;
-            x->pos = end;
-            if (end < m) {
-                x->key = prefix_key(row_of(x, end), a, shape);
-            } else {
-                heap[0] = heap[--hn];
-            }
-            sift_down(s, heap, hn, 0);
+        /* fixed chunks of the prefix-key range (split keys from the longest input), each merged on its
+         * own: a key's entries never straddle two chunks, so the output is the serial merge's */
+        int64_t big = 0;
+        for (int64_t i = 1; i < n; i++)
+            if (s[i].t->nnz > s[big].t->nnz) big = i;
+        int nch = spt__threads_for(total * r);
+        if (nch > 64) nch = 64;
+        if (nch < 1) nch = 1;
+        int64_t ns, start[65];
+        if (spt__mul_i64(n, nch, &ns)) {
+            st = spt__err(SPT_EOVERFLOW, "%s: %lld inputs x %d chunks overflow", fn, (long long)n, nch);
+            goto fail;
         }
+        cs = spt__alloc_array(fn, ns, 1, sizeof *cs, false, &st);
+        if (!cs) goto fail;
+        heap = spt__alloc_array(fn, ns, 1, sizeof(int64_t), false, &st);
+        if (!heap) goto fail;
+        const int64_t nb = s[big].t->nnz;
+        for (int c = 0; c < nch; c++) {
+            stream *cc = cs + (int64_t)c * n;
+            start[c] = 0;
+            for (int64_t i = 0; i < n; i++) {
+                cc[i] = s[i];
+                cc[i].pos = c == 0 ? 0 : cs[(int64_t)(c - 1) * n + i].end;
+                if (c == nch - 1) cc[i].end = s[i].t->nnz;
+                else {
+                    uint64_t key = prefix_key(row_of(&s[big], nb / nch * (c + 1) + nb % nch * (c + 1) / nch), a, shape);
+                    cc[i].end = lower_bound_key(&s[i], key, a, shape);
+                    if (cc[i].end < cc[i].pos) cc[i].end = cc[i].pos;
+                }
+                start[c] += cc[i].pos;
+            }
+        }
+#pragma omp parallel for schedule(static, 1) num_threads(nch) if (nch > 1)
+        for (int c = 0; c < nch; c++)
+            merge_runs(t, start[c], cs + (int64_t)c * n, n, heap + (int64_t)c * n, a, shape, es);
     }
     SPT__CHECK(spt__layout_own_strings(t));
     spt__set_row_major(t, SPT__F_VALID | SPT__F_SORTED | (unique ? SPT__F_UNIQUE : 0u));
@@ -185,6 +257,7 @@ fail:
     spt_tensor_free(t);
     spt__free(keys);
     spt__free(heap);
+    spt__free(cs);
     if (s)
         for (int64_t i = 0; i < n; i++) spt__free(s[i].perm);
     spt__free(s);
