@@ -7,31 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Open finding I3 (fuzz/open/mtx/): an "array" file with a 0 dim and a huge other dim loops over the
- * huge dim (vol = 0 passes the size check). With FZ_SKIP_OPEN: skip array files with a number > 10^6. */
-static bool open_i3(const uint8_t *p, size_t n) {
-    if (!memmem(p, n, "array", 5)) return false;
-    int64_t v = 0;
-    int digits = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] >= '0' && p[i] <= '9') {
-            if (v > 1000000) return true;
-            v = v * 10 + (p[i] - '0');
-            digits++;
-        } else {
-            if (digits && v > 1000000) return true;
-            v = 0;
-            digits = 0;
-        }
-    }
-    return digits && v > 1000000;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_in in = {data, size};
     fz_begin(&in);
     uint8_t m = fz_u8(&in);
-    if (getenv("FZ_SKIP_OPEN") && open_i3(in.p, in.n)) return 0;
     spt_read_opts opts = {0};
     if (m & 1) {
         opts.has_dtype = true;
