@@ -154,6 +154,7 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
 
     keys = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);
     if (!keys) goto fail;
+    spt__hint_huge(keys, (size_t)n * sizeof(uint64_t));
     {
         const int64_t *ix = t->indices, *sh = t->shape;
         int64_t unsorted = 0;

@@ -5,12 +5,20 @@
 static void scatter_range(const spt_tensor *t, spt_dense *out, int64_t lo, int64_t hi) {
     const int64_t r = t->rank, *od = out->shape;
     const size_t es = spt_dtype_size(t->dtype);
-    if (es == 8 && r == 3) { /* the common case, no per-element memcpy or dim loop */
+    if (es == 8 && r == 3) { /* the common cases: no per-element memcpy or dim loop */
         const int64_t d1 = od[1], d2 = od[2];
         const int64_t *row = t->indices + lo * 3;
         const uint64_t *v = t->values;
         uint64_t *o = out->data;
         for (int64_t i = lo; i < hi; i++, row += 3) o[(row[0] * d1 + row[1]) * d2 + row[2]] = v[i];
+        return;
+    }
+    if (es == 8 && r == 2) {
+        const int64_t d1 = od[1];
+        const int64_t *row = t->indices + lo * 2;
+        const uint64_t *v = t->values;
+        uint64_t *o = out->data;
+        for (int64_t i = lo; i < hi; i++, row += 2) o[row[0] * d1 + row[1]] = v[i];
         return;
     }
     for (int64_t i = lo; i < hi; i++) {
