@@ -30,7 +30,7 @@ def from_scipy(m):
     ix = np.empty((c.nnz, 2), dtype=np.int64)
     ix[:, 0] = c.row
     ix[:, 1] = c.col
-    return SparseTensor(ix, c.data, c.shape, order=[0, 1] if canonical else None)
+    return SparseTensor._adopting(ix, c.data, c.shape, order=[0, 1] if canonical else None)
 
 
 def to_scipy(sp_input, format="coo"):
@@ -64,7 +64,7 @@ def from_pydata(x):
     ix = np.array(x.coords.T, dtype=np.int64, order="C")
     rank = len(x.shape)
     order = list(range(rank)) if (getattr(x, "sorted", False) and rank > 0) else None
-    return SparseTensor(ix.reshape(x.nnz, rank), x.data, x.shape, order=order)
+    return SparseTensor._adopting(ix.reshape(x.nnz, rank), x.data, x.shape, order=order)
 
 
 def to_pydata(sp_input):
@@ -102,7 +102,7 @@ def from_torch(t):
     vals = t._values().numpy()
     rank = t.sparse_dim()
     ix = np.array(ix.T, dtype=np.int64, order="C").reshape(vals.shape[0], rank)
-    return SparseTensor(ix, vals, tuple(t.shape), order=list(range(rank)) if coalesced and rank > 0 else None)
+    return SparseTensor._adopting(ix, vals, tuple(t.shape), order=list(range(rank)) if coalesced and rank > 0 else None)
 
 
 def to_torch(sp_input):

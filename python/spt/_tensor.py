@@ -32,10 +32,11 @@ class SparseTensor:
     dense_shape  R non-negative dims whose product fits in int64
     order        R ints: the dimension order the entries claim to be sorted in (None = undefined, all -1)
 
-    Zero copy: numeric tensors built from a C-contiguous int64 `indices` array and a C-contiguous
-    native-endian `values` array wrap those arrays without copying (spt_tensor_wrap); the tensor keeps
-    them alive. Do not modify them while the tensor lives (the tensor caches that its indices were
-    validated). Other layouts or dtypes are converted (a copy); string values are always copied.
+    Zero copy: a C-contiguous native-endian numeric `values` array is wrapped without copying
+    (spt_tensor_wrap); the tensor keeps it alive (changing it changes the tensor's values). `indices`
+    are always private to the tensor: a caller's array is copied, because the tensor caches that its
+    indices were validated and a later change to them would make the C ops write out of bounds. Other
+    value layouts or dtypes are converted (a copy); string values are always copied.
 
     `.indices`, `.values`, `.dense_shape` and `.order` are read-only numpy arrays over the C buffers
     (they keep the tensor alive); `.values` of a string tensor is a new object array of bytes.
@@ -44,6 +45,17 @@ class SparseTensor:
     __slots__ = ("h", "_keep", "_svals", "__weakref__")
 
     def __init__(self, indices, values, dense_shape, order=None, dtype=None):
+        self._init(indices, values, dense_shape, order, dtype, False)
+
+    @classmethod
+    def _adopting(cls, indices, values, dense_shape, order=None):
+        """Like the constructor, but wraps `indices` without a copy: only for an int64 array nobody
+        else holds (built by the caller inside this package)."""
+        t = cls.__new__(cls)
+        t._init(indices, values, dense_shape, order, None, True)
+        return t
+
+    def _init(self, indices, values, dense_shape, order, dtype, adopt):
         self.h = None
         self._keep = None
         self._svals = None
@@ -57,10 +69,15 @@ class SparseTensor:
             elif values.dtype.kind == "f" and values.size == 0 and not isinstance(values, np.ndarray):
                 pass
         ix = np.asarray(indices)
+        # an array numpy builds from a list or tuple is private; any other may be shared with the caller
+        private = adopt or isinstance(indices, (list, tuple))
+        given = ix
         rank = shape.size if shape.ndim == 1 else -1
         if ix.size == 0 and ix.ndim == 1 and rank >= 0:  # [] : no entries
             ix = ix.reshape(0, rank)
         ix = L.i64_array(ix, "indices")
+        if not private and ix.size and np.may_share_memory(ix, given):
+            ix = ix.copy()  # never borrow the caller's indices (see the class comment)
         ordr = None if order is None else L.i64_array(order, "order")
         ok = (shape.ndim == 1 and ix.ndim == 2 and values.ndim == 1 and ix.shape[0] == values.shape[0]
               and ix.shape[1] == rank and (ordr is None or ordr.shape == (rank,)))

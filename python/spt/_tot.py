@@ -377,8 +377,11 @@ class ToT:
 
 def _ind2mode(ind2mode):
     items = list(ind2mode.items()) if isinstance(ind2mode, dict) else [tuple(p) for p in ind2mode]
-    flat = L.i64_array(np.array(items, dtype=np.int64).reshape(-1), "ind2mode")
-    return len(items), flat
+    pairs = L.i64_array(np.array(items, dtype=np.int64).reshape(len(items), -1) if items
+                        else np.zeros((0, 2), np.int64), "ind2mode")
+    if pairs.ndim != 2 or pairs.shape[1] != 2:  # the C library reads 2 * n values
+        raise L.InvalidArgumentError("spt.sparsify: ind2mode must be (ind_mode, tensor_mode) pairs")
+    return len(items), pairs.reshape(-1)
 
 
 @op("spt_sparsify", "spt_sparsify_dense")

@@ -28,12 +28,29 @@ def test_wrap_is_zero_copy():
     ix = np.array([[0, 1], [2, 3]], dtype=np.int64)
     v = np.array([1.5, 2.5])
     t = spt.SparseTensor(ix, v, [3, 4])
-    assert t.indices.ctypes.data == ix.ctypes.data
+    assert t.indices.ctypes.data != ix.ctypes.data  # the caller's indices are copied (see below)
     assert t.values.ctypes.data == v.ctypes.data
     assert not t.indices.flags.writeable and not t.values.flags.writeable
     assert not t.dense_shape.flags.writeable and not t.order.flags.writeable
     assert t.nnz == 2 and t.rank == 2 and t.shape == (3, 4) and t.dtype == np.float64
     assert t.order.tolist() == [-1, -1]
+
+
+def test_caller_indices_changed_after_validation():
+    # The tensor caches that its indices were validated; had it borrowed the caller's array, changing
+    # an index afterwards made to_dense write out of bounds (a segfault).
+    ix = np.array([[0, 0], [1, 1]], dtype=np.int64)
+    base = np.zeros((4, 2), np.int64)
+    base[::2] = ix  # also through a view of the indices' base
+    for arr in (ix, base[::2], np.ascontiguousarray(base[::2])):
+        t = spt.validate(spt.SparseTensor(arr, np.array([1.0, 2.0]), [2, 2]))
+        assert t.known_valid
+        arr[1, 1] = 10 ** 9
+        base[2, 1] = 10 ** 9
+        assert t.indices.tolist() == [[0, 0], [1, 1]]
+        assert spt.to_dense(t, validate_indices=False).tolist() == [[1.0, 0.0], [0.0, 2.0]]
+        arr[1, 1] = 1
+        base[2, 1] = 1
 
 
 def test_conversion_copies_when_needed():

@@ -152,3 +152,9 @@ def test_sparsify_errors():
         spt.sparsify(T, [((0,), [(1,)])], {0: 2}, [1])
     with pytest.raises(spt.DtypeError):
         spt.sparsify(T.astype(bool), [((0,), [(1,)])], {0: 0}, [1])
+
+
+def test_ind2mode_must_be_pairs():
+    # the C library reads 2 values per pair: a 1-tuple used to make it read past the array
+    with pytest.raises(spt.InvalidArgumentError, match="pairs"):
+        spt.sparsify(np.zeros((2, 2)), [((0,), [(0,)])], [(0,)], [2])
