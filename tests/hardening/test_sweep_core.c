@@ -290,12 +290,20 @@ static void test_no_alloc(void **state) {
     (void)spt_status_name(SPT_ENOMEM), (void)spt_strerror(SPT_ENOMEM), (void)spt_last_error(), (void)spt_dtype_name(SPT_INT8);
     spt_dtype dt;
     st[6] = spt_dtype_from_name("float", &dt);
+    (void)spt_dtype_is_complex(dt), (void)spt_dtype_is_float(dt), (void)spt_dtype_is_integer(dt), (void)spt_dtype_is_numeric(dt);
+    (void)spt_get_num_threads();
+    spt_clear_error();
+    spt_format f;
+    st[7] = spt_format_from_name("npz-scipy-csr", &f);
+    (void)spt_format_from_path("x.MTX"), (void)spt_format_name(f);
+    spt_set_read_progress(NULL, NULL);
     long count = spt_test_alloc_count();
     spt_test_alloc_fail_at(-1);
     assert_int_equal(count, 0);
     for (int i = 0; i < 5; i++) ASSERT_OK(st[i]);
     assert_int_equal(st[5], SPT_EPRECONDITION);
     ASSERT_OK(st[6]);
+    ASSERT_OK(st[7]);
     spt_tensor_free(t);
 }
 

@@ -136,10 +136,48 @@ static void test_no_alloc(void **state) {
     ASSERT_OK(spt_uninject_index(3, out, 1, modes, back));
     ASSERT_OK(spt_domain_result_index(d, 2, ix, pos));
     assert_true(spt_domain_contains(d, ix));
+    int64_t ext[2];
+    spt_domain_result_extents(d, ext);
+    assert_int_equal(spt_domain_rank(d), 2);
     long count = spt_test_alloc_count();
     spt_test_alloc_fail_at(-1);
     assert_int_equal(count, 0);
     spt_domain_free(d);
+}
+
+/* The accessors of maps and ToTs allocate nothing. */
+static void test_accessors_no_alloc(void **state) {
+    (void)state;
+    spt_sparse_map *m;
+    spt_tot *t;
+    int64_t osh[1] = {3}, outer[1] = {2}, ish[1] = {2}, key[1] = {0}, dep[1] = {2}, i = -1, cnt = 0;
+    double vals[2] = {1, 2};
+    ASSERT_OK(spt_sparse_map_new(1, 1, 3, map_ind, map_dep, &m));
+    ASSERT_OK(spt_tot_new(SPT_FLOAT64, 1, osh, 1, 1, outer, ish, vals, &t));
+    spt_test_alloc_fail_at(0);
+    assert_int_equal(spt_sparse_map_ind_rank(m), 1);
+    assert_int_equal(spt_sparse_map_dep_rank(m), 1);
+    assert_int_equal(spt_sparse_map_nkeys(m), 2);
+    assert_int_equal(spt_sparse_map_size(m), 3);
+    assert_non_null(spt_sparse_map_key(m, 0));
+    assert_non_null(spt_sparse_map_deps(m, 0, &cnt));
+    assert_int_equal(cnt, 2);
+    assert_true(spt_sparse_map_find(m, key, &i));
+    assert_true(spt_sparse_map_contains(m, key, dep));
+    spt_tot_inner e;
+    ASSERT_OK(spt_tot_get(t, outer, &e));
+    assert_true(e.present);
+    assert_int_equal(spt_tot_count(t), 1);
+    assert_int_equal(spt_tot_total_size(t), 2);
+    assert_int_equal(spt_tot_dtype(t), SPT_FLOAT64);
+    assert_int_equal(spt_tot_outer_rank(t), 1);
+    assert_int_equal(spt_tot_inner_rank(t), 1);
+    assert_int_equal(spt_tot_outer_shape(t)[0], 3);
+    long count = spt_test_alloc_count();
+    spt_test_alloc_fail_at(-1);
+    assert_int_equal(count, 0);
+    spt_tot_free(t);
+    spt_sparse_map_free(m);
 }
 
 int main(void) {
@@ -151,6 +189,7 @@ int main(void) {
         cmocka_unit_test(test_sparsify),        cmocka_unit_test(test_sparsify_dense),
         cmocka_unit_test(test_sparsify_block),  cmocka_unit_test(test_sparsify_dense_block),
         cmocka_unit_test(test_reduce_tot_sum),  cmocka_unit_test(test_no_alloc),
+        cmocka_unit_test(test_accessors_no_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
