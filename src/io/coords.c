@@ -209,11 +209,21 @@ spt_status spt__parse_coords(const char *fn, const char *buf, size_t len, const 
         }
         ch[c].lines = n;
     }
-    int64_t cap = 0;
+    /* A chunk's entries are bounded by its lines and by its bytes: an entry line holds nf fields, at
+     * least 2*nf - 1 bytes plus its newline, so blank and comment lines do not inflate the arrays. One
+     * slot more: a malformed line after the last entry is written to its slot before it is rejected. */
+    const int64_t nf = R + sp->nval;
+    int64_t cap = 0, nlines = 0;
     for (int c = 0; c < nth; c++) {
-        ch[c].line0 = cap;
+        int64_t most = ch[c].lines;
+        if (nf > 0) {
+            int64_t by_bytes = (int64_t)(((size_t)(ch[c].end - ch[c].beg) + 1) / (2 * (size_t)nf)) + 1;
+            if (by_bytes < most) most = by_bytes;
+        }
+        ch[c].line0 = nlines;
         ch[c].base = cap;
-        cap += ch[c].lines;
+        nlines += ch[c].lines;
+        cap += most;
     }
     res->maxidx = spt__alloc_array(fn, R, 1, sizeof(int64_t), true, &st);
     if (!res->maxidx) goto fail;

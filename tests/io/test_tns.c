@@ -350,12 +350,63 @@ static void test_alloc_sweep(void **state) {
     spt_set_allocator(NULL, NULL, NULL);
 }
 
+/* The largest single allocation, through spt_set_allocator. */
+static size_t big_alloc;
+static void *track_malloc(size_t n) {
+    if (n > big_alloc) big_alloc = n;
+    return malloc(n);
+}
+static void *track_realloc(void *p, size_t n) {
+    if (n > big_alloc) big_alloc = n;
+    return realloc(p, n);
+}
+
+/* Blank and comment lines do not size the entry arrays: one rank-64 entry followed by 1M blank lines
+ * once asked for 1M x 64 x 8 bytes (512x the file); and a malformed line right after the fewest-byte
+ * entries a chunk can hold is rejected without writing past the arrays (ASan), with any thread count. */
+static void test_blank_lines_memory(void **state) {
+    (void)state;
+    size_t nblank = 1 << 20, len = 0;
+    char *buf = malloc(64 * 2 + 8 + nblank);
+    assert_non_null(buf);
+    for (int k = 0; k < 64; k++) len += (size_t)sprintf(buf + len, "1 ");
+    len += (size_t)sprintf(buf + len, "7\n");
+    memset(buf + len, '\n', nblank);
+    len += nblank;
+    spt_set_allocator(track_malloc, track_realloc, NULL);
+    big_alloc = 0;
+    spt_tensor *t = NULL;
+    ASSERT_OK(spt_parse_tns(buf, len, "blank.tns", NULL, &t));
+    spt_set_allocator(NULL, NULL, NULL);
+    assert_true(big_alloc < 4 * len);
+    assert_int_equal(spt_tensor_rank(t), 64);
+    assert_int_equal(spt_tensor_nnz(t), 1);
+    spt_tensor_free(t);
+    free(buf);
+    for (int th = 1; th <= 4; th++) {
+        spt_set_num_threads(th);
+        for (int tail = 0; tail < 3; tail++) {
+            size_t m = 4000;
+            char *b = malloc(m * 4 + 8);
+            assert_non_null(b);
+            size_t l = 0;
+            for (size_t i = 0; i < m; i++) l += (size_t)sprintf(b + l, "1 1\n");
+            l += (size_t)sprintf(b + l, "%s", tail == 0 ? "1" : tail == 1 ? "1 1 1" : "1 ");
+            t = (spt_tensor *)1;
+            ASSERT_ST(SPT_EPARSE, spt_parse_tns(b, l, "min.tns", NULL, &t));
+            assert_null(t);
+            free(b);
+        }
+    }
+    spt_set_num_threads(0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic),         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_header_and_opts), cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_round_trip_dtypes), cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_alloc_sweep),     cmocka_unit_test(test_blank_lines_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
