@@ -171,12 +171,10 @@ static int mpi_matmul(cli_args *a) {
 }
 
 static int mpi_sparsify(cli_args *a) {
-    int64_t ind_rank = -1, pairs[2 * SPT_MAX_RANK], np = 0, oshape[SPT_MAX_RANK], nos = 0;
-    const char *os = cli_opt(a, "outer-shape");
-    int rc = cli_sparsify_args(a, &ind_rank, pairs, &np);
+    int64_t ind_rank = -1, pairs[2 * SPT_MAX_RANK], np = 0, oshape[SPT_MAX_RANK];
+    bool os;
+    int rc = cli_sparsify_args(a, &ind_rank, pairs, &np, oshape, &os);
     if (rc >= 0) return rc;
-    if (os && !cli_parse_list(os, oshape, SPT_MAX_RANK, &nos))
-        return cli_usage_error(a, "--outer-shape needs a comma-separated list of dims");
     spt_dtensor *t = NULL;
     spt_tensor *map = NULL;
     spt_sparse_map *sm = NULL;

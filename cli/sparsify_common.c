@@ -71,9 +71,11 @@ static spt_status flatten(const spt_tot *tot, spt_tensor **out) {
     return st;
 }
 
-int cli_sparsify_args(const cli_args *a, int64_t *ind_rank, int64_t *pairs, int64_t *np) {
-    const char *ir = cli_opt(a, "ind-rank"), *mp = cli_opt(a, "map");
+int cli_sparsify_args(const cli_args *a, int64_t *ind_rank, int64_t *pairs, int64_t *np, int64_t *oshape,
+                      bool *has_oshape) {
+    const char *ir = cli_opt(a, "ind-rank"), *mp = cli_opt(a, "map"), *os = cli_opt(a, "outer-shape");
     *np = 0;
+    *has_oshape = os != NULL;
     if (!ir || !cli_parse_int(ir, ind_rank) || *ind_rank < 0 || *ind_rank > SPT_MAX_RANK)
         return cli_usage_error(a, "--ind-rank needs the number of independent (key) dims of the map");
     if (mp) {
@@ -89,6 +91,10 @@ int cli_sparsify_args(const cli_args *a, int64_t *ind_rank, int64_t *pairs, int6
             p = *e ? e + 1 : e;
         }
     }
+    int64_t nos = 0;
+    if (os && (!cli_parse_list(os, oshape, SPT_MAX_RANK, &nos) || nos != *ind_rank))
+        return cli_usage_error(a, "--outer-shape needs %lld comma-separated dims (the --ind-rank), found '%s'",
+                               (long long)*ind_rank, os);
     return -1;
 }
 

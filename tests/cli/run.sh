@@ -93,6 +93,8 @@ check add_bad 'spt add in/m.tns in/t3.tns'
 check matmul 'spt matmul in/m.tns in/b.npy && spt matmul in/m.tns in/b.npy -o $T/p.npy && spt convert $T/p.npy'
 check matmul_bad 'spt matmul in/t3.tns in/b.npy'
 check sparsify 'spt sparsify --ind-rank 1 --map 0:0 in/m.tns in/map.tns && spt sparsify --ind-rank 1 --map 0:0 in/m.tns in/map.tns -o -'
+# --outer-shape must give exactly --ind-rank dims (a shorter list once left dims uninitialised)
+check sparsify_bad_oshape 'spt sparsify --ind-rank 1 --map 0:0 --outer-shape 3,3 in/m.tns in/map.tns; echo "rc=$?"; spt sparsify --ind-rank 1 --map 0:0 --outer-shape "" in/m.tns in/map.tns; echo "rc=$?"; spt sparsify --ind-rank 1 --map 0:0 --outer-shape 4 in/m.tns in/map.tns'
 check spy 'spt spy in/m.tns -o $T/m.png && od -An -tx1 -N24 $T/m.png && spt spy --modes 2,0 --size 2 in/t3.tns -o $T/t.png && od -An -tx1 -j16 -N8 $T/t.png'
 check spy_bad 'spt spy --modes 0,5 in/t3.tns -o $T/x.png; echo "rc=$?"; ls -a $T'
 
