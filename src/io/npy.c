@@ -255,11 +255,12 @@ static const char *descr_of(spt_dtype d, char *buf, size_t cap, size_t strlen_ma
     return buf;
 }
 
-spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data,
-                          char **out, size_t *outlen) {
-    spt_status st;
-    *out = NULL;
-    *outlen = 0;
+/* The .npy 1.0 header (magic, length, dict padded to a multiple of 64 bytes) of an array into head
+ * (room for NPY_HDR_CAP bytes); *hlen its length, *isz the bytes per element in the file, *body the
+ * bytes of the data. */
+#define NPY_HDR_CAP (64 * 24 + 256)
+static spt_status npy_header(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data,
+                             char *head, size_t *hlen, size_t *isz, size_t *body) {
     int64_t vol;
     SPT__TRY(spt__check_shape(fn, rank, shape, &vol));
     size_t smax = 0;
@@ -268,7 +269,8 @@ spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const i
             if ((size_t)((const spt_str *)data)[i].len > smax) smax = (size_t)((const spt_str *)data)[i].len;
     char dbuf[32];
     const char *descr = descr_of(dtype, dbuf, sizeof dbuf, smax);
-    size_t isz = dtype == SPT_STRING ? (smax ? smax : 1) : spt_dtype_size(dtype);
+    *isz = dtype == SPT_STRING ? (smax ? smax : 1) : spt_dtype_size(dtype);
+    if (spt__bytes3(vol, 1, *isz, body)) return spt__err(SPT_EOVERFLOW, "%s: the array is too large", fn);
     char dict[64 * 24 + 128];
     int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
     for (int64_t k = 0; k < rank; k++) n += snprintf(dict + n, sizeof dict - (size_t)n, "%lld,%s", (long long)shape[k], rank == 1 ? "" : " ");
@@ -277,33 +279,34 @@ spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const i
     size_t total_h = 10 + (size_t)n + 1;
     size_t pad = (64 - total_h % 64) % 64;
     size_t hl = (size_t)n + pad + 1;
-    size_t body;
-    if (spt__bytes3(vol, 1, isz, &body)) return spt__err(SPT_EOVERFLOW, "%s: the array is too large", fn);
-    char *b = spt__alloc_array(fn, (int64_t)(10 + hl), 1, 1, false, &st);
+    memcpy(head, "\x93NUMPY\x01\x00", 8);
+    head[8] = (char)(hl & 0xff);
+    head[9] = (char)(hl >> 8);
+    memcpy(head + 10, dict, (size_t)n);
+    memset(head + 10 + n, ' ', pad);
+    head[10 + hl - 1] = '\n';
+    *hlen = 10 + hl;
+    return SPT_OK;
+}
+
+spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data,
+                          char **out, size_t *outlen) {
+    spt_status st;
+    *out = NULL;
+    *outlen = 0;
+    char head[NPY_HDR_CAP];
+    size_t hlen, isz, body, tot;
+    SPT__TRY(npy_header(fn, dtype, rank, shape, data, head, &hlen, &isz, &body));
+    if (spt__add_sz(hlen, body, &tot)) return spt__err(SPT_EOVERFLOW, "%s: the array is too large", fn);
+    char *b = spt__alloc_array(fn, (int64_t)tot, 1, 1, false, &st);
     if (!b) return st;
-    size_t tot = 10 + hl;
-    if (spt__add_sz(tot, body, &tot)) {
-        spt__free(b);
-        return spt__err(SPT_EOVERFLOW, "%s: the array is too large", fn);
-    }
-    char *nb = spt__realloc(b, tot);
-    if (!nb) {
-        spt__free(b);
-        return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
-    }
-    b = nb;
-    memcpy(b, "\x93NUMPY\x01\x00", 8);
-    b[8] = (char)(hl & 0xff);
-    b[9] = (char)(hl >> 8);
-    memcpy(b + 10, dict, (size_t)n);
-    memset(b + 10 + n, ' ', pad);
-    b[10 + hl - 1] = '\n';
-    char *w = b + 10 + hl;
+    memcpy(b, head, hlen);
+    char *w = b + hlen;
     if (dtype == SPT_STRING) {
         memset(w, 0, body);
-        for (int64_t i = 0; i < vol; i++) {
+        for (size_t i = 0; i < body / isz; i++) {
             const spt_str *s = (const spt_str *)data + i;
-            if (s->len) memcpy(w + (size_t)i * isz, s->data, (size_t)s->len);
+            if (s->len) memcpy(w + i * isz, s->data, (size_t)s->len);
         }
     } else if (body)
         memcpy(w, data, body);
@@ -326,16 +329,23 @@ spt_status spt_read_npy(const char *path, spt_dense **out) {
 spt_status spt_write_npy(const spt_dense *d, const char *path) {
     static const char fn[] = "spt_write_npy";
     if (!d || !path) return spt__err(SPT_EINVAL, "%s: NULL array or path", fn);
-    char *b = NULL;
-    size_t n = 0;
-    SPT__TRY(spt__npy_build(fn, d->dtype, d->rank, d->shape, d->data, &b, &n));
+    /* the header, then the data straight from the array (no second copy of it) */
+    char head[NPY_HDR_CAP];
+    size_t hlen, isz, body;
+    SPT__TRY(npy_header(fn, d->dtype, d->rank, d->shape, d->data, head, &hlen, &isz, &body));
     spt__out o;
-    spt_status st = spt__out_open(fn, path, true, &o);
-    if (st != SPT_OK) {
-        spt__free(b);
-        return st;
-    }
-    fwrite(b, 1, n, o.fp);
-    spt__free(b);
+    SPT__TRY(spt__out_open(fn, path, true, &o));
+    fwrite(head, 1, hlen, o.fp);
+    if (d->dtype == SPT_STRING) {
+        static const char zeros[256];
+        for (size_t i = 0; i < body / isz; i++) {
+            const spt_str *s = (const spt_str *)d->data + i;
+            size_t len = (size_t)s->len;
+            if (len) fwrite(s->data, 1, len, o.fp);
+            for (size_t k = len; k < isz; k += sizeof zeros)
+                fwrite(zeros, 1, isz - k < sizeof zeros ? isz - k : sizeof zeros, o.fp);
+        }
+    } else if (body)
+        fwrite(d->data, 1, body, o.fp);
     return spt__out_commit(fn, &o);
 }

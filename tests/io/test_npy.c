@@ -209,12 +209,58 @@ static int teardown(void **state) {
     return 0;
 }
 
+/* The largest single allocation, through spt_set_allocator. */
+static size_t big_alloc;
+static void *track_malloc(size_t n) {
+    if (n > big_alloc) big_alloc = n;
+    return malloc(n);
+}
+static void *track_realloc(void *p, size_t n) {
+    if (n > big_alloc) big_alloc = n;
+    return realloc(p, n);
+}
+
+/* spt_write_npy streams the array after its header: no second copy of the data (it once built the
+ * whole file in memory); strings longer than the padding block round-trip. */
+static void test_write_streams(void **state) {
+    (void)state;
+    int64_t shape[1] = {1 << 20};
+    spt_dense *a, *b;
+    ASSERT_OK(spt_dense_new(SPT_FLOAT64, 1, shape, &a));
+    double *x = spt_dense_data_mut(a);
+    for (int64_t i = 0; i < shape[0]; i++) x[i] = (double)i * 0.25;
+    spt_set_allocator(track_malloc, track_realloc, NULL);
+    big_alloc = 0;
+    ASSERT_OK(spt_write_npy(a, path));
+    spt_set_allocator(NULL, NULL, NULL);
+    assert_true(big_alloc < 4096);
+    ASSERT_OK(spt_read_npy(path, &b));
+    assert_memory_equal(spt_dense_data(b), x, (size_t)shape[0] * sizeof(double));
+    spt_dense_free(a);
+    spt_dense_free(b);
+    char longs[700];
+    for (int i = 0; i < 700; i++) longs[i] = (char)('a' + i % 26);
+    spt_str sv[3] = {{longs, 700}, {"", 0}, {longs + 5, 300}};
+    int64_t s3[1] = {3};
+    ASSERT_OK(spt_dense_new_from(SPT_STRING, 1, s3, sv, &a));
+    ASSERT_OK(spt_write_npy(a, path));
+    ASSERT_OK(spt_read_npy(path, &b));
+    const spt_str *y = spt_dense_data(b);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(y[i].len, sv[i].len);
+        assert_memory_equal(y[i].data, sv[i].data, (size_t)sv[i].len);
+    }
+    spt_dense_free(a);
+    spt_dense_free(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_numpy_files),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_write_streams),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
