@@ -68,6 +68,11 @@ int cli_out_format(const cli_args *a, const char *path, spt_format *fmt);
 /* The output path (--output or "-"). */
 const char *cli_output(const cli_args *a);
 
+/* spt matmul's read options, shared with spt-mpi: B's (without A's --format and --dtype), and A's (a
+ * text A is read in B's dtype unless --dtype is given). */
+void cli_matmul_b_args(const cli_args *a, cli_args *b_args);
+void cli_matmul_a_args(const cli_args *a, const spt_dense *b, cli_args *a_args);
+
 /* The subcommands. */
 extern const cli_cmd cli_cmd_info, cli_cmd_validate, cli_cmd_convert, cli_cmd_reorder, cli_cmd_concat,
     cli_cmd_split, cli_cmd_slice, cli_cmd_reduce, cli_cmd_add, cli_cmd_matmul, cli_cmd_to_dense,

@@ -3,28 +3,39 @@
 
 #include "cli.h"
 
+/* B's read options: --format and --dtype are A's, so they are dropped. */
+void cli_matmul_b_args(const cli_args *a, cli_args *b_args) {
+    *b_args = *a;
+    b_args->nopt = 0;
+    for (int i = 0; i < a->nopt; i++)
+        if (strcmp(a->opt_name[i], "format") && strcmp(a->opt_name[i], "dtype")) {
+            b_args->opt_name[b_args->nopt] = a->opt_name[i];
+            b_args->opt_val[b_args->nopt++] = a->opt_val[i];
+        }
+}
+
+/* A's read options: a text A (.tns, .mtx, stdin) is read in B's dtype unless --dtype is given. */
+void cli_matmul_a_args(const cli_args *a, const spt_dense *b, cli_args *a_args) {
+    *a_args = *a;
+    spt_format fa = spt_format_from_path(a->pos[0]);
+    if (cli_opt(a, "format")) spt_format_from_name(cli_opt(a, "format"), &fa);
+    if (!cli_opt(a, "dtype") && (fa == SPT_FORMAT_TNS || fa == SPT_FORMAT_MTX || !strcmp(a->pos[0], "-")) &&
+        a_args->nopt < CLI_MAX_OPTS) {
+        a_args->opt_name[a_args->nopt] = "dtype";
+        a_args->opt_val[a_args->nopt++] = spt_dtype_name(spt_dense_dtype(b));
+    }
+}
+
 static int run_matmul(cli_args *a) {
     spt_tensor *x = NULL;
     spt_dense *b = NULL, *o = NULL;
     /* B first (its format comes from its own extension); a text A is then read in B's dtype unless
      * --dtype says otherwise, so that `spt matmul A.tns B.npy` works for integer-looking text */
-    cli_args a2 = *a;
-    a2.nopt = 0;
-    for (int i = 0; i < a->nopt; i++)
-        if (strcmp(a->opt_name[i], "format") && strcmp(a->opt_name[i], "dtype")) {
-            a2.opt_name[a2.nopt] = a->opt_name[i];
-            a2.opt_val[a2.nopt++] = a->opt_val[i];
-        }
+    cli_args a2;
+    cli_matmul_b_args(a, &a2);
     int rc = cli_read_dense(&a2, a->pos[1], &b);
     if (!rc) {
-        a2 = *a;
-        spt_format fa = spt_format_from_path(a->pos[0]);
-        if (cli_opt(a, "format")) spt_format_from_name(cli_opt(a, "format"), &fa);
-        if (!cli_opt(a, "dtype") && (fa == SPT_FORMAT_TNS || fa == SPT_FORMAT_MTX || !strcmp(a->pos[0], "-")) &&
-            a2.nopt < CLI_MAX_OPTS) {
-            a2.opt_name[a2.nopt] = "dtype";
-            a2.opt_val[a2.nopt++] = spt_dtype_name(spt_dense_dtype(b));
-        }
+        cli_matmul_a_args(a, b, &a2);
         rc = cli_read(&a2, a->pos[0], &x);
     }
     if (!rc) {

@@ -140,24 +140,12 @@ static int mpi_matmul(cli_args *a) {
     spt_dense *b = NULL, *o = NULL;
     /* as the serial command: B first (every rank reads it: it is replicated), then A in B's dtype for
      * text formats unless --dtype says otherwise */
-    cli_args a2 = *a;
-    a2.nopt = 0;
-    for (int i = 0; i < a->nopt; i++)
-        if (strcmp(a->opt_name[i], "format") && strcmp(a->opt_name[i], "dtype")) {
-            a2.opt_name[a2.nopt] = a->opt_name[i];
-            a2.opt_val[a2.nopt++] = a->opt_val[i];
-        }
+    cli_args a2;
+    cli_matmul_b_args(a, &a2);
     spt_status st = cli_read_dense(&a2, a->pos[1], &b) ? SPT_EIO : SPT_OK;
     int rc = spt_mpi_agree(g_ctx, "spt matmul", st) == SPT_OK ? 0 : CLI_BAD_INPUT;
     if (!rc) {
-        a2 = *a;
-        spt_format fa = spt_format_from_path(a->pos[0]);
-        if (cli_opt(a, "format")) spt_format_from_name(cli_opt(a, "format"), &fa);
-        if (!cli_opt(a, "dtype") && (fa == SPT_FORMAT_TNS || fa == SPT_FORMAT_MTX || !strcmp(a->pos[0], "-")) &&
-            a2.nopt < CLI_MAX_OPTS) {
-            a2.opt_name[a2.nopt] = "dtype";
-            a2.opt_val[a2.nopt++] = spt_dtype_name(spt_dense_dtype(b));
-        }
+        cli_matmul_a_args(a, b, &a2);
         rc = read_dist(&a2, a->pos[0], &x);
     }
     if (!rc) {
