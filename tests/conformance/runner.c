@@ -30,9 +30,16 @@ int main(int argc, char **argv) {
         return 2;
     }
     struct dirent *e;
-    while ((e = readdir(dp)) && nf < 64) {
+    while ((e = readdir(dp))) {
         size_t l = strlen(e->d_name);
-        if (l > 6 && !strcmp(e->d_name + l - 6, ".jsonl")) files[nf++] = strdup(e->d_name);
+        if (l > 6 && !strcmp(e->d_name + l - 6, ".jsonl")) {
+            if (nf == 64) { /* never drop a vector file silently */
+                fprintf(stderr, "FAIL %s: more than 64 .jsonl files\n", e->d_name);
+                fail++;
+                continue;
+            }
+            files[nf++] = strdup(e->d_name);
+        }
     }
     closedir(dp);
     qsort(files, (size_t)nf, sizeof files[0], cmp_str);
@@ -40,7 +47,12 @@ int main(int argc, char **argv) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, files[f]);
         FILE *fp = fopen(path, "r");
-        if (!fp) continue;
+        if (!fp) {
+            fprintf(stderr, "FAIL %s: cannot open\n", path);
+            fail++;
+            free(files[f]);
+            continue;
+        }
         char *line = NULL;
         size_t cap = 0;
         long lineno = 0;
@@ -90,5 +102,6 @@ int main(int argc, char **argv) {
         free(files[f]);
     }
     printf("conformance: %ld passed, %ld failed, %ld skipped\n", pass, fail, skip);
-    return fail ? 1 : 0;
+    if (pass == 0) fprintf(stderr, "conformance: no vector passed in %s (no .jsonl files?)\n", dir);
+    return fail || pass == 0 ? 1 : 0;
 }

@@ -30,9 +30,10 @@ long spt_test_alloc_live(void);  /* allocations not yet freed */
 long spt_test_alloc_count(void); /* allocations made since fail_at was last set */
 
 /* The allocation-failure sweep: run `fn(ctx)` with the k-th allocation failing for k = 0, 1, ...
- * until it returns SPT_OK. Each failing run must return SPT_ENOMEM (or the status in `also`, if
- * non-zero) and leave the live allocation count unchanged after `cleanup(ctx)` (which frees the
- * outputs of a successful run; called after every run). Returns the number of failing runs. */
+ * until a run makes fewer than k + 1 allocations (a run that returns SPT_OK although allocation k
+ * failed -- a fallback path -- does not end the sweep). Each failing run must return SPT_ENOMEM and
+ * leave the live allocation count unchanged after `cleanup(ctx)` (which frees the outputs of a
+ * successful run; called after every run). Returns the number of runs with a failed allocation. */
 typedef spt_status (*spt_test_fn)(void *ctx);
 typedef void (*spt_test_cleanup)(void *ctx);
 long spt_test_alloc_sweep(spt_test_fn fn, spt_test_cleanup cleanup, void *ctx);
