@@ -74,7 +74,7 @@ static spt_status add_canonical(const char *fn, const spt_tensor *a, const spt_t
     if (spt__add_i64(na, nb, &cap))
         return spt__err(SPT_EOVERFLOW, "%s: %lld + %lld entries do not fit in int64", fn, (long long)na, (long long)nb);
     int nch = spt__nchunks(na + nb, 4);
-    int64_t alo[SPT__MAX_CHUNKS + 1], blo[SPT__MAX_CHUNKS + 1], cnt[SPT__MAX_CHUNKS + 1], base[SPT__MAX_CHUNKS + 1];
+    int64_t alo[SPT__MAX_CHUNKS + 1], blo[SPT__MAX_CHUNKS + 1], cnt[SPT__MAX_CHUNKS + 1] = {0}, base[SPT__MAX_CHUNKS + 1];
     /* split keys taken from the longer operand; a key's entries never straddle two chunks */
     const spt_tensor *lt = na >= nb ? a : b;
     const int64_t ns = lt->nnz;
