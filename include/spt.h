@@ -148,7 +148,8 @@ spt_status spt_dense_new_from(spt_dtype dtype, int64_t rank, const int64_t *shap
 /* Wrap `data` without copying. release == NULL: borrowed (the caller keeps it alive); otherwise
  * adopted: release(ctx) is called by spt_dense_free. The size is checked from rank/shape alone, so a
  * claimed size whose bytes overflow is SPT_EOVERFLOW before `data` is touched; data may be NULL only
- * when the volume is 0. On failure release is not called. */
+ * when the volume is 0. For strings every element must have len >= 0 and non-NULL data when len > 0
+ * (SPT_EINVAL, as spt_tensor_wrap). On failure release is not called. */
 spt_status spt_dense_wrap(spt_dtype dtype, int64_t rank, const int64_t *shape, void *data,
                           spt_release_fn release, void *ctx, spt_dense **out);
 spt_status spt_dense_clone(const spt_dense *d, spt_dense **out);

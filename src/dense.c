@@ -49,14 +49,19 @@ spt_status spt_dense_new(spt_dtype dtype, int64_t rank, const int64_t *shape, sp
 spt_status spt_dense_new_from(spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data,
                               spt_dense **out) {
     spt_status st;
-    if (!out) return spt__err(SPT_EINVAL, "spt_dense_new_from: out is NULL");
-    SPT__TRY(spt_dense_new(dtype, rank, shape, out));
+    static const char fn[] = "spt_dense_new_from";
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    SPT__TRY(dense_shell(fn, dtype, rank, shape, out));
     spt_dense *d = *out;
+    d->owns_data = true;
+    if (d->size > 0 && !data) {
+        st = spt__err(SPT_EINVAL, "%s: data is NULL for %lld elements", fn, (long long)d->size);
+        goto fail;
+    }
+    /* not zero-filled: every element is copied from `data` below */
+    d->data = spt__alloc_array(fn, d->size, 1, spt_dtype_size(dtype), false, &st);
+    if (!d->data) goto fail;
     if (d->size > 0) {
-        if (!data) {
-            st = spt__err(SPT_EINVAL, "spt_dense_new_from: data is NULL for %lld elements", (long long)d->size);
-            goto fail;
-        }
         memcpy(d->data, data, (size_t)d->size * spt_dtype_size(dtype));
         if (dtype == SPT_STRING) SPT__CHECK(spt__arena_adopt_all(&d->strings, d->data, d->size));
     }
@@ -76,6 +81,16 @@ spt_status spt_dense_wrap(spt_dtype dtype, int64_t rank, const int64_t *shape, v
         spt_dense_free(*out);
         *out = NULL;
         return spt__err(SPT_EINVAL, "%s: data is NULL", fn);
+    }
+    if (dtype == SPT_STRING) { /* as spt_tensor_wrap: ops read len bytes at data */
+        const spt_str *s = data;
+        for (int64_t i = 0; i < (*out)->size; i++)
+            if (s[i].len < 0 || (s[i].len > 0 && !s[i].data)) {
+                spt_dense_free(*out);
+                *out = NULL;
+                return spt__err(SPT_EINVAL, "%s: string element %lld is malformed (length %lld)", fn, (long long)i,
+                                (long long)s[i].len);
+            }
     }
     (*out)->data = data;
     (*out)->release = release;

@@ -2,7 +2,6 @@
  * spt__reorder takes the packed-key fast path (reorder_packed) whenever the dims' bit widths fit in 64. */
 #include "internal.h"
 
-#include <sys/mman.h>
 #if defined(__x86_64__) && defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -532,18 +531,6 @@ static void decode_keys(const packing *pk, const uint64_t *keys, int64_t *ix, in
 
 static void gather(void *dst, const void *src, size_t es, const int64_t *perm, int64_t n);
 
-#ifdef MADV_HUGEPAGE
-/* Ask for transparent huge pages on a large scratch array before its first touch (fewer page faults
- * and TLB misses in the scatter passes); only advice, so any failure is ignored. */
-static void hint_huge(void *p, size_t bytes) {
-    const uintptr_t H = (uintptr_t)2 << 20;
-    uintptr_t a = ((uintptr_t)p + H - 1) & ~(H - 1), e = ((uintptr_t)p + bytes) & ~(H - 1);
-    if (bytes >= 4 * H && e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-}
-#else
-static void hint_huge(void *p, size_t bytes) { (void)p, (void)bytes; }
-#endif
-
 /* Reorder through packed keys. Everything is allocated before the first write to the tensor; after
  * that nothing can fail.
  * Large inputs (hybrid): one read of the indices checks them and counts the top digit; one MSD scatter
@@ -596,7 +583,7 @@ static spt_status reorder_packed(const char *fn, spt_tensor *t, const packing *p
     if (!hybrid) {
         keys = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);
         if (!keys) goto fail;
-        hint_huge(keys, (size_t)n * sizeof *keys);
+        spt__hint_huge(keys, (size_t)n * sizeof *keys);
     }
     SPT__CHECK(packed_keys(fn, t, pk, &rp, keys, hist, &sorted, &unique));
     if (sorted) {
@@ -617,8 +604,8 @@ static spt_status reorder_packed(const char *fn, spt_tensor *t, const packing *p
     tk = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);
     tp = tk ? spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st) : NULL;
     if (!tp) goto fail;
-    hint_huge(tk, (size_t)n * sizeof *tk);
-    hint_huge(tp, (size_t)n * sizeof *tp);
+    spt__hint_huge(tk, (size_t)n * sizeof *tk);
+    spt__hint_huge(tp, (size_t)n * sizeof *tp);
     if (hybrid) {
         ts = spt__alloc_array(fn, nthr * 2, scap, sizeof(uint64_t), false, &st);
         wc = ts ? spt__alloc_array(fn, rp.chunks * nb, 2 * WC_N, sizeof(uint64_t), false, &st) : NULL;

@@ -48,7 +48,7 @@ spt_status spt_from_dense(const spt_dense *d, const void *default_value, spt_ten
     pos = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
     if (!pos) return st;
     scan(d->data, d->size, dv, pos);
-    SPT__CHECK(spt__tensor_alloc(fn, d->dtype, d->rank, d->shape, n, NULL, &t));
+    SPT__CHECK(spt__tensor_alloc_uninit(fn, d->dtype, d->rank, d->shape, n, NULL, &t)); /* every entry written below */
     const size_t es = spt_dtype_size(d->dtype);
     const int64_t r = d->rank;
     for (int64_t i = 0; i < n; i++) {
