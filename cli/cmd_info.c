@@ -94,8 +94,8 @@ static int run_info(cli_args *a) {
     }
     if (sorted) printf("order:      row-major sorted, %s\n", dups ? "with duplicates" : "no duplicates");
     else printf("order:      unsorted\n");
-    if (!sorted || dups) {
-        /* duplicates in any order: count with a row-major argsort */
+    if (!sorted) {
+        /* unsorted: count the duplicates with a row-major argsort (sorted: the loop above counted them) */
         int64_t *perm = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
         if (!perm) {
             spt_tensor_free(t);
