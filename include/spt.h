@@ -787,7 +787,9 @@ spt_status spt_read_mtx(const char *path, const spt_read_opts *opts, spt_tensor 
  * are expanded. SPT_EPARSE for a coordinate file. */
 spt_status spt_read_mtx_dense(const char *path, const spt_read_opts *opts, spt_dense **out);
 /* Write a rank-2 tensor as "coordinate general": integer for integer and bool dtypes, real for floats,
- * complex for complex. SPT_EINVAL unless rank 2; SPT_EDTYPE for strings. */
+ * complex for complex. SPT_EINVAL unless rank 2; SPT_EDTYPE for strings. uint64 values above INT64_MAX
+ * are written as they are: read such a file back with opts->dtype = SPT_UINT64 (the default, int64,
+ * rejects them as out of range). */
 spt_status spt_write_mtx(const spt_tensor *t, const char *path);
 
 /* Read a .npy file ("-" = stdin) into a new dense array. SPT_EDTYPE for dtypes spt lacks (objects,
@@ -807,7 +809,7 @@ spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor 
  * int64) or SPT_FORMAT_NPZ_SCIPY_CSR (rows sorted, duplicates kept) for rank 2. Members deflated. */
 spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavour);
 
-/* Read a sparse tensor in `format` (AUTO: from the extension, .npy densified with spt_from_dense). */
+/* Read a sparse tensor in `format` (AUTO: from the extension; a dense .npy is sparsified with spt_from_dense). */
 spt_status spt_read(const char *path, spt_format format, const spt_read_opts *opts, spt_tensor **out);
 /* Write a sparse tensor in `format` (AUTO: from the extension; .npy writes the dense form). SPT_EINVAL
  * when the format cannot be told. */
