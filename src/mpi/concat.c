@@ -9,11 +9,15 @@ spt_status spt_dtensor_concat(const spt_dtensor *const *inputs, int64_t n, int64
     spt_status st = SPT_OK;
     spt_tensor *loc = NULL, *res = NULL;
     if (out) *out = NULL;
-    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
-    if (n < 1 || !inputs) return spt__err(SPT_EINVAL, "%s: need at least one input (n = %lld)", fn, (long long)n);
-    for (int64_t i = 0; i < n; i++)
-        if (!inputs[i]) return spt__err(SPT_EINVAL, "%s: input %lld is NULL", fn, (long long)i);
+    /* without a first input there is no context to agree on: a local error */
+    if (n < 1 || !inputs || !inputs[0])
+        return spt__err(SPT_EINVAL, "%s: need at least one input (n = %lld%s)", fn, (long long)n,
+                        n >= 1 && inputs ? ", input 0 is NULL" : "");
     spt_mpi_ctx *ctx = inputs[0]->ctx;
+    /* the other argument errors are agreed (one rank returning early would leave the others waiting) */
+    if (!out) st = spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    for (int64_t i = 1; i < n && st == SPT_OK; i++)
+        if (!inputs[i]) st = spt__err(SPT_EINVAL, "%s: input %lld is NULL", fn, (long long)i);
     const spt_tensor *t0 = inputs[0]->local;
     const int64_t R = t0->rank;
     int64_t shape[SPT_MAX_RANK], ax = axis < 0 ? axis + R : axis;

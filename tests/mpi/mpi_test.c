@@ -379,6 +379,13 @@ static void test_concat(spt_mpi_ctx *ctx) {
     CHECK_ST(SPT_ERANGE, spt_dtensor_concat(in, 2, 2, false, &r));
     CHECK_ST(SPT_EINVAL, spt_dtensor_concat(in, 2, 0, false, &r));
     CHECK(strstr(spt_last_error(), "Input shapes must match") != NULL);
+    /* a bad argument on the last rank only: agreed (it used to return alone, the others waited) */
+    r = (spt_dtensor *)&r;
+    const spt_dtensor *in_bad[2] = {da, g_rank == g_size - 1 ? NULL : db};
+    CHECK_ST(SPT_EINVAL, spt_dtensor_concat(in_bad, 2, 1, false, &r));
+    CHECK(r == NULL && strstr(spt_last_error(), "input 1 is NULL") != NULL);
+    CHECK_ST(SPT_EINVAL, spt_dtensor_concat(in, 2, 1, false, g_rank == g_size - 1 ? NULL : &r));
+    CHECK(strstr(spt_last_error(), "out is NULL") != NULL);
     CHECK_ST(SPT_OK, spt_dtensor_concat(in, 2, 1, false, &r));
     CHECK(r && spt_dtensor_shape(r)[1] == 7 && spt_dtensor_nnz(r) == 10);
     spt_dtensor_free(r);
@@ -445,6 +452,15 @@ static void test_matmul(spt_mpi_ctx *ctx) {
     B = random_dense(6, SPT_INT32, 4, 2);
     CHECK_ST(SPT_EDTYPE, spt_dtensor_sparse_dense_matmul(d, B, false, false, 0, &C));
     spt_dense_free(B);
+    if (g_size > 1) { /* B not replicated: rank 1 has one more column; agreed error, no hang */
+        for (int root = -1; root < 1; root++) {
+            B = random_dense(6, SPT_FLOAT64, 4, g_rank == 1 ? 3 : 2);
+            C = (spt_dense *)&C;
+            CHECK_ST(SPT_EINVAL, spt_dtensor_sparse_dense_matmul(d, B, false, false, root, &C));
+            CHECK(C == NULL && strstr(spt_last_error(), "differs between ranks") != NULL);
+            spt_dense_free(B);
+        }
+    }
     spt_dtensor_free(d);
     spt_tensor_free(A);
 }
