@@ -30,7 +30,8 @@ CLI_SRC   := $(sort $(wildcard cli/*.c))
 TEST_SUP  := $(sort $(wildcard tests/support/*.c))
 TEST_SRC  := $(sort $(wildcard tests/*/test_*.c))
 CONF_SRC  := $(sort $(wildcard tests/conformance/*.c))
-HDRS      := $(wildcard include/*.h include/*.def src/*.h src/kernels/*.h src/*/*.h tests/*/*.h)
+HDRS      := $(wildcard include/*.h include/*.def src/*.h src/kernels/*.h src/*/*.h)
+TEST_HDRS := $(wildcard tests/*/*.h)
 
 REL = build
 SAN = build/san
@@ -63,17 +64,17 @@ $(REL)/spt: $(CLI_SRC:%.c=$(REL)/obj/%.o) $(REL)/libspt.a
 	$(CC) $(OMPFLAG) -o $@ $^ $(LDLIBS_LIB) $(PKG_LIBS)
 
 # Each tests/<dir>/test_<name>.c is one cmocka program linked with the shared test support.
-$(REL)/tests/%: tests/%.c $(TEST_SUP) $(REL)/libspt.a $(HDRS)
+$(REL)/tests/%: tests/%.c $(TEST_SUP) $(REL)/libspt.a $(HDRS) $(TEST_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_REL) -o $@ $< $(TEST_SUP) $(REL)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
-$(SAN)/tests/%: tests/%.c $(TEST_SUP) $(SAN)/libspt.a $(HDRS)
+$(SAN)/tests/%: tests/%.c $(TEST_SUP) $(SAN)/libspt.a $(HDRS) $(TEST_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_SAN) -o $@ $< $(TEST_SUP) $(SAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
 
 # The conformance runner: every vector of tests/conformance/*.jsonl.
-$(REL)/conformance: $(CONF_SRC) $(TEST_SUP) $(REL)/libspt.a $(HDRS)
+$(REL)/conformance: $(CONF_SRC) $(TEST_SUP) $(REL)/libspt.a $(HDRS) $(TEST_HDRS)
 	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_REL) -o $@ $(CONF_SRC) $(TEST_SUP) $(REL)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
-$(SAN)/conformance: $(CONF_SRC) $(TEST_SUP) $(SAN)/libspt.a $(HDRS)
+$(SAN)/conformance: $(CONF_SRC) $(TEST_SUP) $(SAN)/libspt.a $(HDRS) $(TEST_HDRS)
 	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_SAN) -o $@ $(CONF_SRC) $(TEST_SUP) $(SAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
 
 run:

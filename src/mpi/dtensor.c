@@ -198,6 +198,7 @@ spt_status spt_dtensor_reorder(spt_dtensor *dt, const int64_t *order) {
     spt_mpi_ctx *ctx = dt->ctx;
     spt_tensor *local = NULL;
     spt_dtensor *nd = NULL;
+    SPT__CHECK(spt__mpi_same_meta(ctx, fn, dt->local, order)); /* every rank asks for the same order */
     SPT__CHECK(spt__mpi_sort(ctx, fn, dt->local, order, false, &local));
     SPT__CHECK(spt__dtensor_make(ctx, fn, local, &nd));
     /* swap the new contents in; dt keeps its address */

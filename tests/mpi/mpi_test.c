@@ -260,6 +260,13 @@ static void test_errors(spt_mpi_ctx *ctx) {
     CHECK_ST(SPT_EINVAL, spt_dtensor_gather(d, -1, &g));
     CHECK(g == NULL);
     spt_dtensor_free(d);
+    /* reorder with an order that differs on the last rank: an agreed error, the tensor unchanged */
+    static const int64_t o01[] = {0, 1}, o10[] = {1, 0};
+    d = NULL;
+    CHECK_ST(SPT_OK, spt_dtensor_scatter(ctx, 0, piece, NULL, &d));
+    CHECK_ST(g_size > 1 ? SPT_EINVAL : SPT_OK, spt_dtensor_reorder(d, g_rank == g_size - 1 && g_size > 1 ? o10 : o01));
+    if (g_size > 1) CHECK(strstr(spt_last_error(), "differs from rank 0") != NULL);
+    spt_dtensor_free(d);
     /* the host's own agreement */
     CHECK_ST(SPT_OK, spt_mpi_agree(ctx, "host", SPT_OK));
     CHECK_ST(SPT_EIO, spt_mpi_agree(ctx, "host", g_rank == g_size / 2 ? SPT_EIO : SPT_OK));
