@@ -105,7 +105,10 @@ static spt_status cwise(const char *fn, int op, const spt_tensor *a, const spt_d
         else strides[k] = s;
         if (j >= 0) s *= dense->shape[j]; /* the dense volume fits in int64 */
     }
-    SPT__CHECK(spt_tensor_clone(a, &o));
+    /* a's indices, shape, order and flags; the values are all written by the kernel (numeric dtypes) */
+    SPT__CHECK(spt__tensor_alloc_uninit(fn, a->dtype, sr, a->shape, n, a->order, &o));
+    if (n > 0 && sr > 0) memcpy(o->indices, a->indices, (size_t)n * (size_t)sr * sizeof(int64_t));
+    o->flags = a->flags;
     int64_t bnd[SPT__MAX_CHUNKS + 1], bad[SPT__MAX_CHUNKS];
     spt__chunks(n, nch, bnd, NULL, NULL);
 #pragma omp parallel for schedule(static, 1) num_threads(nch)

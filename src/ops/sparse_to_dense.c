@@ -66,7 +66,7 @@ spt_status spt_sparse_to_dense(const spt_dense *sparse_indices, const spt_dense 
         spt__fmt_index(a, sizeof a, shape, r);
         return spt__err(SPT_ERANGE, "%s: Indices are not valid (out of bounds).  Shape: %s", fn, a);
     }
-    SPT__TRY(spt__tensor_alloc(fn, dt, r, shape, n, order, &t));
+    SPT__TRY(spt__tensor_alloc_uninit(fn, dt, r, shape, n, order, &t)); /* every entry written below */
     for (int64_t i = 0; i < n * r; i++) t->indices[i] = read_int(ix, i);
     for (int64_t i = 0; i < n; i++) spt__copy_elem(t->values, i, sparse_values->data, sparse_values->rank ? i : 0, es);
     if (validate_indices) {
