@@ -56,7 +56,7 @@ static void fill(spt_dense *out, const void *value) {
             memset(out->data, 0, bytes);
             return;
         }
-        const size_t part = (bytes / (size_t)nth + 4095) & ~(size_t)4095;
+        const size_t part = ((bytes + (size_t)nth - 1) / (size_t)nth + 4095) & ~(size_t)4095; /* covers all */
 #pragma omp parallel for schedule(static, 1) num_threads(nth)
         for (int c = 0; c < nth; c++) {
             size_t lo = part * (size_t)c, hi = lo + part;

@@ -135,6 +135,31 @@ static void test_property_every_dtype(void **state) {
     }
 }
 
+/* The parallel zero-fill covers the whole array when its bytes do not split evenly into whole pages
+ * (4194305 one-byte elements at 2 threads left the last one unwritten). */
+static void test_fill_uneven_chunks(void **state) {
+    (void)state;
+    const int64_t sizes[3] = {4194305, 8388609, 4194304 + 4095};
+    for (int k = 0; k < 3; k++) {
+        int64_t shape[1] = {sizes[k]};
+        spt_tensor *t;
+        spt_dense *d;
+        ASSERT_OK(spt_tensor_new(SPT_BOOL, 1, shape, 0, NULL, NULL, NULL, &t));
+        ASSERT_OK(spt_dense_new(SPT_BOOL, 1, shape, &d));
+        bool *x = spt_dense_data_mut(d);
+        for (int threads = 1; threads <= 3; threads++) {
+            memset(x, 1, (size_t)shape[0]);
+            spt_set_num_threads(threads);
+            ASSERT_OK(spt_to_dense_into(t, d, true, NULL));
+            for (int64_t i = 0; i < shape[0]; i++)
+                if (x[i]) fail_msg("size %lld, %d threads: element %lld not cleared", (long long)shape[0], threads, (long long)i);
+        }
+        spt_set_num_threads(0);
+        spt_dense_free(d);
+        spt_tensor_free(t);
+    }
+}
+
 struct sweep {
     spt_tensor *t;
     spt_dense *d;
@@ -167,6 +192,7 @@ int main(void) {
         cmocka_unit_test(test_out_of_bounds_untouched),
         cmocka_unit_test(test_last_write_wins_and_validation),
         cmocka_unit_test(test_property_every_dtype),
+        cmocka_unit_test(test_fill_uneven_chunks),
         cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
