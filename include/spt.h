@@ -30,7 +30,7 @@
  * VALIDATE ONCE
  *   A tensor remembers whether it has been validated (every index inside the shape) and whether its
  *   entries are known to be sorted by its order. Tensors produced by spt ops carry these flags; ops check
- *   an input only when a flag is clear. spt_tensor_indices_mut()/spt_tensor_values_mut() clear them.
+ *   an input only when a flag is clear. spt_tensor_indices_mut() clears them (values do not affect them).
  *
  * THREADS
  *   Built with OpenMP (default when the compiler supports it), ops use up to spt_get_num_threads()
@@ -209,7 +209,8 @@ const int64_t *spt_tensor_indices(const spt_tensor *t);
 const void *spt_tensor_values(const spt_tensor *t);
 /* The volume of the shape (fits in int64 by construction). */
 int64_t spt_tensor_volume(const spt_tensor *t);
-/* Writable views; they clear the validated and sorted flags. */
+/* Writable views. The indices view clears the validated and sorted flags; the values view keeps them
+ * (values take no part in either). */
 int64_t *spt_tensor_indices_mut(spt_tensor *t);
 void *spt_tensor_values_mut(spt_tensor *t);
 /* Store a copy of `len` bytes as value i of a string tensor. */

@@ -16,6 +16,8 @@ spt_status spt_merge(const spt_tensor *const *sp_ids, int64_t n_ids, const spt_t
         return spt__err(SPT_EINVAL, "%s: sp_ids and vocab_size have to have equal lengths (%lld vs %lld)", fn,
                         (long long)n_ids, (long long)n_vocab);
     if (!vocab_sizes || !sp_values) return spt__err(SPT_EINVAL, "%s: NULL argument", fn);
+    if (n_ids > SPT_MAX_RANK) /* before any arithmetic on n_ids: the output rank exceeds the limit anyway */
+        return spt__err(SPT_EINVAL, "%s: %lld id tensors exceed the rank limit %d", fn, (long long)n_ids, SPT_MAX_RANK);
     for (int64_t k = 0; k < n_ids; k++)
         if (!sp_ids[k]) return spt__err(SPT_EINVAL, "%s: id tensor %lld is NULL", fn, (long long)k);
     const spt_tensor *t0 = sp_ids[0];

@@ -154,8 +154,21 @@ static void test_alloc_sweep(void **state) {
     spt_tensor_free(vals);
 }
 
+/* A huge id-tensor count is refused before any arithmetic on it (r - 1 + n_ids overflowed int64). */
+static void test_huge_n_ids(void **state) {
+    (void)state;
+    int64_t shape[2] = {2, 3}, ix[2] = {0, 1}, ids[1] = {2}, vocab = 4;
+    spt_tensor *t, *o = (spt_tensor *)1;
+    ASSERT_OK(spt_tensor_new(SPT_INT64, 2, shape, 1, ix, ids, NULL, &t));
+    const spt_tensor *in[1] = {t};
+    ASSERT_ST(SPT_EINVAL, spt_merge(in, INT64_MAX, t, &vocab, INT64_MAX, false, &o));
+    assert_null(o);
+    spt_tensor_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_huge_n_ids),
         cmocka_unit_test(test_single),   cmocka_unit_test(test_high_dim), cmocka_unit_test(test_strings_empty_mismatch),
         cmocka_unit_test(test_property), cmocka_unit_test(test_alloc_sweep),
     };
