@@ -61,14 +61,6 @@ int spt__nchunks(int64_t n, int64_t w);
  * repeated index. The caller frees *keys and *perm. */
 spt_status spt__sorted_keys(const char *fn, const spt_tensor *t, uint64_t **keys, int64_t **perm, bool *unique);
 
-/* A new owned tensor of nnz entries whose index and value buffers are NOT initialised (the caller
- * writes every entry; numeric dtypes only). Order all -1, no flags. The shared
- * spt__tensor_alloc_uninit of src/tensor.c. */
-static inline spt_status spt__tensor_alloc_raw(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
-                                               int64_t nnz, spt_tensor **out) {
-    return spt__tensor_alloc_uninit(fn, dtype, rank, shape, nnz, NULL, out);
-}
-
 /* Internal reduce engine shared by spt_reduce_sum(_sparse) and spt_reduce_max(_sparse). */
 typedef struct spt__reduce_kernel {
     /* *acc = reduction of vals[e] for e = perm ? perm[i] : i, i in [lo, hi) (hi > lo). */

@@ -86,7 +86,7 @@ static spt_status add_canonical(const char *fn, const spt_tensor *a, const spt_t
     }
     alo[nch] = na;
     blo[nch] = nb;
-    SPT__TRY(spt__tensor_alloc_raw(fn, a->dtype, r, a->shape, cap, &o));
+    SPT__TRY(spt__tensor_alloc_uninit(fn, a->dtype, r, a->shape, cap, NULL, &o));
     const size_t es = spt_dtype_size(a->dtype), rb = (size_t)r * sizeof(int64_t);
     if (cap > 0) {
         spt__hint_huge(o->indices, (size_t)cap * rb);

@@ -48,7 +48,7 @@ spt_status spt_concat_primary(const spt_tensor *const *inputs, int64_t n, spt_te
     int64_t shape[SPT_MAX_RANK];
     for (int64_t d = 0; d < r; d++) shape[d] = t0->shape[d];
     shape[p] = dimp;
-    SPT__TRY(spt__layout_alloc(fn, t0->dtype, r, shape, total, same_order ? t0->order : NULL, &t));
+    SPT__TRY(spt__tensor_alloc_uninit(fn, t0->dtype, r, shape, total, same_order ? t0->order : NULL, &t));
     const size_t es = spt_dtype_size(t0->dtype);
     int64_t pos = 0, off = 0;
     for (int64_t i = 0; i < n; i++) {

@@ -8,10 +8,6 @@
 /* dst[k] = src[perm[k]] for n elements of es bytes (perm NULL: a contiguous copy). */
 void spt__layout_gather(void *dst, const void *src, size_t es, const int64_t *perm, int64_t n);
 
-/* spt__tensor_alloc without zero-filling the index and value buffers (the caller writes every entry):
- * the shared spt__tensor_alloc_uninit of src/tensor.c. */
-#define spt__layout_alloc spt__tensor_alloc_uninit
-
 /* Make the string values of an op's output tensor owned by it (no-op for other dtypes). */
 spt_status spt__layout_own_strings(spt_tensor *t);
 

@@ -62,7 +62,7 @@ spt_status spt__layout_select(const char *fn, const spt_tensor *src, const int64
     spt_tensor *t = NULL;
     const int64_t r = src->rank;
     *out = NULL;
-    SPT__TRY(spt__layout_alloc(fn, src->dtype, r, shape ? shape : src->shape, n, NULL, &t));
+    SPT__TRY(spt__tensor_alloc_uninit(fn, src->dtype, r, shape ? shape : src->shape, n, NULL, &t));
     const size_t es = spt_dtype_size(src->dtype);
     if (!keep) {
         if (n > 0 && r > 0) memcpy(t->indices, src->indices, (size_t)n * (size_t)r * sizeof(int64_t));

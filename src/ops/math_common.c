@@ -116,7 +116,7 @@ spt_status spt__merge2(const char *fn, const spt_tensor *a, const spt_tensor *b,
     }
     /* one merge pass: chunk c writes from alo[c] + blo[c] (room for all its entries), then the chunks
      * are moved together and the tensor shrunk to the entries kept */
-    SPT__CHECK(spt__tensor_alloc_raw(fn, a->dtype, a->rank, a->shape, cap, &o));
+    SPT__CHECK(spt__tensor_alloc_uninit(fn, a->dtype, a->rank, a->shape, cap, NULL, &o));
     m.oi = o->indices;
     m.ov = o->values;
     for (int c = 0; c < nch; c++) base[c] = alo[c] + blo[c];

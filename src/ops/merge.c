@@ -42,7 +42,7 @@ spt_status spt_merge(const spt_tensor *const *sp_ids, int64_t n_ids, const spt_t
     for (int64_t d = 0; d < r - 1; d++) shape[d] = t0->shape[d];
     for (int64_t k = 0; k < n_ids; k++) shape[r - 1 + k] = vocab_sizes[k];
     SPT__TRY(spt__ensure_valid(fn, t0));
-    SPT__CHECK(spt__layout_alloc(fn, sp_values->dtype, nr, shape, n, NULL, &o));
+    SPT__CHECK(spt__tensor_alloc_uninit(fn, sp_values->dtype, nr, shape, n, NULL, &o));
     ids = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
     if (!ids) goto fail;
     for (int64_t i = 0; i < n; i++)

@@ -218,7 +218,7 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
                 cnt[c] = total;
                 total += g;
             }
-            SPT__CHECK(spt__tensor_alloc_raw(fn, t->dtype, orank, oshape, total, &o));
+            SPT__CHECK(spt__tensor_alloc_uninit(fn, t->dtype, orank, oshape, total, NULL, &o));
 #pragma omp parallel for schedule(static, 1) num_threads(cch)
             for (int c = 0; c < cch; c++) {
                 int64_t w = cnt[c];
@@ -258,7 +258,7 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
             cnt[c] = total;
             total += g;
         }
-        SPT__CHECK(spt__tensor_alloc_raw(fn, t->dtype, orank, oshape, total, &o));
+        SPT__CHECK(spt__tensor_alloc_uninit(fn, t->dtype, orank, oshape, total, NULL, &o));
         int64_t *oix = o->indices;
         char *ov = o->values;
 #pragma omp parallel for schedule(static, 1) num_threads(nch)

@@ -59,7 +59,7 @@ spt_status spt_reshape(const spt_tensor *t, int64_t new_rank, const int64_t *new
         (*out)->flags = t->flags;
         return SPT_OK;
     }
-    SPT__CHECK(spt__layout_alloc(fn, t->dtype, new_rank, shape, n, NULL, &o));
+    SPT__CHECK(spt__tensor_alloc_uninit(fn, t->dtype, new_rank, shape, n, NULL, &o));
     const int64_t nr = new_rank;
     const int nth SPT__OMP_VAR = spt__threads_for(n * (r + nr));
 #pragma omp parallel for schedule(static) num_threads(nth)

@@ -51,7 +51,7 @@ spt_status spt_softmax(const spt_tensor *t, spt_tensor **out) {
     if (!f) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported (float32, float64)", fn, spt_dtype_name(t->dtype));
     bool unique;
     SPT__CHECK(spt__sorted_keys(fn, t, &keys, &perm, &unique));
-    SPT__CHECK(spt__tensor_alloc_raw(fn, t->dtype, r, t->shape, n, &o));
+    SPT__CHECK(spt__tensor_alloc_uninit(fn, t->dtype, r, t->shape, n, NULL, &o));
     if (n > 0) {
         group_ctx g = {keys, (uint64_t)t->shape[r - 1]}; /* > 0: entries exist */
         int nch = spt__nchunks(n, r + 16);

@@ -34,7 +34,7 @@ spt_status spt_split(const spt_tensor *t, int64_t axis, int64_t num_split, spt_t
     for (int64_t d = 0; d < r; d++) shape[d] = t->shape[d];
     for (int64_t k = 0; k < num_split; k++) {
         shape[a] = k < res ? q + 1 : q;
-        SPT__CHECK(spt__layout_alloc(fn, t->dtype, r, shape, count[k], t->order, &outs[k]));
+        SPT__CHECK(spt__tensor_alloc_uninit(fn, t->dtype, r, shape, count[k], t->order, &outs[k]));
     }
     const size_t es = spt_dtype_size(t->dtype);
     for (int64_t i = 0; i < n; i++) {

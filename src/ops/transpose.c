@@ -24,7 +24,7 @@ spt_status spt_transpose(const spt_tensor *t, const int64_t *perm, spt_tensor **
         shape[k] = t->shape[p[k]];
     }
     SPT__TRY(spt__ensure_valid(fn, t));
-    SPT__CHECK(spt__layout_alloc(fn, t->dtype, r, shape, n, NULL, &o));
+    SPT__CHECK(spt__tensor_alloc_uninit(fn, t->dtype, r, shape, n, NULL, &o));
     const int nth SPT__OMP_VAR = spt__threads_for(n * r);
 #pragma omp parallel for schedule(static) num_threads(nth)
     for (int64_t i = 0; i < n; i++) {
