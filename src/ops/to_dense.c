@@ -96,6 +96,38 @@ static spt_status own_strings(spt_dense *out) {
     return spt__arena_adopt_all(&out->strings, out->data, out->size);
 }
 
+/* Strings into a caller's array: the tensor's strings and the default are first copied into a fresh
+ * arena (the only step that can fail), so `out` is written only once nothing can fail any more; then
+ * that arena joins out's. Only the strings written are copied, not the whole array again. */
+static spt_status into_strings(const char *fn, const spt_tensor *t, spt_dense *out, bool initialize,
+                               const void *default_value) {
+    spt_status st;
+    const int64_t n = t->nnz;
+    spt_str *tmp = spt__alloc_array(fn, n + 1, 1, sizeof(spt_str), false, &st);
+    if (!tmp) return st;
+    if (n > 0) memcpy(tmp, t->values, (size_t)n * sizeof(spt_str));
+    tmp[n] = default_value ? *(const spt_str *)default_value : (spt_str){"", 0};
+    spt__arena fresh = {NULL};
+    st = spt__arena_adopt_all(&fresh, tmp, n + 1);
+    if (st != SPT_OK) {
+        spt__arena_free(&fresh);
+        spt__free(tmp);
+        return st;
+    }
+    if (initialize) fill(out, &tmp[n]);
+    spt_tensor view = *t; /* the same entries, with values in the fresh arena */
+    view.values = tmp;
+    scatter(&view, out);
+    if (fresh.head) {
+        spt__chunk *c = fresh.head;
+        while (c->next) c = c->next;
+        c->next = out->strings.head;
+        out->strings.head = fresh.head;
+    }
+    spt__free(tmp);
+    return SPT_OK;
+}
+
 spt_status spt_to_dense_into(const spt_tensor *t, spt_dense *out, bool initialize, const void *default_value) {
     static const char fn[] = "spt_to_dense_into";
     if (!t || !out) return spt__err(SPT_EINVAL, "%s: NULL argument", fn);
@@ -110,9 +142,10 @@ spt_status spt_to_dense_into(const spt_tensor *t, spt_dense *out, bool initializ
             return spt__err(SPT_EINVAL, "%s: dim %lld of the tensor (%lld) exceeds the dense array's (%lld)", fn,
                             (long long)d, (long long)t->shape[d], (long long)out->shape[d]);
     if (!(t->flags & SPT__F_VALID)) SPT__TRY(check_bounds(fn, t, out->shape));
+    if (t->dtype == SPT_STRING) return into_strings(fn, t, out, initialize, default_value);
     if (initialize) fill(out, default_value);
     scatter(t, out);
-    return own_strings(out);
+    return SPT_OK;
 }
 
 /* A dense array of t's dtype and shape, as spt_dense_new makes it, but a numeric buffer is left

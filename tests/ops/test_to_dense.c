@@ -160,6 +160,41 @@ static void test_fill_uneven_chunks(void **state) {
     }
 }
 
+/* Strings into a caller's array: every failing allocation leaves the array exactly as it was. */
+static spt_tensor *g_st;
+static spt_dense *g_sd;
+static spt_status into_fn(void *p) {
+    (void)p;
+    spt_str dflt = {"dflt", 4};
+    return spt_to_dense_into(g_st, g_sd, true, &dflt);
+}
+static void test_into_strings_untouched_on_failure(void **state) {
+    (void)state;
+    int64_t shape[2] = {2, 3}, ix[4] = {1, 2, 0, 0};
+    spt_str v[2] = {{"bcd", 3}, {"a", 1}}, x = {"x", 1};
+    spt_test_alloc_install(); /* before anything is allocated: frees go through the same allocator */
+    ASSERT_OK(spt_tensor_new(SPT_STRING, 2, shape, 2, ix, v, NULL, &g_st));
+    ASSERT_OK(spt_dense_new(SPT_STRING, 2, shape, &g_sd));
+    for (int64_t i = 0; i < 6; i++) ASSERT_OK(spt_dense_set_string(g_sd, i, x.data, x.len));
+    for (long k = 0;; k++) {
+        spt_test_alloc_fail_at(k);
+        spt_status st = into_fn(NULL);
+        spt_test_alloc_fail_at(-1);
+        if (st == SPT_OK) break;
+        assert_int_equal(st, SPT_ENOMEM);
+        const spt_str *o = spt_dense_data(g_sd);
+        for (int64_t i = 0; i < 6; i++) assert_true(o[i].len == 1 && o[i].data[0] == 'x');
+    }
+    spt_tensor_free(g_st); /* the array owns what was written */
+    const spt_str *o = spt_dense_data(g_sd);
+    const char *want[6] = {"a", "dflt", "dflt", "dflt", "dflt", "bcd"};
+    for (int64_t i = 0; i < 6; i++) {
+        assert_int_equal(o[i].len, (int64_t)strlen(want[i]));
+        assert_memory_equal(o[i].data, want[i], strlen(want[i]));
+    }
+    spt_dense_free(g_sd);
+}
+
 struct sweep {
     spt_tensor *t;
     spt_dense *d;
@@ -193,6 +228,7 @@ int main(void) {
         cmocka_unit_test(test_last_write_wins_and_validation),
         cmocka_unit_test(test_property_every_dtype),
         cmocka_unit_test(test_fill_uneven_chunks),
+        cmocka_unit_test(test_into_strings_untouched_on_failure),
         cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
