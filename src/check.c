@@ -2,7 +2,7 @@
 #include "internal.h"
 
 
-static spt_status oob_error(const char *fn, const spt_tensor *t, int64_t i, const int64_t *bound) {
+spt_status spt__oob_error(const char *fn, const spt_tensor *t, int64_t i, const int64_t *bound) {
     char a[SPT__IDXBUF], b[SPT__IDXBUF];
     spt__fmt_index(a, sizeof a, t->indices + i * t->rank, t->rank);
     spt__fmt_index(b, sizeof b, bound, t->rank);
@@ -27,7 +27,7 @@ spt_status spt__ensure_valid(const char *fn, const spt_tensor *t) {
         }
         if (first != INT64_MAX) bad = first;
     }
-    if (bad >= 0) return oob_error(fn, t, bad, t->shape);
+    if (bad >= 0) return spt__oob_error(fn, t, bad, t->shape);
     ((spt_tensor *)t)->flags |= SPT__F_VALID; /* a cached fact, not a change of the value */
     return SPT_OK;
 }
@@ -60,7 +60,7 @@ spt_status spt_indices_valid(spt_tensor *t) {
     for (int64_t i = 0; i < n; i++) {
         const int64_t *row = ix + i * r;
         for (int64_t d = 0; d < r; d++)
-            if ((uint64_t)row[d] >= (uint64_t)t->shape[d]) return oob_error(fn, t, i, t->shape);
+            if ((uint64_t)row[d] >= (uint64_t)t->shape[d]) return spt__oob_error(fn, t, i, t->shape);
         if (i == 0) continue;
         int c = spt__cmp_rows(row - r, row, r, t->order);
         if (c > 0 || c == 0) {

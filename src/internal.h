@@ -136,6 +136,8 @@ void spt__hint_huge(void *p, size_t bytes);
 void spt__tensor_truncate(spt_tensor *t, int64_t nnz);
 /* Validate indices against the shape unless known valid; on success sets the flag. */
 spt_status spt__ensure_valid(const char *fn, const spt_tensor *t);
+/* SPT_ERANGE "fn: indices[i] = [..] is out of bounds: need 0 <= index < [bound]" for entry i of t. */
+spt_status spt__oob_error(const char *fn, const spt_tensor *t, int64_t i, const int64_t *bound);
 /* Record row-major order and flags on a tensor an op produced. */
 void spt__set_row_major(spt_tensor *t, unsigned flags);
 

@@ -30,13 +30,7 @@ spt_status spt__linear_keys(const char *fn, const spt_tensor *t, const int64_t *
         }
         keys[i] = key;
     }
-    if (first_bad != INT64_MAX) {
-        char a[SPT__IDXBUF], b[SPT__IDXBUF];
-        spt__fmt_index(a, sizeof a, ix + first_bad * r, r);
-        spt__fmt_index(b, sizeof b, sh, r);
-        return spt__err(SPT_ERANGE, "%s: indices[%lld] = %s is out of bounds: need 0 <= index < %s", fn,
-                        (long long)first_bad, a, b);
-    }
+    if (first_bad != INT64_MAX) return spt__oob_error(fn, t, first_bad, sh);
 #pragma omp parallel for schedule(static) num_threads(nth) reduction(+ : unsorted, repeated)
     for (int64_t i = 1; i < n; i++) {
         unsorted += keys[i - 1] > keys[i];
@@ -265,13 +259,7 @@ static spt_status packed_keys(const char *fn, const spt_tensor *t, const packing
                 hist[((int64_t)p * rp->chunks + c) * nb + (int64_t)((key >> (rp->shift0 + p * rp->digit)) & dmask)]++;
         }
     }
-    if (first_bad != INT64_MAX) {
-        char a[SPT__IDXBUF], b[SPT__IDXBUF];
-        spt__fmt_index(a, sizeof a, ix + first_bad * r, r);
-        spt__fmt_index(b, sizeof b, sh, r);
-        return spt__err(SPT_ERANGE, "%s: indices[%lld] = %s is out of bounds: need 0 <= index < %s", fn,
-                        (long long)first_bad, a, b);
-    }
+    if (first_bad != INT64_MAX) return spt__oob_error(fn, t, first_bad, sh);
     for (int64_t c = 1; c < rp->chunks; c++) {
         int64_t lo = chunk_lo(rp, c);
         if (lo >= n || lo == 0) continue;

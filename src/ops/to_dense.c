@@ -79,13 +79,7 @@ static spt_status check_bounds(const char *fn, const spt_tensor *t, const int64_
     for (int64_t i = 0; i < t->nnz; i++) {
         const int64_t *row = t->indices + i * r;
         for (int64_t d = 0; d < r; d++)
-            if ((uint64_t)row[d] >= (uint64_t)bound[d]) {
-                char a[SPT__IDXBUF], b[SPT__IDXBUF];
-                spt__fmt_index(a, sizeof a, row, r);
-                spt__fmt_index(b, sizeof b, bound, r);
-                return spt__err(SPT_ERANGE, "%s: indices[%lld] = %s is out of bounds: need 0 <= index < %s", fn,
-                                (long long)i, a, b);
-            }
+            if ((uint64_t)row[d] >= (uint64_t)bound[d]) return spt__oob_error(fn, t, i, bound);
     }
     return SPT_OK;
 }
