@@ -1,14 +1,29 @@
 #!/usr/bin/python3
-"""The spt benchmark workloads on the peers: torch, pydata/sparse, scipy (Debian's packages).
+"""The spt benchmark workloads on the peers (torch, pydata/sparse, scipy: Debian's packages) and on spt's
+own Python package (spt_py: python/spt, ctypes over build/libspt.so).
 
     peers.py PEER OP DIMS NNZ[,NNZ...] [REPS] [--threads T]
 
-PEER: torch | pydata | scipy. OP as bench_core: reorder, reduce_axis1, reduce_all, concat1, add, spmm,
-to_dense (torch also concat1_sorted: cat + coalesce). The inputs come from bench/gen.py, bit for bit
-the data bench_core.c builds. Building the peer objects is not timed, except for reorder, where
-building the sorted object is the op. One warm-up, then REPS timed runs (time.perf_counter, gc off).
-Prints one JSON object per size, as bench_core does (median/min/max seconds, peak RSS, the op's own
-peak over the RSS before it).
+PEER: torch | pydata | scipy | spt_py. OP as bench_core: reorder, reduce_axis1, reduce_all, concat1, add,
+spmm, to_dense (torch also concat1_sorted: cat + coalesce; spt_py also reorder_inplace, see below). The
+inputs come from bench/gen.py, bit for bit the data bench_core.c builds. Building the peer objects is not
+timed, except for reorder, where building the sorted object is the op. One warm-up, then REPS timed runs
+(time.perf_counter, gc off); a workload may have a per-run setup (untimed, before each run). Prints one
+JSON object per size, as bench_core does (median/min/max seconds, peak RSS, the op's own peak over the
+RSS before it; spt_py also the CPU seconds, cpu_median, as bench_core).
+
+spt_py times the same call bench_core times, through the package's public function: the input tensors are
+built from the NumPy arrays untimed (the sorted inputs reordered once untimed, as bench_core does, so they
+are known valid and sorted); the timed call is spt.reduce_sum / concat / add / sparse_dense_matmul /
+to_dense(validate_indices=False) with bench_core's arguments. reorder: the untimed per-run setup clones the
+unsorted input (bench_core's clone); the timed call is spt.reorder(t), which copies its input (TF semantics:
+the input is not modified) and then sorts the copy in place, so it does one clone more than bench_core.
+reorder_inplace: the per-run clone, then only the C spt_reorder on it through the package's ctypes binding
+(spt._core._reorder; not public API), exactly bench_core's timed work. --threads T calls
+spt.set_num_threads(T). The library is $SPT_LIB if set, else the repository's build/libspt.so (SPT_LIB is
+set to it before the import, so no other copy can be picked up); the record names it ("lib").
+SPT_BENCH_CHECKSUM=1 prints, for spt_py, the sums of the indices and values held by the spt tensors in
+bench_core's format ("checksum input K: ..." on stderr) to compare with bench_core's.
 """
 import gc
 import json
@@ -19,7 +34,9 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
 import gen  # noqa: E402
 
 
@@ -40,7 +57,8 @@ def reset_hwm():
 
 
 def prepare(peer, op, dims, n, threads):
-    """Return (run, input_bytes): run() performs the op once and returns its result."""
+    """Return (run, input_bytes, setup): run() performs the op once and returns its result; setup (None or
+    a function) is called, untimed, before each run."""
     shape = gen.shape_for(op, dims)
     e = 8 * len(shape) + 8
     if peer == "torch":
@@ -55,28 +73,28 @@ def prepare(peer, op, dims, n, threads):
 
         if op == "reorder":
             ci, cv = coo(0, canonical=False)
-            return (lambda: torch.sparse_coo_tensor(ci, cv, shape).coalesce()), n * e
+            return (lambda: torch.sparse_coo_tensor(ci, cv, shape).coalesce()), n * e, None
         if op == "reduce_axis1":
             a = coo(0)
-            return (lambda: torch.sparse.sum(a, dim=1).to_dense()), n * e
+            return (lambda: torch.sparse.sum(a, dim=1).to_dense()), n * e, None
         if op == "reduce_all":
             a = coo(0)
-            return (lambda: torch.sparse.sum(a)), n * e
+            return (lambda: torch.sparse.sum(a)), n * e, None
         if op in ("concat1", "concat1_sorted"):
             a, b = coo(0), coo(1)
             if op == "concat1":
-                return (lambda: torch.cat([a, b], 1)), 2 * n * e
-            return (lambda: torch.cat([a, b], 1).coalesce()), 2 * n * e
+                return (lambda: torch.cat([a, b], 1)), 2 * n * e, None
+            return (lambda: torch.cat([a, b], 1).coalesce()), 2 * n * e, None
         if op == "add":
             a, b = coo(0), coo(1)
-            return (lambda: a + b), 2 * n * e
+            return (lambda: a + b), 2 * n * e, None
         if op == "spmm":
             a = coo(0)
             bd = torch.from_numpy(gen.dense_b(shape[1], n))
-            return (lambda: torch.sparse.mm(a, bd)), n * e
+            return (lambda: torch.sparse.mm(a, bd)), n * e, None
         if op == "to_dense":
             a = coo(0)
-            return (lambda: a.to_dense()), n * e
+            return (lambda: a.to_dense()), n * e, None
     elif peer == "pydata":
         import sparse
 
@@ -86,31 +104,31 @@ def prepare(peer, op, dims, n, threads):
 
         if op == "reorder":
             c, v = gen.unsorted(0, shape, n)
-            return (lambda: sparse.COO(c, v, shape=shape, sorted=False, has_duplicates=True)), n * e
+            return (lambda: sparse.COO(c, v, shape=shape, sorted=False, has_duplicates=True)), n * e, None
         if op == "reduce_axis1":
             a = coo(0)
-            return (lambda: a.sum(axis=1).todense()), n * e
+            return (lambda: a.sum(axis=1).todense()), n * e, None
         if op == "reduce_all":
             a = coo(0)
-            return (lambda: a.sum()), n * e
+            return (lambda: a.sum()), n * e, None
         if op == "concat1":
             a, b = coo(0), coo(1)
-            return (lambda: sparse.concatenate([a, b], axis=1)), 2 * n * e
+            return (lambda: sparse.concatenate([a, b], axis=1)), 2 * n * e, None
         if op == "add":
             a, b = coo(0), coo(1)
-            return (lambda: a + b), 2 * n * e
+            return (lambda: a + b), 2 * n * e, None
         if op == "spmm":
             a = coo(0)
             bd = gen.dense_b(shape[1], n)
-            return (lambda: a @ bd), n * e
+            return (lambda: a @ bd), n * e, None
         if op == "to_dense":
             a = coo(0)
-            return (lambda: a.todense()), n * e
+            return (lambda: a.todense()), n * e, None
     elif peer == "scipy":
         import scipy.sparse as ss
 
         if len(shape) != 2:
-            return None, 0
+            return None, 0, None
 
         def csr(inp):
             c, v = gen.canonical(inp, shape, n)
@@ -119,27 +137,104 @@ def prepare(peer, op, dims, n, threads):
         if op == "reorder":
             c, v = gen.unsorted(0, shape, n)
             m = ss.coo_matrix((v, (c[0], c[1])), shape=shape)
-            return (lambda: m.tocsr()), n * e
+            return (lambda: m.tocsr()), n * e, None
         if op == "reduce_axis1":
             a = csr(0)
-            return (lambda: a.sum(axis=1)), n * e
+            return (lambda: a.sum(axis=1)), n * e, None
         if op == "reduce_all":
             a = csr(0)
-            return (lambda: a.sum()), n * e
+            return (lambda: a.sum()), n * e, None
         if op == "concat1":
             a, b = csr(0), csr(1)
-            return (lambda: ss.hstack([a, b], format="csr")), 2 * n * e
+            return (lambda: ss.hstack([a, b], format="csr")), 2 * n * e, None
         if op == "add":
             a, b = csr(0), csr(1)
-            return (lambda: a + b), 2 * n * e
+            return (lambda: a + b), 2 * n * e, None
         if op == "spmm":
             a = csr(0)
             bd = gen.dense_b(shape[1], n)
-            return (lambda: a @ bd), n * e
+            return (lambda: a @ bd), n * e, None
         if op == "to_dense":
             a = csr(0)
-            return (lambda: a.toarray()), n * e
-    return None, 0
+            return (lambda: a.toarray()), n * e, None
+    elif peer == "spt_py":
+        return prepare_spt_py(op, shape, n, threads, e)
+    return None, 0, None
+
+
+def load_spt():
+    """The spt package of this repository (python/) over $SPT_LIB or the repository's build/libspt.so."""
+    os.environ.setdefault("SPT_LIB", os.path.join(ROOT, "build", "libspt.so"))
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import spt
+
+    return spt
+
+
+def checksum(spt_t, inp):
+    """bench_core's SPT_BENCH_CHECKSUM line, from the indices and values the spt tensor holds."""
+    if os.environ.get("SPT_BENCH_CHECKSUM"):
+        v = spt_t.values
+        sv = float(np.cumsum(v)[-1]) if v.size else 0.0  # sequential, as bench_core sums
+        sys.stderr.write("checksum input %d: %d %.17g\n" % (inp, int(spt_t.indices.sum(dtype=np.int64)), sv))
+
+
+def prepare_spt_py(op, shape, n, threads, e):
+    spt = load_spt()
+    spt.set_num_threads(threads)
+    need = {"reduce_axis1": "reduce_sum", "reduce_all": "reduce_sum", "concat1": "concat", "add": "add",
+            "spmm": "sparse_dense_matmul"}.get(op)
+    if need and not spt.has_op(need):  # this libspt lacks the op (bench_core reports it unavailable too)
+        return None, 0, None
+
+    def tensor(inp, canonical=True):
+        c, v = (gen.canonical if canonical else gen.unsorted)(inp, shape, n)
+        t = spt.SparseTensor(np.ascontiguousarray(c.T), v, shape)  # N x R indices (a copy), values wrapped
+        del c, v
+        if canonical:
+            t = spt.reorder(t)  # as bench_core: one pass records that it is valid and sorted
+            if not (t.known_valid and t.known_sorted):
+                raise RuntimeError("spt_py: the sorted input is not known valid and sorted after reorder")
+        checksum(t, inp)
+        return t
+
+    if op in ("reorder", "reorder_inplace"):
+        base = tensor(0, canonical=False)
+        box = {}
+
+        def setup():  # bench_core's untimed clone before each run
+            box.pop("t", None)
+            box["t"] = base.copy()
+
+        if op == "reorder":
+            return (lambda: spt.reorder(box["t"])), n * e, setup
+        from spt import _core, _lib
+
+        def inplace():
+            _lib.check(_core._reorder(box["t"].h, None))
+            return box["t"]
+
+        return inplace, n * e, setup
+    if op == "reduce_axis1":
+        a = tensor(0)
+        return (lambda: spt.reduce_sum(a, axis=1)), n * e, None
+    if op == "reduce_all":
+        a = tensor(0)
+        return (lambda: spt.reduce_sum(a)), n * e, None
+    if op == "concat1":
+        a, b = tensor(0), tensor(1)
+        return (lambda: spt.concat(1, [a, b])), 2 * n * e, None
+    if op == "add":
+        a, b = tensor(0), tensor(1)
+        return (lambda: spt.add(a, b, 0.0)), 2 * n * e, None
+    if op == "spmm":
+        a = tensor(0)
+        bd = np.ascontiguousarray(gen.dense_b(shape[1], n))
+        return (lambda: spt.sparse_dense_matmul(a, bd)), n * e, None
+    if op == "to_dense":
+        a = tensor(0)
+        return (lambda: spt.to_dense(a, validate_indices=False)), n * e, None
+    return None, 0, None
 
 
 def main(argv):
@@ -152,33 +247,40 @@ def main(argv):
     reps = int(argv[5]) if len(argv) > 5 else 5
     for tok in sizes.split(","):
         n = int(float(tok))
-        rec = {"impl": peer, "threads": threads if peer == "torch" else 1, "op": op, "dims": dims, "nnz": n}
+        rec = {"impl": peer, "threads": threads if peer in ("torch", "spt_py") else 1, "op": op, "dims": dims,
+               "nnz": n}
         try:
-            run, ib = prepare(peer, op, dims, n, threads)
+            run, ib, setup = prepare(peer, op, dims, n, threads)
         except Exception as ex:  # a peer that cannot take the workload is reported, not fatal
-            run, ib = None, 0
+            run, ib, setup = None, 0, None
             rec["error"] = repr(ex)[:200]
+        if peer == "spt_py" and "spt" in sys.modules:
+            rec["lib"] = sys.modules["spt"].lib_path
         rec["input_bytes"] = ib
         if run is None:
             rec["status"] = "unavailable"
             print(json.dumps(rec), flush=True)
             continue
-        times, extra = [], 0
+        times, cpu, extra = [], [], 0
         gc.collect()
         gc.disable()
         try:
             for k in range(reps + 1):
+                if setup is not None:
+                    setup()
                 reset_hwm()
                 before = status_kb("VmRSS")
+                c0 = time.process_time()
                 t0 = time.perf_counter()
                 out = run()
                 t1 = time.perf_counter()
+                c1 = time.process_time()
                 extra = max(extra, status_kb("VmHWM") - before)
                 del out
-                if k > 0:
+                if k > 0 or t1 - t0 > 60:  # a warm-up over 60 s: report the one run
                     times.append(t1 - t0)
-                if k == 0 and t1 - t0 > 60:  # warm-up over 60 s: report the one run
-                    times.append(t1 - t0)
+                    cpu.append(c1 - c0)
+                if k == 0 and t1 - t0 > 60:
                     break
         except Exception as ex:
             rec["status"] = "error"
@@ -190,6 +292,9 @@ def main(argv):
         times.sort()
         rec.update(status="ok", reps=len(times), median=times[len(times) // 2], min=times[0], max=times[-1],
                    peak_rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, op_peak_extra=extra * 1024)
+        if peer == "spt_py":  # as bench_core: the process CPU seconds of the op (all threads)
+            cpu.sort()
+            rec["cpu_median"] = cpu[len(cpu) // 2]
         print(json.dumps(rec), flush=True)
 
 

@@ -1,11 +1,17 @@
 #!/usr/bin/python3
-"""make bench: spt (bench_core, 1 thread and all cores) and the peers (peers.py: torch, pydata/sparse,
-scipy), alternating per workload, each in its own process, on identical inputs; a memory-copy
-bandwidth bound measured at the start and the end of the same run. Writes bench/results/latest.json,
-latest.md (the table: median, ratio to each peer, ratio to the bound; the targets of issue 8) and
-latest.png (the chart).
+"""make bench: spt through the C program (bench_core, 1 thread and all cores), spt through its Python
+package (peers.py spt_py: python/spt over build/libspt.so, all cores; --spt-py both adds 1 thread) and the
+peers (peers.py: torch, pydata/sparse, scipy), alternating per workload, each in its own process, on
+identical inputs; a memory-copy bandwidth bound measured at the start and the end of the same run. Writes
+bench/results/latest.json, latest.md (the table: median, ratio to each peer, ratio to the bound, spt_py
+over the C program; the targets of issue 8, computed on the C figures, each also checked through Python)
+and latest.png (the chart).
 
-    run.py [--quick] [--reps N] [--bench-core PATH] [--out DIR] [--only OP[,OP]]
+    run.py [--quick] [--nnz N[,N...]] [--reps N] [--bench-core PATH] [--out DIR] [--only OP[,OP]]
+           [--spt-py all|both|none] [--bw-bytes BYTES]
+
+--nnz replaces every workload's sizes (e.g. --nnz 1e5 for a light check run); the targets are then read
+at the largest of them.
 """
 import argparse
 import datetime
@@ -157,7 +163,18 @@ def main():
     ap.add_argument("--bench-core", default=os.path.join(ROOT, "build", "bench", "bench_core"))
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--only", default="")
+    ap.add_argument("--bw-bytes", type=int, default=1 << 30, help="bytes of the bandwidth memcpy (default 1 GiB)")
+    ap.add_argument("--nnz", default="", help="comma-separated nnz replacing every workload's sizes")
+    ap.add_argument("--spt-py", default="all", choices=["all", "both", "none"],
+                    help="spt through its Python package: all cores (default), both 1 thread and all, or none")
     args = ap.parse_args()
+    nnz_override = [float(x) for x in args.nnz.split(",") if x]
+
+    def sizes_of(sizes):
+        if nnz_override:
+            return nnz_override
+        return [1e6] if args.quick else sizes
+
     os.makedirs(args.out, exist_ok=True)
     nth = os.cpu_count() or 1
     env = peer_env()
@@ -169,7 +186,7 @@ def main():
     bw = []
 
     def bandwidth():
-        r = run_child([args.bench_core, "bandwidth", "0", "1", str(1 << 30), "5"], 300)
+        r = run_child([args.bench_core, "bandwidth", "0", "1", str(args.bw_bytes), "5"], 300)
         if r and r[0].get("status") == "ok":
             bw.append(r[0])
 
@@ -177,12 +194,21 @@ def main():
     for op, dims, sizes, peers in WORKLOADS:
         if only and op not in only:
             continue
-        if args.quick:
-            sizes = [1e6]
+        sizes = sizes_of(sizes)
         sz = ",".join("%d" % s for s in sizes)
-        # spt first (1 thread, all cores), then each peer, in turn
+        # spt first (1 thread, all cores), then spt through Python, then each peer, in turn
         for th in sorted({1, nth}):
             records += run_child([args.bench_core, op, str(dims), str(th), sz, str(args.reps)], 900)
+        py_threads = {"all": [nth], "both": sorted({1, nth}), "none": []}[args.spt_py]
+        for th in py_threads:
+            records += run_child([PY, os.path.join(HERE, "peers.py"), "spt_py", op, str(dims), sz, str(args.reps),
+                                  "--threads", str(th)], 900, env)
+        if op == "reorder" and py_threads:  # the C reorder alone through the binding (spt.reorder also copies)
+            recs = run_child([PY, os.path.join(HERE, "peers.py"), "spt_py", "reorder_inplace", str(dims), sz,
+                              str(args.reps), "--threads", str(nth)], 900, env)
+            for r in recs:
+                r["impl"], r["op"] = "spt_py_inplace", "reorder"
+            records += recs
         for peer in peers:
             if peer == "torch_sorted":
                 cmd = [PY, os.path.join(HERE, "peers.py"), "torch", "concat1_sorted", str(dims), sz, str(args.reps),
@@ -213,7 +239,7 @@ def main():
     for op, dims, sizes, peers in WORKLOADS:
         if only and op not in only:
             continue
-        for n in ([1e6] if args.quick else sizes):
+        for n in sizes_of(sizes):
             n = int(n)
             bb = bound_bytes(op, dims, n, cells(op, dims))
             bound = bb / (gbps * 1e9) if gbps else None
@@ -224,11 +250,21 @@ def main():
                    "spt_1": s1["median"] if s1 else None, "spt_all": sn["median"] if sn else None,
                    "spt_best": best, "spt_peak_extra": (sn or s1 or {}).get("op_peak_extra"),
                    "input_bytes": (sn or s1 or {}).get("input_bytes"), "peers": {}}
+            # spt through its Python package: all cores (and 1 thread with --spt-py both); py_over_c = spt_py / C
+            p1, pn = get("spt_py", op, dims, n, 1 if nth != 1 else -1), get("spt_py", op, dims, n, nth)
+            pin = get("spt_py_inplace", op, dims, n, nth)
+            py_all = pn["median"] if pn else None
+            row.update(spt_py_1=p1["median"] if p1 else None, spt_py_all=py_all,
+                       spt_py_inplace=pin["median"] if pin else None,
+                       py_over_c=py_all / sn["median"] if pn and sn else None,
+                       py_1_over_c=p1["median"] / s1["median"] if p1 and s1 else None,
+                       py_inplace_over_c=pin["median"] / sn["median"] if pin and sn else None)
             for peer in peers:
                 pr = get(peer, op, dims, n)
                 if pr:
                     row["peers"][peer] = {"median": pr["median"], "min": pr["min"], "max": pr["max"],
                                           "ratio_to_spt": pr["median"] / spt_all if spt_all else None,
+                                          "ratio_to_spt_py": pr["median"] / py_all if py_all else None,
                                           "peak_extra": pr.get("op_peak_extra")}
             rows.append(row)
 
@@ -238,10 +274,31 @@ def main():
                 return r
         return None
 
-    big = 10**6 if args.quick else 10**7
+    big = int(max(nnz_override)) if nnz_override else 10**6 if args.quick else 10**7
     targets = []
 
+    def py_check(r, peer, need, kind):
+        """The same target read on spt_py (the Python package, all cores) instead of the C program."""
+        if args.spt_py == "none":
+            return None
+        v = r.get("spt_py_all")
+        if not v:
+            return {"status": "not measured"}
+        if kind == "bound":
+            val = v / r["bound_s"] if r["bound_s"] else None
+            if val is None:
+                return {"status": "not measured"}
+            return {"measured": val, "holds": val <= need,
+                    "text": "spt_py %s = %.2fx the bound" % (fmt_t(v), val)}
+        p = r["peers"].get(peer)
+        if not p:
+            return {"status": "not measured"}
+        val = p["median"] / v
+        return {"measured": val, "holds": val >= need,
+                "text": "%s %s / spt_py %s = %.2fx" % (peer, fmt_t(p["median"]), fmt_t(v), val)}
+
     def tgt(name, op, dims, n, peer, need, kind="faster"):
+        # the target itself is about the library: read on the C program's figures, as always
         r = row_of(op, dims, n)
         if not r:
             targets.append({"target": name, "status": "not measured"})
@@ -250,16 +307,18 @@ def main():
             val = r["spt_all"] / r["bound_s"] if r["spt_all"] and r["bound_s"] else None
             ok = val is not None and val <= need
             targets.append({"target": name, "measured": val, "need": need, "holds": ok,
-                            "text": "spt %s = %.2fx the bound (need <= %.1fx)" % (fmt_t(r["spt_all"]), val or 0, need)})
+                            "text": "spt %s = %.2fx the bound (need <= %.1fx)" % (fmt_t(r["spt_all"]), val or 0, need),
+                            "python": py_check(r, peer, need, kind)})
             return
         p = r["peers"].get(peer)
         if not p or not r["spt_all"]:
-            targets.append({"target": name, "status": "not measured"})
+            targets.append({"target": name, "status": "not measured", "python": py_check(r, peer, need, kind)})
             return
         val = p["ratio_to_spt"]
         targets.append({"target": name, "measured": val, "need": need, "holds": val >= need,
                         "text": "%s %s / spt %s = %.2fx (need >= %gx)" % (peer, fmt_t(p["median"]),
-                                                                           fmt_t(r["spt_all"]), val, need)})
+                                                                           fmt_t(r["spt_all"]), val, need),
+                        "python": py_check(r, peer, need, kind)})
 
     tgt("reorder 3-D vs torch coalesce >= 10x", "reorder", 3, big, "torch", 10)
     tgt("reorder 3-D vs pydata >= 10x", "reorder", 3, big, "pydata", 10)
@@ -272,9 +331,9 @@ def main():
     tgt("add 3-D vs torch >= 10x", "add", 3, big, "torch", 10)
     tgt("add 2-D vs scipy >= 3x", "add", 2, big, "scipy", 3)
     tgt("spmm vs scipy CSR >= 2x", "spmm", 2, big, "scipy", 2)
-    tgt("to_dense [200]^3 1e6 vs torch >= 2x", "to_dense", 3, 10**6, "torch", 2)
+    tgt("to_dense [200]^3 1e6 vs torch >= 2x", "to_dense", 3, big if nnz_override else 10**6, "torch", 2)
     mem = []
-    for n in ([1e6] if args.quick else FULL):
+    for n in sizes_of(FULL):
         for d in (3, 2):
             r = row_of("reorder", d, int(n))
             if r and r["spt_peak_extra"] is not None and r["input_bytes"]:
@@ -288,6 +347,7 @@ def main():
                         "text": "input + the op's peak extra RSS = %.2fx the input" % worst})
 
     result = {"machine": m, "elapsed_s": elapsed, "threads_all": nth, "quick": args.quick, "reps": args.reps,
+              "nnz_override": nnz_override, "spt_py": args.spt_py, "big": big,
               "bandwidth": {"gbps_used": gbps, "runs": bw}, "records": records, "rows": rows,
               "targets": targets, "reorder_memory": mem}
     with open(os.path.join(args.out, "latest.json"), "w") as f:
@@ -315,37 +375,89 @@ def table_md(res, nth):
         m.get("date_utc"), res["elapsed_s"]))
     bw = res["bandwidth"]
     out.append("")
-    out.append("Bandwidth bound: one-thread memcpy of 1 GiB counted as 2 GiB moved, best of start/end of the run: "
-               "**%.2f GB/s** (%s)." % (bw["gbps_used"] or 0, ", ".join("%.2f" % b["gbps"] for b in bw["runs"])))
+    mb = bw["runs"][0]["nnz"] if bw["runs"] else 1 << 30  # bench_core reports the copied bytes as "nnz"
+    out.append("Bandwidth bound: one-thread memcpy of %s counted as twice that moved, best of start/end of the run: "
+               "**%.2f GB/s** (%s)." % ("1 GiB" if mb == 1 << 30 else "%d MiB" % (mb >> 20), bw["gbps_used"] or 0,
+                                        ", ".join("%.2f" % b["gbps"] for b in bw["runs"])))
     out.append("")
     out.append("Medians of %s runs after one warm-up. spt columns: time (x the bound). Peer columns: time (x = peer / "
                "spt with %d threads: how many times faster spt is). torch runs with %d threads; pydata/sparse and "
                "scipy are single-threaded. scipy runs the 2-D form ([1e6,1e6]; to_dense [40000,200]); torch_sorted is "
                "`cat().coalesce()`." % (res.get("reps", 5), nth, nth))
+    rows = res["rows"]
+    py1 = any(r.get("spt_py_1") for r in rows)
+    pyn = any(r.get("spt_py_all") for r in rows)
+    if pyn:
+        out.append("")
+        out.append("spt_py: the same calls through spt's Python package (python/spt, ctypes over build/libspt.so) with %d "
+                   "threads: time (x = spt_py / spt C with the same threads: the Python overhead). In the peer columns "
+                   "`py x` = peer / spt_py. spt_py's reorder is `spt.reorder(t)`, which copies its input before sorting "
+                   "(the input is never modified); the C reorder alone through the binding is listed below the table."
+                   % nth)
     out.append("")
-    out.append("| op | dims | nnz | bound | spt 1 thr | spt %d thr | torch | torch_sorted | pydata | scipy |" % nth)
-    out.append("|---|---|---|---|---|---|---|---|---|---|")
-    for r in res["rows"]:
+    head = ["op", "dims", "nnz", "bound", "spt 1 thr", "spt %d thr" % nth]
+    if py1:
+        head.append("spt_py 1 thr")
+    if pyn:
+        head.append("spt_py %d thr" % nth)
+    head += ["torch", "torch_sorted", "pydata", "scipy"]
+    out.append("| " + " | ".join(head) + " |")
+    out.append("|" + "---|" * len(head))
+    for r in rows:
         def sp(v):
             if v is None:
                 return "-"
             return "%s (x%.1f)" % (fmt_t(v), v / r["bound_s"]) if r["bound_s"] else fmt_t(v)
 
-        cells_ = []
+        def py(v, ratio):
+            if v is None:
+                return "-"
+            return "%s (x%.2f)" % (fmt_t(v), ratio) if ratio else fmt_t(v)
+
+        line = [TITLES.get(r["op"], r["op"]), "%d" % r["dims"], "%.0e" % r["nnz"], fmt_t(r["bound_s"]),
+                sp(r["spt_1"]), sp(r["spt_all"])]
+        if py1:
+            line.append(py(r.get("spt_py_1"), r.get("py_1_over_c")))
+        if pyn:
+            line.append(py(r.get("spt_py_all"), r.get("py_over_c")))
         for peer in ("torch", "torch_sorted", "pydata", "scipy"):
             p = r["peers"].get(peer)
-            cells_.append("%s (x%.1f)" % (fmt_t(p["median"]), p["ratio_to_spt"]) if p and p["ratio_to_spt"] else "-")
-        out.append("| %s | %d | %.0e | %s | %s | %s | %s |" % (TITLES.get(r["op"], r["op"]), r["dims"], r["nnz"],
-                                                              fmt_t(r["bound_s"]), sp(r["spt_1"]), sp(r["spt_all"]),
-                                                              " | ".join(cells_)))
+            if not p or not p["ratio_to_spt"]:
+                line.append("-")
+            elif p.get("ratio_to_spt_py"):
+                line.append("%s (x%.1f, py x%.1f)" % (fmt_t(p["median"]), p["ratio_to_spt"], p["ratio_to_spt_py"]))
+            else:
+                line.append("%s (x%.1f)" % (fmt_t(p["median"]), p["ratio_to_spt"]))
+        out.append("| " + " | ".join(line) + " |")
+    inpl = [r for r in rows if r.get("spt_py_inplace")]
+    if inpl:
+        out.append("")
+        out.append("spt_py reorder without the package's copy (the C spt_reorder on a per-run clone through the ctypes "
+                   "binding, exactly bench_core's timed work), %d threads: " % nth + ", ".join(
+                       "%d-D %.0e %s (x%.2f of C)" % (r["dims"], r["nnz"], fmt_t(r["spt_py_inplace"]),
+                                                      r["py_inplace_over_c"] or 0) for r in inpl) + ".")
     out.append("")
-    out.append("## Targets (issue 8), nnz %s" % ("1e6 (QUICK)" if res["quick"] else "1e7"))
+    if res.get("nnz_override"):
+        at = "%.0e (--nnz)" % res["big"]
+    else:
+        at = "1e6 (QUICK)" if res["quick"] else "1e7"
+    out.append("## Targets (issue 8), nnz %s" % at)
     out.append("")
+    if res.get("spt_py", "none") != "none":
+        out.append("Each target is read on the C program (spt %d threads); the indented line reads it on spt_py "
+                   "(the Python package, %d threads)." % (nth, nth))
+        out.append("")
     for t in res["targets"]:
         if "holds" in t:
             out.append("- %s: **%s** -- %s" % (t["target"], "holds" if t["holds"] else "does NOT hold", t["text"]))
         else:
             out.append("- %s: %s" % (t["target"], t.get("status")))
+        pt = t.get("python")
+        if pt is not None:
+            if "holds" in pt:
+                out.append("  - through Python: %s -- %s" % ("holds" if pt["holds"] else "does NOT hold", pt["text"]))
+            else:
+                out.append("  - through Python: %s" % pt.get("status"))
     out.append("")
     if res["reorder_memory"]:
         out.append("Reorder peak memory (input + the op's peak extra RSS, / input bytes): " + ", ".join(
@@ -367,17 +479,21 @@ def chart(res, nth, path):
         same = [x for x in rows if x["op"] == r["op"] and x["dims"] == r["dims"]]
         if r["nnz"] == max(x["nnz"] for x in same):
             sel.append(r)
-    impls = [("spt_1", "spt 1 thread", "#9ecae1"), ("spt_all", "spt %d threads" % nth, "#08519c"),
-             ("torch", "torch", "#ee4c2c"), ("torch_sorted", "torch cat+coalesce", "#fdae6b"),
-             ("pydata", "pydata/sparse", "#31a354"), ("scipy", "scipy (2-D)", "#756bb1"),
-             ("bound", "bandwidth bound", "#bbbbbb")]
+    impls = [("spt_1", "spt 1 thread", "#9ecae1"), ("spt_all", "spt %d threads" % nth, "#08519c")]
+    if any(r.get("spt_py_1") for r in sel):
+        impls.append(("spt_py_1", "spt_py (Python) 1 thread", "#c6dbef"))
+    if any(r.get("spt_py_all") for r in sel):
+        impls.append(("spt_py_all", "spt_py (Python) %d threads" % nth, "#6baed6"))
+    impls += [("torch", "torch", "#ee4c2c"), ("torch_sorted", "torch cat+coalesce", "#fdae6b"),
+              ("pydata", "pydata/sparse", "#31a354"), ("scipy", "scipy (2-D)", "#756bb1"),
+              ("bound", "bandwidth bound", "#bbbbbb")]
     fig, ax = plt.subplots(figsize=(max(10, 1.3 * len(sel)), 6))
     w = 0.8 / len(impls)
     for k, (key, label, color) in enumerate(impls):
         xs, ys = [], []
         for i, r in enumerate(sel):
-            if key in ("spt_1", "spt_all"):
-                v = r[key]
+            if key in ("spt_1", "spt_all", "spt_py_1", "spt_py_all"):
+                v = r.get(key)
             elif key == "bound":
                 v = r["bound_s"]
             else:
@@ -392,7 +508,8 @@ def chart(res, nth, path):
                        fontsize=7, rotation=30, ha="right")
     ax.set_ylabel("median time, s (log)")
     ax.set_title("spt vs peers (%s, %s CPUs, %s)" % (res["machine"].get("date_utc", ""), res["machine"].get("cpus"),
-                                                     "QUICK" if res["quick"] else "nnz up to %.0e" % big))
+                                                     "QUICK" if res["quick"] and not res.get("nnz_override")
+                                                     else "nnz up to %.0e" % big))
     ax.legend(fontsize=8, ncol=4)
     ax.grid(axis="y", which="both", alpha=0.3)
     fig.tight_layout()
