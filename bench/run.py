@@ -85,6 +85,23 @@ def run_child(cmd, timeout, env=None):
     return recs
 
 
+def ensure_shared_lib():
+    """spt_py loads build/libspt.so, bench_core links build/libspt.a (`make bench` builds only the latter):
+    relink the .so from the same objects when it is missing or older than the .a. Returns (path, fresh)."""
+    so, ar = os.path.join(ROOT, "build", "libspt.so"), os.path.join(ROOT, "build", "libspt.a")
+
+    def fresh():
+        return os.path.exists(so) and (not os.path.exists(ar) or os.path.getmtime(so) >= os.path.getmtime(ar))
+
+    if not fresh():
+        sys.stderr.write("bench: build/libspt.so is missing or older than build/libspt.a: make build/libspt.so\n")
+        subprocess.run(["make", "-s", "-C", ROOT, "build/libspt.so"])
+    ok = fresh()
+    if not ok:
+        sys.stderr.write("bench: WARNING: spt_py uses a build/libspt.so older than bench_core's libspt.a\n")
+    return so, ok
+
+
 def machine():
     m = {"date_utc": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M:%S"), "cpus": os.cpu_count(),
          "kernel": platform.release(), "python": platform.python_version()}
@@ -190,6 +207,8 @@ def main():
         if r and r[0].get("status") == "ok":
             bw.append(r[0])
 
+    if args.spt_py != "none" and not os.environ.get("SPT_LIB"):
+        m["spt_py_lib"], m["spt_py_lib_fresh"] = ensure_shared_lib()
     bandwidth()
     for op, dims, sizes, peers in WORKLOADS:
         if only and op not in only:
@@ -394,6 +413,10 @@ def table_md(res, nth):
                    "`py x` = peer / spt_py. spt_py's reorder is `spt.reorder(t)`, which copies its input before sorting "
                    "(the input is never modified); the C reorder alone through the binding is listed below the table."
                    % nth)
+        if m.get("spt_py_lib_fresh") is False:
+            out.append("")
+            out.append("**Warning: spt_py ran on a build/libspt.so older than the libspt.a bench_core links; its "
+                       "figures may not be the same code.**")
     out.append("")
     head = ["op", "dims", "nnz", "bound", "spt 1 thr", "spt %d thr" % nth]
     if py1:
@@ -412,7 +435,7 @@ def table_md(res, nth):
         def py(v, ratio):
             if v is None:
                 return "-"
-            return "%s (x%.2f)" % (fmt_t(v), ratio) if ratio else fmt_t(v)
+            return "%s (x%.*f)" % (fmt_t(v), 2 if ratio >= 0.1 else 3, ratio) if ratio else fmt_t(v)
 
         line = [TITLES.get(r["op"], r["op"]), "%d" % r["dims"], "%.0e" % r["nnz"], fmt_t(r["bound_s"]),
                 sp(r["spt_1"]), sp(r["spt_all"])]
