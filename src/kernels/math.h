@@ -17,6 +17,11 @@
 #define SPT__WHEN_0(...)
 #define SPT__WHEN_(c, ...) SPT__WHEN_##c(__VA_ARGS__)
 #define SPT__WHEN(c, ...) SPT__WHEN_(c, __VA_ARGS__)
+/* SPT__PICK(c, a, b): a when c is 1, b when c is 0. */
+#define SPT__PICK_1(a, b) a
+#define SPT__PICK_0(a, b) b
+#define SPT__PICK_(c, a, b) SPT__PICK_##c(a, b)
+#define SPT__PICK(c, a, b) SPT__PICK_(c, a, b)
 
 /* ---- arithmetic per kind ------------------------------------------------------------------------- */
 /* Integers wrap modulo 2^bits (computed in uint64_t, so never signed-overflow UB); floats and complex
@@ -69,6 +74,9 @@ typedef struct spt__reduce_kernel {
     void (*combine)(void *acc, const void *x);
     /* For i in [lo, hi): out[keys[i]] = seen ? op(out[keys[i]], vals[i]) : vals[i]; seen = 1. */
     void (*scatter)(const void *vals, const uint64_t *keys, int64_t lo, int64_t hi, void *out, unsigned char *seen);
+    /* *acc = reduction of vals[lo, hi) (hi > lo) in a fixed grouping other than storage order (faster);
+     * NULL when the op's result depends on the order (then seg is used). */
+    void (*lanes)(const void *vals, int64_t lo, int64_t hi, void *acc);
 } spt__reduce_kernel;
 
 /* kern NULL: the dtype is not supported (SPT_EDTYPE). Exactly one of dout / sout is non-NULL. */

@@ -128,7 +128,10 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
         spt__chunks(n, nch, bnd, NULL, NULL);
 #pragma omp parallel for schedule(static, 1) num_threads(nch)
         for (int c = 0; c < nch; c++)
-            if (bnd[c + 1] > bnd[c]) kern->seg(t->values, NULL, bnd[c], bnd[c + 1], part[c]);
+            if (bnd[c + 1] > bnd[c]) {
+                if (kern->lanes) kern->lanes(t->values, bnd[c], bnd[c + 1], part[c]);
+                else kern->seg(t->values, NULL, bnd[c], bnd[c + 1], part[c]);
+            }
         for (int c = 0; c < nch; c++) {
             if (bnd[c + 1] == bnd[c]) continue;
             if (!have) memcpy(tot, part[c], es);

@@ -10,6 +10,7 @@
 #define OK_FLOAT 1
 #define OK_COMPLEX 0
 #define OK_STRING 0
+#define REDUCE_LANES 0
 #define REDUCE_NAME max
 #define REDUCE_OP(KIND) MAXOP
 #include "reduce_op.h"

@@ -1,6 +1,7 @@
 /* reduce_op.h -- the shared body of reduce_sum.c and reduce_max.c (one op each). Before including it,
  * an op file defines OK_<KIND> (1 for the dtype kinds it supports), REDUCE_NAME (sum, max: names the
- * kernels) and REDUCE_OP(KIND), the binary reduction OP(T, acc, x) for that kind. It instantiates the
+ * kernels), REDUCE_LANES (1 when the reduction over every axis may use several partial results) and
+ * REDUCE_OP(KIND), the binary reduction OP(T, acc, x) for that kind. It instantiates the
  * value loops of kernels/reduce.h for every supported dtype of include/spt_dtypes.def and the lookup
  * kernel(t) (NULL = an unsupported dtype, SPT_EDTYPE in spt__reduce) the public functions pass on. */
 #ifndef SPT_OPS_REDUCE_OP_H
@@ -9,7 +10,7 @@
 #include "kernels/reduce.h"
 
 /* Expand REDUCE_NAME before it is pasted into the kernel names. */
-#define REDUCE_DEF_(P, E, T, OP) SPT__DEF_REDUCE(P, E, T, OP)
+#define REDUCE_DEF_(P, E, T, OP) SPT__DEF_REDUCE(P, E, T, OP, REDUCE_LANES)
 #define REDUCE_KERNEL_(P, E) &P##_kernel_##E
 #define REDUCE_KERNEL(P, E) REDUCE_KERNEL_(P, E)
 

@@ -9,6 +9,7 @@
 #define OK_FLOAT 1
 #define OK_COMPLEX 1
 #define OK_STRING 0
+#define REDUCE_LANES 1
 #define REDUCE_NAME sum
 #define REDUCE_OP(KIND) SPT__ADD_##KIND
 #include "reduce_op.h"

@@ -214,12 +214,47 @@ static void test_alloc_sweep(void **state) {
     rt_sweep(spt_reduce_sum, spt_reduce_sum_sparse);
 }
 
+/* The sum over every axis groups each thread's values into 8 interleaved partial sums (spt.h). With
+ * v = {1e16, 1 x 34} in one thread: lane 0 = 1e16 + 6 ones, each lost to rounding (ulp 2, ties to even);
+ * lanes 1-7 = 4 each; pairwise: (1e16 + 4) + 8 -> 1e16 + 12, then + 16 -> 1e16 + 28 exactly. A single
+ * chain in storage order would give 1e16, and the sparse output must give the same number. */
+static void test_all_axes_lanes(void **state) {
+    (void)state;
+    enum { N = 35 };
+    int64_t shape[1] = {N}, ix[N];
+    double v[N];
+    for (int i = 0; i < N; i++) {
+        ix[i] = i;
+        v[i] = i == 0 ? 1e16 : 1.0;
+    }
+    spt_tensor *t, *s;
+    spt_dense *d;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 1, shape, N, ix, v, NULL, &t));
+    spt_set_num_threads(1);
+    ASSERT_OK(spt_reduce_sum(t, NULL, 0, false, &d));
+    assert_true(*(const double *)spt_dense_data(d) == 1e16 + 28.0);
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum_sparse(t, NULL, 0, false, &s));
+    assert_int_equal(spt_tensor_nnz(s), 1);
+    assert_true(*(const double *)spt_tensor_values(s) == 1e16 + 28.0);
+    spt_tensor_free(s);
+    /* 15 values: below the lanes' minimum of 16, one chain in storage order */
+    spt_tensor *u;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 1, shape, 15, ix, v, NULL, &u));
+    ASSERT_OK(spt_reduce_sum(u, NULL, 0, false, &d));
+    assert_true(*(const double *)spt_dense_data(d) == 1e16);
+    spt_dense_free(d);
+    spt_set_num_threads(0);
+    spt_tensor_free(u);
+    spt_tensor_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_docstring),  cmocka_unit_test(test_sparse_output), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_empty_and_zero_dims), cmocka_unit_test(test_huge_sparse_output),
         cmocka_unit_test(test_complex),    cmocka_unit_test(test_integer_wraps), cmocka_unit_test(test_property),
-        cmocka_unit_test(test_threads),    cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_threads),    cmocka_unit_test(test_all_axes_lanes),    cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
