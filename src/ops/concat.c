@@ -220,22 +220,24 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
         int nch = spt__threads_for(total * r);
         if (nch > 64) nch = 64;
         if (nch < 1) nch = 1;
-        int64_t ns, start[65];
-        if (spt__mul_i64(n, nch, &ns)) {
-            st = spt__err(SPT_EOVERFLOW, "%s: %lld inputs x %d chunks overflow", fn, (long long)n, nch);
+        /* each chunk's streams and heap padded apart (>= 128 bytes), so that two threads never update
+         * one cache line: a run of one entry updates them for every entry */
+        int64_t start[65], sstride, hstride;
+        if (spt__add_i64(n, 4, &sstride) || spt__add_i64(n, 16, &hstride)) {
+            st = spt__err(SPT_EOVERFLOW, "%s: %lld inputs overflow", fn, (long long)n);
             goto fail;
         }
-        cs = spt__alloc_array(fn, ns, 1, sizeof *cs, false, &st);
+        cs = spt__alloc_array(fn, sstride, nch, sizeof *cs, false, &st);
         if (!cs) goto fail;
-        heap = spt__alloc_array(fn, ns, 1, sizeof(int64_t), false, &st);
+        heap = spt__alloc_array(fn, hstride, nch, sizeof(int64_t), false, &st);
         if (!heap) goto fail;
         const int64_t nb = s[big].t->nnz;
         for (int c = 0; c < nch; c++) {
-            stream *cc = cs + (int64_t)c * n;
+            stream *cc = cs + (int64_t)c * sstride;
             start[c] = 0;
             for (int64_t i = 0; i < n; i++) {
                 cc[i] = s[i];
-                cc[i].pos = c == 0 ? 0 : cs[(int64_t)(c - 1) * n + i].end;
+                cc[i].pos = c == 0 ? 0 : cs[(int64_t)(c - 1) * sstride + i].end;
                 if (c == nch - 1) cc[i].end = s[i].t->nnz;
                 else {
                     uint64_t key = prefix_key(row_of(&s[big], nb / nch * (c + 1) + nb % nch * (c + 1) / nch), a, shape);
@@ -247,7 +249,7 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
         }
 #pragma omp parallel for schedule(static, 1) num_threads(nch) if (nch > 1)
         for (int c = 0; c < nch; c++)
-            merge_runs(t, start[c], cs + (int64_t)c * n, n, heap + (int64_t)c * n, a, shape, es);
+            merge_runs(t, start[c], cs + (int64_t)c * sstride, n, heap + (int64_t)c * hstride, a, shape, es);
     }
     SPT__CHECK(spt__layout_own_strings(t));
     spt__set_row_major(t, SPT__F_VALID | SPT__F_SORTED | (unique ? SPT__F_UNIQUE : 0u));
