@@ -122,10 +122,9 @@ spt_status spt_add(const spt_tensor *a, const spt_tensor *b, double thresh, spt_
     static const char fn[] = "spt_add";
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
-    if (thresh != thresh) return spt__err(SPT_EINVAL, "%s: the magnitude threshold is NaN", fn);
     spt__merge_fn f = a && (unsigned)a->dtype < SPT_NUM_DTYPES ? table[a->dtype] : NULL;
     /* both operands canonical (and every check of spt__merge2 passing): the one-pass row merge */
-    if (f && b && a->rank > 0 && a->dtype == b->dtype && same_shape(a, b) && canonical(a) && canonical(b))
+    if (f && b && thresh == thresh && a->rank > 0 && a->dtype == b->dtype && same_shape(a, b) && canonical(a) && canonical(b))
         return add_canonical(fn, a, b, thresh, rows_table[a->dtype], out);
     return spt__merge2(fn, a, b, thresh, f, out);
 }

@@ -91,6 +91,7 @@ spt_status spt__merge2(const char *fn, const spt_tensor *a, const spt_tensor *b,
         return spt__err(SPT_EDTYPE, "%s: operand dtypes differ (%s and %s)", fn, spt_dtype_name(a->dtype),
                         spt_dtype_name(b->dtype));
     if (!merge) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(a->dtype));
+    if (thresh != thresh) return spt__err(SPT_EINVAL, "%s: the magnitude threshold is NaN", fn);
     bool ua, ub;
     SPT__CHECK(spt__sorted_keys(fn, a, &ka, &pa, &ua));
     SPT__CHECK(spt__sorted_keys(fn, b, &kb, &pb, &ub));

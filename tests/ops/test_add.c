@@ -73,6 +73,9 @@ static void test_errors(void **state) {
     ASSERT_ST(SPT_EINVAL, spt_add(a, b, 0, &o));
     assert_null(o);
     ASSERT_MSG("Operands' shapes do not match: got 2 and 3 for dimension 1");
+    /* the contract's order: shapes, then dtype, then a NaN threshold */
+    ASSERT_ST(SPT_EINVAL, spt_add(a, b, NAN, &o));
+    ASSERT_MSG("Operands' shapes do not match: got 2 and 3 for dimension 1");
     spt_tensor_free(b);
     b = mk(SPT_FLOAT64, 3, s221, 1, ix3, &v);
     ASSERT_ST(SPT_EINVAL, spt_add(a, b, 0, &o));
@@ -81,10 +84,14 @@ static void test_errors(void **state) {
     b = mk(SPT_FLOAT64, 2, s22, 1, bad, &v);
     ASSERT_ST(SPT_ERANGE, spt_add(a, b, 0, &o));
     ASSERT_ST(SPT_EINVAL, spt_add(a, b, NAN, &o));
+    ASSERT_MSG("the magnitude threshold is NaN");
     spt_tensor_free(b);
+    ASSERT_ST(SPT_EINVAL, spt_add(a, a, NAN, &o)); /* canonical operands too */
+    ASSERT_MSG("the magnitude threshold is NaN");
     float fv = 1;
     b = mk(SPT_FLOAT32, 2, s22, 1, ix, &fv);
     ASSERT_ST(SPT_EDTYPE, spt_add(a, b, 0, &o));
+    ASSERT_ST(SPT_EDTYPE, spt_add(a, b, NAN, &o));
     spt_tensor_free(b);
     spt_tensor_free(a);
     uint8_t u = 1;
