@@ -26,19 +26,32 @@ static int run_split(cli_args *a) {
     spt_format f = SPT_FORMAT_TNS;
     if (!rc && to && spt_format_from_name(to, &f) != SPT_OK) rc = cli_usage_error(a, "unknown output format '%s'", to);
     const char *ext = f == SPT_FORMAT_MTX ? "mtx" : f == SPT_FORMAT_NPY ? "npy" : f == SPT_FORMAT_TNS ? "tns" : "npz";
-    for (int64_t k = 0; !rc && k < num; k++) {
-        size_t n = strlen(pre) + 32;
-        char *path = malloc(n);
-        if (!path) {
-            rc = CLI_BAD_INPUT;
+    /* all pieces or none: when a write fails, the pieces already written are removed again */
+    const size_t plen = strlen(pre) + 32;
+    char *path = rc ? NULL : malloc(plen);
+    if (!rc && !path) {
+        fprintf(stderr, "spt split: out of memory\n");
+        rc = CLI_BAD_INPUT;
+    }
+    int64_t written = 0;
+    while (!rc && written < num) {
+        snprintf(path, plen, "%s%lld.%s", pre, (long long)written, ext);
+        st = spt_write(outs[written], path, f);
+        if (st != SPT_OK) {
+            rc = cli_fail(a, st);
             break;
         }
-        snprintf(path, n, "%s%lld.%s", pre, (long long)k, ext);
-        st = spt_write(outs[k], path, f);
-        if (st != SPT_OK) rc = cli_fail(a, st);
-        else printf("%s: %lld entries\n", path, (long long)spt_tensor_nnz(outs[k]));
-        free(path);
+        printf("%s: %lld entries\n", path, (long long)spt_tensor_nnz(outs[written]));
+        written++;
     }
+    if (rc && written > 0) {
+        for (int64_t k = 0; k < written; k++) {
+            snprintf(path, plen, "%s%lld.%s", pre, (long long)k, ext);
+            remove(path);
+        }
+        fprintf(stderr, "spt split: removed the %lld piece(s) written before the failure\n", (long long)written);
+    }
+    free(path);
     for (int64_t k = 0; k < num; k++) spt_tensor_free(outs[k]);
     free(outs);
     spt_tensor_free(t);

@@ -82,6 +82,8 @@ check concat_axis1 'spt concat --axis 1 in/m.tns in/m2.tns'
 check concat_axis0 'spt concat in/m.tns in/m2.tns in/m.tns'
 check concat_bad 'spt concat --axis 0 in/m.tns in/t3.tns'
 check split 'spt split --axis 0 --num 2 in/t3.tns -o $T/p && cat $T/p0.tns $T/p1.tns'
+# all pieces or none: piece 1 cannot be written (a directory has its name), so piece 0 is removed again
+check split_partial 'mkdir $T/p1.tns; spt split --axis 0 --num 2 in/t3.tns -o $T/p; echo "rc $?"; ls $T'
 check slice 'spt slice --start 0,1 --size 2,2 in/m.tns'
 check slice_bad 'spt slice --start 0 --size 2 in/m.tns'
 check reduce_sum 'spt reduce --op sum --axis 1 in/t3.tns'
