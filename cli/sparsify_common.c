@@ -30,21 +30,40 @@ static void print_dims(const int64_t *v, int64_t n) {
     printf("]");
 }
 
+/* malloc of (n * per + 1) elements of es bytes (the + 1: never a zero-byte request), NULL when the size
+ * does not fit in size_t or the memory is not there; *bytes gets the size asked for (0 on overflow). */
+static void *alloc_rows(int64_t n, int64_t per, size_t es, size_t *bytes) {
+    *bytes = 0;
+    if (n < 0 || per < 0 || es == 0) return NULL;
+    if (per > 0 && (uint64_t)n > (SIZE_MAX / es - 1) / (uint64_t)per) return NULL;
+    *bytes = ((size_t)n * (size_t)per + 1) * es;
+    return malloc(*bytes);
+}
+
+static int alloc_failed(const cli_args *a, int64_t n, int64_t per, size_t bytes) {
+    if (bytes == 0)
+        fprintf(stderr, "spt %s: %lld x %lld elements do not fit in memory's address range\n", a->cmd, (long long)n,
+                (long long)per);
+    else fprintf(stderr, "spt %s: cannot allocate %zu bytes\n", a->cmd, bytes);
+    return CLI_BAD_INPUT;
+}
+
 /* The ToT flattened into one tensor of rank outer + inner: every element of every present inner
  * tensor (zeros included) at (outer..., inner...). */
-static spt_status flatten(const spt_tot *tot, spt_tensor **out) {
+static int flatten(const cli_args *a, const spt_tot *tot, spt_tensor **out) {
     const int64_t orank = spt_tot_outer_rank(tot), irank = spt_tot_inner_rank(tot), cnt = spt_tot_count(tot);
     const int64_t n = spt_tot_total_size(tot), r = orank + irank;
     const spt_dtype dt = spt_tot_dtype(tot);
     const size_t es = spt_dtype_size(dt);
     int64_t shape[SPT_MAX_RANK] = {0};
     memcpy(shape, spt_tot_outer_shape(tot), sizeof(int64_t) * (size_t)orank);
-    int64_t *ix = malloc(sizeof(int64_t) * (size_t)(n * r + 1));
-    char *vals = malloc(es * (size_t)(n + 1));
-    if (!ix || !vals) {
+    size_t ib, vb;
+    int64_t *ix = alloc_rows(n, r, sizeof(int64_t), &ib);
+    char *vals = ix ? alloc_rows(n, 1, es, &vb) : NULL;
+    if (!vals) {
+        int rc = ix ? alloc_failed(a, n, 1, vb) : alloc_failed(a, n, r, ib);
         free(ix);
-        free(vals);
-        return SPT_ENOMEM;
+        return rc;
     }
     int64_t m = 0;
     spt_status st = SPT_OK;
@@ -68,7 +87,7 @@ static spt_status flatten(const spt_tot *tot, spt_tensor **out) {
     if (st == SPT_OK) st = spt_tensor_new(dt, r, shape, m, ix, vals, NULL, out);
     free(ix);
     free(vals);
-    return st;
+    return st == SPT_OK ? 0 : cli_fail(a, st);
 }
 
 int cli_sparsify_args(const cli_args *a, int64_t *ind_rank, int64_t *pairs, int64_t *np, int64_t *oshape,
@@ -107,18 +126,20 @@ int cli_sparsify_map(const cli_args *a, const spt_tensor *map, int64_t ind_rank,
         return CLI_BAD_INPUT;
     }
     const int64_t dr = mr - ind_rank;
-    spt_status st;
-    int64_t *ind = malloc(sizeof(int64_t) * (size_t)(n * ind_rank + 1));
-    int64_t *dep = malloc(sizeof(int64_t) * (size_t)(n * dr + 1));
-    if (!ind || !dep) st = SPT_ENOMEM;
-    else {
-        const int64_t *ix = spt_tensor_indices(map);
-        for (int64_t i = 0; i < n; i++) {
-            memcpy(ind + i * ind_rank, ix + i * mr, sizeof(int64_t) * (size_t)ind_rank);
-            memcpy(dep + i * dr, ix + i * mr + ind_rank, sizeof(int64_t) * (size_t)dr);
-        }
-        st = spt_sparse_map_new(ind_rank, dr, n, ind, dep, out);
+    size_t ib, db;
+    int64_t *ind = alloc_rows(n, ind_rank, sizeof(int64_t), &ib);
+    int64_t *dep = ind ? alloc_rows(n, dr, sizeof(int64_t), &db) : NULL;
+    if (!dep) {
+        int rc = ind ? alloc_failed(a, n, dr, db) : alloc_failed(a, n, ind_rank, ib);
+        free(ind);
+        return rc;
     }
+    const int64_t *ix = spt_tensor_indices(map);
+    for (int64_t i = 0; i < n; i++) {
+        memcpy(ind + i * ind_rank, ix + i * mr, sizeof(int64_t) * (size_t)ind_rank);
+        memcpy(dep + i * dr, ix + i * mr + ind_rank, sizeof(int64_t) * (size_t)dr);
+    }
+    spt_status st = spt_sparse_map_new(ind_rank, dr, n, ind, dep, out);
     free(ind);
     free(dep);
     if (st != SPT_OK) return cli_fail(a, st);
@@ -129,8 +150,8 @@ int cli_sparsify_map(const cli_args *a, const spt_tensor *map, int64_t ind_rank,
 int cli_sparsify_output(const cli_args *a, const spt_tot *tot) {
     if (cli_opt(a, "output")) {
         spt_tensor *flat = NULL;
-        spt_status st = flatten(tot, &flat);
-        int rc = st == SPT_OK ? cli_write(a, flat) : cli_fail(a, st);
+        int rc = flatten(a, tot, &flat);
+        if (rc == 0) rc = cli_write(a, flat);
         spt_tensor_free(flat);
         return rc;
     }
