@@ -76,10 +76,24 @@ static void do_reorder(fz_in *in, spt_tensor *t) {
     bool ho = fz_order(in, spt_tensor_rank(t), order);
     uint64_t h = fz_hash_tensor(t), m = entry_multiset(t);
     bool oob = any_oob(t);
+    /* the out-of-place form first: it must leave t alone and, when it works, equal the in-place one */
+    spt_tensor *copy = NULL;
+    fz_op_begin();
+    spt_status st2 = spt_reordered(t, ho ? order : NULL, &copy);
+    fz_op_end();
+    bool refused2 = fz_failed();
+    fz_check_status("spt_reordered", st2, NULL);
+    if (fz_hash_tensor(t) != h) fz_die("spt_reordered", "modified its input");
+    if (st2 != SPT_OK && copy) fz_die("spt_reordered", "failed but set the output");
+    if (st2 == SPT_OK && oob) fz_die("spt_reordered", "sorted a tensor with an index out of bounds");
     fz_op_begin();
     spt_status st = spt_reorder(t, ho ? order : NULL);
     fz_op_end();
     fz_check_status("spt_reorder", st, NULL);
+    if (!refused2 && !fz_failed() && st2 != st) fz_die("spt_reordered", "status differs from spt_reorder's");
+    if (st == SPT_OK && st2 == SPT_OK && fz_hash_tensor(copy) != fz_hash_tensor(t))
+        fz_die("spt_reordered", "result differs from spt_reorder's");
+    spt_tensor_free(copy);
     if (st != SPT_OK) {
         if (fz_hash_tensor(t) != h) fz_die("spt_reorder", "failed but modified the tensor");
         if (st == SPT_ERANGE && !oob) fz_die("spt_reorder", "ERANGE without an index out of bounds");

@@ -528,8 +528,11 @@ static void gather(void *dst, const void *src, size_t es, const int64_t *perm, i
  * Extra memory: 2 x 8 bytes per entry (+ 8 more only when some bucket is too large for the scratch).
  * Small inputs or keys: keys array and LSD passes over it (3 x 8 bytes per entry).
  * The payload is the values themselves when they are 8 bytes wide (else the permutation, and the
- * values are gathered at the end). Both ways are stable. */
-static spt_status reorder_packed(const char *fn, spt_tensor *t, const packing *pk, bool *unique_out) {
+ * values are gathered at the end). Both ways are stable.
+ * Out of place (dst != t: a fresh owned tensor of t's dtype, shape and nnz, never strings): t is only
+ * read, and the sorted entries are written straight into dst -- t is never copied first. */
+static spt_status reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *dst, const packing *pk,
+                                 bool *unique_out) {
     spt_status st = SPT_OK;
     const int64_t n = t->nnz, r = pk->r;
     const size_t es = spt_dtype_size(t->dtype);
@@ -576,7 +579,11 @@ static spt_status reorder_packed(const char *fn, spt_tensor *t, const packing *p
     SPT__CHECK(packed_keys(fn, t, pk, &rp, keys, hist, &sorted, &unique));
     if (sorted) {
         *unique_out = unique;
-        goto fail; /* st == SPT_OK: nothing to move */
+        if (dst != t) { /* nothing to move: the copy */
+            memcpy(dst->indices, t->indices, (size_t)n * (size_t)r * sizeof(int64_t));
+            memcpy(dst->values, t->values, (size_t)n * es);
+        }
+        goto fail; /* st == SPT_OK */
     }
     int64_t *bounds = hist + (int64_t)rp.passes * rp.chunks * nb, *bscratch = bounds + nb + 1;
     int64_t maxb = 0;
@@ -605,16 +612,19 @@ static spt_status reorder_packed(const char *fn, spt_tensor *t, const packing *p
     }
     if (!direct) {
         perm = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);
-        newvals = perm ? spt__alloc_array(fn, n, 1, es, false, &st) : NULL;
-        if (!newvals) goto fail;
+        if (!perm) goto fail;
+        if (dst == t) newvals = spt__alloc_array(fn, n, 1, es, false, &st); /* out of place: dst's values */
+        if (dst == t && !newvals) goto fail;
         for (int64_t i = 0; i < n; i++) perm[i] = (uint64_t)i;
     }
-    /* from here on nothing fails */
-    uint64_t *pay = direct ? (uint64_t *)t->values : perm;
+    /* from here on nothing fails. The payload is read from pay_in and its sorted order ends in pay
+     * (the same array in place; dst's values out of place) */
+    uint64_t *pay = direct ? (uint64_t *)dst->values : perm;
+    const uint64_t *pay_in = direct ? (const uint64_t *)t->values : perm;
     int64_t repeated = 0;
     uint64_t *sp = pay;
     if (hybrid) {
-        msd_from_indices(&rp, pk, t->indices, pay, hist, tk, tp, wc);
+        msd_from_indices(&rp, pk, t->indices, pay_in, hist, tk, tp, wc);
         /* each bucket: sort in cache, decode its keys into the indices, store its payload in `pay`
          * (free since the scatter) -- the output is written once */
         const int rem = rp.shift0;
@@ -632,37 +642,40 @@ static spt_status reorder_packed(const char *fn, spt_tensor *t, const packing *p
             int where = bucket_sort(tk + lo, tp + lo, xk, xp, m, rem, bscratch + (int64_t)tid * bucket_scratch);
             const uint64_t *fk = where ? xk : tk + lo, *fp = where ? xp : tp + lo;
             if (fp != pay + lo) memcpy(pay + lo, fp, (size_t)m * sizeof *fp);
-            decode_span(pk, fk, t->indices + lo * r, m);
+            decode_span(pk, fk, dst->indices + lo * r, m);
             for (int64_t i = 1; i < m; i++) repeated += fk[i - 1] == fk[i];
         }
         /* keys of different buckets differ in the top digit: no repeat across buckets */
     } else {
+        if (pay != pay_in) memcpy(pay, pay_in, (size_t)n * sizeof *pay); /* the LSD passes sort it in place */
         int in_scratch = lsd_passes(&rp, hist, keys, pay, tk, tp);
         const uint64_t *sk = in_scratch ? tk : keys;
         sp = in_scratch ? tp : pay;
         int nth2 SPT__OMP_VAR = spt__threads_for(n);
 #pragma omp parallel for schedule(static) num_threads(nth2) reduction(+ : repeated)
         for (int64_t i = 1; i < n; i++) repeated += sk[i - 1] == sk[i];
-        decode_keys(pk, sk, t->indices, n);
+        decode_keys(pk, sk, dst->indices, n);
     }
     if (direct) {
         if (sp != pay) {
-            if (t->owns_buffers) {
-                spt__free(t->values);
-                t->values = sp;
+            if (dst->owns_buffers) {
+                spt__free(dst->values);
+                dst->values = sp;
                 tp = NULL; /* sp == tp */
             } else {
-                memcpy(t->values, sp, (size_t)n * es);
+                memcpy(dst->values, sp, (size_t)n * es);
             }
         }
-    } else {
+    } else if (dst != t) {
+        gather(dst->values, t->values, es, (const int64_t *)sp, n);
+    } else { /* in place: dst is t */
         gather(newvals, t->values, es, (const int64_t *)sp, n);
-        if (t->owns_buffers) {
-            spt__free(t->values);
-            t->values = newvals;
+        if (dst->owns_buffers) {
+            spt__free(dst->values);
+            dst->values = newvals;
             newvals = NULL;
         } else {
-            memcpy(t->values, newvals, (size_t)n * es);
+            memcpy(dst->values, newvals, (size_t)n * es);
         }
     }
     *unique_out = repeated == 0;
@@ -700,7 +713,7 @@ spt_status spt__reorder(const char *fn, spt_tensor *t, const int64_t *order) {
     packing pk;
     if (r > 0 && n > 1 && make_packing(t, order, &pk)) {
         bool uniq = false;
-        SPT__TRY(reorder_packed(fn, t, &pk, &uniq));
+        SPT__TRY(reorder_packed(fn, t, t, &pk, &uniq));
         for (int64_t d = 0; d < r; d++) t->order[d] = order ? order[d] : d;
         t->flags |= SPT__F_VALID | SPT__F_SORTED;
         if (uniq) t->flags |= SPT__F_UNIQUE;
@@ -764,6 +777,37 @@ fail:
 spt_status spt_reorder(spt_tensor *t, const int64_t *order) {
     if (!t) return spt__err(SPT_EINVAL, "spt_reorder: tensor is NULL");
     return spt__reorder("spt_reorder", t, order);
+}
+
+spt_status spt_reordered(const spt_tensor *t, const int64_t *order, spt_tensor **out) {
+    static const char fn[] = "spt_reordered";
+    spt_status st = SPT_OK;
+    spt_tensor *o = NULL;
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    if (!t) return spt__err(SPT_EINVAL, "%s: tensor is NULL", fn);
+    SPT__TRY(check_perm_order(fn, t->rank, order));
+    packing pk;
+    const bool known = (t->flags & SPT__F_SORTED) && (t->flags & SPT__F_VALID) && same_order(t, order);
+    if (!known && t->dtype != SPT_STRING && t->rank > 0 && t->nnz > 1 && make_packing(t, order, &pk)) {
+        /* sorted straight from t into a fresh tensor */
+        bool uniq = false;
+        SPT__TRY(spt__tensor_alloc_uninit(fn, t->dtype, t->rank, t->shape, t->nnz, NULL, &o));
+        const size_t ib = (size_t)t->nnz * (size_t)t->rank * sizeof(int64_t);
+        spt__hint_huge(o->indices, ib);
+        spt__hint_huge(o->values, (size_t)t->nnz * spt_dtype_size(t->dtype));
+        SPT__CHECK(reorder_packed(fn, t, o, &pk, &uniq));
+        spt__set_row_major(o, SPT__F_VALID | SPT__F_SORTED | (uniq ? SPT__F_UNIQUE : 0u));
+        for (int64_t d = 0; d < o->rank; d++) o->order[d] = order ? order[d] : d;
+    } else { /* strings, small or known sorted tensors, keys wider than 64 bits: a copy sorted in place */
+        SPT__TRY(spt_tensor_clone(t, &o));
+        SPT__CHECK(spt__reorder(fn, o, order));
+    }
+    *out = o;
+    return SPT_OK;
+fail:
+    spt_tensor_free(o);
+    return st;
 }
 
 spt_status spt_argsort(const spt_tensor *t, const int64_t *order, int64_t *perm) {

@@ -219,6 +219,125 @@ static void test_reorder_alloc_sweep(void **state) {
     assert_true(spt_test_alloc_sweep(sweep_reorder, sweep_free, &s) >= 4);
 }
 
+/* spt_reordered against a clone sorted in place by spt_reorder: same entries, values, order and flags,
+ * and the input untouched. Sizes cover the small path, the hybrid path (n >= 65536), buckets too large
+ * for the per-thread scratch (skewed: most entries share the top digit) and inputs already sorted. */
+static void expect_reordered(const spt_tensor *t, const int64_t *order) {
+    const int64_t n = spt_tensor_nnz(t), r = spt_tensor_rank(t);
+    const size_t es = spt_dtype_size(spt_tensor_dtype(t));
+    spt_tensor *in_copy, *ref, *got = (spt_tensor *)1;
+    ASSERT_OK(spt_tensor_clone(t, &in_copy));
+    ASSERT_OK(spt_tensor_clone(t, &ref));
+    ASSERT_OK(spt_reorder(ref, order));
+    ASSERT_OK(spt_reordered(t, order, &got));
+    spt_test_expect_tensor(got, r, spt_tensor_shape(ref), n, spt_tensor_indices(ref), spt_tensor_values(ref));
+    for (int64_t d = 0; d < r; d++) assert_int_equal(spt_tensor_order(got)[d], spt_tensor_order(ref)[d]);
+    assert_true(spt_tensor_known_sorted(got));
+    assert_true(spt_tensor_known_valid(got));
+    ASSERT_OK(spt_validate(got));
+    /* the input: untouched */
+    spt_test_expect_tensor(t, r, spt_tensor_shape(in_copy), n, spt_tensor_indices(in_copy), spt_tensor_values(in_copy));
+    (void)es;
+    spt_tensor_free(got);
+    spt_tensor_free(ref);
+    spt_tensor_free(in_copy);
+}
+
+static void test_reordered(void **state) {
+    (void)state;
+    const spt_dtype dts[] = {SPT_BOOL, SPT_INT16, SPT_UINT32, SPT_FLOAT64, SPT_COMPLEX128, SPT_INT64};
+    const int64_t sizes[] = {0, 1, 2, 300, 70000};
+    for (int si = 0; si < 5; si++)
+        for (int di = 0; di < 6; di++)
+            for (int skew = 0; skew < (sizes[si] > 1000 ? 2 : 1); skew++) {
+                const int64_t n = sizes[si], r = 3, shape[3] = {1000, 1000, 1000};
+                const spt_dtype dt = dts[di];
+                const size_t es = spt_dtype_size(dt);
+                int64_t *ix = malloc((size_t)(n * r + 1) * sizeof *ix);
+                unsigned char *v = malloc((size_t)n * es + 1);
+                for (int64_t i = 0; i < n * r; i++)
+                    ix[i] = skew && i % r == 0 && i % 7 ? 0 : (int64_t)(next() % (uint64_t)shape[i % r]);
+                for (size_t b = 0; b < (size_t)n * es; b++) v[b] = (unsigned char)next();
+                if (dt == SPT_BOOL)
+                    for (int64_t i = 0; i < n; i++) v[i] &= 1;
+                spt_tensor *t;
+                ASSERT_OK(spt_tensor_new(dt, r, shape, n, ix, v, NULL, &t));
+                int64_t o120[3] = {1, 2, 0};
+                expect_reordered(t, NULL);
+                expect_reordered(t, o120);
+                /* a sorted input (known or found sorted): the copy */
+                spt_tensor *sorted;
+                ASSERT_OK(spt_reordered(t, NULL, &sorted));
+                expect_reordered(sorted, NULL);
+                spt_tensor *plain;
+                ASSERT_OK(spt_tensor_new(dt, r, shape, n, spt_tensor_indices(sorted), spt_tensor_values(sorted), NULL,
+                                         &plain)); /* sorted, but not known to be */
+                expect_reordered(plain, NULL);
+                spt_tensor_free(plain);
+                spt_tensor_free(sorted);
+                spt_tensor_free(t);
+                free(ix);
+                free(v);
+            }
+    /* strings take the clone-and-sort way */
+    spt_str sv[5] = {{"hi0", 3}, {"hi1", 3}, {"hi2", 3}, {"hi3", 3}, {"hi4", 3}};
+    spt_tensor *t;
+    ASSERT_OK(spt_tensor_new(SPT_STRING, 3, ex_shape, 5, ex_ix, sv, NULL, &t));
+    int64_t o201[3] = {2, 0, 1};
+    expect_reordered(t, o201);
+    spt_tensor_free(t);
+}
+
+static void test_reordered_errors(void **state) {
+    (void)state;
+    int64_t shape[2] = {3, 3}, ix[4] = {2, 2, 0, 5};
+    double v[2] = {1, 2};
+    spt_tensor *t, *o = (spt_tensor *)1;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 2, shape, 2, ix, v, NULL, &t));
+    ASSERT_ST(SPT_ERANGE, spt_reordered(t, NULL, &o));
+    assert_null(o);
+    ASSERT_MSG("spt_reordered: indices[1] = [0,5] is out of bounds");
+    int64_t bad[2] = {0, 0};
+    o = (spt_tensor *)1;
+    ASSERT_ST(SPT_EINVAL, spt_reordered(t, bad, &o));
+    assert_null(o);
+    ASSERT_ST(SPT_EINVAL, spt_reordered(t, NULL, NULL));
+    ASSERT_ST(SPT_EINVAL, spt_reordered(NULL, NULL, &o));
+    spt_test_expect_tensor(t, 2, shape, 2, ix, v); /* untouched */
+    spt_tensor_free(t);
+}
+
+struct sweep_big {
+    spt_tensor *src, *out;
+};
+static spt_status sweep_reordered(void *p) {
+    struct sweep_big *s = p;
+    return spt_reordered(s->src, NULL, &s->out);
+}
+static void sweep_reordered_free(void *p) {
+    struct sweep_big *s = p;
+    assert_true(s->out == NULL || spt_tensor_known_sorted(s->out));
+    spt_tensor_free(s->out);
+    s->out = NULL;
+}
+static void test_reordered_alloc_sweep(void **state) {
+    (void)state;
+    /* hybrid size; float64 (values are the payload) and float32 (a permutation and a gather) */
+    const int64_t n = 70000, shape[2] = {5000, 5000};
+    int64_t *ix = malloc((size_t)n * 2 * sizeof *ix);
+    double *v = malloc((size_t)n * sizeof *v);
+    for (int64_t i = 0; i < 2 * n; i++) ix[i] = (int64_t)(next() % 5000);
+    for (int64_t i = 0; i < n; i++) v[i] = (double)i;
+    for (int k = 0; k < 2; k++) {
+        struct sweep_big s = {0};
+        ASSERT_OK(spt_tensor_new(k ? SPT_FLOAT32 : SPT_FLOAT64, 2, shape, n, ix, v, NULL, &s.src));
+        assert_true(spt_test_alloc_sweep(sweep_reordered, sweep_reordered_free, &s) >= 3);
+        spt_tensor_free(s.src);
+    }
+    free(ix);
+    free(v);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_argsort_seed),
@@ -229,6 +348,9 @@ int main(void) {
         cmocka_unit_test(test_reorder_wide_keys),
         cmocka_unit_test(test_reorder_threads_identical),
         cmocka_unit_test(test_reorder_alloc_sweep),
+        cmocka_unit_test(test_reordered),
+        cmocka_unit_test(test_reordered_errors),
+        cmocka_unit_test(test_reordered_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
