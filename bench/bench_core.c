@@ -2,20 +2,31 @@
  *
  *   bench_core OP DIMS THREADS NNZ[,NNZ...] [REPS]
  *   bench_core bandwidth 0 1 BYTES [REPS]
+ *   bench_core copyfloor DIMS THREADS NNZ[,NNZ...] [REPS]
  *
  * OP: reorder, reduce_axis1, reduce_all, concat1, add, spmm, to_dense, bandwidth. DIMS: 2 or 3 (the
  * shapes are fixed per op and dims; bench/gen.py builds the very same inputs for the peers). Prints
  * one JSON object per size on stdout: median/min/max seconds over REPS timed runs after one warm-up,
  * the process peak RSS (getrusage) and the op's own peak (VmHWM reset through /proc/self/clear_refs
  * before each run, minus the RSS before it). Ops the library does not have yet print
- * "status":"unavailable" (compiled in by the -DSPT_BENCH_HAVE_* flags that bench/features.sh finds). */
+ * "status":"unavailable" (compiled in by the -DSPT_BENCH_HAVE_* flags that bench/features.sh finds).
+ *
+ * copyfloor: the floor of any op that reads add's two inputs once and writes a fresh output of the same
+ * size (add, concat): per run, a fresh buffer pair for the 2*NNZ entries (index rows and values, with
+ * transparent huge pages advised as spt does) is allocated and both inputs are copied into it with
+ * THREADS threads (memcpy, each thread its own contiguous share); the previous run's pair is freed at
+ * the start of the run, as add_run frees its previous output. */
 #include "spt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* ---- the generator (mirrored by bench/gen.py) ---- */
 
@@ -108,6 +119,8 @@ struct ctx {
     spt_dense *dense, *dout;
     double *buf1, *buf2;
     size_t bytes;
+    int threads;
+    void *fresh[2]; /* copyfloor: the output pair of the last run */
 };
 
 static void die_st(spt_status st, const char *what) {
@@ -193,6 +206,42 @@ static int reduce_all_run(ctx *c) {
 }
 #endif
 #ifdef SPT_BENCH_HAVE_ADD
+static void *fresh_alloc(size_t bytes) {
+    char *p = malloc(bytes);
+#ifdef MADV_HUGEPAGE
+    const uintptr_t H = (uintptr_t)2 << 20;
+    uintptr_t a = ((uintptr_t)p + H - 1) & ~(H - 1), e = ((uintptr_t)p + bytes) & ~(H - 1);
+    if (p && bytes >= 4 * H && e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+/* Copy src[0, n) to dst with c->threads threads, each a contiguous share. */
+static void par_copy(const ctx *c, char *dst, const char *src, size_t n) {
+    const int T = c->threads > 0 ? c->threads : 1;
+#pragma omp parallel for schedule(static, 1) num_threads(T)
+    for (int k = 0; k < T; k++) {
+        size_t lo = n / (size_t)T * (size_t)k, hi = k == T - 1 ? n : n / (size_t)T * (size_t)(k + 1);
+        memcpy(dst + lo, src + lo, hi - lo);
+    }
+}
+
+static int copyfloor_run(ctx *c) {
+    free(c->fresh[0]);
+    free(c->fresh[1]);
+    const int64_t na = spt_tensor_nnz(c->a), nb = spt_tensor_nnz(c->b), r = c->r;
+    const size_t ia = (size_t)(na * r) * sizeof(int64_t), ib = (size_t)(nb * r) * sizeof(int64_t);
+    char *oi = fresh_alloc(ia + ib), *ov = fresh_alloc((size_t)(na + nb) * sizeof(double));
+    c->fresh[0] = oi;
+    c->fresh[1] = ov;
+    if (!oi || !ov) return 1;
+    par_copy(c, oi, (const char *)spt_tensor_indices(c->a), ia);
+    par_copy(c, oi + ia, (const char *)spt_tensor_indices(c->b), ib);
+    par_copy(c, ov, spt_tensor_values(c->a), (size_t)na * sizeof(double));
+    par_copy(c, ov + (size_t)na * sizeof(double), spt_tensor_values(c->b), (size_t)nb * sizeof(double));
+    return 0;
+}
+
 static int add_run(ctx *c) {
     spt_tensor_free(c->out);
     c->out = NULL;
@@ -224,6 +273,8 @@ static void free_ctx(ctx *c) {
     spt_dense_free(c->dout);
     free(c->buf1);
     free(c->buf2);
+    free(c->fresh[0]);
+    free(c->fresh[1]);
     memset(c, 0, sizeof *c);
 }
 
@@ -268,6 +319,12 @@ int main(int argc, char **argv) {
 #ifdef SPT_BENCH_HAVE_REDUCE
                 run = op[7] == 'a' && op[8] == 'x' ? reduce_axis1_run : reduce_all_run;
 #endif
+            } else if (!strcmp(op, "copyfloor")) {
+                c.a = make_tensor(0, true, c.r, c.shape, n);
+                c.b = make_tensor(1, true, c.r, c.shape, n);
+                c.threads = threads;
+                input_bytes *= 2;
+                run = copyfloor_run;
             } else if (!strcmp(op, "add") || !strcmp(op, "concat1")) {
                 c.a = make_tensor(0, true, c.r, c.shape, n);
                 c.b = make_tensor(1, true, c.r, c.shape, n);

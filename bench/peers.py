@@ -16,9 +16,9 @@ spt_py times the same call bench_core times, through the package's public functi
 built from the NumPy arrays untimed (the sorted inputs reordered once untimed, as bench_core does, so they
 are known valid and sorted); the timed call is spt.reduce_sum / concat / add / sparse_dense_matmul /
 to_dense(validate_indices=False) with bench_core's arguments. reorder: the untimed per-run setup clones the
-unsorted input (bench_core's clone); the timed call is spt.reorder(t), which copies its input (TF semantics:
-the input is not modified) and then sorts the copy in place, so it does one clone more than bench_core.
-reorder_inplace: the per-run clone, then only the C spt_reorder on it through the package's ctypes binding
+unsorted input (bench_core's clone); the timed call is spt.reorder(t), which returns a new sorted tensor
+(TF semantics: the input is not modified; C spt_reordered writes the sorted entries straight into it, so
+unlike bench_core's in-place sort it fills a fresh output). reorder_inplace: the per-run clone, then only the C spt_reorder on it through the package's ctypes binding
 (spt._core._reorder; not public API), exactly bench_core's timed work. --threads T calls
 spt.set_num_threads(T). The library is $SPT_LIB if set, else the repository's build/libspt.so (SPT_LIB is
 set to it before the import, so no other copy can be picked up); the record names it ("lib").
