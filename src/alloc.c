@@ -23,6 +23,13 @@ void *spt__calloc(size_t n, size_t sz) {
     return p;
 }
 
+void *spt__zalloc(size_t bytes) {
+    if (spt__malloc_fn == malloc && spt__free_fn == free) return calloc(bytes ? bytes : 1, 1);
+    void *p = spt__malloc(bytes);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
+
 void *spt__realloc(void *p, size_t n) { return spt__realloc_fn(p, n ? n : 1); }
 
 void spt__free(void *p) {

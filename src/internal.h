@@ -51,6 +51,10 @@ void spt__fmt_index(char *buf, size_t cap, const int64_t *v, int64_t n);
 
 void *spt__malloc(size_t n);           /* n == 0 allocates 1 byte; NULL on failure */
 void *spt__calloc(size_t n, size_t sz); /* overflow-checked, zeroed */
+/* A zeroed block of `bytes` for a large output: with the default allocator it comes from calloc, whose
+ * fresh pages the kernel zeroes on first touch (no pass of our own); with a replaced allocator, malloc
+ * and a memset. */
+void *spt__zalloc(size_t bytes);
 void *spt__realloc(void *p, size_t n);
 void spt__free(void *p);                /* NULL-safe */
 /* Allocate a*b*c bytes (checked), zeroed if `zero`. On failure records an error naming `fn` and returns
@@ -120,7 +124,8 @@ spt_status spt__check_order(const char *fn, int64_t rank, const int64_t *order);
 /* True when order is a full permutation (no -1). */
 bool spt__order_defined(int64_t rank, const int64_t *order);
 
-/* A new owned tensor with uninitialised-but-zeroed buffers; order NULL = all -1. */
+/* A new owned tensor with zeroed buffers; order NULL = all -1. Large buffers get huge pages advised
+ * (spt__hint_huge) before their first touch, here and in spt__tensor_alloc_uninit. */
 spt_status spt__tensor_alloc(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
                              int64_t nnz, const int64_t *order, spt_tensor **out);
 /* spt__tensor_alloc without zero-filling the index and value buffers when nnz > 0 and the dtype is

@@ -793,9 +793,6 @@ spt_status spt_reordered(const spt_tensor *t, const int64_t *order, spt_tensor *
         /* sorted straight from t into a fresh tensor */
         bool uniq = false;
         SPT__TRY(spt__tensor_alloc_uninit(fn, t->dtype, t->rank, t->shape, t->nnz, NULL, &o));
-        const size_t ib = (size_t)t->nnz * (size_t)t->rank * sizeof(int64_t);
-        spt__hint_huge(o->indices, ib);
-        spt__hint_huge(o->values, (size_t)t->nnz * spt_dtype_size(t->dtype));
         SPT__CHECK(reorder_packed(fn, t, o, &pk, &uniq));
         spt__set_row_major(o, SPT__F_VALID | SPT__F_SORTED | (uniq ? SPT__F_UNIQUE : 0u));
         for (int64_t d = 0; d < o->rank; d++) o->order[d] = order ? order[d] : d;

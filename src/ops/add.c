@@ -88,10 +88,6 @@ static spt_status add_canonical(const char *fn, const spt_tensor *a, const spt_t
     blo[nch] = nb;
     SPT__TRY(spt__tensor_alloc_uninit(fn, a->dtype, r, a->shape, cap, NULL, &o));
     const size_t es = spt_dtype_size(a->dtype), rb = (size_t)r * sizeof(int64_t);
-    if (cap > 0) {
-        spt__hint_huge(o->indices, (size_t)cap * rb);
-        spt__hint_huge(o->values, (size_t)cap * es);
-    }
     spt__merge_ctx m = {NULL, NULL, NULL, NULL, a->values, b->values, a->indices, b->indices, r, thresh,
                         o->indices, o->values};
     for (int c = 0; c < nch; c++) base[c] = alo[c] + blo[c];

@@ -201,10 +201,6 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
     }
     SPT__CHECK(spt__tensor_alloc_uninit(fn, t0->dtype, r, shape, total, NULL, &t));
     const size_t es = spt_dtype_size(t0->dtype);
-    if (total > 0 && t0->dtype != SPT_STRING) {
-        spt__hint_huge(t->indices, (size_t)total * (size_t)r * sizeof(int64_t));
-        spt__hint_huge(t->values, (size_t)total * es);
-    }
     int64_t pos = 0;
     if (a == 0) {
         for (int64_t i = 0; i < n; i++) {

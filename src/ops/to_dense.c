@@ -41,14 +41,20 @@ static void scatter(const spt_tensor *t, spt_dense *out) {
 #pragma omp parallel for schedule(static, 1) num_threads(nth)
     for (int c = 0; c < nth; c++) scatter_range(t, out, n / nth * c + n % nth * c / nth, n / nth * (c + 1) + n % nth * (c + 1) / nth);
 }
+/* The default value is all zero bytes (NULL, a numeric zero, or the empty string). */
+static bool zero_value(spt_dtype dtype, const void *value) {
+    if (!value) return true;
+    if (dtype == SPT_STRING) return ((const spt_str *)value)->len == 0;
+    for (size_t b = 0; b < spt_dtype_size(dtype); b++)
+        if (((const unsigned char *)value)[b]) return false;
+    return true;
+}
+
 static void fill(spt_dense *out, const void *value) {
     const size_t es = spt_dtype_size(out->dtype);
     const int64_t n = out->size;
-    if (!value) value = spt__zero_elem;
-    if (out->dtype == SPT_STRING && ((const spt_str *)value)->len == 0) value = spt__zero_elem;
-    bool zero = true;
-    for (size_t b = 0; b < es; b++)
-        if (((const unsigned char *)value)[b]) zero = false;
+    const bool zero = zero_value(out->dtype, value);
+    if (zero) value = spt__zero_elem;
     if (zero && out->dtype != SPT_STRING) { /* in parallel chunks: the first touch of a fresh buffer */
         const size_t bytes = (size_t)n * es;
         int nth = spt__threads_for((int64_t)(bytes / 64));
@@ -142,14 +148,18 @@ spt_status spt_to_dense_into(const spt_tensor *t, spt_dense *out, bool initializ
     return SPT_OK;
 }
 
-/* A dense array of t's dtype and shape, as spt_dense_new makes it, but a numeric buffer is left
- * unwritten: fill() then writes every element once. */
-static spt_status new_dense(const char *fn, const spt_tensor *t, spt_dense **out) {
-    spt_status st;
+/* A dense array of t's dtype and shape, as spt_dense_new makes it, but a numeric buffer is either left
+ * unwritten (fill() then writes every element once) or, with `zeroed`, comes zeroed from spt__zalloc
+ * (fresh pages: the kernel zeroes them as the scatter first touches them, no pass of our own). */
+static spt_status new_dense(const char *fn, const spt_tensor *t, bool zeroed, spt_dense **out) {
+    spt_status st = SPT_OK;
     if (t->dtype == SPT_STRING || t->volume == 0) return spt_dense_new(t->dtype, t->rank, t->shape, out);
-    void *data = spt__alloc_array(fn, t->volume, 1, spt_dtype_size(t->dtype), false, &st);
-    if (!data) return st;
-    spt__hint_huge(data, (size_t)t->volume * spt_dtype_size(t->dtype));
+    size_t bytes;
+    if (spt__bytes3(t->volume, 1, spt_dtype_size(t->dtype), &bytes))
+        return spt__err(SPT_EOVERFLOW, "%s: %lld elements do not fit in size_t bytes", fn, (long long)t->volume);
+    void *data = zeroed ? spt__zalloc(bytes) : spt__alloc_array(fn, t->volume, 1, spt_dtype_size(t->dtype), false, &st);
+    if (!data) return st != SPT_OK ? st : spt__err(SPT_ENOMEM, "%s: cannot allocate %zu bytes", fn, bytes);
+    spt__hint_huge(data, bytes);
     st = spt_dense_wrap(t->dtype, t->rank, t->shape, data, NULL, NULL, out);
     if (st != SPT_OK) {
         spt__free(data);
@@ -179,8 +189,9 @@ spt_status spt_to_dense(const spt_tensor *t, const void *default_value, bool val
         }
     }
     spt_dense *d;
-    SPT__TRY(new_dense(fn, t, &d));
-    fill(d, default_value);
+    const bool zeroed = t->dtype != SPT_STRING && zero_value(t->dtype, default_value);
+    SPT__TRY(new_dense(fn, t, zeroed, &d));
+    if (!zeroed) fill(d, default_value);
     scatter(t, d);
     st = own_strings(d);
     if (st != SPT_OK) {
