@@ -613,8 +613,10 @@ static spt_status reorder_packed(const char *fn, const spt_tensor *t, spt_tensor
     if (!direct) {
         perm = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);
         if (!perm) goto fail;
-        if (dst == t) newvals = spt__alloc_array(fn, n, 1, es, false, &st); /* out of place: dst's values */
-        if (dst == t && !newvals) goto fail;
+        if (dst == t) { /* out of place, the values are gathered straight into dst's */
+            newvals = spt__alloc_array(fn, n, 1, es, false, &st);
+            if (!newvals) goto fail;
+        }
         for (int64_t i = 0; i < n; i++) perm[i] = (uint64_t)i;
     }
     /* from here on nothing fails. The payload is read from pay_in and its sorted order ends in pay
@@ -705,19 +707,29 @@ static bool same_order(const spt_tensor *t, const int64_t *order) {
     return true;
 }
 
+/* t is known valid and sorted by `order` (NULL = row-major): nothing to do. */
+static bool known_sorted_by(const spt_tensor *t, const int64_t *order) {
+    return (t->flags & SPT__F_SORTED) && (t->flags & SPT__F_VALID) && same_order(t, order);
+}
+
+/* After a sort of t's entries by `order`: record the order and the flags (valid, sorted, unique or not). */
+static void record_order(spt_tensor *t, const int64_t *order, bool unique) {
+    for (int64_t d = 0; d < t->rank; d++) t->order[d] = order ? order[d] : d;
+    t->flags |= SPT__F_VALID | SPT__F_SORTED;
+    if (unique) t->flags |= SPT__F_UNIQUE;
+    else t->flags &= ~(unsigned)SPT__F_UNIQUE;
+}
+
 spt_status spt__reorder(const char *fn, spt_tensor *t, const int64_t *order) {
     spt_status st = SPT_OK;
     const int64_t n = t->nnz, r = t->rank;
     SPT__TRY(check_perm_order(fn, r, order));
-    if ((t->flags & SPT__F_SORTED) && (t->flags & SPT__F_VALID) && same_order(t, order)) return SPT_OK;
+    if (known_sorted_by(t, order)) return SPT_OK;
     packing pk;
     if (r > 0 && n > 1 && make_packing(t, order, &pk)) {
         bool uniq = false;
         SPT__TRY(reorder_packed(fn, t, t, &pk, &uniq));
-        for (int64_t d = 0; d < r; d++) t->order[d] = order ? order[d] : d;
-        t->flags |= SPT__F_VALID | SPT__F_SORTED;
-        if (uniq) t->flags |= SPT__F_UNIQUE;
-        else t->flags &= ~(unsigned)SPT__F_UNIQUE;
+        record_order(t, order, uniq);
         return SPT_OK;
     }
     uint64_t *keys = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);
@@ -763,10 +775,7 @@ spt_status spt__reorder(const char *fn, spt_tensor *t, const int64_t *order) {
             spt__free(newvals);
         }
     }
-    for (int64_t d = 0; d < r; d++) t->order[d] = order ? order[d] : d;
-    t->flags |= SPT__F_VALID | SPT__F_SORTED;
-    if (unique) t->flags |= SPT__F_UNIQUE;
-    else t->flags &= ~(unsigned)SPT__F_UNIQUE;
+    record_order(t, order, unique);
 fail:
     spt__free(newbuf);
     spt__free(perm);
@@ -788,14 +797,12 @@ spt_status spt_reordered(const spt_tensor *t, const int64_t *order, spt_tensor *
     if (!t) return spt__err(SPT_EINVAL, "%s: tensor is NULL", fn);
     SPT__TRY(check_perm_order(fn, t->rank, order));
     packing pk;
-    const bool known = (t->flags & SPT__F_SORTED) && (t->flags & SPT__F_VALID) && same_order(t, order);
-    if (!known && t->dtype != SPT_STRING && t->rank > 0 && t->nnz > 1 && make_packing(t, order, &pk)) {
+    if (!known_sorted_by(t, order) && t->dtype != SPT_STRING && t->rank > 0 && t->nnz > 1 && make_packing(t, order, &pk)) {
         /* sorted straight from t into a fresh tensor */
         bool uniq = false;
         SPT__TRY(spt__tensor_alloc_uninit(fn, t->dtype, t->rank, t->shape, t->nnz, NULL, &o));
         SPT__CHECK(reorder_packed(fn, t, o, &pk, &uniq));
-        spt__set_row_major(o, SPT__F_VALID | SPT__F_SORTED | (uniq ? SPT__F_UNIQUE : 0u));
-        for (int64_t d = 0; d < o->rank; d++) o->order[d] = order ? order[d] : d;
+        record_order(o, order, uniq);
     } else { /* strings, small or known sorted tensors, keys wider than 64 bits: a copy sorted in place */
         SPT__TRY(spt_tensor_clone(t, &o));
         SPT__CHECK(spt__reorder(fn, o, order));
