@@ -187,6 +187,17 @@ extern const unsigned char spt__zero_elem[16];
 /* Threads for `work` units (1 below ~32k units per thread), capped by spt_get_num_threads(). */
 int spt__threads_for(int64_t work);
 
+/* ---- prefix sums (scan.c) ----------------------------------------------------------------------- */
+
+/* a[i] = a[0] + ... + a[i-1] in place; returns the total. Callers bound the counts (they count entries
+ * of one tensor, so the total never exceeds its nnz). */
+int64_t spt__scan_exclusive(int64_t *a, int64_t n);
+
+/* Per-chunk histograms h[c * nb + b] (chunk c's count of bucket b) to exclusive offsets in bucket-major,
+ * chunk-minor order, which keeps a parallel scatter stable. bounds (NULL, or nb + 1 slots) gets the
+ * start of every bucket and the total. Returns the total. */
+int64_t spt__scan_histograms(int64_t *h, int64_t chunks, int64_t nb, int64_t *bounds);
+
 /* ---- sorting (sort.c) -------------------------------------------------------------------------- */
 
 /* Compute the linear key of every entry in `order` (NULL = row-major) with strides from the shape,

@@ -123,13 +123,7 @@ static void msd_from_indices(const radix_plan *rp, const packing *pk, const int6
                              int64_t *hist, uint64_t *tk, uint64_t *tp, uint64_t *wc) {
     const int64_t nb = (int64_t)1 << rp->digit, C = rp->chunks, r = pk->r;
     const int shift = rp->shift0;
-    int64_t sum = 0; /* bucket-major, chunk-minor offsets */
-    for (int64_t b = 0; b < nb; b++)
-        for (int64_t c = 0; c < C; c++) {
-            int64_t cnt = hist[c * nb + b];
-            hist[c * nb + b] = sum;
-            sum += cnt;
-        }
+    spt__scan_histograms(hist, C, nb, NULL);
     int nth = spt__threads_for(rp->n * r);
     if (nth > C) nth = (int)C;
     const int64_t o0 = pk->ord[0], o1 = r > 1 ? pk->ord[1] : 0, o2 = r > 2 ? pk->ord[2] : 0;
@@ -215,13 +209,7 @@ static int lsd_passes(const radix_plan *rp, int64_t *hist, uint64_t *keys, uint6
             else if (tot) break;
         }
         if (constant) continue;
-        int64_t sum = 0; /* bucket-major, chunk-minor: stable */
-        for (int64_t b = 0; b < nb; b++)
-            for (int64_t c = 0; c < C; c++) {
-                int64_t cnt = h[c * nb + b];
-                h[c * nb + b] = sum;
-                sum += cnt;
-            }
+        spt__scan_histograms(h, C, nb, NULL);
 #pragma omp parallel for schedule(static, 1) num_threads(nth)
         for (int64_t c = 0; c < C; c++) {
             int64_t *off = h + c * nb;

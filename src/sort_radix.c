@@ -45,13 +45,7 @@ spt_status spt__radix_sort(const char *fn, uint64_t *keys, int64_t *perm, int64_
         }
         if (constant) continue;
         /* exclusive offsets: bucket-major, thread-minor (keeps the sort stable) */
-        int64_t sum = 0;
-        for (int b = 0; b < RADIX_SIZE; b++)
-            for (int t = 0; t < nth; t++) {
-                int64_t c = h[(int64_t)t * RADIX_SIZE + b];
-                h[(int64_t)t * RADIX_SIZE + b] = sum;
-                sum += c;
-            }
+        spt__scan_histograms(h, nth, RADIX_SIZE, NULL);
 #pragma omp parallel for schedule(static, 1) num_threads(nth)
         for (int tid = 0; tid < nth; tid++) {
             int64_t *off = h + (int64_t)tid * RADIX_SIZE;
@@ -120,12 +114,7 @@ int spt__bucket_sort(uint64_t *k, uint64_t *p, uint64_t *sk, uint64_t *sp, int64
         int64_t *hq = h + q * nb;
         const int sh = q * digit;
         if (hq[(a[0] >> sh) & dm] == m) continue; /* constant digit */
-        int64_t sum = 0;
-        for (int64_t x = 0; x < nb; x++) {
-            int64_t c = hq[x];
-            hq[x] = sum;
-            sum += c;
-        }
+        spt__scan_exclusive(hq, nb);
         for (int64_t i = 0; i < m; i++) {
             uint64_t key = a[i];
             int64_t pos = hq[(key >> sh) & dm]++;
@@ -176,16 +165,7 @@ spt_status spt__sort_pairs(const char *fn, uint64_t *keys, uint64_t *pay, int64_
         int64_t *hc = hist + c * nb, lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;
         for (int64_t i = lo; i < hi; i++) hc[keys[i] >> shift]++;
     }
-    int64_t sum = 0; /* bucket-major, chunk-minor: stable */
-    for (int64_t b = 0; b < nb; b++) {
-        bounds[b] = sum;
-        for (int64_t c = 0; c < C; c++) {
-            int64_t cnt = hist[c * nb + b];
-            hist[c * nb + b] = sum;
-            sum += cnt;
-        }
-    }
-    bounds[nb] = n;
+    spt__scan_histograms(hist, C, nb, bounds); /* bounds[nb] == n */
 #pragma omp parallel for schedule(static, 1) num_threads(nth)
     for (int64_t c = 0; c < C; c++) {
         int64_t *off = hist + c * nb, lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;

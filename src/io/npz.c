@@ -558,8 +558,8 @@ spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavo
             }
             ptr = spt__alloc_array(fn, M1, 1, sizeof(int64_t), true, &st);
             if (!ptr) goto fail;
-            for (int64_t i = 0; i < n; i++) ptr[src[2 * i] + 1]++;
-            for (int64_t r = 0; r < M; r++) ptr[r + 1] += ptr[r];
+            for (int64_t i = 0; i < n; i++) ptr[src[2 * i]]++;
+            ptr[M] = spt__scan_exclusive(ptr, M);
             if (i32)
                 for (int64_t r = 0; r <= M; r++) ((int32_t *)ptr)[r] = (int32_t)ptr[r];
             for (int64_t i = 0; i < n; i++) {

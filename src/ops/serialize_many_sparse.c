@@ -32,8 +32,8 @@ spt_status spt_serialize_many_sparse(const spt_tensor *t, void ***data, size_t *
     d = keep ? spt__alloc_array(fn, rows, 1, sizeof(void *), true, &st) : NULL;
     l = d ? spt__alloc_array(fn, rows, 1, sizeof(size_t), true, &st) : NULL;
     if (!l) goto fail;
-    for (int64_t i = 0; i < m; i++) start[t->indices[i * t->rank] + 1]++;
-    for (int64_t r = 0; r < rows; r++) start[r + 1] += start[r];
+    for (int64_t i = 0; i < m; i++) start[t->indices[i * t->rank]]++;
+    start[rows] = spt__scan_exclusive(start, rows);
     for (int64_t i = 0; i < m; i++) keep[start[t->indices[i * t->rank]]++] = i;
     for (int64_t r = rows; r > 0; r--) start[r] = start[r - 1];
     start[0] = 0;

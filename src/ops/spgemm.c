@@ -96,11 +96,11 @@ void spt__gemm_sort(int64_t *a, int64_t n, int64_t *tmp, int64_t ncols) {
         int shift = 0;
         while ((ncols - 1) >> shift >= n) shift++; /* bucket = c >> shift: at most n buckets */
         int64_t nb = ((ncols - 1) >> shift) + 1, cost = 0;
-        memset(cnt, 0, (size_t)(nb + 1) * sizeof(int64_t));
-        for (int64_t i = 0; i < n; i++) cnt[(a[i] >> shift) + 1]++;
-        for (int64_t b = 1; b <= nb; b++) cost += cnt[b] * cnt[b];
+        memset(cnt, 0, (size_t)nb * sizeof(int64_t));
+        for (int64_t i = 0; i < n; i++) cnt[a[i] >> shift]++;
+        for (int64_t b = 0; b < nb; b++) cost += cnt[b] * cnt[b];
         if (cost <= 8 * n) {
-            for (int64_t b = 0; b < nb; b++) cnt[b + 1] += cnt[b];
+            spt__scan_exclusive(cnt, nb);
             for (int64_t i = 0; i < n; i++) tmp[cnt[a[i] >> shift]++] = a[i];
             for (int64_t i = 1; i < n; i++) { /* buckets are in order: one insertion pass finishes */
                 int64_t x = tmp[i], j = i;
@@ -115,10 +115,10 @@ void spt__gemm_sort(int64_t *a, int64_t n, int64_t *tmp, int64_t ncols) {
     int bits = ncols > 1 ? 64 - __builtin_clzll((uint64_t)(ncols - 1)) : 1;
     int64_t *src = a, *dst = tmp;
     for (int shift = 0; shift < bits; shift += 8) {
-        int64_t cnt[257] = {0};
-        for (int64_t i = 0; i < n; i++) cnt[((uint64_t)src[i] >> shift & 255) + 1]++;
-        if (cnt[((uint64_t)src[0] >> shift & 255) + 1] == n) continue; /* constant digit */
-        for (int b = 0; b < 256; b++) cnt[b + 1] += cnt[b];
+        int64_t cnt[256] = {0};
+        for (int64_t i = 0; i < n; i++) cnt[(uint64_t)src[i] >> shift & 255]++;
+        if (cnt[(uint64_t)src[0] >> shift & 255] == n) continue; /* constant digit */
+        spt__scan_exclusive(cnt, 256);
         for (int64_t i = 0; i < n; i++) dst[cnt[(uint64_t)src[i] >> shift & 255]++] = src[i];
         int64_t *t = src;
         src = dst;
