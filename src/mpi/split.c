@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* split.c -- the splitters of the sample sort: for each rank boundary, the key at that global position,
- * found exactly by a multiway selection over the sorted pieces. Each round every rank offers up to M index
- * rows spread over its window (the entries that may still hold the key), one Allgather brings every
- * rank's rows, and one Allreduce counts, for each, the entries below it and at most it; the windows then
- * shrink to the entries between the best lower and upper candidates, until a candidate is the key.
- * Rows are compared through the key plan, so any shape works, whatever its volume. */
+ * found exactly by a multiway search over the sorted pieces, one dim of the key at a time (most
+ * significant first): with the dims before fixed, M probe values of the current dim cut its open range,
+ * one Allreduce counts the entries below each probe row on all ranks, and the range shrinks to the probes
+ * around the boundary; when it is one value wide that dim is fixed and the next one opens. Rows are
+ * compared through the key plan, so any shape works, whatever its volume, and a round costs (P-1) x M
+ * counts whatever the rank of the tensor. */
 #include "priv/mpi_priv.h"
 
 /* First position in [lo, hi) of sorted t whose row is >= x (strict: > x). */
@@ -19,33 +20,29 @@ static int64_t bound(const spt__keyplan *kp, const spt_tensor *t, int64_t lo, in
     return lo;
 }
 
-#define SPLIT_MAX_ROUNDS 256 /* a window shrinks every round: reaching this is a bug */
-
 spt_status spt__mpi_split(spt_mpi_ctx *ctx, const char *fn, int K, const spt_tensor *const *s, const int64_t *ord,
                           bool key_aligned, int64_t *pos) {
     spt_status st = SPT_OK;
     const int P = ctx->size, me = ctx->rank;
     const int64_t Q = P - 1, P1 = P + 1, r = s[0]->rank;
     double t0 = spt__mpi_now();
-    /* candidate rows per target, rank and round: fewer when there are many (the gathered rows stay near
-     * 1024 per target... and per round) */
-    int64_t M = Q > 0 ? 1024 / (Q * P) : 1;
-    M = M < 1 ? 1 : M > 63 ? 63 : M;
-    const int64_t C = (int64_t)P * M;  /* gathered candidates per target */
-    const int64_t B = Q + Q * M * r;   /* one rank's offer: counts, then rows */
+    /* probes per open target and round: more when there are few targets (fewer rounds), fewer when
+     * there are many (smaller reductions) */
+    int64_t M = Q > 0 ? 1024 / Q : 1;
+    M = M < 3 ? 3 : M > 63 ? 63 : M;
     spt__keyplan kp;
     spt__mpi_plan(&kp, s[0], ord);
+    const int64_t nd = kp.nd;
     int64_t n = 0;
     for (int k = 0; k < K; k++) n += s[k]->nnz;
-    /* w: P counts | Q targets | Q flo | Q open | K*Q wa | K*Q wb | K*Q less | K*Q eq | Q eqsum | P*Q eqs |
-     *    B offer | P*B offers | 2*Q*C global counts | 2*K*Q*C local bounds */
-    int64_t words = 2 * (int64_t)P + 4 * Q + 4 * (int64_t)K * Q + (int64_t)P * Q + B + (int64_t)P * B + 2 * Q * C +
-                    2 * (int64_t)K * Q * C + 1;
-    int64_t *w = spt__alloc_array(fn, words, 1, sizeof(int64_t), true, &st);
+    /* w: P counts | Q targets | Q lo | Q hi | Q flo | Q dim | Q*M probe counts | K*Q less | K*Q eq | Q eqsum |
+     *    P*Q eqsums | Q*r rows (the fixed dims of each target's key, then its probe) */
+    int64_t *w = spt__alloc_array(fn, 2 * (int64_t)P + 6 * Q + Q * M + 2 * (int64_t)K * Q + (int64_t)P * Q + Q * r + 1,
+                                  1, sizeof(int64_t), true, &st);
     SPT__AGREE(ctx, fn);
-    int64_t *counts = w, *T = counts + P, *flo = T + Q, *open = flo + Q, *wa = open + Q, *wb = wa + (int64_t)K * Q;
-    int64_t *less = wb + (int64_t)K * Q, *eq = less + (int64_t)K * Q, *eqsum = eq + (int64_t)K * Q, *eqs = eqsum + Q;
-    int64_t *offer = eqs + (int64_t)P * Q, *offers = offer + B, *gc = offers + (int64_t)P * B, *lb = gc + 2 * Q * C;
+    int64_t *counts = w, *T = counts + P, *lo = T + Q, *hi = lo + Q, *flo = hi + Q, *dim = flo + Q, *mc = dim + Q;
+    int64_t *less = mc + Q * M, *eq = less + (int64_t)K * Q, *eqsum = eq + (int64_t)K * Q, *eqs = eqsum + Q;
+    int64_t *key = eqs + (int64_t)P * Q;
     SPT__CHECK(spt__mpi_allgather_i64(ctx, fn, &n, 1, counts));
     int64_t N = 0;
     for (int q = 0; q < P; q++) N += counts[q]; /* sizes of real tensors: fits */
@@ -54,93 +51,78 @@ spt_status spt__mpi_split(spt_mpi_ctx *ctx, const char *fn, int K, const spt_ten
         for (int q = 1; q <= P; q++) pos[k * P1 + q] = s[k]->nnz; /* P == 1 or N == 0: everything stays */
     }
     if (P == 1 || N == 0) goto fail;
+    /* target j: dims kp.dims[0..dim[j]) of its key fixed in key[j]; the current dim's value v in
+     * [lo, hi) with f(lo) = flo <= T[j] < f(hi), f(v) = the global count of rows below (fixed dims, v,
+     * 0, ...) (the smallest row with that prefix; f(size) counts every row with the fixed prefix) */
     for (int64_t j = 0; j < Q; j++) {
         T[j] = (j + 1) * (N / P) + ((j + 1) < N % P ? (j + 1) : N % P);
-        open[j] = T[j] < N;
+        dim[j] = 0;
+        lo[j] = flo[j] = 0;
+        hi[j] = nd ? kp.size[0] : 1;
+        for (int64_t c = 0; c < r; c++) key[j * r + c] = 0;
+    }
+    for (;;) {
+        bool open = false;
+        for (int64_t j = 0; j < Q; j++) {
+            int64_t *c = mc + j * M, *row = key + j * r;
+            /* a range one value wide fixes its dim (the next one opens over its whole size) */
+            while (T[j] < N && dim[j] < nd && hi[j] - lo[j] <= 1) {
+                row[kp.dims[dim[j]]] = lo[j];
+                if (++dim[j] < nd) {
+                    lo[j] = 0;
+                    hi[j] = kp.size[dim[j]];
+                }
+            }
+            if (T[j] < N && dim[j] < nd) {
+                open = true;
+                const int64_t d = kp.dims[dim[j]];
+                uint64_t span = (uint64_t)(hi[j] - lo[j]);
+                for (int64_t m = 0; m < M; m++) {
+                    row[d] = lo[j] + (span - 1 <= (uint64_t)M ? (m + 1 < (int64_t)span ? m + 1 : (int64_t)span - 1)
+                                                               : (int64_t)(((unsigned __int128)span * (uint64_t)(m + 1)) / (uint64_t)(M + 1)));
+                    c[m] = 0;
+                    for (int k = 0; k < K; k++) c[m] += bound(&kp, s[k], 0, s[k]->nnz, row, false);
+                }
+                row[d] = 0;
+            } else {
+                for (int64_t m = 0; m < M; m++) c[m] = 0;
+            }
+        }
+        if (!open) break; /* (the same on every rank: the ranges move by global counts only) */
+        SPT__CHECK(spt__mpi_allreduce_i64(ctx, fn, mc, Q * M, MPI_SUM));
+        for (int64_t j = 0; j < Q; j++) {
+            if (!(T[j] < N && dim[j] < nd)) continue;
+            uint64_t span = (uint64_t)(hi[j] - lo[j]);
+            int64_t nlo = lo[j], nhi = hi[j], nflo = flo[j];
+            for (int64_t m = 0; m < M; m++) {
+                int64_t x = lo[j] + (span - 1 <= (uint64_t)M ? (m + 1 < (int64_t)span ? m + 1 : (int64_t)span - 1)
+                                                             : (int64_t)(((unsigned __int128)span * (uint64_t)(m + 1)) / (uint64_t)(M + 1)));
+                int64_t c = mc[j * M + m];
+                if (c <= T[j]) {
+                    if (x > nlo) { nlo = x; nflo = c; }
+                } else if (x < nhi) {
+                    nhi = x;
+                }
+            }
+            lo[j] = nlo;
+            hi[j] = nhi;
+            flo[j] = nflo;
+        }
+    }
+    /* key[j] = the row k* with f(k*) <= T < f(k*) + its copies: its copies here, per input */
+    for (int64_t j = 0; j < Q; j++)
         for (int k = 0; k < K; k++) {
-            wa[k * Q + j] = 0; /* the window: entries above the best lower candidate, below the best upper */
-            wb[k * Q + j] = s[k]->nnz;
-        }
-    }
-    for (int round = 0;; round++) {
-        bool any = false;
-        for (int64_t j = 0; j < Q; j++) {
-            offer[j] = 0;
-            if (!open[j]) continue;
-            any = true;
-            int64_t W = 0;
-            for (int k = 0; k < K; k++) W += wb[k * Q + j] - wa[k * Q + j];
-            int64_t m = W < M ? W : M;
-            for (int64_t i = 0; i < m; i++) {
-                int64_t g = (int64_t)(((unsigned __int128)W * (uint64_t)(2 * i + 1)) / (uint64_t)(2 * m));
-                int k = 0;
-                while (g >= wb[k * Q + j] - wa[k * Q + j]) g -= wb[k * Q + j] - wa[k * Q + j], k++;
-                if (r) memcpy(offer + Q + (j * M + i) * r, s[k]->indices + (wa[k * Q + j] + g) * r, (size_t)r * 8);
+            if (T[j] >= N) {
+                less[k * Q + j] = eq[k * Q + j] = 0;
+                continue;
             }
-            offer[j] = m;
+            less[k * Q + j] = bound(&kp, s[k], 0, s[k]->nnz, key + j * r, false);
+            eq[k * Q + j] = bound(&kp, s[k], less[k * Q + j], s[k]->nnz, key + j * r, true) - less[k * Q + j];
         }
-        if (!any) break; /* (the same on every rank: the decisions below use global counts only) */
-        if (round == SPLIT_MAX_ROUNDS) {
-            st = spt__err(SPT_EINTERNAL, "%s: the splitter search did not converge", fn);
-            break;
-        }
-        SPT__CHECK(spt__mpi_allgather_i64(ctx, fn, offer, B, offers));
-        /* my entries below / at most each candidate (inside my window: the candidate lies between the
-         * window's bounds) */
-        for (int64_t j = 0; j < Q; j++) {
-            for (int64_t c = 0; c < C; c++) {
-                int p = (int)(c / M);
-                int64_t i = c % M, x = j * C + c;
-                gc[2 * x] = gc[2 * x + 1] = 0;
-                if (!open[j] || i >= offers[p * B + j]) continue;
-                const int64_t *row = offers + p * B + Q + (j * M + i) * r;
-                for (int k = 0; k < K; k++) {
-                    int64_t a = bound(&kp, s[k], wa[k * Q + j], wb[k * Q + j], row, false);
-                    int64_t b = bound(&kp, s[k], a, wb[k * Q + j], row, true);
-                    lb[2 * (x * K + k)] = a;
-                    lb[2 * (x * K + k) + 1] = b;
-                    gc[2 * x] += a;
-                    gc[2 * x + 1] += b;
-                }
-            }
-        }
-        SPT__CHECK(spt__mpi_allreduce_i64(ctx, fn, gc, 2 * Q * C, MPI_SUM));
-        for (int64_t j = 0; j < Q; j++) {
-            if (!open[j]) continue;
-            int64_t lo = -1, hi = -1;
-            for (int64_t c = 0; c < C && open[j]; c++) {
-                int p = (int)(c / M);
-                int64_t i = c % M, x = j * C + c;
-                if (i >= offers[p * B + j]) continue;
-                int64_t below = gc[2 * x], upto = gc[2 * x + 1];
-                if (below <= T[j] && T[j] < upto) { /* the key at position T[j] */
-                    open[j] = 0;
-                    flo[j] = below;
-                    for (int k = 0; k < K; k++) {
-                        less[k * Q + j] = lb[2 * (x * K + k)];
-                        eq[k * Q + j] = lb[2 * (x * K + k) + 1] - lb[2 * (x * K + k)];
-                    }
-                } else if (upto <= T[j]) {
-                    if (lo < 0 || upto > gc[2 * lo + 1]) lo = x;
-                } else if (hi < 0 || below < gc[2 * hi]) {
-                    hi = x;
-                }
-            }
-            if (!open[j]) continue;
-            for (int k = 0; k < K; k++) {
-                if (lo >= 0) wa[k * Q + j] = lb[2 * (lo * K + k) + 1];
-                if (hi >= 0) wb[k * Q + j] = lb[2 * (hi * K + k)];
-            }
-        }
-    }
-    SPT__AGREE(ctx, fn);
-    /* the key at each boundary: its copies here (less, eq per input), their sum on every rank */
+    /* their sum on every rank */
     for (int64_t j = 0; j < Q; j++) {
         eqsum[j] = 0;
-        for (int k = 0; k < K; k++) {
-            if (T[j] >= N) less[k * Q + j] = eq[k * Q + j] = 0;
-            eqsum[j] += eq[k * Q + j];
-        }
+        for (int k = 0; k < K; k++) eqsum[j] += eq[k * Q + j];
     }
     SPT__CHECK(spt__mpi_allgather_i64(ctx, fn, eqsum, Q, eqs));
     for (int64_t j = 0; j < Q; j++) {
