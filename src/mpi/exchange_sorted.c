@@ -24,6 +24,96 @@ static spt_status exchange_packed(spt_mpi_ctx *ctx, const char *fn, int K, const
     return spt__mpi_agree(ctx, fn, st);
 }
 
+/* The direct way holds: no strings, every block within the message limit, entry counts and
+ * displacements within int (this rank's part of the decision). */
+static bool fits_direct(const spt_mpi_ctx *ctx, int K, const spt_tensor *const *s, const int64_t *c, const int64_t *rc) {
+    const int P = ctx->size;
+    const int64_t r = s[0]->rank, es = (int64_t)spt_dtype_size(s[0]->dtype);
+    if (s[0]->dtype == SPT_STRING) return false;
+    for (int64_t i = 0; i < (int64_t)K * P; i++) {
+        int64_t m = c[i] > rc[i] ? c[i] : rc[i];
+        if (m > ctx->limit / (r * 8 > es ? r * 8 : es)) return false;
+    }
+    for (int k = 0; k < K; k++) {
+        int64_t rin = 0;
+        for (int q = 0; q < P; q++) rin += rc[q * K + k];
+        if (s[k]->nnz > INT_MAX || rin > INT_MAX) return false;
+    }
+    return true;
+}
+
+/* The transfer: for each input two concurrent non-blocking all-to-alls over the same counts (ic: per input
+ * send counts | send displacements | receive counts | receive displacements, in entries), one of index
+ * rows and one of values, each a contiguous block per peer read from and written into the buffers in
+ * place (so shared memory can move it with a single copy). While they run, the output buffers are
+ * touched page by page (their page faults are the merge's largest fixed cost), with MPI_Testall between
+ * pages so the transfer progresses. Returns an MPI code. */
+static int transfer(spt_mpi_ctx *ctx, int K, const spt_tensor *const *s, const int *ic, const int64_t *c, char **rbuf,
+                    const int64_t *rrec, const int64_t *total, spt_tensor **out) {
+    const int P = ctx->size;
+    const int64_t r = s[0]->rank;
+    const size_t es = spt_dtype_size(s[0]->dtype);
+    MPI_Datatype tix = MPI_DATATYPE_NULL, tval = MPI_DATATYPE_NULL;
+    MPI_Request req[2 * SPT__MPI_MAX_INPUTS];
+    int nreq = 0, rcode = MPI_SUCCESS;
+    if (r) rcode = MPI_Type_contiguous((int)(r * 8), MPI_BYTE, &tix);
+    if (rcode == MPI_SUCCESS && r) rcode = MPI_Type_commit(&tix);
+    if (rcode == MPI_SUCCESS) rcode = MPI_Type_contiguous((int)es, MPI_BYTE, &tval);
+    if (rcode == MPI_SUCCESS) rcode = MPI_Type_commit(&tval);
+    for (int k = 0; k < K && rcode == MPI_SUCCESS; k++) {
+        const int *kc = ic + 4 * (int64_t)k * P;
+        for (int q = 0; q < P; q++) ctx->payload_bytes += c[q * K + k] * (r * 8 + (int64_t)es);
+        ctx->collectives += r ? 2 : 1;
+        if (r)
+            rcode = MPI_Ialltoallv(s[k]->indices, kc, kc + P, tix, rbuf[k], kc + 2 * P, kc + 3 * P, tix, ctx->comm,
+                                   &req[nreq++]);
+        if (rcode == MPI_SUCCESS)
+            rcode = MPI_Ialltoallv(s[k]->values, kc, kc + P, tval, rbuf[k] + rrec[k] * r * 8, kc + 2 * P, kc + 3 * P,
+                                   tval, ctx->comm, &req[nreq++]);
+    }
+    int done = 0;
+    for (int k = 0; k < K && rcode == MPI_SUCCESS; k++) {
+        char *bufs[2] = {(char *)out[k]->indices, (char *)out[k]->values};
+        size_t len[2] = {(size_t)(total[k] * r) * 8, (size_t)total[k] * es};
+        for (int j = 0; j < 2; j++)
+            for (size_t off = 0; off < len[j]; off += 4096) {
+                ((volatile char *)bufs[j])[off] = 0;
+                if (!done && (off & ((1u << 20) - 1)) == 0) rcode = MPI_Testall(nreq, req, &done, MPI_STATUSES_IGNORE);
+            }
+    }
+    if (rcode == MPI_SUCCESS && !done) rcode = MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+    if (tix != MPI_DATATYPE_NULL) MPI_Type_free(&tix);
+    if (tval != MPI_DATATYPE_NULL) MPI_Type_free(&tval);
+    return rcode;
+}
+
+/* Input k's result: the P-way merge of my own range of s (run me) and what each rank q sent (rc[q*K+k]
+ * entries at ro[k*P+q] of rbuf: index rows, then values after rrec rows). */
+static spt_status merge_received(const spt_mpi_ctx *ctx, const char *fn, const spt__keyplan *kp, int K, int k,
+                                 const spt_tensor *s, const int64_t *pos, const int64_t *rc, const int64_t *ro,
+                                 const char *rbuf, int64_t rrec, spt__mpi_add_fn add, run *runs, spt_tensor *o) {
+    const int P = ctx->size, me = ctx->rank;
+    const int64_t P1 = P + 1, r = s->rank;
+    const size_t es = spt_dtype_size(s->dtype);
+    const int64_t *rix = (const int64_t *)rbuf;
+    const char *rv = rbuf + rrec * r * 8;
+    for (int q = 0; q < P; q++) {
+        if (q == me) {
+            int64_t at = pos[k * P1 + q];
+            runs[q] = (run){s->indices + at * r, (const char *)s->values + (size_t)at * es, pos[k * P1 + q + 1] - at, 0};
+        } else {
+            runs[q] = (run){rix + ro[k * P + q] * r, rv + (size_t)ro[k * P + q] * es, rc[q * K + k], 0};
+        }
+    }
+    bool uniq = true;
+    int64_t m = 0;
+    spt_status st = spt__mpi_merge(fn, kp, runs, P, o, add, &m, &uniq);
+    if (st != SPT_OK) return st;
+    if (m < o->nnz) spt__tensor_truncate(o, m);
+    o->flags = SPT__F_VALID | SPT__F_SORTED | (uniq || add ? SPT__F_UNIQUE : 0u);
+    return SPT_OK;
+}
+
 spt_status spt__mpi_exchange_sorted(spt_mpi_ctx *ctx, const char *fn, int K, const spt_tensor *const *s,
                                     const int64_t *pos, const int64_t *ord, spt__mpi_add_fn add, spt_tensor **out) {
     spt_status st = SPT_OK;
@@ -54,17 +144,7 @@ spt_status spt__mpi_exchange_sorted(spt_mpi_ctx *ctx, const char *fn, int K, con
     SPT__MPI(fn, MPI_Alltoall(c, K, MPI_INT64_T, c + (int64_t)K * P, K, MPI_INT64_T, ctx->comm), "MPI_Alltoall (counts)");
     int64_t *rc = c + (int64_t)K * P, *ro = rc + (int64_t)K * P;
     /* strings (their bytes live apart) and blocks above the message limit: the packed, chunked way */
-    if (s[0]->dtype == SPT_STRING) big = 1;
-    for (int64_t i = 0; i < (int64_t)K * P && !big; i++) {
-        int64_t m = c[i] > rc[i] ? c[i] : rc[i];
-        if (m > ctx->limit / (r * 8 > (int64_t)es ? r * 8 : (int64_t)es)) big = 1;
-    }
-    /* displacements in entries must fit int too */
-    for (int k = 0; k < K && !big; k++) {
-        int64_t rin = 0;
-        for (int q = 0; q < P; q++) rin += rc[q * K + k];
-        if (s[k]->nnz > INT_MAX || rin > INT_MAX) big = 1;
-    }
+    big = !fits_direct(ctx, K, s, c, rc);
     if (P > 1 && s[0]->dtype != SPT_STRING) SPT__CHECK(spt__mpi_allreduce_i64(ctx, fn, &big, 1, MPI_MAX));
     if (big) {
         ctx->phase[SPT_MPI_PHASE_EXCHANGE] += spt__mpi_now() - t0;
@@ -97,45 +177,7 @@ spt_status spt__mpi_exchange_sorted(spt_mpi_ctx *ctx, const char *fn, int K, con
         }
     }
     SPT__AGREE(ctx, fn);
-    /* the transfer: for each input two concurrent non-blocking all-to-alls over the same counts, one of
-     * index rows and one of values, each a contiguous block per peer read from and written into the
-     * buffers in place (so shared memory can move it with a single copy). While they run, the output
-     * buffers are touched page by page (their page faults are the merge's largest fixed cost), with
-     * MPI_Testall between pages so the transfer progresses. */
-    {
-        MPI_Datatype tix = MPI_DATATYPE_NULL, tval = MPI_DATATYPE_NULL;
-        MPI_Request req[2 * SPT__MPI_MAX_INPUTS];
-        int nreq = 0, rcode = MPI_SUCCESS;
-        if (r) rcode = MPI_Type_contiguous((int)(r * 8), MPI_BYTE, &tix);
-        if (rcode == MPI_SUCCESS && r) rcode = MPI_Type_commit(&tix);
-        if (rcode == MPI_SUCCESS) rcode = MPI_Type_contiguous((int)es, MPI_BYTE, &tval);
-        if (rcode == MPI_SUCCESS) rcode = MPI_Type_commit(&tval);
-        for (int k = 0; k < K && rcode == MPI_SUCCESS; k++) {
-            int *kc = ic + 4 * (int64_t)k * P;
-            for (int q = 0; q < P; q++) ctx->payload_bytes += c[q * K + k] * (r * 8 + (int64_t)es);
-            ctx->collectives += r ? 2 : 1;
-            if (r)
-                rcode = MPI_Ialltoallv(s[k]->indices, kc, kc + P, tix, rbuf[k], kc + 2 * P, kc + 3 * P, tix, ctx->comm,
-                                       &req[nreq++]);
-            if (rcode == MPI_SUCCESS)
-                rcode = MPI_Ialltoallv(s[k]->values, kc, kc + P, tval, rbuf[k] + rrec[k] * r * 8, kc + 2 * P, kc + 3 * P,
-                                       tval, ctx->comm, &req[nreq++]);
-        }
-        int done = 0;
-        for (int k = 0; k < K && rcode == MPI_SUCCESS; k++) {
-            char *bufs[2] = {(char *)out[k]->indices, (char *)out[k]->values};
-            size_t len[2] = {(size_t)(total[k] * r) * 8, (size_t)total[k] * es};
-            for (int j = 0; j < 2; j++)
-                for (size_t off = 0; off < len[j]; off += 4096) {
-                    ((volatile char *)bufs[j])[off] = 0;
-                    if (!done && (off & ((1u << 20) - 1)) == 0) rcode = MPI_Testall(nreq, req, &done, MPI_STATUSES_IGNORE);
-                }
-        }
-        if (rcode == MPI_SUCCESS && !done) rcode = MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-        if (tix != MPI_DATATYPE_NULL) MPI_Type_free(&tix);
-        if (tval != MPI_DATATYPE_NULL) MPI_Type_free(&tval);
-        if (rcode != MPI_SUCCESS) SPT__MPI(fn, rcode, "MPI_Ialltoallv");
-    }
+    SPT__MPI(fn, transfer(ctx, K, s, ic, c, rbuf, rrec, total, out), "MPI_Ialltoallv");
     double t1 = spt__mpi_now();
     ctx->phase[SPT_MPI_PHASE_EXCHANGE] += t1 - t0;
     t0 = t1;
@@ -143,23 +185,7 @@ spt_status spt__mpi_exchange_sorted(spt_mpi_ctx *ctx, const char *fn, int K, con
     runs = spt__calloc((size_t)P, sizeof *runs);
     if (!runs) st = spt__err(SPT_ENOMEM, "%s: out of memory", fn);
     for (int k = 0; k < K && st == SPT_OK; k++) {
-        const int64_t *rix = (const int64_t *)rbuf[k];
-        const char *rv = rbuf[k] + rrec[k] * r * 8;
-        for (int q = 0; q < P; q++) {
-            if (q == me) {
-                int64_t at = pos[k * P1 + q];
-                runs[q] = (run){s[k]->indices + at * r, (const char *)s[k]->values + (size_t)at * es,
-                                pos[k * P1 + q + 1] - at, 0};
-            } else {
-                runs[q] = (run){rix + ro[k * P + q] * r, rv + (size_t)ro[k * P + q] * es, rc[q * K + k], 0};
-            }
-        }
-        bool uniq = true;
-        int64_t m = 0;
-        st = spt__mpi_merge(fn, &kp, runs, P, out[k], add, &m, &uniq);
-        if (st != SPT_OK) break;
-        if (m < out[k]->nnz) spt__tensor_truncate(out[k], m);
-        out[k]->flags = SPT__F_VALID | SPT__F_SORTED | (uniq || add ? SPT__F_UNIQUE : 0u);
+        st = merge_received(ctx, fn, &kp, K, k, s[k], pos, rc, ro, rbuf[k], rrec[k], add, runs, out[k]);
         spt__free(rbuf[k]);
         rbuf[k] = NULL;
     }
