@@ -103,7 +103,7 @@ spt_status spt__mpi_merge(const char *fn, const spt__keyplan *kp, const spt__mpi
 spt_status spt__mpi_exchange(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *sendcounts,
                              const int64_t *order, spt__mpi_add_fn add, spt_tensor **out);
 
-/* ---- the sample sort (sort.c) ---- */
+/* ---- the sample sort (sort.c; splitters split.c, exchange exchange_sorted.c, merge merge.c) ---- */
 
 #define SPT__MPI_MAX_INPUTS 2 /* inputs of one spt__mpi_exchange_sorted */
 #define SPT__MPI_MERGE_MAX 64 /* runs merged at once (more: in groups) */
