@@ -104,8 +104,8 @@ spt_status spt__mpi_exchange(spt_mpi_ctx *ctx, const char *fn, const spt_tensor 
     SPT__CHECK(spt__mpi_counts(ctx, fn, L.sent, L.rent));
     for (int q = 0; q < P; q++) L.rat[q] = L.rent[q];
     L.nrecv = spt__scan_exclusive(L.rat, P); /* (sums of real tensors' sizes: fit) */
-    rrow = spt__alloc_array(fn, L.nrecv * r + 1, 1, sizeof(int64_t), false, &st);
-    if (rrow) rval = spt__alloc_array(fn, L.nrecv + 1, es, 1, false, &st);
+    rrow = spt__alloc_array(fn, L.nrecv, r, sizeof(int64_t), false, &st);
+    if (rrow) rval = spt__alloc_array(fn, L.nrecv, es, 1, false, &st);
     if (rval) st = spt__tensor_alloc(fn, t->dtype, r, t->shape, L.nrecv + sendcounts[me], ord, &o);
     SPT__AGREE(ctx, fn);
     /* index rows and numeric values straight from t; string lengths and bytes packed */
