@@ -109,13 +109,16 @@ static int64_t merge_two(const spt__keyplan *kp, const run *A, const run *B, spt
     return w + u->n - from;
 }
 
-/* Any number of runs (at most SPT__MPI_MERGE_MAX): a binary heap of run heads by (row, run). */
+/* Any number of runs (at most SPT__MPI_MERGE_MAX): a binary heap of run heads by (key, run); the
+ * heads' linear keys cached when the shape's key fits 64 bits, else their rows compared. */
 static int64_t merge_heap(const spt__keyplan *kp, const run *runs, int nr, spt_tensor *o, spt__mpi_add_fn add,
                           bool *unique) {
     const int64_t r = o->rank;
     const size_t es = spt_dtype_size(o->dtype);
+    const bool k64 = kp->kind == SPT__KEY64;
     int heap[SPT__MPI_MERGE_MAX], hn = 0;
     run cur[SPT__MPI_MERGE_MAX];
+    uint64_t hk[SPT__MPI_MERGE_MAX], last = 0;
     int64_t w = 0;
     bool uniq = true;
     for (int q = 0; q < nr; q++) {
@@ -123,10 +126,13 @@ static int64_t merge_heap(const spt__keyplan *kp, const run *runs, int nr, spt_t
         cur[q].at = 0;
     }
 #define HEAD(q) row_of(&cur[q], cur[q].at, r)
-#define LESS(a, b) (cmp_ = spt__keyplan_cmp(kp, HEAD(a), HEAD(b)), cmp_ < 0 || (cmp_ == 0 && (a) < (b)))
+#define LESS(a, b)                                                                                 \
+    (k64 ? hk[a] < hk[b] || (hk[a] == hk[b] && (a) < (b))                                          \
+         : (cmp_ = spt__keyplan_cmp(kp, HEAD(a), HEAD(b)), cmp_ < 0 || (cmp_ == 0 && (a) < (b))))
     int cmp_;
     for (int q = 0; q < nr; q++) {
         if (!cur[q].n) continue;
+        if (k64) hk[q] = spt__keyplan_linear(kp, HEAD(q));
         int c = hn++;
         heap[c] = q;
         while (c > 0 && LESS(heap[c], heap[(c - 1) / 2])) {
@@ -137,15 +143,16 @@ static int64_t merge_heap(const spt__keyplan *kp, const run *runs, int nr, spt_t
     while (hn > 0) {
         int q = heap[0];
         run *u = &cur[q];
-        /* equal to the last entry written: summed into it (add) or a repeated key */
         for (;;) {
-            if (w > 0 && spt__keyplan_cmp(kp, o->indices + (w - 1) * r, HEAD(q)) == 0) {
-                if (add) add(o->values, w - 1, u->v, u->at);
-                else { put(o, w++, u, u->at, r, es); uniq = false; }
-            } else {
-                put(o, w++, u, u->at, r, es);
-            }
-            if (++u->at == u->n || hn > 1) break; /* the last run: the rest in one go */
+            /* equal to the last entry written: summed into it (add) or a repeated key */
+            bool same = w > 0 && (k64 ? hk[q] == last : spt__keyplan_cmp(kp, o->indices + (w - 1) * r, HEAD(q)) == 0);
+            if (k64) last = hk[q];
+            if (same && add) add(o->values, w - 1, u->v, u->at);
+            else put(o, w++, u, u->at, r, es);
+            if (same && !add) uniq = false;
+            if (++u->at == u->n) break;
+            if (k64) hk[q] = spt__keyplan_linear(kp, HEAD(q));
+            if (hn > 1) break; /* (the last run: the rest in one go) */
         }
         if (u->at == u->n) heap[0] = heap[--hn];
         for (int c = 0;;) { /* sift down */
