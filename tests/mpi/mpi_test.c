@@ -175,7 +175,7 @@ static void run_from_local(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_
     if (d) check_dtensor(d, ref, true, (int)(seed % (uint64_t)g_size));
     /* and reorder it to the reverse order, compared with the serial reorder */
     if (d && rank > 0) {
-        int64_t rev[8];
+        int64_t rev[64];
         for (int64_t k = 0; k < rank; k++) rev[k] = rank - 1 - k;
         spt_tensor *ref2 = NULL;
         CHECK_ST(SPT_OK, spt_tensor_clone(ref, &ref2));
@@ -1131,7 +1131,7 @@ static void run_concat_shape(spt_mpi_ctx *ctx, uint64_t seed, int64_t R, const i
     spt_tensor *full[3] = {0}, *ref = NULL;
     spt_dtensor *d[3] = {0}, *r = NULL;
     for (int64_t i = 0; i < n_in; i++) {
-        int64_t sh[8];
+        int64_t sh[64];
         for (int64_t k = 0; k < R; k++) sh[k] = S[k];
         sh[axis] = S[axis] / (i + 4) > 0 ? S[axis] / (i + 4) : 1; /* the sum fits int64 */
         full[i] = random_tensor(seed + (uint64_t)i, SPT_FLOAT64, R, sh, i == 1 ? 0 : n, 100 * i);
@@ -1184,6 +1184,17 @@ static void test_any_volume(spt_mpi_ctx *ctx) {
         run_reduce(ctx, seed++, SPT_INT64, R, S, 140, 2, ax1, 1, false);
         spt_mpi_ctx_set_message_limit(ctx, 0);
     }
+    /* rank 64, every dim 2^63-1 (the widest key: 64 words) */
+    int64_t r64[64], o64[64];
+    for (int k = 0; k < 64; k++) {
+        r64[k] = M63;
+        o64[k] = (k * 37) % 64;
+    }
+    for (int mode = 0; mode < 4; mode++) {
+        run_from_local(ctx, seed++, SPT_FLOAT64, 64, r64, 60, mode, o64);
+        run_add(ctx, seed++, SPT_INT64, 64, r64, 40, 50, mode, (mode + 3) % 4, NULL, 0);
+    }
+    run_concat_shape(ctx, seed++, 64, r64, 2, 63, 30);
     /* the .tns reader and writer on nell-1's and the rank-6 shape (header with the shape) */
     char path[300];
     if (g_rank == 0) mkdir(g_dir, 0700); /* (test_tns removed it) */
