@@ -21,12 +21,14 @@
  * DISTRIBUTED SPARSE TENSORS
  *   An spt_dtensor is one global sparse tensor (dtype, rank, shape and a full dimension order, all
  *   replicated) whose entries are spread over the P ranks: the GLOBAL SEQUENCE of entries, rank 0's
- *   local entries followed by rank 1's and so on, is sorted (non-decreasing) by the linearized key in
- *   the tensor's order (row-major unless reordered). So each rank holds a contiguous range of keys;
- *   ranges of neighbouring ranks can share a key only when that key is repeated. Unless stated
+ *   local entries followed by rank 1's and so on, is sorted (non-decreasing) by the index rows compared
+ *   dim by dim in the tensor's order (row-major unless reordered). So each rank holds a contiguous range
+ *   of keys; ranges of neighbouring ranks can share a key only when that key is repeated. Unless stated
  *   otherwise an op balances the result: rank p holds floor(N/P) or floor(N/P)+1 entries (the first
  *   N % P ranks hold one more), whatever the duplicates. Every index is inside the shape (checked on
  *   creation). Per-rank counts are replicated, so owner lookups need no communication.
+ *   Any valid shape is taken (every dim in [0, 2^63-1]), whatever its volume: no op forms a linear
+ *   index of the whole shape (keys are compared dim by dim, as by the serial library's key engine).
  *   Duplicates keep their relative order through every redistribution: the result of an op is what the
  *   serial op gives on the gathered global sequence (stable sort semantics).
  *

@@ -13,9 +13,8 @@ spt_status spt__dtensor_make(spt_mpi_ctx *ctx, const char *fn, spt_tensor *local
     SPT__AGREE(ctx, fn);
     d->offsets = d->counts + P;
     SPT__CHECK(spt__mpi_allgather_i64(ctx, fn, &local->nnz, 1, d->counts));
-    d->offsets[0] = 0;
-    for (int q = 0; q < P; q++) d->offsets[q + 1] = d->offsets[q] + d->counts[q];
-    d->nnz = d->offsets[P];
+    memcpy(d->offsets, d->counts, (size_t)P * sizeof *d->offsets);
+    d->nnz = d->offsets[P] = spt__scan_exclusive(d->offsets, P);
     d->ctx = ctx;
     d->local = local;
     *out = d;
@@ -148,7 +147,7 @@ spt_status spt_dtensor_scatter(spt_mpi_ctx *ctx, int root, const spt_tensor *t, 
         for (int q = 0; q < P; q++) sc[q] = spt__mpi_block_count(N, q, P);
     }
     SPT__AGREE(ctx, fn);
-    SPT__CHECK(spt__mpi_exchange(ctx, fn, me == root ? s : empty, NULL, sc, order, &local));
+    SPT__CHECK(spt__mpi_exchange(ctx, fn, me == root ? s : empty, sc, order, NULL, &local));
     st = spt__dtensor_make(ctx, fn, local, out);
 fail:
     spt_tensor_free(own);
@@ -171,7 +170,7 @@ spt_status spt_dtensor_gather(const spt_dtensor *dt, int root, spt_tensor **out)
     if (st == SPT_OK) sc = spt__alloc_array(fn, P, 1, sizeof(int64_t), true, &st);
     SPT__AGREE(ctx, fn);
     sc[root] = dt->local->nnz;
-    SPT__CHECK(spt__mpi_exchange(ctx, fn, dt->local, NULL, sc, dt->local->order, &got));
+    SPT__CHECK(spt__mpi_exchange(ctx, fn, dt->local, sc, dt->local->order, NULL, &got));
     if (ctx->rank == root) {
         if (!spt__order_defined(got->rank, got->order)) got->flags &= ~(unsigned)(SPT__F_SORTED | SPT__F_UNIQUE);
         *out = got;

@@ -1,218 +1,137 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* exchange.c -- the general exchange: entries taken in any order (a permutation), packed into records
- * (index row + value, string bytes apart), sent, and the received sorted runs merged stably. Used by
- * scatter, gather and sparsify, and by the sample sort (sort.c) for strings and for messages above the
- * context's limit (chunked). */
+/* exchange.c -- the packed exchange: blocks of a local tensor (contiguous, each sorted) sent to their
+ * ranks with the context's chunked all-to-all (index rows and values straight from the tensor; string
+ * lengths and bytes packed), and the received runs merged (merge.c). Used by scatter, gather and
+ * sparsify, and by the sample sort for strings and for messages above the context's limit. */
 #include "priv/mpi_priv.h"
 
+/* The layout of one exchange, in int64 arrays of P (entries, then bytes). */
+typedef struct layout {
+    int64_t *sent, *from; /* entries sent to each rank (0 to myself) | first entry of each block in t */
+    int64_t *rent, *rat;  /* entries received from each rank (0 from myself) | first in the receive buffers */
+    int64_t *sc, *sd, *rcb, *rd; /* byte counts and displacements of one all-to-all */
+    int64_t nrecv;        /* entries received */
+} layout;
 
-/* Stable merge of the sorted runs [b[q], b[q+1]) of (keys, idx), q < nr; ties keep the earlier run.
- * Uses scratch (tk, ti) of n slots; the result ends in (keys, idx). */
-static void merge_runs(uint64_t *keys, int64_t *idx, uint64_t *tk, int64_t *ti, int64_t *b, int nr) {
-    uint64_t *sk = keys, *dk = tk;
-    int64_t *si = idx, *di = ti;
-    while (nr > 1) {
-        int w = 0;
-        for (int q = 0; q < nr; q += 2) {
-            int64_t a0 = b[q], a1 = b[q + 1], c0 = a1, c1 = q + 1 < nr ? b[q + 2] : a1, o = a0;
-            while (a0 < a1 && c0 < c1) {
-                if (sk[c0] < sk[a0]) { dk[o] = sk[c0]; di[o++] = si[c0++]; }
-                else { dk[o] = sk[a0]; di[o++] = si[a0++]; }
-            }
-            while (a0 < a1) { dk[o] = sk[a0]; di[o++] = si[a0++]; }
-            while (c0 < c1) { dk[o] = sk[c0]; di[o++] = si[c0++]; }
-            b[w++] = b[q];
-        }
-        b[w] = b[nr];
-        nr = w;
-        uint64_t *xk = sk; sk = dk; dk = xk;
-        int64_t *xi = si; si = di; di = xi;
-    }
-    if (sk != keys) {
-        memcpy(keys, sk, (size_t)b[1] * sizeof *keys);
-        memcpy(idx, si, (size_t)b[1] * sizeof *idx);
+/* counts[q] * unit bytes at displacement at[q] * unit, for one all-to-all of fixed-size items. */
+static void scale(const int64_t *counts, const int64_t *at, int64_t unit, int64_t *bytes, int64_t *displ, int P) {
+    for (int q = 0; q < P; q++) {
+        bytes[q] = counts[q] * unit;
+        displ[q] = at[q] * unit;
     }
 }
 
-spt_status spt__mpi_exchange(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *perm,
-                             const int64_t *sendcounts, const int64_t *order, spt_tensor **out) {
+/* Fixed-size items of the blocks (unit bytes per entry): from sbuf (t's order) into rbuf (rank order). */
+static spt_status move_items(spt_mpi_ctx *ctx, const char *fn, layout *L, int64_t unit, const void *sbuf, void *rbuf) {
+    scale(L->sent, L->from, unit, L->sc, L->sd, ctx->size);
+    scale(L->rent, L->rat, unit, L->rcb, L->rd, ctx->size);
+    return spt__mpi_alltoallv(ctx, fn, sbuf, L->sc, L->sd, rbuf, L->rcb, L->rd);
+}
+
+/* String values: lengths (int64) and bytes of the blocks; the received ones become spt_str records
+ * (rstr) pointing into *bytes. Collective; errors agreed. */
+static spt_status move_strings(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, layout *L, spt_str *rstr,
+                               char **bytes) {
     spt_status st = SPT_OK;
     const int P = ctx->size, me = ctx->rank;
-    const int64_t r = t->rank, n = t->nnz;
+    const int64_t n = t->nnz, nr = L->nrecv;
+    const spt_str *sv = (const spt_str *)t->values;
+    int64_t *len = NULL, *rlen = NULL, *b = NULL;
+    char *sbuf = NULL;
+    *bytes = NULL;
+    len = spt__alloc_array(fn, n + nr + 1, 1, sizeof(int64_t), false, &st);
+    if (len) b = spt__alloc_array(fn, 4, P, sizeof(int64_t), true, &st); /* bytes sent | sent at | received | at */
+    int64_t sbytes = 0;
+    if (b) {
+        rlen = len + n;
+        for (int d = 0; d < P; d++) {
+            for (int64_t i = L->from[d]; i < L->from[d] + L->sent[d]; i++) {
+                len[i] = sv[i].len;
+                b[d] += sv[i].len;
+            }
+            if (d == me) b[d] = 0;
+            b[P + d] = b[d];
+        }
+        sbytes = spt__scan_exclusive(b + P, P);
+        sbuf = spt__alloc_array(fn, sbytes, 1, 1, false, &st);
+        for (int d = 0; d < P && sbuf; d++)
+            for (int64_t i = L->from[d], o = b[P + d]; d != me && i < L->from[d] + L->sent[d]; o += sv[i].len, i++)
+                if (sv[i].len) memcpy(sbuf + o, sv[i].data, (size_t)sv[i].len);
+    }
+    SPT__AGREE(ctx, fn);
+    /* the lengths, then the bytes */
+    SPT__CHECK(move_items(ctx, fn, L, 8, len, rlen));
+    SPT__CHECK(spt__mpi_counts(ctx, fn, b, b + 2 * P));
+    for (int q = 0; q < P; q++) b[3 * P + q] = b[2 * P + q];
+    int64_t rbytes = spt__scan_exclusive(b + 3 * P, P);
+    *bytes = spt__alloc_array(fn, rbytes, 1, 1, false, &st);
+    SPT__AGREE(ctx, fn);
+    SPT__CHECK(spt__mpi_alltoallv(ctx, fn, sbuf, b, b + P, *bytes, b + 2 * P, b + 3 * P));
+    /* the records: received in rank order, their bytes back to back in the same order */
+    for (int64_t i = 0, o = 0; i < nr; o += rlen[i], i++) rstr[i] = (spt_str){.data = *bytes + o, .len = rlen[i]};
+fail:
+    spt__free(sbuf);
+    spt__free(b);
+    spt__free(len);
+    return st;
+}
+
+spt_status spt__mpi_exchange(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *sendcounts,
+                             const int64_t *order, spt__mpi_add_fn add, spt_tensor **out) {
+    spt_status st = SPT_OK;
+    const int P = ctx->size, me = ctx->rank;
+    const int64_t r = t->rank;
     const bool isstr = t->dtype == SPT_STRING;
-    const size_t es = spt_dtype_size(t->dtype);
-    const size_t vs = isstr ? sizeof(int64_t) : es;
-    const int64_t rs = r * 8 + (int64_t)vs; /* bytes of one record */
+    const int64_t es = (int64_t)spt_dtype_size(t->dtype);
     int64_t ord[SPT_MAX_RANK];
     for (int64_t j = 0; j < r; j++) ord[j] = order ? order[j] : j;
-    char *sbuf = NULL, *rbuf = NULL, *sstr = NULL, *rstr = NULL;
-    int64_t *cnt = NULL, *idx = NULL, *ti = NULL, *soff = NULL;
-    uint64_t *keys = NULL, *tk = NULL;
+    spt__keyplan kp;
+    spt__mpi_plan(&kp, t, ord);
+    int64_t *w = NULL, *rrow = NULL;
+    char *rval = NULL, *rbytes = NULL;
+    spt__mpi_run *runs = NULL;
     spt_tensor *o = NULL;
+    layout L;
     *out = NULL;
-    /* The entries a rank keeps are never packed nor sent: they are read from `t` at the end.
-     * cnt: 0 sendcounts(entries) | P rcounts | 2P sbytes | 3P sdispl | 4P rbytes | 5P rdispl |
-     *      6P string sbytes | 7P string sdispl | 8P string rbytes | 9P string rdispl | 10P run bounds (P+1) */
-    int64_t self_first = 0, nself = sendcounts[me];
-    for (int d = 0; d < me; d++) self_first += sendcounts[d];
-    st = spt__mpi_keys_fit(fn, t);
-    if (st == SPT_OK) cnt = spt__alloc_array(fn, 11 * (int64_t)P + 1, 1, sizeof(int64_t), true, &st);
-    if (cnt) sbuf = spt__alloc_array(fn, n - nself, rs, 1, false, &st);
-    int64_t sstr_total = 0;
-    if (sbuf) {
-        memcpy(cnt, sendcounts, (size_t)P * sizeof *cnt);
-        int64_t k = 0, w = 0; /* k: position in perm order; w: records written */
-        for (int d = 0; d < P; d++) {
-            int64_t sb = 0;
-            cnt[3 * P + d] = w * rs;
-            if (d == me) {
-                k += sendcounts[d];
-                cnt[7 * P + d] = sstr_total;
-                continue;
-            }
-            for (int64_t e = 0; e < sendcounts[d]; e++, k++, w++) {
-                int64_t i = perm ? perm[k] : k;
-                char *rec = sbuf + w * rs;
-                const int64_t *row = t->indices + i * r;
-                for (int64_t j = 0; j < r; j++) memcpy(rec + 8 * j, row + j, 8);
-                if (isstr) {
-                    int64_t len = ((const spt_str *)t->values)[i].len;
-                    memcpy(rec + r * 8, &len, 8);
-                    sb += len;
-                } else if (es == 8) {
-                    memcpy(rec + r * 8, (const char *)t->values + (size_t)i * 8, 8);
-                } else {
-                    memcpy(rec + r * 8, (const char *)t->values + (size_t)i * es, es);
-                }
-            }
-            cnt[6 * P + d] = sb;
-            cnt[7 * P + d] = sstr_total;
-            sstr_total += sb;
-            cnt[2 * P + d] = sendcounts[d] * rs;
-        }
-        if (isstr) {
-            sstr = spt__alloc_array(fn, sstr_total, 1, 1, false, &st);
-            if (sstr) {
-                char *p = sstr;
-                for (int64_t k2 = 0; k2 < n; k2++) {
-                    if (k2 == self_first) k2 += nself;
-                    if (k2 >= n) break;
-                    const spt_str *s2 = (const spt_str *)t->values + (perm ? perm[k2] : k2);
-                    if (s2->len) memcpy(p, s2->data, (size_t)s2->len);
-                    p += s2->len;
-                }
-            }
-        }
-    }
+    w = spt__alloc_array(fn, 8, P, sizeof(int64_t), true, &st);
+    if (w) runs = spt__calloc((size_t)P, sizeof *runs);
+    if (w && !runs) st = spt__err(SPT_ENOMEM, "%s: out of memory", fn);
     SPT__AGREE(ctx, fn);
-    SPT__CHECK(spt__mpi_counts(ctx, fn, cnt, cnt + P));
-    if (isstr) SPT__CHECK(spt__mpi_counts(ctx, fn, cnt + 6 * P, cnt + 8 * P));
-    int64_t total = 0, rstr_total = 0, rrec = 0;
-    for (int q = 0; q < P; q++) {
-        cnt[10 * P + q] = total;
-        cnt[5 * P + q] = rrec * rs;
-        cnt[4 * P + q] = q == me ? 0 : cnt[P + q] * rs;
-        cnt[9 * P + q] = rstr_total;
-        if (spt__add_i64(total, cnt[P + q], &total) || spt__add_i64(rstr_total, cnt[8 * P + q], &rstr_total)) {
-            st = spt__err(SPT_EOVERFLOW, "%s: received entry count overflows", fn);
-            break;
-        }
-        if (q != me) rrec += cnt[P + q];
-    }
-    cnt[10 * P + P] = total; /* the end of the last run */
-    const int64_t sb0 = cnt[10 * P + me]; /* my own run: virtual positions [sb0, sb0 + nself) */
-    if (st == SPT_OK) rbuf = spt__alloc_array(fn, rrec, rs, 1, false, &st);
-    if (rbuf && isstr) rstr = spt__alloc_array(fn, rstr_total, 1, 1, false, &st);
-    if (rbuf && (!isstr || rstr)) keys = spt__alloc_array(fn, total, 1, 8, false, &st);
-    if (keys) idx = spt__alloc_array(fn, total, 1, 8, false, &st);
-    if (idx && isstr) soff = spt__alloc_array(fn, rrec, 1, 8, false, &st);
-    if (idx && (!isstr || soff)) st = spt__tensor_alloc(fn, t->dtype, r, t->shape, total, ord, &o);
+    L = (layout){w, w + P, w + 2 * P, w + 3 * P, w + 4 * P, w + 5 * P, w + 6 * P, w + 7 * P, 0};
+    for (int q = 0; q < P; q++) L.from[q] = L.sent[q] = sendcounts[q];
+    spt__scan_exclusive(L.from, P);
+    L.sent[me] = 0; /* my own block stays where it is */
+    SPT__CHECK(spt__mpi_counts(ctx, fn, L.sent, L.rent));
+    for (int q = 0; q < P; q++) L.rat[q] = L.rent[q];
+    L.nrecv = spt__scan_exclusive(L.rat, P); /* (sums of real tensors' sizes: fit) */
+    rrow = spt__alloc_array(fn, L.nrecv, r, sizeof(int64_t), false, &st);
+    if (rrow) rval = spt__alloc_array(fn, L.nrecv, es, 1, false, &st);
+    if (rval) st = spt__tensor_alloc(fn, t->dtype, r, t->shape, L.nrecv + sendcounts[me], ord, &o);
     SPT__AGREE(ctx, fn);
-    SPT__CHECK(spt__mpi_alltoallv(ctx, fn, sbuf, cnt + 2 * P, cnt + 3 * P, rbuf, cnt + 4 * P, cnt + 5 * P));
-    if (isstr)
-        SPT__CHECK(spt__mpi_alltoallv(ctx, fn, sstr, cnt + 6 * P, cnt + 7 * P, rstr, cnt + 8 * P, cnt + 9 * P));
-    spt__free(sbuf);
-    sbuf = NULL;
-    spt__free(sstr);
-    sstr = NULL;
-    /* virtual position v: my own run reads t (entry perm[self_first + v - sb0]); others read rbuf */
-#define SELF_ENTRY(v) (perm ? perm[self_first + (v) - sb0] : self_first + (v) - sb0)
-#define IS_SELF(v) ((v) >= sb0 && (v) < sb0 + nself)
-#define REC(v) (rbuf + ((v) < sb0 ? (v) : (v) - nself) * rs)
-    int64_t row[SPT_MAX_RANK];
-    for (int64_t v = 0; v < total; v++) {
-        if (IS_SELF(v)) {
-            keys[v] = spt__mpi_row_key(t->indices + SELF_ENTRY(v) * r, r, ord, t->shape);
-        } else {
-            const char *rec = REC(v);
-            for (int64_t j = 0; j < r; j++) memcpy(row + j, rec + 8 * j, 8);
-            keys[v] = spt__mpi_row_key(row, r, ord, t->shape);
-        }
-        idx[v] = v;
-    }
-    bool in_order = true;
-    for (int q = 1; q < P && in_order; q++) {
-        int64_t b = cnt[10 * P + q];
-        /* runs already in sequence: the last key before b <= the first key at b */
-        if (b > 0 && b < total && keys[b - 1] > keys[b]) in_order = false;
-    }
-    if (!in_order) {
-        tk = spt__alloc_array(fn, total, 1, 8, false, &st);
-        if (tk) ti = spt__alloc_array(fn, total, 1, 8, false, &st);
-        if (ti) merge_runs(keys, idx, tk, ti, cnt + 10 * P, P);
-    }
-    if (st == SPT_OK && isstr) {
-        int64_t acc = 0;
-        for (int64_t i = 0; i < rrec; i++) {
-            int64_t len;
-            memcpy(&len, rbuf + i * rs + r * 8, 8);
-            soff[i] = acc;
-            acc += len;
-        }
-    }
-    bool unique = true;
-    for (int64_t k = 0; k < total && st == SPT_OK; k++) {
-        const int64_t v = idx[k];
-        int64_t *dst = o->indices + k * r;
-        if (IS_SELF(v)) {
-            const int64_t i = SELF_ENTRY(v);
-            for (int64_t j = 0; j < r; j++) dst[j] = t->indices[i * r + j];
-            if (es == 8) memcpy((char *)o->values + (size_t)k * 8, (const char *)t->values + (size_t)i * 8, 8);
-            else memcpy((char *)o->values + (size_t)k * es, (const char *)t->values + (size_t)i * es, es);
-        } else {
-            const char *rec = REC(v);
-            for (int64_t j = 0; j < r; j++) memcpy(dst + j, rec + 8 * j, 8);
-            if (isstr) {
-                spt_str *s2 = (spt_str *)o->values + k;
-                memcpy(&s2->len, rec + r * 8, 8);
-                s2->data = rstr + soff[v < sb0 ? v : v - nself];
-            } else if (es == 8) {
-                memcpy((char *)o->values + (size_t)k * 8, rec + r * 8, 8);
-            } else {
-                memcpy((char *)o->values + (size_t)k * es, rec + r * 8, es);
-            }
-        }
-        if (k && keys[k - 1] == keys[k]) unique = false;
-    }
-#undef SELF_ENTRY
-#undef IS_SELF
-#undef REC
-    if (st == SPT_OK && isstr) st = spt__arena_adopt_all(&o->strings, o->values, total);
+    /* index rows and numeric values straight from t; string lengths and bytes packed */
+    if (r) SPT__CHECK(move_items(ctx, fn, &L, r * 8, t->indices, rrow));
+    if (isstr) SPT__CHECK(move_strings(ctx, fn, t, &L, (spt_str *)rval, &rbytes));
+    else SPT__CHECK(move_items(ctx, fn, &L, es, t->values, rval));
+    /* the runs: mine read in place, the others from the receive buffers */
+    for (int q = 0; q < P; q++)
+        runs[q] = q == me ? (spt__mpi_run){t->indices + L.from[q] * r, (const char *)t->values + L.from[q] * es,
+                                           sendcounts[q], 0}
+                          : (spt__mpi_run){rrow + L.rat[q] * r, rval + L.rat[q] * es, L.rent[q], 0};
+    bool unique = false;
+    int64_t m = 0;
+    st = spt__mpi_merge(fn, &kp, runs, P, o, add, &m, &unique);
+    if (st == SPT_OK && m < o->nnz) spt__tensor_truncate(o, m);
+    if (st == SPT_OK && isstr) st = spt__arena_adopt_all(&o->strings, o->values, o->nnz);
     SPT__AGREE(ctx, fn);
     o->flags = SPT__F_VALID | SPT__F_SORTED | (unique ? SPT__F_UNIQUE : 0u);
     *out = o;
     o = NULL;
 fail:
     spt_tensor_free(o);
-    spt__free(soff);
-    spt__free(ti);
-    spt__free(tk);
-    spt__free(idx);
-    spt__free(keys);
-    spt__free(rstr);
-    spt__free(rbuf);
-    spt__free(sstr);
-    spt__free(sbuf);
-    spt__free(cnt);
+    spt__free(rbytes);
+    spt__free(rval);
+    spt__free(rrow);
+    spt__free(runs);
+    spt__free(w);
     return st;
 }

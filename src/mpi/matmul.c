@@ -145,12 +145,10 @@ static spt_status local_and_gather(spt_mpi_ctx *ctx, const char *fn, const spt_t
     int64_t bytes = rows * NC * (int64_t)es; /* allocated above: fits */
     sc[gather_root] = me == gather_root ? 0 : bytes;
     int64_t total = 0;
-    if (me == gather_root)
-        for (int q = 0; q < P; q++) {
-            rc[q] = q == me ? 0 : wl[2 * q + 1] * NC * (int64_t)es;
-            rd[q] = total;
-            total += rc[q];
-        }
+    if (me == gather_root) {
+        for (int q = 0; q < P; q++) rd[q] = rc[q] = q == me ? 0 : wl[2 * q + 1] * NC * (int64_t)es;
+        total = spt__scan_exclusive(rd, P);
+    }
     if (me == gather_root) rbuf = spt__alloc_array(fn, total, 1, 1, false, &st);
     SPT__AGREE(ctx, fn);
     SPT__CHECK(spt__mpi_alltoallv(ctx, fn, block, sc, sd, rbuf, rc, rd));
@@ -303,10 +301,8 @@ spt_status spt_dtensor_sparse_dense_matmul_rows(const spt_dtensor *a, const spt_
         } else {
             for (int q = 0; q < P; q++) cnt[q] = q != me && info[3 * q + 1] > 0 ? nk : 0;
         }
-        for (int q = 0; q < P; q++) {
-            cnt[2 * P + q] = nreq * 8;
-            nreq += cnt[q];
-        }
+        for (int q = 0; q < P; q++) cnt[2 * P + q] = cnt[q] * 8;
+        nreq = spt__scan_exclusive(cnt + 2 * P, P) / 8;
         req = spt__alloc_array(fn, nreq > 0 ? nreq : 1, 1, sizeof(int64_t), false, &st);
         if (req) {
             int64_t w = 0;
@@ -328,11 +324,8 @@ spt_status spt_dtensor_sparse_dense_matmul_rows(const spt_dtensor *a, const spt_
     if (st == SPT_OK) fetched = spt__alloc_array(fn, nk, NC, es, true, &st);
     SPT__AGREE(ctx, fn);
     SPT__CHECK(spt__mpi_counts(ctx, fn, cnt, cnt + P));
-    int64_t nin = 0;
-    for (int q = 0; q < P; q++) {
-        cnt[3 * P + q] = nin * 8;
-        nin += cnt[P + q];
-    }
+    for (int q = 0; q < P; q++) cnt[3 * P + q] = cnt[P + q] * 8;
+    const int64_t nin = spt__scan_exclusive(cnt + 3 * P, P) / 8;
     got = spt__alloc_array(fn, nin > 0 ? nin : 1, 1, sizeof(int64_t), false, &st);
     SPT__AGREE(ctx, fn);
     {
@@ -346,17 +339,11 @@ spt_status spt_dtensor_sparse_dense_matmul_rows(const spt_dtensor *a, const spt_
         /* 3. replies: for each request of rank q, my row of B (NC values) or my part of column k */
         const int64_t myrows = b_rows->shape[0];
         const int64_t per = adjoint_b ? myrows : BC; /* values per requested k */
-        int64_t tot = 0, rtot = 0;
         for (int q = 0; q < P; q++) {
-            sdp[q] = tot;
-            sb[q] = cnt[P + q] * per * (int64_t)es;
-            tot += sb[q];
+            sdp[q] = sb[q] = cnt[P + q] * per * (int64_t)es;
+            rdp[q] = rb[q] = cnt[q] * (adjoint_b ? info[3 * q + 1] : BC) * (int64_t)es;
         }
-        for (int q = 0; q < P; q++) {
-            rdp[q] = rtot;
-            rb[q] = cnt[q] * (adjoint_b ? info[3 * q + 1] : BC) * (int64_t)es;
-            rtot += rb[q];
-        }
+        const int64_t tot = spt__scan_exclusive(sdp, P), rtot = spt__scan_exclusive(rdp, P);
         reply = spt__alloc_array(fn, tot + rtot > 0 ? tot + rtot : 1, 1, 1, false, &st);
         if (reply) {
             const char *B = b_rows->data;

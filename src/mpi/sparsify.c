@@ -13,15 +13,16 @@ static int64_t outer_linear(const int64_t *o, const int64_t *shape, int64_t r) {
     return lin;
 }
 
-/* Last position p in sorted keys[0..n) with keys[p] == x, or -1. */
-static int64_t find_last(const uint64_t *keys, int64_t n, uint64_t x) {
-    int64_t lo = 0, hi = n;
+/* Last entry of t (sorted by kp) whose index row equals x, or -1. */
+static int64_t find_last(const spt__keyplan *kp, const spt_tensor *t, const int64_t *x) {
+    const int64_t r = t->rank;
+    int64_t lo = 0, hi = t->nnz;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (keys[mid] <= x) lo = mid + 1;
+        if (spt__keyplan_cmp(kp, t->indices + mid * r, x) <= 0) lo = mid + 1;
         else hi = mid;
     }
-    return lo > 0 && keys[lo - 1] == x ? lo - 1 : -1;
+    return lo > 0 && spt__keyplan_cmp(kp, t->indices + (lo - 1) * r, x) == 0 ? lo - 1 : -1;
 }
 
 /* First dependent row e in [lo, hi) of rows (stride D) with row[0] >= v. */
@@ -65,7 +66,6 @@ static spt_status sparsify_piece(spt_mpi_ctx *ctx, const char *fn, const spt_ten
     spt_tot *probe = NULL, *res = NULL;
     spt_tensor *snd = NULL, *recv = NULL;
     int64_t *kb = NULL, *bounds = NULL, *mark = NULL, *cnt = NULL, *sel = NULL, nsel = 0;
-    uint64_t *keys = NULL;
     if (out) *out = NULL;
     if (begin) *begin = 0;
     if (end) *end = 0;
@@ -118,24 +118,16 @@ static spt_status sparsify_piece(spt_mpi_ctx *ctx, const char *fn, const spt_ten
     /* 3. the entries of my piece that each rank's keys read: the last stored of each needed key (among
      *    duplicates the last one wins), once per destination, in my storage order */
     if (n > 0) {
-        keys = spt__alloc_array(fn, n, 1, sizeof *keys, false, &st);
-        if (keys) mark = spt__alloc_array(fn, n, 1, sizeof *mark, false, &st);
+        spt__keyplan kp; /* rows compared in the piece's order: any shape */
+        spt__mpi_plan(&kp, t, t->order);
+        mark = spt__alloc_array(fn, n, 1, sizeof *mark, false, &st);
         bool sorted = true;
-        if (mark) st = spt__mpi_keys_fit(fn, t);
-        if (mark && st == SPT_OK)
-            for (int64_t i = 0; i < n; i++) {
-                keys[i] = spt__mpi_key(t, i, t->order);
-                if (i && keys[i - 1] > keys[i]) sorted = false;
-            }
+        for (int64_t i = 1; mark && i < n && sorted; i++)
+            if (spt__keyplan_cmp(&kp, t->indices + (i - 1) * R, t->indices + i * R) > 0) sorted = false;
         if (st == SPT_OK && !sorted) st = spt__err(SPT_EINTERNAL, "%s: a local piece is not sorted", fn);
         if (st != SPT_OK) goto agree;
-        /* the geometry: stride of each T mode in the piece's order; pinned and free modes */
-        int64_t ostride[SPT_MAX_RANK], pin[SPT_MAX_RANK], fm[SPT_MAX_RANK], ind_of[SPT_MAX_RANK];
-        int64_t acc = 1;
-        for (int64_t k = R - 1; k >= 0; k--) {
-            ostride[t->order[k]] = acc;
-            acc *= t->shape[t->order[k]]; /* n > 0: no zero dim, the volume fits */
-        }
+        /* the geometry: pinned and free modes */
+        int64_t pin[SPT_MAX_RANK], fm[SPT_MAX_RANK], ind_of[SPT_MAX_RANK], x[SPT_MAX_RANK];
         for (int64_t m = 0; m < R; m++) ind_of[m] = -1;
         for (int64_t k = 0; k < NI; k++) pin[k] = -1;
         for (int64_t p = 0; p < nmap; p++) {
@@ -148,18 +140,17 @@ static spt_status sparsify_piece(spt_mpi_ctx *ctx, const char *fn, const spt_ten
          * dependent rows (the leading mode is the rows' first component, non-decreasing) */
         const int64_t d0 = R > 0 ? t->order[0] : -1;
         const int64_t lo0 = R > 0 ? t->indices[d0] : 0, hi0 = R > 0 ? t->indices[(n - 1) * R + d0] : 0;
-        const uint64_t kmin = keys[0], kmax = keys[n - 1];
+        const int64_t *rmin = t->indices, *rmax = t->indices + (n - 1) * R;
         for (int64_t i = 0; i < n; i++) mark[i] = -1;
         for (int q = 0; q < P; q++) {
             for (int64_t i = kb[q]; i < kb[q + 1]; i++) {
                 const int64_t *o = sm->keys + i * NI;
                 spt__dview v = spt__map_view(sm, i);
                 if (!v.n) continue;
-                uint64_t base = 0;
                 bool skip = false;
                 for (int64_t k = 0; k < NI; k++)
                     if (pin[k] >= 0) {
-                        base += (uint64_t)o[k] * (uint64_t)ostride[pin[k]];
+                        x[pin[k]] = o[k];
                         if (pin[k] == d0 && (o[k] < lo0 || o[k] > hi0)) skip = true;
                     }
                 if (skip) continue;
@@ -169,11 +160,10 @@ static spt_status sparsify_piece(spt_mpi_ctx *ctx, const char *fn, const spt_ten
                     e1 = dep_lower(v.idx, D, e0, v.n, hi0 + 1);
                 }
                 for (int64_t e = e0; e < e1; e++) {
-                    const int64_t *x = v.idx + e * D;
-                    uint64_t key = base;
-                    for (int64_t j = 0; j < D; j++) key += (uint64_t)x[j] * (uint64_t)ostride[fm[j]];
-                    if (key < kmin || key > kmax) continue;
-                    int64_t pos = find_last(keys, n, key);
+                    const int64_t *dep = v.idx + e * D;
+                    for (int64_t j = 0; j < D; j++) x[fm[j]] = dep[j];
+                    if (spt__keyplan_cmp(&kp, x, rmin) < 0 || spt__keyplan_cmp(&kp, x, rmax) > 0) continue;
+                    int64_t pos = find_last(&kp, t, x);
                     if (pos < 0 || mark[pos] == q) continue;
                     mark[pos] = q;
                     cnt[q]++;
@@ -191,8 +181,6 @@ static spt_status sparsify_piece(spt_mpi_ctx *ctx, const char *fn, const spt_ten
                 if (mark[k] == q) sel[nsel++] = k;
         }
     }
-    spt__free(keys);
-    keys = NULL;
     spt__free(mark);
     mark = NULL;
     /* the send tensor: the selected entries grouped by destination, each group in storage order */
@@ -210,7 +198,7 @@ agree:
     spt__free(sel);
     sel = NULL;
     /* 4. one exchange; what arrives is sorted by T's order, duplicates in global order */
-    SPT__CHECK(spt__mpi_exchange(ctx, fn, snd, NULL, cnt, t->order, &recv));
+    SPT__CHECK(spt__mpi_exchange(ctx, fn, snd, cnt, t->order, NULL, &recv));
     spt_tensor_free(snd);
     snd = NULL;
     /* 5. the serial builder on my outer block */
@@ -226,7 +214,6 @@ fail:
     spt_tensor_free(recv);
     spt_tensor_free(snd);
     spt__free(sel);
-    spt__free(keys);
     spt__free(mark);
     spt__free(cnt);
     spt__free(kb);

@@ -171,8 +171,10 @@ spt_status spt_dtensor_read_tns(spt_mpi_ctx *ctx, const char *path, const spt_re
     int64_t *nls = spt__alloc_array(fn, P, 1, sizeof(int64_t), false, &st);
     SPT__AGREE(ctx, fn);
     st = spt__mpi_allgather_i64(ctx, fn, &nl, 1, nls);
-    base = h.lines;
-    for (int q = 0; q < me && st == SPT_OK; q++) base += nls[q];
+    if (st == SPT_OK) {
+        spt__scan_exclusive(nls, P); /* lines before each rank's chunk */
+        base = h.lines + nls[me];
+    }
     spt__free(nls);
     SPT__AGREE(ctx, fn);
     /* parse my chunk: dtype and shape as the head decided, else inferred and agreed below */

@@ -40,6 +40,7 @@ static long g_checks, g_fails;
 /* ---- deterministic inputs ---------------------------------------------------------------------- */
 
 static uint64_t rng_state;
+static bool g_clustered; /* random_tensor draws clustered indices (see there) */
 static uint64_t rnd(void) {
     uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -76,7 +77,12 @@ static spt_tensor *random_tensor(uint64_t seed, spt_dtype dt, int64_t rank, cons
     if (spt_tensor_alloc(dt, rank, shape, n, &t) != SPT_OK) return NULL;
     int64_t *ix = spt_tensor_indices_mut(t);
     for (int64_t i = 0; i < n; i++) {
-        for (int64_t k = 0; k < rank; k++) ix[i * rank + k] = shape[k] ? (int64_t)(rnd() % (uint64_t)shape[k]) : 0;
+        for (int64_t k = 0; k < rank; k++) {
+            uint64_t d = (uint64_t)shape[k], u = rnd();
+            /* clustered: half the indices from {0, d/2, d-1} (repeated rows, the extremes of every dim) */
+            if (g_clustered && d && (u & 1)) ix[i * rank + k] = (int64_t)((u >> 1) % 3 == 0 ? 0 : (u >> 1) % 3 == 1 ? d / 2 : d - 1);
+            else ix[i * rank + k] = d ? (int64_t)(u % d) : 0;
+        }
         put_value(t, i, vbase + i);
     }
     return t;
@@ -169,7 +175,7 @@ static void run_from_local(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_
     if (d) check_dtensor(d, ref, true, (int)(seed % (uint64_t)g_size));
     /* and reorder it to the reverse order, compared with the serial reorder */
     if (d && rank > 0) {
-        int64_t rev[8];
+        int64_t rev[64];
         for (int64_t k = 0; k < rank; k++) rev[k] = rank - 1 - k;
         spt_tensor *ref2 = NULL;
         CHECK_ST(SPT_OK, spt_tensor_clone(ref, &ref2));
@@ -1117,6 +1123,99 @@ static void cleanup_sparsify(void *arg) {
     a->g = NULL;
 }
 
+/* ---- shapes of any volume ------------------------------------------------------------------------ */
+
+/* concat of n_in inputs of shape S (the axis dim varied) along axis, against the serial concat */
+static void run_concat_shape(spt_mpi_ctx *ctx, uint64_t seed, int64_t R, const int64_t *S, int64_t n_in, int64_t axis,
+                             int64_t n) {
+    spt_tensor *full[3] = {0}, *ref = NULL;
+    spt_dtensor *d[3] = {0}, *r = NULL;
+    for (int64_t i = 0; i < n_in; i++) {
+        int64_t sh[64];
+        for (int64_t k = 0; k < R; k++) sh[k] = S[k];
+        sh[axis] = S[axis] / (i + 4) > 0 ? S[axis] / (i + 4) : 1; /* the sum fits int64 */
+        full[i] = random_tensor(seed + (uint64_t)i, SPT_FLOAT64, R, sh, i == 1 ? 0 : n, 100 * i);
+        d[i] = distribute(ctx, full[i], (int)((seed + (uint64_t)i) % 4), NULL);
+    }
+    CHECK_ST(SPT_OK, spt_concat((const spt_tensor *const *)full, n_in, axis, false, &ref));
+    CHECK_ST(SPT_OK, spt_dtensor_concat((const spt_dtensor *const *)d, n_in, axis, false, &r));
+    if (r && ref) check_dtensor(r, ref, true, 0);
+    spt_dtensor_free(r);
+    spt_tensor_free(ref);
+    for (int64_t i = 0; i < n_in; i++) {
+        spt_dtensor_free(d[i]);
+        spt_tensor_free(full[i]);
+    }
+}
+
+/* The distributed ops on shapes whose volume does not fit 64 bits (FROSTT's nell-1, a rank-6 shape of
+ * 2^62 per dim) and on both sides of the key engine's boundaries (sum of bit widths 64 | 65, 128 | 129),
+ * byte for byte against the serial library, every way of cutting the entries among ranks (some ranks
+ * empty), clustered indices (repeated rows split between ranks, the first and last index of each dim). */
+static void test_any_volume(spt_mpi_ctx *ctx) {
+    const int64_t T62 = (int64_t)1 << 62, T32 = (int64_t)1 << 32, M63 = INT64_MAX;
+    static const int64_t nell1[] = {2902330, 2143368, 25495389};
+    const int64_t r6[] = {T62, T62, T62, T62, T62, T62};
+    const int64_t b64[] = {T32, T32}, b65[] = {T32, T32 + 1}, b63[] = {T32 / 2, T32};
+    const int64_t b128[] = {M63, M63, 4}, b129[] = {M63, M63, 5};
+    struct { int64_t R; const int64_t *S; } shapes[] = {{3, nell1}, {6, r6}, {2, b64}, {2, b65}, {2, b63},
+                                                        {3, b128}, {3, b129}};
+    static const int64_t o3[] = {2, 0, 1}, o6[] = {5, 3, 1, 0, 2, 4}, o2[] = {1, 0};
+    static const int64_t ax1[] = {1}, ax02[] = {0, 2};
+    uint64_t seed = 20000;
+    g_clustered = true;
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+        const int64_t R = shapes[k].R, *S = shapes[k].S;
+        const int64_t *o = R == 3 ? o3 : R == 6 ? o6 : o2;
+        for (int mode = 0; mode < 4; mode++) {
+            run_from_local(ctx, seed++, SPT_FLOAT64, R, S, mode == 3 ? 3 : 157, mode, NULL);
+            run_from_local(ctx, seed++, SPT_INT32, R, S, 211, mode, o);
+            run_reduce(ctx, seed++, SPT_INT64, R, S, 190, mode, ax1, 1, false);
+            run_reduce(ctx, seed++, SPT_FLOAT64, R, S, 120, mode, R > 2 ? ax02 : ax1, R > 2 ? 2 : 1, true);
+            run_add(ctx, seed++, SPT_INT64, R, S, 90, 140, mode, (mode + 1) % 4, NULL, 0);
+            run_add(ctx, seed++, SPT_FLOAT64, R, S, 60, 30, mode, (mode + 2) % 4, o, 4.0);
+        }
+        run_from_local(ctx, seed++, SPT_STRING, R, S, 77, 0, o);
+        run_concat_shape(ctx, seed++, R, S, 3, R - 1, 80);
+        run_concat_shape(ctx, seed++, R, S, 2, 0, 80);
+        /* the packed exchange (every MPI call at most 40 bytes): strings, sums and numbers */
+        spt_mpi_ctx_set_message_limit(ctx, 40);
+        run_from_local(ctx, seed++, SPT_INT64, R, S, 101, 0, o);
+        run_reduce(ctx, seed++, SPT_INT64, R, S, 140, 2, ax1, 1, false);
+        spt_mpi_ctx_set_message_limit(ctx, 0);
+    }
+    /* rank 64, every dim 2^63-1 (the widest key: 64 words) */
+    int64_t r64[64], o64[64];
+    for (int k = 0; k < 64; k++) {
+        r64[k] = M63;
+        o64[k] = (k * 37) % 64;
+    }
+    for (int mode = 0; mode < 4; mode++) {
+        run_from_local(ctx, seed++, SPT_FLOAT64, 64, r64, 60, mode, o64);
+        run_add(ctx, seed++, SPT_INT64, 64, r64, 40, 50, mode, (mode + 3) % 4, NULL, 0);
+    }
+    run_concat_shape(ctx, seed++, 64, r64, 2, 63, 30);
+    /* the .tns reader and writer on nell-1's and the rank-6 shape (header with the shape) */
+    char path[300];
+    if (g_rank == 0) mkdir(g_dir, 0700); /* (test_tns removed it) */
+    MPI_Barrier(MPI_COMM_WORLD);
+    snprintf(path, sizeof path, "%s/big.tns", g_dir);
+    for (size_t k = 0; k < 2; k++) {
+        spt_tensor *t = random_tensor(seed++, SPT_FLOAT64, shapes[k].R, shapes[k].S, 150, -7);
+        if (g_rank == 0) CHECK_ST(SPT_OK, spt_write_tns(t, path));
+        MPI_Barrier(MPI_COMM_WORLD);
+        run_tns(ctx, path, NULL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        spt_tensor_free(t);
+    }
+    if (g_rank == 0) {
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+        CHECK(system(cmd) == 0);
+    }
+    g_clustered = false;
+}
+
 static void test_alloc_sweep(spt_mpi_ctx *ctx) {
     static const int64_t s2[] = {9, 8};
     struct sweep_arg a = {0};
@@ -1158,6 +1257,7 @@ int main(int argc, char **argv) {
         test_add(ctx);
         test_concat_axes(ctx);
         test_tns(ctx);
+        test_any_volume(ctx);
         test_alloc_sweep(ctx);
     }
     spt_mpi_ctx_free(ctx);

@@ -5,6 +5,7 @@
 #define SPT_MPI_PRIV_H
 
 #include "internal.h"
+#include "keys.h"
 #include "spt_mpi.h"
 
 #include <limits.h>
@@ -65,40 +66,47 @@ spt_status spt__mpi_alltoallv(spt_mpi_ctx *ctx, const char *fn, const void *sbuf
 /* rcounts[q] = what rank q sends me: an MPI_Alltoall of int64 counts. */
 spt_status spt__mpi_counts(spt_mpi_ctx *ctx, const char *fn, const int64_t *scounts, int64_t *rcounts);
 
-/* Send entries of a local tensor: sendcounts[d] entries to rank d, taken in the order perm[0..n)
- * (NULL = storage order), grouped by destination (first sendcounts[0] go to rank 0, ...). Every rank
- * receives the runs of every source (each run sorted by `order`), merges them stably (ties go to the
- * lower source rank) and returns a new tensor with the same metadata, `order` recorded, valid and
- * sorted. Collective; errors agreed. `t` must be valid. */
-spt_status spt__mpi_exchange(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *perm,
-                             const int64_t *sendcounts, const int64_t *order, spt_tensor **out);
-
-/* ---- the sample sort (sort.c) ---- */
-
-#define SPT__MPI_MAX_INPUTS 2 /* inputs of one spt__mpi_exchange_sorted */
-#define SPT__MPI_MERGE_MAX 64 /* runs merged at once (more: in groups) */
+/* ---- the exchanges ---------------------------------------------------------------------------- */
 
 /* dst[i] += src[j] for one numeric dtype (integers wrap); NULL for bool and strings (reduce_sum.c). */
 typedef void (*spt__mpi_add_fn)(void *dst, int64_t i, const void *src, int64_t j);
 spt__mpi_add_fn spt__mpi_add_for(spt_dtype dtype);
 
-/* The linear key of an index row / of entry i of t in the dims ord[0..rank): the one place the
- * distributed layer linearizes an index (64-bit keys: the volume of a tensor fits int64), besides the
- * unrolled rank-3 copy in sort.c's two-way merge. */
-/* SPT_EOVERFLOW (naming fn) when t's volume is past INT64_MAX: the distributed layer's keys are one
- * 64-bit linear offset, so it takes only tensors whose volume fits in int64 (the serial library takes any). */
-static inline spt_status spt__mpi_keys_fit(const char *fn, const spt_tensor *t) {
-    if (t->volume >= 0) return SPT_OK;
-    return spt__err(SPT_EOVERFLOW, "%s: the distributed layer needs a shape whose volume fits in int64", fn);
+/* The key plan of the distributed layer: t's dims in the order ord (every kind of the serial key
+ * engine: 64-bit linear keys, packed 128-bit, wide). Entries are compared by their index rows through
+ * it, so any valid shape works whatever its volume. */
+static inline void spt__mpi_plan(spt__keyplan *kp, const spt_tensor *t, const int64_t *ord) {
+    spt__keyplan_init(kp, t->shape, ord, t->rank);
 }
-static inline uint64_t spt__mpi_row_key(const int64_t *row, int64_t r, const int64_t *ord, const int64_t *shape) {
-    uint64_t k = 0;
-    for (int64_t j = 0; j < r; j++) k = k * (uint64_t)shape[ord[j]] + (uint64_t)row[ord[j]];
-    return k;
-}
-static inline uint64_t spt__mpi_key(const spt_tensor *t, int64_t i, const int64_t *ord) {
-    return spt__mpi_row_key(t->indices + i * t->rank, t->rank, ord, t->shape);
-}
+
+/* One sorted run: n entries, index rows `ix` (rank r, 8-byte aligned) and values `v` (dtype size each;
+ * spt_str records for strings, their bytes elsewhere). */
+typedef struct spt__mpi_run {
+    const int64_t *ix;
+    const char *v;
+    int64_t n, at;
+} spt__mpi_run;
+
+/* The P-way merge (merge.c): the runs (in source rank order), each sorted by kp, into o (allocated with
+ * room for all), stably (ties: the lower run first); with `add`, equal keys summed in that order into one
+ * entry. *written: the entries written; *unique: known that no two keys are equal (false when not
+ * tracked). Local. */
+spt_status spt__mpi_merge(const char *fn, const spt__keyplan *kp, const spt__mpi_run *runs, int nr, spt_tensor *o,
+                          spt__mpi_add_fn add, int64_t *written, bool *unique);
+
+/* The packed exchange (exchange.c): entries [b_d, b_d + sendcounts[d]) of t (b_d the prefix sum) go to rank d,
+ * each block sorted by `order`; index rows, values and string bytes each in one all-to-all (chunked past
+ * the context's limit); my own block is read in place. Every rank merges the blocks it receives (ties to
+ * the lower source rank; with `add`, equal keys summed in that order) into a new tensor with t's metadata,
+ * `order` recorded, valid and sorted. Used by scatter, gather and sparsify, and by the sample sort for
+ * strings and blocks above the message limit. Collective; errors agreed. `t` must be valid. */
+spt_status spt__mpi_exchange(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *sendcounts,
+                             const int64_t *order, spt__mpi_add_fn add, spt_tensor **out);
+
+/* ---- the sample sort (sort.c; splitters split.c, exchange exchange_sorted.c, merge merge.c) ---- */
+
+#define SPT__MPI_MAX_INPUTS 2 /* inputs of one spt__mpi_exchange_sorted */
+#define SPT__MPI_MERGE_MAX 64 /* runs merged at once (more: in groups) */
 
 /* The local sort: *s = t when t is known valid and sorted by `order` (NULL = row-major), else a new
  * sorted copy made by the serial library (spt_reordered: threaded, validating), *own = that copy (the
