@@ -4,6 +4,7 @@
 #include "priv/mpi_priv.h"
 
 #include <stdio.h>
+#include <string.h>
 
 spt_status spt__mpi_rc(const char *fn, int rc, const char *what) {
     char msg[MPI_MAX_ERROR_STRING];
@@ -108,8 +109,11 @@ spt_status spt__mpi_agree(spt_mpi_ctx *ctx, const char *fn, spt_status st) {
     rc = MPI_Bcast(msg, AGREE_MSG, MPI_CHAR, root, ctx->comm);
     msg[AGREE_MSG - 1] = 0;
     if (rc != MPI_SUCCESS) return spt__mpi_rc(fn, rc, "MPI_Bcast (error message)");
-    /* every rank, the failing one included, gets the same message */
-    return spt__err(ast, "%s: rank %d: %s", fn, root, msg);
+    /* every rank, the failing one included, gets the same message; the op is named once */
+    const size_t fl = strlen(fn);
+    const char *body = msg;
+    if (strncmp(body, fn, fl) == 0 && body[fl] == ':' && body[fl + 1] == ' ') body += fl + 2;
+    return spt__err(ast, "%s: rank %d: %s", fn, root, body);
 }
 
 spt_status spt_mpi_agree(spt_mpi_ctx *ctx, const char *fn, spt_status local) {
