@@ -177,7 +177,7 @@ def tensordot(a, b, axes=2, name=None):
     # dense x sparse: the sparse-first product, its dims moved back (the dense operand's free dims first)
     r = C.spt_tensordot(sp, d, xb, xa)
     fs, fd = rb - xa.size, ra - xa.size
-    return np.ascontiguousarray(r.transpose(list(range(fs, fs + fd)) + list(range(fs))))
+    return r.transpose(list(range(fs, fs + fd)) + list(range(fs))).copy(order="C")
 
 
 @_export
