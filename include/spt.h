@@ -1344,9 +1344,11 @@ spt_status spt_ttm(const spt_tensor *t, const spt_dense *u, int64_t mode, spt_te
  * rearranged copy are ever flattened, and both fit in memory when the result does.
  * Method: b is rearranged into a matrix [contracted modes, free modes] (no copy when axes_b is 0, 1, ..,
  * naxes-1 in order); each entry of a is one row of a sparse matrix (its free modes, row-major) times
- * one row of that matrix (its contracted modes); the rows of the result are split across threads, the
- * entries grouped by their free modes (a stable radix sort unless already grouped), each output row
- * summed by one thread in the entries' order (no atomics; the same result for any thread count).
+ * one row of that matrix (its contracted modes); the rows of the result are split across threads
+ * (entries already grouped by their free modes at group boundaries, otherwise after a stable counting
+ * pass that gives each thread one band of output rows), each output row summed by one thread in the
+ * entries' storage order (no atomics; the same result for any thread count). Memory besides the result:
+ * 16 bytes per entry (40 + the value size with more than one thread) and b's rearranged copy.
  * Integer arithmetic wraps. Dtypes: every integer, float and complex type. */
 spt_status spt_tensordot(const spt_tensor *a, const spt_dense *b, const int64_t *axes_a, const int64_t *axes_b,
                          int64_t naxes, spt_dense **out);

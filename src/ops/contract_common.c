@@ -57,14 +57,39 @@ static bool row_start(const void *ctx, int64_t i) {
     return c->ix[2 * e] != c->ix[2 * f];
 }
 
+typedef struct {
+    uint64_t lo, hi;
+} pair64;
+
+/* dst[pos[i]] = src[i] for i in [lo, hi), elements of es bytes */
+static void scatter(void *dst, const void *src, const int64_t *pos, int64_t lo, int64_t hi, size_t es) {
+#define SCATTER(T)                                                                                     \
+    do {                                                                                               \
+        T *d_ = dst;                                                                                   \
+        const T *s_ = src;                                                                             \
+        for (int64_t i = lo; i < hi; i++) d_[pos[i]] = s_[i];                                          \
+    } while (0)
+    switch (es) {
+    case 1: SCATTER(uint8_t); break;
+    case 2: SCATTER(uint16_t); break;
+    case 4: SCATTER(uint32_t); break;
+    case 8: SCATTER(uint64_t); break;
+    case 16: SCATTER(pair64); break;
+    default:
+        for (int64_t i = lo; i < hi; i++) memcpy((char *)dst + (size_t)pos[i] * es, (const char *)src + (size_t)i * es, es);
+    }
+#undef SCATTER
+}
+
 spt_status spt__contract_rows(const char *fn, const spt_tensor *a, const int64_t *rdims, int64_t nr,
                               const int64_t *kdims, int64_t nk, const void *bm, int64_t F, void *out) {
     spt_status st = SPT_OK;
     const int64_t n = a->nnz, N = a->rank;
     if (n == 0 || F == 0) return SPT_OK;
     rows_fn f = rows_table[a->dtype];
-    int64_t *ix2 = NULL, *perm = NULL;
-    uint64_t *keys = NULL;
+    int64_t *ix2 = NULL, *sx = NULL, *pos = NULL, *hist = NULL;
+    void *sv = NULL;
+    const size_t es = spt_dtype_size(a->dtype);
     int64_t rsz[SPT_MAX_RANK], ksz[SPT_MAX_RANK], R = 1;
     for (int64_t k = 0; k < nr; k++) R *= (rsz[k] = a->shape[rdims[k]]); /* R * F fits: the caller's promise */
     for (int64_t k = 0; k < nk; k++) ksz[k] = a->shape[kdims[k]];
@@ -82,27 +107,59 @@ spt_status spt__contract_rows(const char *fn, const spt_tensor *a, const int64_t
         ix2[2 * i] = r;
         ix2[2 * i + 1] = c;
     }
-    bool bad = false;
-    for (int64_t i = 1; i < n && !bad; i++) bad = ix2[2 * i] < ix2[2 * i - 2];
-    if (bad) { /* group by row: a stable radix sort of the row keys */
-        keys = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);
-        if (!keys) goto fail;
-        perm = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
-        if (!perm) goto fail;
-        for (int64_t i = 0; i < n; i++) keys[i] = (uint64_t)ix2[2 * i];
-        SPT__CHECK(spt__radix_sort(fn, keys, perm, n, (uint64_t)(R - 1)));
-        spt__free(keys);
-        keys = NULL;
-    }
+    bool grouped = true;
+    for (int64_t i = 1; i < n && grouped; i++) grouped = ix2[2 * i] >= ix2[2 * i - 2];
     nch = spt__nchunks(n, 2 + F);
     int64_t bnd[SPT__MAX_CHUNKS + 1];
-    row_ctx rc = {ix2, perm};
-    spt__chunks(n, nch, bnd, row_start, &rc);
+    const void *vals = a->values;
+    if (grouped) { /* chunks end at row boundaries */
+        row_ctx rc = {ix2, NULL};
+        spt__chunks(n, nch, bnd, row_start, &rc);
+    } else if (nch == 1) { /* one thread: the entries in storage order, each row summed in that order */
+        bnd[0] = 0;
+        bnd[1] = n;
+    } else {
+        /* a stable partition into nch bands of rows (band b holds rows [b w, (b+1) w)): each thread
+         * then owns the output rows of its band, and every row still sums its entries in storage order,
+         * so the result is the same for any thread count */
+        const int64_t nb = nch, w = R / nb + (R % nb != 0);
+        int64_t cb[SPT__MAX_CHUNKS + 1];
+        spt__chunks(n, nch, cb, NULL, NULL);
+        hist = spt__alloc_array(fn, nch, nb, sizeof(int64_t), true, &st);
+        if (!hist) goto fail;
+        pos = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
+        if (!pos) goto fail;
+        sx = spt__alloc_array(fn, n, 2, sizeof(int64_t), false, &st);
+        if (!sx) goto fail;
+        sv = spt__alloc_array(fn, n, 1, es, false, &st);
+        if (!sv) goto fail;
 #pragma omp parallel for schedule(static, 1) num_threads(nch)
-    for (int c = 0; c < nch; c++) f(a->values, ix2, perm, bnd[c], bnd[c + 1], 0, false, bm, F, out);
+        for (int c = 0; c < nch; c++)
+            for (int64_t i = cb[c]; i < cb[c + 1]; i++) hist[c * nb + ix2[2 * i] / w]++;
+        spt__scan_histograms(hist, nch, nb, bnd);
+#pragma omp parallel for schedule(static, 1) num_threads(nch)
+        for (int c = 0; c < nch; c++) {
+            int64_t *h = hist + c * nb;
+            for (int64_t i = cb[c]; i < cb[c + 1]; i++) {
+                int64_t p = h[ix2[2 * i] / w]++;
+                pos[i] = p;
+                sx[2 * p] = ix2[2 * i];
+                sx[2 * p + 1] = ix2[2 * i + 1];
+            }
+            scatter(sv, a->values, pos, cb[c], cb[c + 1], es);
+        }
+        vals = sv;
+        spt__free(ix2);
+        ix2 = sx;
+        sx = NULL;
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(nch)
+    for (int c = 0; c < nch; c++) f(vals, ix2, NULL, bnd[c], bnd[c + 1], 0, false, bm, F, out);
 fail:
-    spt__free(keys);
-    spt__free(perm);
+    spt__free(sv);
+    spt__free(sx);
+    spt__free(pos);
+    spt__free(hist);
     spt__free(ix2);
     return st;
 }

@@ -14,9 +14,10 @@ bool spt__contract_supported(spt_dtype dt);
  * linear index of a's modes rdims[0..nr) and col(e) that of kdims[0..nk) (both over a's dims; a mode
  * may be in both lists; a mode in neither is summed away). bm is [K, F] row-major of a's dtype (K the
  * volume of the kdims), out [R, F] zeroed (R the volume of the rdims); the caller guarantees R * F and
- * K * F fit in int64 and a is known valid. Entries are grouped by row (used as they are when already
- * grouped, else a stable radix sort), rows split across threads, each output row summed by one thread
- * in the entries' order (no atomics; the same result for any thread count). */
+ * K * F fit in int64 and a is known valid. Threads own rows: entries already grouped by row are split at
+ * row boundaries; otherwise a stable counting pass partitions them into one band of rows per thread
+ * (one thread: no reordering). Each output row is summed by one thread in the entries' storage order
+ * (no atomics; the same result for any thread count). */
 spt_status spt__contract_rows(const char *fn, const spt_tensor *a, const int64_t *rdims, int64_t nr,
                               const int64_t *kdims, int64_t nk, const void *bm, int64_t F, void *out);
 
