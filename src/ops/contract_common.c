@@ -51,6 +51,22 @@ typedef struct {
     const int64_t *ix, *perm;
 } row_ctx;
 
+/* Bands of output rows: one thread partitions its entries only when the result exceeds CACHED_BYTES
+ * (measured: below it the extra pass costs more than the cache misses it saves); a band of the result
+ * is at most BAND_BYTES (half an L2), at most MAX_BANDS bands. */
+#define CACHED_BYTES ((uint64_t)1 << 23)
+#define BAND_BYTES ((uint64_t)1 << 19)
+#define MAX_BANDS 4096
+typedef struct {
+    const int64_t *ix;
+    int64_t w;
+} band_ctx;
+
+static bool band_start(const void *ctx, int64_t i) {
+    const band_ctx *c = ctx;
+    return c->ix[2 * i] / c->w != c->ix[2 * i - 2] / c->w;
+}
+
 static bool row_start(const void *ctx, int64_t i) {
     const row_ctx *c = ctx;
     int64_t e = c->perm ? c->perm[i] : i, f = c->perm ? c->perm[i - 1] : i - 1;
@@ -115,14 +131,19 @@ spt_status spt__contract_rows(const char *fn, const spt_tensor *a, const int64_t
     if (grouped) { /* chunks end at row boundaries */
         row_ctx rc = {ix2, NULL};
         spt__chunks(n, nch, bnd, row_start, &rc);
-    } else if (nch == 1) { /* one thread: the entries in storage order, each row summed in that order */
+    } else if (nch == 1 && (uint64_t)R * (uint64_t)F * es <= CACHED_BYTES) {
+        /* one thread and a result that stays in cache: the entries in storage order */
         bnd[0] = 0;
         bnd[1] = n;
     } else {
-        /* a stable partition into nch bands of rows (band b holds rows [b w, (b+1) w)): each thread
-         * then owns the output rows of its band, and every row still sums its entries in storage order,
-         * so the result is the same for any thread count */
-        const int64_t nb = nch, w = R / nb + (R % nb != 0);
+        /* a stable partition into bands of rows (band b holds rows [b w, (b+1) w)), at least one per
+         * thread and enough that one band of the result stays in cache; threads get whole bands, so
+         * each owns its output rows, and every row still sums its entries in storage order (the same
+         * result for any thread count) */
+        uint64_t want = ((uint64_t)R * (uint64_t)F * es + BAND_BYTES - 1) / BAND_BYTES;
+        if (want > MAX_BANDS) want = MAX_BANDS;
+        if (want < (uint64_t)nch) want = (uint64_t)nch;
+        const int64_t w = R / (int64_t)want + (R % (int64_t)want != 0), nb = R / w + (R % w != 0);
         int64_t cb[SPT__MAX_CHUNKS + 1];
         spt__chunks(n, nch, cb, NULL, NULL);
         hist = spt__alloc_array(fn, nch, nb, sizeof(int64_t), true, &st);
@@ -136,7 +157,7 @@ spt_status spt__contract_rows(const char *fn, const spt_tensor *a, const int64_t
 #pragma omp parallel for schedule(static, 1) num_threads(nch)
         for (int c = 0; c < nch; c++)
             for (int64_t i = cb[c]; i < cb[c + 1]; i++) hist[c * nb + ix2[2 * i] / w]++;
-        spt__scan_histograms(hist, nch, nb, bnd);
+        spt__scan_histograms(hist, nch, nb, NULL);
 #pragma omp parallel for schedule(static, 1) num_threads(nch)
         for (int c = 0; c < nch; c++) {
             int64_t *h = hist + c * nb;
@@ -152,6 +173,8 @@ spt_status spt__contract_rows(const char *fn, const spt_tensor *a, const int64_t
         spt__free(ix2);
         ix2 = sx;
         sx = NULL;
+        band_ctx bc = {ix2, w};
+        spt__chunks(n, nch, bnd, band_start, &bc);
     }
 #pragma omp parallel for schedule(static, 1) num_threads(nch)
     for (int c = 0; c < nch; c++) f(vals, ix2, NULL, bnd[c], bnd[c + 1], 0, false, bm, F, out);
