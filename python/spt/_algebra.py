@@ -188,12 +188,15 @@ def einsum(subscripts, a, b, name=None):
     not the output is summed over, in both and the output is a batch index. Repeated indices within one
     operand (diagonals) and ellipses are refused. Returns a numpy array."""
     sp, d, swapped = _operands(a, b, "einsum")
-    if swapped and isinstance(subscripts, str):
+    if swapped and isinstance(subscripts, (str, bytes)):
         # the sparse operand's term goes first; the output (explicit, or implicit: sorted) is unchanged
-        lhs, arrow, rhs = subscripts.partition("->")
+        raw = isinstance(subscripts, bytes)
+        s = subscripts.decode("latin-1") if raw else subscripts
+        lhs, arrow, rhs = s.partition("->")
         terms = lhs.split(",")
         if len(terms) == 2:
-            subscripts = terms[1] + "," + terms[0] + arrow + rhs
+            s = terms[1] + "," + terms[0] + arrow + rhs
+        subscripts = s.encode("latin-1") if raw else s
     return C.spt_einsum(subscripts, sp, d)
 
 

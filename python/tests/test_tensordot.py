@@ -152,6 +152,9 @@ def test_einsum_named_forms():
     for sub, b in [("ijk,jr->ikr", u), ("ijk,k->ij", v), ("ijk,ilj->lk", w), ("ijk,ilj->ilk", w),
                    ("ijk,ilj", w), ("ijk,ijk->", a), ("ijk,ijk->ijk", a), (" i j k , j r -> r i k ", u)]:
         check(spt.einsum(sub, sp, b), np.asarray(np.einsum(sub, a, b)))
+    # bytes subscripts, dense operand first: the terms are swapped as for str
+    b2 = rng.standard_normal((6, 2))
+    check(spt.einsum(b"kr,ijk->rij", b2, sp), np.einsum("kr,ijk->rij", b2, a))
 
 
 @pytest.mark.parametrize("sub,exc,msg", [
