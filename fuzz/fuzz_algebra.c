@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_algebra.c -- the sparse algebra ops of issue 20 (spt_sparse_sparse_matmul, spt_multiply,
  * spt_subtract, spt_multiply_dense / spt_divide_dense, spt_sparse_dense_bmm, spt_mttkrp, spt_ttv,
- * spt_ttm) on decoded tensors with arbitrary shapes (huge dims included where no dense storage of them
+ * spt_ttm, spt_tensordot, spt_einsum) on decoded tensors with arbitrary shapes (huge dims included where no dense storage of them
  * is made), out-of-range indices and raw value bits, with allocation failures injected. Results must
  * satisfy the invariants; inputs must not change. */
 #include "fz.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,12 +152,66 @@ done:
     spt_dense_free(u);
 }
 
+/* spt_tensordot with decoded pairs (out of range, repeated, mismatched sometimes) and spt_einsum with
+ * subscripts built from the operands' ranks and mangled by the input (any byte, including malformed
+ * arrows, commas, dots and repeats). Cases whose dense size could exceed 2^22 elements are skipped,
+ * except tensordot's whose size overflows int64 (the op must refuse them). */
+static void do_tensordot(fz_in *in, spt_tensor *a, bool einsum) {
+    const char *op = einsum ? "spt_einsum" : "spt_tensordot";
+    int64_t r = spt_tensor_rank(a), rb = fz_u8(in) % 4, bshape[4], na = fz_range(in, -1, 3), xa[4], xb[4];
+    const int64_t *as = spt_tensor_shape(a);
+    for (int64_t d = 0; d < rb; d++) bshape[d] = fz_u8(in) % 4;
+    if (na > rb) na = rb;
+    for (int64_t k = 0; k < na && k < 4; k++) {
+        xa[k] = fz_range(in, -r - 1, r);
+        xb[k] = fz_range(in, -rb - 1, rb);
+        int64_t pa = xa[k] < 0 ? xa[k] + r : xa[k], pb = xb[k] < 0 ? xb[k] + rb : xb[k];
+        if (pa >= 0 && pa < r && pb >= 0 && pb < rb && as[pa] <= 8 && fz_u8(in) != 7) bshape[pb] = as[pa];
+    }
+    /* the result's volume: a's dims, b's dims (an over-estimate: contracted dims counted too) */
+    int64_t vol = 1;
+    bool ovf = false;
+    for (int64_t d = 0; d < r; d++) ovf |= __builtin_mul_overflow(vol, as[d] ? as[d] : 1, &vol);
+    for (int64_t d = 0; d < rb; d++) ovf |= __builtin_mul_overflow(vol, bshape[d] ? bshape[d] : 1, &vol);
+    if (ovf ? einsum : vol > ((int64_t)1 << 22)) return; /* einsum may sum a huge dim away: a big result */
+    int dt = fz_u8(in) == 9 ? SPT_FLOAT64 : (int)spt_tensor_dtype(a);
+    spt_dense *b = fz_dense(in, dt, rb, bshape);
+    if (!b) return;
+    char sub[64];
+    size_t n = 0;
+    if (einsum) { /* a's letters, b's (the pairs share a's), an output, then up to 4 raw bytes over it */
+        char la[16] = {0}, lb[8] = {0};
+        for (int64_t d = 0; d < r && d < 15; d++) la[d] = (char)('a' + d);
+        for (int64_t d = 0; d < rb; d++) lb[d] = (char)('p' + d);
+        for (int64_t k = 0; k < na; k++)
+            if (xa[k] >= 0 && xa[k] < r && r <= 15 && xb[k] >= 0 && xb[k] < rb) lb[xb[k]] = la[xa[k]];
+        n = (size_t)snprintf(sub, sizeof sub, "%s,%s", la, lb);
+        if (fz_bool(in)) {
+            n += (size_t)snprintf(sub + n, sizeof sub - n, "->");
+            for (int64_t d = 0, m = fz_u8(in) % 5; d < m && n < 40; d++) sub[n++] = fz_bool(in) ? la[0] : lb[d % 4];
+            sub[n] = 0;
+        }
+        for (int k = 0, m = fz_u8(in) % 5; k < m && n > 0; k++) {
+            uint8_t at = fz_u8(in), c = fz_u8(in);
+            sub[at % n] = (char)(c ? c : '.');
+        }
+    }
+    uint64_t ha = fz_hash_tensor(a), hb = fz_hash_dense(b);
+    spt_dense *out = FZ_SENTINEL;
+    fz_op_begin();
+    spt_status st = einsum ? spt_einsum(sub, a, b, &out) : spt_tensordot(a, b, xa, xb, na, &out);
+    fz_op_end();
+    if (fz_hash_tensor(a) != ha || fz_hash_dense(b) != hb) fz_die(op, "modified an input");
+    check_d(op, st, out);
+    spt_dense_free(b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_in in = {data, size};
     fz_begin(&in);
-    uint8_t action = fz_u8(&in) % 10;
+    uint8_t action = fz_u8(&in) % 12;
     uint8_t flags = fz_u8(&in);
-    fz_tspec spec = {.dtype = -1, .rank = -1, .numeric_only = flags < 230, .no_huge_dims = action >= 3};
+    fz_tspec spec = {.dtype = -1, .rank = -1, .numeric_only = flags < 230, .no_huge_dims = action >= 3 && action < 10};
     if (action == 0 || action == 6) spec.rank = (flags & 0x30) ? 2 + (flags & 1) : -1;
     spt_tensor *t = fz_tensor(&in, &spec);
     if (!t) return 0;
@@ -170,6 +225,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 6: do_bmm(&in, t); break;
     case 7: do_contract(&in, t, 1); break;
     case 8: do_contract(&in, t, 2); break;
+    case 10: do_tensordot(&in, t, false); break;
+    case 11: do_tensordot(&in, t, true); break;
     default: do_binary(&in, t, fz_u8(&in) % 3); break;
     }
     spt_tensor_free(t);

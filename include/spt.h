@@ -1327,6 +1327,50 @@ spt_status spt_ttv(const spt_tensor *t, const spt_dense *v, int64_t mode, spt_te
  * (SPT_EOVERFLOW); every index inside the shape (SPT_ERANGE). Dtypes: every integer, float and complex. */
 spt_status spt_ttm(const spt_tensor *t, const spt_dense *u, int64_t mode, spt_tensor **out);
 
+/* numpy.tensordot of a sparse tensor a (rank N) and a dense array b (rank M): the naxes pairs of modes
+ * (axes_a[k] of a, axes_b[k] of b) are multiplied and summed over, and the result is a new dense array
+ * whose dims are a's free modes (in order) followed by b's free modes (in order):
+ *   out[i..., j...] = sum over the contracted indices c of a[i..., c] * b[c, j...]
+ * (with the contracted modes at their positions in each operand; duplicates in a are summed). A mode
+ * index may be negative (counting from the end, as numpy). naxes = 0 is the outer product; axes may be
+ * NULL then. The result is dense, as numpy and pydata/sparse return it for a sparse x dense product
+ * (spt_ttv / spt_ttm give sparse results for one contracted mode).
+ * Checks: out not NULL, a and b not NULL (SPT_EINVAL); one dtype (SPT_EDTYPE); 0 <= naxes <= both ranks
+ * (SPT_EINVAL); each axis in [-rank, rank) (SPT_ERANGE naming axes_a[k] / axes_b[k] and its value); no
+ * mode repeated within axes_a or axes_b (SPT_EINVAL); paired modes of equal size (SPT_EINVAL "shape
+ * mismatch for the sum"); result rank <= SPT_MAX_RANK (SPT_EINVAL); the result's volume and byte size
+ * fit (SPT_EOVERFLOW) and its allocation (SPT_ENOMEM), both naming spt_tensordot and the result's shape;
+ * every index of a inside its shape (SPT_ERANGE). Any volume of a: only the dense result and b's
+ * rearranged copy are ever flattened, and both fit in memory when the result does.
+ * Method: b is rearranged into a matrix [contracted modes, free modes] (no copy when axes_b is 0, 1, ..,
+ * naxes-1 in order); each entry of a is one row of a sparse matrix (its free modes, row-major) times
+ * one row of that matrix (its contracted modes); the rows of the result are split across threads
+ * (entries already grouped by their free modes at group boundaries, otherwise after a stable counting
+ * pass that gives each thread one band of output rows), each output row summed by one thread in the
+ * entries' storage order (no atomics; the same result for any thread count). Memory besides the result:
+ * 16 bytes per entry (40 + the value size with more than one thread) and b's rearranged copy.
+ * Integer arithmetic wraps. Dtypes: every integer, float and complex type. */
+spt_status spt_tensordot(const spt_tensor *a, const spt_dense *b, const int64_t *axes_a, const int64_t *axes_b,
+                         int64_t naxes, spt_dense **out);
+
+/* numpy.einsum for one sparse operand a and one dense operand b: subscripts "<a's indices>,<b's
+ * indices>->output" or, without "->", numpy's implicit output (the indices that occur exactly once, in
+ * alphabetical order, uppercase before lowercase). Indices are ASCII letters (case-sensitive); spaces
+ * are ignored. An index in both operands and not the output is contracted, in both and the output a
+ * batch index ("bij,bjk->bik"), in one operand only and not the output summed away. The result is a new
+ * dense array in the output's order, as spt_tensordot computes it (the same kernel: b rearranged into a
+ * matrix, threaded by rows of the result, no atomics). Examples: "ijk,jr->ikr" (the mode-1 product),
+ * "ijk,k->ij" (tensor times vector), "ij,jk" (the matrix product), "ijk,ijk->" (the full contraction).
+ * Refused, each with SPT_EINVAL and a message naming spt_einsum and the offending character, index or
+ * position: NULL arguments; characters other than letters, ',', "->" and spaces; an ellipsis ("...",
+ * not supported); a number of operands other than two; a repeated index within one operand (a
+ * diagonal, not supported) or within the output; an output index absent from both operands; an
+ * operand's index count different from its rank; an index whose sizes differ between the operands.
+ * SPT_EDTYPE for differing or unsupported dtypes; SPT_EOVERFLOW / SPT_ENOMEM for a result that does not
+ * fit (naming its shape); SPT_ERANGE for an index of a outside its shape. Dtypes: every integer, float
+ * and complex type. */
+spt_status spt_einsum(const char *subscripts, const spt_tensor *a, const spt_dense *b, spt_dense **out);
+
 /* -- gradient kernels --
  * The backward ops of the ops above and of tf.sparse's, as plain functions: given an op's inputs (and,
  * where needed, its output) and the gradient of a scalar loss with respect to the op's output values,

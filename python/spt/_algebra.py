@@ -126,6 +126,80 @@ def ttm(t, m, mode):
     return C.spt_ttm(sp, _dense_like(m, sp, "m", "ttm"), mode)
 
 
+def _operands(a, b, fn):
+    """(sparse, dense, swapped) of a sparse x dense op given in either order."""
+    a_sp, b_sp = isinstance(a, SparseTensor), isinstance(b, SparseTensor)
+    if a_sp and b_sp:
+        raise L.err(L.DtypeError, fn, "both operands are SparseTensors; one must be dense (a numpy array)")
+    if not a_sp and not b_sp:
+        raise L.err(L.DtypeError, fn, "one operand must be a SparseTensor, got %s and %s"
+                    % (type(a).__name__, type(b).__name__))
+    sp, d = (a, b) if a_sp else (b, a)
+    return sp, _dense_like(d, sp, "b" if a_sp else "a", fn), not a_sp
+
+
+def _axis_list(x, arg):
+    if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+        return np.array([x], dtype=np.int64)
+    ax = L.i64_arg(x, arg, "tensordot")
+    if ax.ndim > 1:
+        raise L.err(L.InvalidArgumentError, "tensordot", "%s must be an int or a list of ints, got shape %s"
+                    % (arg, ax.shape))
+    return ax.reshape(-1)
+
+
+@_export
+@op("spt_tensordot")
+def tensordot(a, b, axes=2, name=None):
+    """numpy.tensordot of a SparseTensor and a numpy array (in either order), returning a numpy array whose
+    dims are a's free dims followed by b's. axes: an int n (the last n dims of a with the first n of b), or
+    a pair (axes_a, axes_b) of ints or equal-length lists of dims (negative dims count from the end)."""
+    sp, d, swapped = _operands(a, b, "tensordot")
+    ra, rb = (sp.rank, np.ndim(d)) if not swapped else (np.ndim(d), sp.rank)
+    if isinstance(axes, (int, np.integer)) and not isinstance(axes, (bool, np.bool_)):
+        n = int(axes)
+        if not 0 <= n <= min(ra, rb):
+            raise L.err(L.InvalidArgumentError, "tensordot", "axes=%d must be in [0, %d] (the operands have ranks "
+                        "%d and %d)" % (n, min(ra, rb), ra, rb))
+        xa, xb = np.arange(ra - n, ra, dtype=np.int64), np.arange(n, dtype=np.int64)
+    else:
+        try:
+            pa, pb = axes
+        except (TypeError, ValueError):
+            raise L.err(L.InvalidArgumentError, "tensordot", "axes must be an int or a pair (axes_a, axes_b), got %r"
+                        % (axes,)) from None
+        xa, xb = _axis_list(pa, "axes[0]"), _axis_list(pb, "axes[1]")
+        if xa.size != xb.size:
+            raise L.err(L.InvalidArgumentError, "tensordot", "axes[0] has %d dims and axes[1] %d; they must pair up"
+                        % (xa.size, xb.size))
+    if not swapped:
+        return C.spt_tensordot(sp, d, xa, xb)
+    # dense x sparse: the sparse-first product, its dims moved back (the dense operand's free dims first)
+    r = C.spt_tensordot(sp, d, xb, xa)
+    fs, fd = rb - xa.size, ra - xa.size
+    return r.transpose(list(range(fs, fs + fd)) + list(range(fs))).copy(order="C")
+
+
+@_export
+@op("spt_einsum")
+def einsum(subscripts, a, b, name=None):
+    """numpy.einsum for one SparseTensor and one numpy array (in either order): "ijk,jr->ikr",
+    "ijk,k->ij", "ij,jk" (numpy's implicit output)... Indices are letters; an index in both operands and
+    not the output is summed over, in both and the output is a batch index. Repeated indices within one
+    operand (diagonals) and ellipses are refused. Returns a numpy array."""
+    sp, d, swapped = _operands(a, b, "einsum")
+    if swapped and isinstance(subscripts, (str, bytes)):
+        # the sparse operand's term goes first; the output (explicit, or implicit: sorted) is unchanged
+        raw = isinstance(subscripts, bytes)
+        s = subscripts.decode("latin-1") if raw else subscripts
+        lhs, arrow, rhs = s.partition("->")
+        terms = lhs.split(",")
+        if len(terms) == 2:
+            s = terms[1] + "," + terms[0] + arrow + rhs
+        subscripts = s.encode("latin-1") if raw else s
+    return C.spt_einsum(subscripts, sp, d)
+
+
 # ---- gradient kernels ---------------------------------------------------------------------------
 # Each takes the forward op's inputs (and output where needed) and the gradient of a scalar loss with
 # respect to the forward output's values; float32 and float64 only.

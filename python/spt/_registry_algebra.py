@@ -5,7 +5,7 @@ registry appends ALGEBRA_ENTRIES to ENTRIES before it generates the bindings, so
 same checked C.<name> function, the same prototype check and the same out-of-range sweep
 (tests/test_registry.py) as the others.
 """
-from ._registry import (Entry, STATUS, T, D, boolean, handle, handles, i64, i64in, out, out_array)
+from ._registry import (Entry, STATUS, T, D, boolean, handle, handles, i64, i64in, out, out_array, text)
 
 ALGEBRA_ENTRIES = [
     # products and elementwise ops with sparse results
@@ -22,6 +22,9 @@ ALGEBRA_ENTRIES = [
           i64("mode"), out("out", D)),
     Entry("spt_ttv", STATUS, handle("t", T), handle("v", D), i64("mode"), out("out", T)),
     Entry("spt_ttm", STATUS, handle("t", T), handle("u", D), i64("mode"), out("out", T)),
+    Entry("spt_tensordot", STATUS, handle("a", T), handle("b", D), i64in("axes_a", nullable=True),
+          i64in("axes_b", n="naxes", nullable=True), i64("naxes", len_of="axes_a"), out("out", D)),
+    Entry("spt_einsum", STATUS, text("subscripts"), handle("a", T), handle("b", D), out("out", D)),
     # gradient kernels
     Entry("spt_add_grad", STATUS, handle("a", T), handle("b", T), handle("sum", T), handle("backprop_val_grad", D),
           out("a_val_grad", D), out("b_val_grad", D)),

@@ -1031,6 +1031,9 @@ NO_TF_COUNTERPART = {
     # python/tests/test_algebra.py checks these against numpy and finite differences.
     "sparse_sparse_matmul", "multiply", "subtract", "divide", "bmm", "mttkrp", "ttv", "ttm",
     "sparse_sparse_matmul_grad", "multiply_grad", "concat_grad", "maximum_grad", "minimum_grad",
+    # tf.tensordot and tf.einsum take dense tensors only (tf.sparse has neither); spt's sparse x dense forms
+    # are checked against numpy.tensordot / numpy.einsum in python/tests/test_tensordot.py
+    "tensordot", "einsum",
 }
 
 # TF 2's public functions whose keywords spt's functions should accept (harness.py prints the differences;
