@@ -238,10 +238,54 @@ static void test_threads(void **state) {
     spt_tensor_free(t);
 }
 
+/* One thread, unsorted entries and a result above the cache bound (3000 x 400 float64 = 9.6 MB): the
+ * band partition path; then two threads; both against a reference summed in storage order. */
+static void test_bands(void **state) {
+    (void)state;
+    enum { M = 3000, K = 50, F = 400, NNZ = 4000 };
+    int64_t *ix = malloc(sizeof(int64_t) * 2 * NNZ);
+    double *v = malloc(sizeof(double) * NNZ), *bd = malloc(sizeof(double) * K * F);
+    double *want = calloc((size_t)M * F, sizeof(double));
+    assert_non_null(ix);
+    assert_non_null(v);
+    assert_non_null(bd);
+    assert_non_null(want);
+    uint64_t x = 88172645463325252ull;
+    for (int64_t i = 0; i < NNZ; i++) { /* descending rows first, then random: not grouped by row */
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        ix[2 * i] = i < 10 ? M - 1 - i : (int64_t)(x % M);
+        ix[2 * i + 1] = (int64_t)((x >> 20) % K);
+        v[i] = (double)((int64_t)(x >> 40) % 7 - 3);
+    }
+    for (int64_t i = 0; i < K * F; i++) bd[i] = (double)(i % 11 - 5);
+    for (int64_t i = 0; i < NNZ; i++)
+        for (int64_t f = 0; f < F; f++) want[ix[2 * i] * F + f] += v[i] * bd[ix[2 * i + 1] * F + f];
+    spt_tensor *a;
+    spt_dense *b, *o;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 2, (int64_t[]){M, K}, NNZ, ix, v, NULL, &a));
+    ASSERT_OK(spt_dense_new_from(SPT_FLOAT64, 2, (int64_t[]){K, F}, bd, &b));
+    const int saved = spt_get_num_threads();
+    for (int th = 1; th <= 2; th++) {
+        spt_set_num_threads(th);
+        ASSERT_OK(spt_tensordot(a, b, (int64_t[]){1}, (int64_t[]){0}, 1, &o));
+        assert_int_equal(spt_dense_size(o), (int64_t)M * F);
+        assert_memory_equal(spt_dense_data(o), want, sizeof(double) * M * F);
+        spt_dense_free(o);
+    }
+    spt_set_num_threads(saved);
+    spt_dense_free(b);
+    spt_tensor_free(a);
+    free(want);
+    free(bd);
+    free(v);
+    free(ix);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random),   cmocka_unit_test(test_exact),   cmocka_unit_test(test_errors),
         cmocka_unit_test(test_sizes),    cmocka_unit_test(test_threads), cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_bands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
