@@ -136,33 +136,35 @@ static inline void stream_line(uint64_t *k, uint64_t *p, const uint64_t *bb) {
 #endif
 }
 
-/* Append (k, p) to bucket b (next write position off[b] in tk/tp) through its write-combining buffer
- * in buf (fill[b] pairs held): flushed when the bucket reaches a 64-byte line of the destination;
- * full lines go out with streaming stores (no read for ownership of lines about to be overwritten). */
-static inline void wc_put(uint64_t *tk, uint64_t *tp, uint64_t *buf, unsigned char *fill, int64_t *off, int64_t b,
-                          uint64_t k, uint64_t p) {
-    uint64_t *bb = buf + b * 2 * WC_N;
-    unsigned f = fill[b];
-    bb[f] = k;
-    bb[WC_N + f] = p;
-    f++;
-    int64_t pos = off[b];
-    if (f == WC_N || (((uintptr_t)(tk + pos + f)) & 63) == 0) {
-        if (f == WC_N && (((uintptr_t)(tk + pos)) & 63) == 0)
-            stream_line(tk + pos, tp + pos, bb);
-        else {
-            memcpy(tk + pos, bb, f * sizeof *bb);
-            memcpy(tp + pos, bb + WC_N, f * sizeof *bb);
-        }
-        off[b] = pos + f;
-        f = 0;
-    }
-    fill[b] = (unsigned char)f;
-}
+/* Append (k_, p_) to bucket b_ through its write-combining buffer (the scatter loops' buf, fill, off,
+ * tk, tp): flushed when the bucket reaches a 64-byte line of the destination; full lines go out with
+ * streaming stores (no read for ownership of lines that are about to be overwritten). A macro, so that
+ * the 64-bit scatter compiles exactly as it did when this was written inline there. */
+#define WC_PUT(b_, k_, p_)                                                                         \
+    do {                                                                                           \
+        const int64_t wb_ = (b_);                                                                  \
+        uint64_t *bb = buf + wb_ * 2 * WC_N;                                                       \
+        unsigned f = fill[wb_];                                                                    \
+        bb[f] = (k_);                                                                              \
+        bb[WC_N + f] = (p_);                                                                       \
+        f++;                                                                                       \
+        int64_t pos = off[wb_];                                                                    \
+        if (f == WC_N || (((uintptr_t)(tk + pos + f)) & 63) == 0) {                                \
+            if (f == WC_N && (((uintptr_t)(tk + pos)) & 63) == 0)                                  \
+                stream_line(tk + pos, tp + pos, bb);                                               \
+            else {                                                                                 \
+                memcpy(tk + pos, bb, f * sizeof *bb);                                              \
+                memcpy(tp + pos, bb + WC_N, f * sizeof *bb);                                       \
+            }                                                                                      \
+            off[wb_] = pos + f;                                                                    \
+            f = 0;                                                                                 \
+        }                                                                                          \
+        fill[wb_] = (unsigned char)f;                                                              \
+    } while (0)
 
 /* The pairs left in the write-combining buffers of nb buckets, then a fence so that the streaming
  * stores are visible before the buckets are read. */
-static void wc_drain(uint64_t *tk, uint64_t *tp, const uint64_t *buf, const unsigned char *fill, int64_t *off,
+static inline void wc_drain(uint64_t *tk, uint64_t *tp, const uint64_t *buf, const unsigned char *fill, int64_t *off,
                      int64_t nb) {
     for (int64_t b = 0; b < nb; b++) {
         unsigned f = fill[b];
@@ -205,7 +207,7 @@ static void msd_from_indices(const radix_plan *rp, const packing *pk, const int6
                 k = (uint64_t)row[o0] << s0 | (uint64_t)row[o1] << s1;
             else
                 k = pack_row(pk, row);
-            wc_put(tk, tp, buf, fill, off, (int64_t)(k >> shift), k, pay[i]);
+            WC_PUT((int64_t)(k >> shift), k, pay[i]);
         }
         wc_drain(tk, tp, buf, fill, off, nb);
     }
@@ -458,12 +460,12 @@ static void msd128_from_indices(const radix_plan *rp, const packing *pk, const i
                 const uint64_t x0 = (uint64_t)row[o0], x1 = (uint64_t)row[o1], x2 = (uint64_t)row[o2];
                 const uint64_t w = ((x0 << l0) & m0) | ((x1 << l1) & m1) | ((x2 << l2) & m2);
                 const uint64_t b = (x0 >> r0) << b0 | (x1 >> r1) << b1 | (x2 >> r2) << b2;
-                wc_put(tk, tp, buf, fill, off, (int64_t)b, w, pay[i]);
+                WC_PUT((int64_t)b, w, pay[i]);
             }
         } else {
             for (int64_t i = lo; i < hi; i++) {
                 uint64_t b, w = split_row(&sp, ix + i * r, &b);
-                wc_put(tk, tp, buf, fill, off, (int64_t)b, w, pay[i]);
+                WC_PUT((int64_t)b, w, pay[i]);
             }
         }
         wc_drain(tk, tp, buf, fill, off, nb);
