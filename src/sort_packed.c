@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* sort_packed.c -- the fast reorder: when the dims' bit widths fit in 64, each index gets its own
- * bit field of one 64-bit key, so the sorted keys decode back into the indices. */
+ * bit field of one 64-bit key, so the sorted keys decode back into the indices. Two-word keys of up to
+ * 64 + 11 bits (large inputs) the same way: the top digit is the bucket, the word below it is sorted. */
 #include "sort_internal.h"
 
 #if defined(__x86_64__) && defined(__SSE2__)
@@ -565,6 +566,8 @@ static void decode_span128(const split2 *sp, const uint64_t *keys, uint64_t b, i
  * cache (LSD), decoded into the indices and its payload stored -- so the output is written once.
  * Extra memory: 2 x 8 bytes per entry (+ 8 more only when some bucket is too large for the scratch).
  * Small inputs or keys: keys array and LSD passes over it (3 x 8 bytes per entry).
+ * Two-word keys (pk->bits > 64): always hybrid, with the top digit pk->msd wide enough that the word
+ * carried through the scatter holds every bit below it; buckets sorted by bucket_sort_top.
  * The payload is the values themselves when they are 8 bytes wide (else the permutation, and the
  * values are gathered at the end). Both ways are stable.
  * Out of place (dst != t: a fresh owned tensor of t's dtype, shape and nnz, never strings): t is only
