@@ -165,8 +165,8 @@ static inline void stream_line(uint64_t *k, uint64_t *p, const uint64_t *bb) {
 
 /* The pairs left in the write-combining buffers of nb buckets, then a fence so that the streaming
  * stores are visible before the buckets are read. */
-static inline void wc_drain(uint64_t *tk, uint64_t *tp, const uint64_t *buf, const unsigned char *fill, int64_t *off,
-                     int64_t nb) {
+static inline void wc_drain(uint64_t *tk, uint64_t *tp, const uint64_t *buf, const unsigned char *fill,
+                            int64_t *off, int64_t nb) {
     for (int64_t b = 0; b < nb; b++) {
         unsigned f = fill[b];
         const uint64_t *bb = buf + b * 2 * WC_N;
