@@ -9,7 +9,7 @@
  * (wide: dim 1 is 2^61 there, so that the concatenated dim fits in int64);
  * add: two unsorted inputs of NNZ entries; reduce: spt_reduce_sum_sparse keeping every dim (the widest
  * key: a sort and a sum of the repeated indices). Prints one line: op, width, nnz, median and min
- * seconds over REPS runs after one warm-up.
+ * seconds over REPS runs after one warm-up, and the median CPU time of the process (all threads).
  *
  * Build after `make`: cc -O2 -fopenmp -Iinclude bench/bench_keys.c build/libspt.a -lm -lzip -lpng16 -o build/bench_keys
  * Figures of the issue-15 session: bench/results/keys.md. */
@@ -50,6 +50,13 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* CPU time of the whole process (every thread): steadier than the wall clock on a loaded machine. */
+static double cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static int cmpd(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -73,11 +80,11 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(op, "concat") && r == 6) sw[1] = P62 / 2;
     spt_tensor *a = gen(1, r, shape, n), *b = gen(2, r, shape, n);
-    double *t = malloc(sizeof(double) * (size_t)(reps + 1));
+    double *t = malloc(sizeof(double) * (size_t)(reps + 1)), *cpu = malloc(sizeof(double) * (size_t)(reps + 1));
     for (int k = 0; k <= reps; k++) {
         spt_tensor *o = NULL;
         spt_status st = SPT_EINVAL;
-        double t0 = now();
+        double t0 = now(), c0 = cpu_now();
         if (!strcmp(op, "reorder")) st = spt_reordered(a, NULL, &o);
         else if (!strcmp(op, "concat")) {
             const spt_tensor *in[2] = {a, b};
@@ -87,18 +94,24 @@ int main(int argc, char **argv) {
             int64_t none = 0;
             st = spt_reduce_sum_sparse(a, &none, 0, false, &o);
         }
-        double dt = now() - t0;
+        double dt = now() - t0, dc = cpu_now() - c0;
         if (st != SPT_OK) {
             fprintf(stderr, "bench_keys: %s\n", spt_last_error());
             return 1;
         }
         spt_tensor_free(o);
-        if (k > 0) t[k - 1] = dt;
+        if (k > 0) {
+            t[k - 1] = dt;
+            cpu[k - 1] = dc;
+        }
     }
     qsort(t, (size_t)reps, sizeof *t, cmpd);
-    printf("%s width=%s nnz=%lld median=%.4f min=%.4f s\n", op, w, (long long)n, t[reps / 2], t[0]);
+    qsort(cpu, (size_t)reps, sizeof *cpu, cmpd);
+    printf("%s width=%s nnz=%lld median=%.4f min=%.4f s cpu_median=%.4f s\n", op, w, (long long)n, t[reps / 2], t[0],
+           cpu[reps / 2]);
     spt_tensor_free(a);
     spt_tensor_free(b);
     free(t);
+    free(cpu);
     return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* sort.c -- reorder, reordered and argsort by any dimension order, and the linear keys of the 64-bit
  * path. spt__reorder takes the packed-key fast path (sort_packed.c) whenever the dims' bit widths fit
- * in 64, else the key engine's sort (keys.c), and gathers the entries (sort_gather.c). */
+ * in 64 (or in 64 + its top digit, for large inputs), else the key engine's sort (keys.c), and gathers
+ * the entries (sort_gather.c). */
 #include "sort_internal.h"
 
 spt_status spt__linear_keys(const char *fn, const spt_tensor *t, const int64_t *order, uint64_t *keys,

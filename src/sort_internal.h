@@ -9,16 +9,22 @@
 /* When the bit widths of the dims (in sort order) add up to at most 64, the key packs each index into
  * its own bit field, so the sorted keys decode back into the indices with shifts and masks: the sort
  * moves (key, payload) pairs and the index rows are never gathered. The payload is the values
- * themselves when they are 8 bytes wide, otherwise the permutation. */
+ * themselves when they are 8 bytes wide, otherwise the permutation.
+ * Up to 64 + 11 bits (two-word keys, at least PACKED128_MIN_N entries) the same: the MSD scatter's
+ * top digit (msd bits) is the bucket, the bits below it fit in the one word the sort carries. */
 typedef struct packing {
     int64_t r;
     int64_t ord[SPT_MAX_RANK];
-    int shift[SPT_MAX_RANK];
+    int shift[SPT_MAX_RANK]; /* from the bottom of the key, up to 127 */
     uint64_t mask[SPT_MAX_RANK];
     int bits;
+    int msd; /* bits > 64: the width of the top digit (bits - msd <= 64); else 0 */
 } packing;
 
-/* The packing of t's dims in `order` (NULL = row-major) when their bit widths add up to at most 64. */
+#define PACKED128_MIN_N 65536
+
+/* The packing of t's dims in `order` (NULL = row-major) when their bit widths add up to at most 64, or
+ * to at most 64 + the top digit of the hybrid sort for t->nnz >= PACKED128_MIN_N entries. */
 bool spt__make_packing(const spt_tensor *t, const int64_t *order, packing *pk);
 
 /* Reorder through packed keys, in place (dst == t) or into dst (a fresh owned tensor of t's dtype, shape

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* sort_packed.c -- the fast reorder: when the dims' bit widths fit in 64, each index gets its own
- * bit field of one 64-bit key, so the sorted keys decode back into the indices. */
+ * bit field of one 64-bit key, so the sorted keys decode back into the indices. Two-word keys of up to
+ * 64 + 11 bits (large inputs) the same way: the top digit is the bucket, the word below it is sorted. */
 #include "sort_internal.h"
 
 #if defined(__x86_64__) && defined(__SSE2__)
@@ -9,6 +10,17 @@
 
 /* ---- the fast path: bit-packed keys, 8-byte payloads carried through the sort ------------------ */
 
+#define FAST_MAX_DIGIT 11
+
+/* The top digit of the hybrid sort (MSD scatter into about 4k entries per bucket) for n entries. */
+static int hybrid_digit(int64_t n, int bits) {
+    int lg = 63 - __builtin_clzll((uint64_t)n); /* floor(log2 n), n >= 2 */
+    int msd = lg - 12;
+    if (msd > FAST_MAX_DIGIT) msd = FAST_MAX_DIGIT;
+    if (msd < 4) msd = 4;
+    if (msd > bits - 1) msd = bits - 1;
+    return msd;
+}
 
 bool spt__make_packing(const spt_tensor *t, const int64_t *order, packing *pk) {
     const int64_t r = t->rank;
@@ -19,8 +31,18 @@ bool spt__make_packing(const spt_tensor *t, const int64_t *order, packing *pk) {
         int64_t dim = t->shape[pk->ord[k]];
         w[k] = dim > 1 ? 64 - __builtin_clzll((uint64_t)(dim - 1)) : 0;
         total += w[k];
+        if (total > 128) return false;
     }
-    if (total > 64) return false;
+    pk->msd = 0;
+    if (total > 64) {
+        /* two-word keys: only the hybrid sort, with a top digit wide enough that the bits below it
+         * fit in one word (the digit is the bucket, so the word and the bucket hold the whole key) */
+        if (t->nnz < PACKED128_MIN_N) return false;
+        int msd = hybrid_digit(t->nnz, total);
+        if (total - msd > 64) msd = total - 64;
+        if (msd > FAST_MAX_DIGIT) return false;
+        pk->msd = msd;
+    }
     int sh = 0;
     for (int64_t k = r - 1; k >= 0; k--) {
         /* a dim of size <= 1 has no bits (its index is 0): shift 0, never 64 when the others fill the key */
@@ -32,7 +54,7 @@ bool spt__make_packing(const spt_tensor *t, const int64_t *order, packing *pk) {
     return true;
 }
 
-#define FAST_MAX_DIGIT 11
+#define BUCKET_TOP_MIN 256 /* two-word buckets up to this size: spt__bucket_sort directly */
 #define WC_N 8 /* entries per write-combining buffer: one 64-byte line of keys, one of payloads */
 #define FAST_MAX_CHUNKS 64
 
@@ -115,6 +137,48 @@ static inline void stream_line(uint64_t *k, uint64_t *p, const uint64_t *bb) {
 #endif
 }
 
+/* Append (k_, p_) to bucket b_ through its write-combining buffer (the scatter loops' buf, fill, off,
+ * tk, tp): flushed when the bucket reaches a 64-byte line of the destination; full lines go out with
+ * streaming stores (no read for ownership of lines that are about to be overwritten). A macro, so that
+ * the 64-bit scatter compiles exactly as it did when this was written inline there. */
+#define WC_PUT(b_, k_, p_)                                                                         \
+    do {                                                                                           \
+        const int64_t wb_ = (b_);                                                                  \
+        uint64_t *bb = buf + wb_ * 2 * WC_N;                                                       \
+        unsigned f = fill[wb_];                                                                    \
+        bb[f] = (k_);                                                                              \
+        bb[WC_N + f] = (p_);                                                                       \
+        f++;                                                                                       \
+        int64_t pos = off[wb_];                                                                    \
+        if (f == WC_N || (((uintptr_t)(tk + pos + f)) & 63) == 0) {                                \
+            if (f == WC_N && (((uintptr_t)(tk + pos)) & 63) == 0)                                  \
+                stream_line(tk + pos, tp + pos, bb);                                               \
+            else {                                                                                 \
+                memcpy(tk + pos, bb, f * sizeof *bb);                                              \
+                memcpy(tp + pos, bb + WC_N, f * sizeof *bb);                                       \
+            }                                                                                      \
+            off[wb_] = pos + f;                                                                    \
+            f = 0;                                                                                 \
+        }                                                                                          \
+        fill[wb_] = (unsigned char)f;                                                              \
+    } while (0)
+
+/* The pairs left in the write-combining buffers of nb buckets, then a fence so that the streaming
+ * stores are visible before the buckets are read. */
+static inline void wc_drain(uint64_t *tk, uint64_t *tp, const uint64_t *buf, const unsigned char *fill,
+                            int64_t *off, int64_t nb) {
+    for (int64_t b = 0; b < nb; b++) {
+        unsigned f = fill[b];
+        const uint64_t *bb = buf + b * 2 * WC_N;
+        memcpy(tk + off[b], bb, f * sizeof *bb);
+        memcpy(tp + off[b], bb + WC_N, f * sizeof *bb);
+        off[b] += f;
+    }
+#if defined(__x86_64__) && defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
+
 /* The MSD scatter of the hybrid sort straight from the index rows: each entry's key is packed again
  * (the rows were checked by packed_keys) and (key, payload) goes to its top-digit bucket in (tk, tp),
  * through software write-combining buffers (8 keys and 8 payloads per bucket, written 64 bytes at a
@@ -144,37 +208,9 @@ static void msd_from_indices(const radix_plan *rp, const packing *pk, const int6
                 k = (uint64_t)row[o0] << s0 | (uint64_t)row[o1] << s1;
             else
                 k = pack_row(pk, row);
-            int64_t b = (int64_t)(k >> shift);
-            uint64_t *bb = buf + b * 2 * WC_N;
-            unsigned f = fill[b];
-            bb[f] = k;
-            bb[WC_N + f] = pay[i];
-            f++;
-            int64_t pos = off[b];
-            /* flush when the bucket reaches a 64-byte line of the destination: full lines go out with
-             * streaming stores (no read for ownership of lines that are about to be overwritten) */
-            if (f == WC_N || (((uintptr_t)(tk + pos + f)) & 63) == 0) {
-                if (f == WC_N && (((uintptr_t)(tk + pos)) & 63) == 0)
-                    stream_line(tk + pos, tp + pos, bb);
-                else {
-                    memcpy(tk + pos, bb, f * sizeof *bb);
-                    memcpy(tp + pos, bb + WC_N, f * sizeof *bb);
-                }
-                off[b] = pos + f;
-                f = 0;
-            }
-            fill[b] = (unsigned char)f;
+            WC_PUT((int64_t)(k >> shift), k, pay[i]);
         }
-        for (int64_t b = 0; b < nb; b++) {
-            unsigned f = fill[b];
-            uint64_t *bb = buf + b * 2 * WC_N;
-            memcpy(tk + off[b], bb, f * sizeof *bb);
-            memcpy(tp + off[b], bb + WC_N, f * sizeof *bb);
-            off[b] += f;
-        }
-#if defined(__x86_64__) && defined(__SSE2__)
-        _mm_sfence(); /* the streaming stores are visible before the buckets are read */
-#endif
+        wc_drain(tk, tp, buf, fill, off, nb);
     }
 }
 
@@ -271,6 +307,257 @@ static void decode_keys(const packing *pk, const uint64_t *keys, int64_t *ix, in
     }
 }
 
+/* ---- two-word keys (64 < bits <= 64 + msd): the top digit is the bucket, the word below it is sorted -- */
+
+/* A two-word key is handled as its top digit (bucket = key >> rem, rem = bits - msd) and its low word
+ * (key mod 2^rem, rem <= 64), each an OR of 64-bit shifts of the indices: index x of component k puts
+ * (x << sl) & sm into the word and (x >> br) << bl into the bucket (x < 2^63, so x >> 63 is 0 for a
+ * component wholly in the word). Decoding: x = ((word >> sl) & dm | (bucket << dl) >> dr) & mask. */
+typedef struct split2 {
+    int64_t r, ord[SPT_MAX_RANK];
+    int rem, sl[SPT_MAX_RANK], br[SPT_MAX_RANK], bl[SPT_MAX_RANK], dl[SPT_MAX_RANK], dr[SPT_MAX_RANK];
+    uint64_t sm[SPT_MAX_RANK], dm[SPT_MAX_RANK], mask[SPT_MAX_RANK];
+} split2;
+
+static void split_init(const packing *pk, split2 *sp) {
+    const int rem = pk->bits - pk->msd;
+    const uint64_t low = rem == 64 ? ~0ull : (1ull << rem) - 1;
+    sp->r = pk->r;
+    sp->rem = rem;
+    for (int64_t k = 0; k < pk->r; k++) {
+        const int s = pk->shift[k], w = pk->mask[k] ? 64 - __builtin_clzll(pk->mask[k]) : 0;
+        sp->ord[k] = pk->ord[k];
+        sp->mask[k] = pk->mask[k];
+        if (s >= rem) { /* wholly in the bucket */
+            sp->sl[k] = 0, sp->sm[k] = 0, sp->br[k] = 0, sp->bl[k] = s - rem;
+            sp->dm[k] = 0, sp->dl[k] = 0, sp->dr[k] = s - rem;
+        } else if (s + w <= rem) { /* wholly in the word */
+            sp->sl[k] = s, sp->sm[k] = low, sp->br[k] = 63, sp->bl[k] = 0;
+            sp->dm[k] = ~0ull, sp->dl[k] = 0, sp->dr[k] = 63;
+        } else { /* across: the low rem - s bits in the word, the rest in the bucket */
+            sp->sl[k] = s, sp->sm[k] = low, sp->br[k] = rem - s, sp->bl[k] = 0;
+            sp->dm[k] = ~0ull, sp->dl[k] = rem - s, sp->dr[k] = 0;
+        }
+    }
+}
+
+static inline uint64_t split_word(const split2 *sp, int64_t k, uint64_t x) { return (x << sp->sl[k]) & sp->sm[k]; }
+static inline uint64_t split_bucket(const split2 *sp, int64_t k, uint64_t x) { return (x >> sp->br[k]) << sp->bl[k]; }
+
+/* The (bucket, word) of one index row (known to lie inside the shape). */
+static inline uint64_t split_row(const split2 *sp, const int64_t *row, uint64_t *bucket) {
+    uint64_t w = 0, b = 0;
+    for (int64_t k = 0; k < sp->r; k++) {
+        uint64_t x = (uint64_t)row[sp->ord[k]];
+        w |= split_word(sp, k, x);
+        b |= split_bucket(sp, k, x);
+    }
+    *bucket = b;
+    return w;
+}
+
+/* packed_keys for two-word keys (hybrid only: the keys are not stored, the one digit counted is the
+ * top one, rp->shift0 = rem). */
+static spt_status packed_keys128(const char *fn, const spt_tensor *t, const packing *pk, const radix_plan *rp,
+                                 int64_t *hist, bool *sorted, bool *unique) {
+    const int64_t r = t->rank, n = t->nnz, *ix = t->indices, *sh = t->shape;
+    const bool check = !(t->flags & SPT__F_VALID);
+    const int64_t nb = (int64_t)1 << rp->digit;
+    split2 sp;
+    split_init(pk, &sp);
+    int64_t first_bad = INT64_MAX, unsorted = 0, repeated = 0;
+    int nth SPT__OMP_VAR = spt__threads_for(n * r);
+#pragma omp parallel for schedule(static, 1) num_threads(nth) reduction(min : first_bad) reduction(+ : unsorted, repeated)
+    for (int64_t c = 0; c < rp->chunks; c++) {
+        int64_t lo = chunk_lo(rp, c), hi = chunk_hi(rp, c), *hc = hist + c * nb;
+        uint64_t pb = 0, pw = 0;
+        if (r == 3) { /* rank 3 unrolled: the check of the three indices, the word and the bucket */
+            const int64_t o0 = sp.ord[0], o1 = sp.ord[1], o2 = sp.ord[2];
+            const uint64_t z0 = check ? (uint64_t)sh[o0] : UINT64_MAX, z1 = check ? (uint64_t)sh[o1] : UINT64_MAX,
+                           z2 = check ? (uint64_t)sh[o2] : UINT64_MAX;
+            const int l0 = sp.sl[0], l1 = sp.sl[1], l2 = sp.sl[2], r0 = sp.br[0], r1 = sp.br[1], r2 = sp.br[2];
+            const int b0 = sp.bl[0], b1 = sp.bl[1], b2 = sp.bl[2];
+            const uint64_t m0 = sp.sm[0], m1 = sp.sm[1], m2 = sp.sm[2];
+            for (int64_t i = lo; i < hi; i++) {
+                const int64_t *row = ix + i * 3;
+                const uint64_t x0 = (uint64_t)row[o0], x1 = (uint64_t)row[o1], x2 = (uint64_t)row[o2];
+                if (x0 >= z0 || x1 >= z1 || x2 >= z2) { /* outside the shape (indices are < 2^63 then) */
+                    if (i < first_bad) first_bad = i;
+                    break;
+                }
+                const uint64_t w = ((x0 << l0) & m0) | ((x1 << l1) & m1) | ((x2 << l2) & m2);
+                const uint64_t b = (x0 >> r0) << b0 | (x1 >> r1) << b1 | (x2 >> r2) << b2;
+                if (i > lo) {
+                    unsorted += pb > b || (pb == b && pw > w);
+                    repeated += pb == b && pw == w;
+                }
+                pb = b;
+                pw = w;
+                hc[b]++;
+            }
+            continue;
+        }
+        for (int64_t i = lo; i < hi; i++) {
+            const int64_t *row = ix + i * r;
+            uint64_t w = 0, b = 0;
+            for (int64_t k = 0; k < r; k++) {
+                int64_t d = sp.ord[k];
+                uint64_t x = (uint64_t)row[d];
+                if (check && x >= (uint64_t)sh[d]) {
+                    if (i < first_bad) first_bad = i;
+                    w = b = 0;
+                    break;
+                }
+                w |= split_word(&sp, k, x);
+                b |= split_bucket(&sp, k, x);
+            }
+            if (i > lo) {
+                unsorted += pb > b || (pb == b && pw > w);
+                repeated += pb == b && pw == w;
+            }
+            pb = b;
+            pw = w;
+            hc[b]++;
+        }
+    }
+    if (first_bad != INT64_MAX) return spt__oob_error(fn, t, first_bad, sh);
+    for (int64_t c = 1; c < rp->chunks; c++) {
+        int64_t lo = chunk_lo(rp, c);
+        if (lo >= n || lo == 0) continue;
+        uint64_t ab, bb, aw = split_row(&sp, ix + (lo - 1) * r, &ab), bw = split_row(&sp, ix + lo * r, &bb);
+        unsorted += ab > bb || (ab == bb && aw > bw);
+        repeated += ab == bb && aw == bw;
+    }
+    if (check) spt__note_valid(t);
+    *sorted = unsorted == 0;
+    *unique = unsorted == 0 && repeated == 0;
+    return SPT_OK;
+}
+
+/* msd_from_indices for two-word keys: the bucket is the top digit, the word carried is the key's low
+ * rem bits. */
+static void msd128_from_indices(const radix_plan *rp, const packing *pk, const int64_t *ix, const uint64_t *pay,
+                                int64_t *hist, uint64_t *tk, uint64_t *tp, uint64_t *wc) {
+    const int64_t nb = (int64_t)1 << rp->digit, C = rp->chunks, r = pk->r;
+    split2 sp;
+    split_init(pk, &sp);
+    spt__scan_histograms(hist, C, nb, NULL);
+    int nth = spt__threads_for(rp->n * r);
+    if (nth > C) nth = (int)C;
+#pragma omp parallel for schedule(static, 1) num_threads(nth)
+    for (int64_t c = 0; c < C; c++) {
+        int64_t *off = hist + c * nb;
+        const int64_t lo = chunk_lo(rp, c), hi = chunk_hi(rp, c);
+        uint64_t *buf = wc + c * nb * 2 * WC_N;
+        unsigned char fill[1 << FAST_MAX_DIGIT];
+        memset(fill, 0, (size_t)nb);
+        if (r == 3) {
+            const int64_t o0 = sp.ord[0], o1 = sp.ord[1], o2 = sp.ord[2];
+            const int l0 = sp.sl[0], l1 = sp.sl[1], l2 = sp.sl[2], r0 = sp.br[0], r1 = sp.br[1], r2 = sp.br[2];
+            const int b0 = sp.bl[0], b1 = sp.bl[1], b2 = sp.bl[2];
+            const uint64_t m0 = sp.sm[0], m1 = sp.sm[1], m2 = sp.sm[2];
+            for (int64_t i = lo; i < hi; i++) {
+                const int64_t *row = ix + i * 3;
+                const uint64_t x0 = (uint64_t)row[o0], x1 = (uint64_t)row[o1], x2 = (uint64_t)row[o2];
+                const uint64_t w = ((x0 << l0) & m0) | ((x1 << l1) & m1) | ((x2 << l2) & m2);
+                const uint64_t b = (x0 >> r0) << b0 | (x1 >> r1) << b1 | (x2 >> r2) << b2;
+                WC_PUT((int64_t)b, w, pay[i]);
+            }
+        } else {
+            for (int64_t i = lo; i < hi; i++) {
+                uint64_t b, w = split_row(&sp, ix + i * r, &b);
+                WC_PUT((int64_t)b, w, pay[i]);
+            }
+        }
+        wc_drain(tk, tp, buf, fill, off, nb);
+    }
+}
+
+/* Stable sort of one bucket of two-word keys (m pairs in k/p, the words below 2^rem, rem <= 64 -- up
+ * to 58 bits for random entries of nell-1's shape, where LSD passes over every bit would be six): two
+ * in-cache LSD passes over the top 2d bits of the word (about lg m + 8 bits, so that random words tie
+ * there rarely), then one insertion pass by the whole word, which only moves the few tied entries.
+ * Keys that crowd into equal top bits (more than 4m moves) finish with spt__bucket_sort over all rem
+ * bits instead; every step is stable, so the result is the same either way.
+ * h: BUCKET_MAX_PASSES << BUCKET_MAX_DIGIT counters. Returns 0 when the result is in k/p, 1 when in sk/sp. */
+static int bucket_sort_top(uint64_t *k, uint64_t *p, uint64_t *sk, uint64_t *sp, int64_t m, int rem, int64_t *h) {
+    if (m <= BUCKET_TOP_MIN || rem <= 2 * BUCKET_MAX_DIGIT) return spt__bucket_sort(k, p, sk, sp, m, rem, h);
+    const int lg = 64 - __builtin_clzll((uint64_t)(m - 1)); /* ceil(log2 m) */
+    int d = (lg + 8 + 1) / 2;
+    if (d > BUCKET_MAX_DIGIT) d = BUCKET_MAX_DIGIT;
+    const int64_t nb = (int64_t)1 << d;
+    const uint64_t dm = (uint64_t)nb - 1;
+    const int sh[2] = {rem - 2 * d, rem - d};
+    memset(h, 0, (size_t)(2 * nb) * sizeof *h);
+    for (int64_t i = 0; i < m; i++) {
+        const uint64_t key = k[i];
+        h[(key >> sh[0]) & dm]++;
+        h[nb + (int64_t)(key >> sh[1])]++;
+    }
+    uint64_t *a = k, *ap = p, *b = sk, *bp = sp;
+    for (int q = 0; q < 2; q++) {
+        int64_t *hq = h + q * nb;
+        if (hq[(a[0] >> sh[q]) & dm] == m) continue; /* constant digit */
+        spt__scan_exclusive(hq, nb);
+        for (int64_t i = 0; i < m; i++) {
+            const uint64_t key = a[i];
+            const int64_t pos = hq[(key >> sh[q]) & dm]++;
+            b[pos] = key;
+            bp[pos] = ap[i];
+        }
+        uint64_t *x = a; a = b; b = x;
+        x = ap; ap = bp; bp = x;
+    }
+    /* sorted by the top 2d bits: insertion by the whole word (stable: only strictly greater keys move) */
+    int64_t moves = 0;
+    for (int64_t i = 1; i < m; i++) {
+        const uint64_t key = a[i];
+        if (a[i - 1] <= key) continue;
+        const uint64_t pay = ap[i];
+        int64_t j = i;
+        do {
+            a[j] = a[j - 1];
+            ap[j] = ap[j - 1];
+            j--;
+        } while (j > 0 && a[j - 1] > key);
+        a[j] = key;
+        ap[j] = pay;
+        moves += i - j;
+        if (moves > 4 * m) { /* crowded: LSD over every bit, from this (stably permuted) order */
+            int w = spt__bucket_sort(a, ap, b, bp, m, rem, h);
+            return (w ? b : a) != k;
+        }
+    }
+    return a != k;
+}
+
+/* decode_span for two-word keys: the m sorted words of bucket b. */
+static void decode_span128(const split2 *sp, const uint64_t *keys, uint64_t b, int64_t *ix, int64_t m) {
+    const int64_t r = sp->r;
+    uint64_t hb[SPT_MAX_RANK]; /* each component's bits from the bucket */
+    for (int64_t k = 0; k < r; k++) hb[k] = (b << sp->dl[k]) >> sp->dr[k];
+    if (r == 3) {
+        const int64_t d0 = sp->ord[0], d1 = sp->ord[1], d2 = sp->ord[2];
+        const int s0 = sp->sl[0], s1 = sp->sl[1], s2 = sp->sl[2];
+        const uint64_t m0 = sp->dm[0], m1 = sp->dm[1], m2 = sp->dm[2];
+        const uint64_t k0 = sp->mask[0], k1 = sp->mask[1], k2 = sp->mask[2];
+        const uint64_t h0 = hb[0], h1 = hb[1], h2 = hb[2];
+        for (int64_t i = 0; i < m; i++) {
+            const uint64_t w = keys[i];
+            int64_t *row = ix + i * 3;
+            row[d0] = (int64_t)((((w >> s0) & m0) | h0) & k0);
+            row[d1] = (int64_t)((((w >> s1) & m1) | h1) & k1);
+            row[d2] = (int64_t)((((w >> s2) & m2) | h2) & k2);
+        }
+    } else {
+        for (int64_t i = 0; i < m; i++) {
+            const uint64_t w = keys[i];
+            int64_t *row = ix + i * r;
+            for (int64_t j = 0; j < r; j++) row[sp->ord[j]] = (int64_t)((((w >> sp->sl[j]) & sp->dm[j]) | hb[j]) & sp->mask[j]);
+        }
+    }
+}
+
 /* Reorder through packed keys. Everything is allocated before the first write to the tensor; after
  * that nothing can fail.
  * Large inputs (hybrid): one read of the indices checks them and counts the top digit; one MSD scatter
@@ -279,6 +566,8 @@ static void decode_keys(const packing *pk, const uint64_t *keys, int64_t *ix, in
  * cache (LSD), decoded into the indices and its payload stored -- so the output is written once.
  * Extra memory: 2 x 8 bytes per entry (+ 8 more only when some bucket is too large for the scratch).
  * Small inputs or keys: keys array and LSD passes over it (3 x 8 bytes per entry).
+ * Two-word keys (pk->bits > 64): always hybrid, with the top digit pk->msd wide enough that the word
+ * carried through the scatter holds every bit below it; buckets sorted by bucket_sort_top.
  * The payload is the values themselves when they are 8 bytes wide (else the permutation, and the
  * values are gathered at the end). Both ways are stable.
  * Out of place (dst != t: a fresh owned tensor of t's dtype, shape and nnz, never strings): t is only
@@ -291,13 +580,10 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
     const bool direct = es == 8;
     radix_plan rp;
     rp.n = n;
-    int lg = 63 - __builtin_clzll((uint64_t)n); /* floor(log2 n), n >= 2 */
-    const bool hybrid = n >= 65536 && pk->bits > 16;
+    const bool two = pk->bits > 64; /* two-word keys: hybrid only (n >= PACKED128_MIN_N) */
+    const bool hybrid = two || (n >= 65536 && pk->bits > 16);
     if (hybrid) {
-        int msd = lg - 12;
-        if (msd > FAST_MAX_DIGIT) msd = FAST_MAX_DIGIT;
-        if (msd < 4) msd = 4;
-        if (msd > pk->bits - 1) msd = pk->bits - 1;
+        int msd = two ? pk->msd : hybrid_digit(n, pk->bits);
         rp.passes = 1;
         rp.digit = msd;
         rp.shift0 = pk->bits - msd;
@@ -328,7 +614,8 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
         if (!keys) goto fail;
         spt__hint_huge(keys, (size_t)n * sizeof *keys);
     }
-    SPT__CHECK(packed_keys(fn, t, pk, &rp, keys, hist, &sorted, &unique));
+    if (two) SPT__CHECK(packed_keys128(fn, t, pk, &rp, hist, &sorted, &unique));
+    else SPT__CHECK(packed_keys(fn, t, pk, &rp, keys, hist, &sorted, &unique));
     if (sorted) {
         *unique_out = unique;
         if (dst != t) { /* nothing to move: the copy */
@@ -378,10 +665,13 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
     int64_t repeated = 0;
     uint64_t *sp = pay;
     if (hybrid) {
-        msd_from_indices(&rp, pk, t->indices, pay_in, hist, tk, tp, wc);
+        if (two) msd128_from_indices(&rp, pk, t->indices, pay_in, hist, tk, tp, wc);
+        else msd_from_indices(&rp, pk, t->indices, pay_in, hist, tk, tp, wc);
         /* each bucket: sort in cache, decode its keys into the indices, store its payload in `pay`
          * (free since the scatter) -- the output is written once */
         const int rem = rp.shift0;
+        split2 sp2;
+        if (two) split_init(pk, &sp2);
         int nthb SPT__OMP_VAR = spt__threads_for(n);
 #pragma omp parallel for schedule(dynamic, 8) num_threads(nthb) reduction(+ : repeated)
         for (int64_t b = 0; b < nb; b++) {
@@ -393,10 +683,13 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
             if (m == 0) continue;
             const bool own = m <= scap;
             uint64_t *xk = own ? ts + (int64_t)tid * 2 * scap : keys + lo, *xp = own ? xk + scap : pay + lo;
-            int where = spt__bucket_sort(tk + lo, tp + lo, xk, xp, m, rem, bscratch + (int64_t)tid * bucket_scratch);
+            int64_t *bh = bscratch + (int64_t)tid * bucket_scratch;
+            int where = two ? bucket_sort_top(tk + lo, tp + lo, xk, xp, m, rem, bh)
+                            : spt__bucket_sort(tk + lo, tp + lo, xk, xp, m, rem, bh);
             const uint64_t *fk = where ? xk : tk + lo, *fp = where ? xp : tp + lo;
             if (fp != pay + lo) memcpy(pay + lo, fp, (size_t)m * sizeof *fp);
-            decode_span(pk, fk, dst->indices + lo * r, m);
+            if (two) decode_span128(&sp2, fk, (uint64_t)b, dst->indices + lo * r, m);
+            else decode_span(pk, fk, dst->indices + lo * r, m);
             for (int64_t i = 1; i < m; i++) repeated += fk[i - 1] == fk[i];
         }
         /* keys of different buckets differ in the top digit: no repeat across buckets */

@@ -2,6 +2,7 @@
 /* test_keys.c -- the key engine (src/keys.c): plan kinds at the 64/65 and 128/129-bit boundaries, and
  * reorder / argsort / dense ranks on shapes of any volume against a reference that never linearizes
  * (a stable merge sort comparing index rows mode by mode). */
+#include <complex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -286,11 +287,167 @@ static void test_bounds(void **state) {
     spt_tensor_free(t);
 }
 
+/* ---- two-word packed keys (src/sort_packed.c): 64 < bits <= 64 + the top digit, >= 65536 entries --- */
+
+/* Reorder (out of place, in place on an owned tensor and on a wrapped one) of the rows ix (n x r) with
+ * values of `dtype` (value of entry i: i, or i mod 2^31 for int32), against the reference. */
+static void check_rows(int64_t r, const int64_t *shape, const int64_t *order, const int64_t *ix, int64_t n,
+                       spt_dtype dtype) {
+    const size_t es = spt_dtype_size(dtype);
+    char *vals = malloc((size_t)(n + 1) * es);
+    for (int64_t i = 0; i < n; i++) {
+        if (dtype == SPT_INT32) ((int32_t *)vals)[i] = (int32_t)i;
+        else if (dtype == SPT_FLOAT64) ((double *)vals)[i] = (double)i;
+        else ((double _Complex *)vals)[i] = (double)i - 1.0 * _Complex_I * (double)i;
+    }
+    int64_t *want = ref_perm(ix, r, order, n);
+    bool unique = true;
+    for (int64_t i = 1; i < n; i++)
+        if (ref_cmp(ix, r, order, want[i - 1], want[i]) == 0) unique = false;
+    int64_t *wix = malloc((size_t)(n * r + 1) * sizeof *wix);
+    char *wv = malloc((size_t)(n + 1) * es);
+    memcpy(wix, ix, (size_t)(n * r) * sizeof *wix);
+    memcpy(wv, vals, (size_t)n * es);
+    spt_tensor *t = NULL, *o = NULL, *w = NULL;
+    ASSERT_OK(spt_tensor_new(dtype, r, shape, n, ix, vals, NULL, &t));
+    ASSERT_OK(spt_tensor_wrap(dtype, r, shape, n, wix, wv, NULL, NULL, NULL, &w));
+    ASSERT_OK(spt_reordered(t, order, &o));
+    ASSERT_OK(spt_reorder(t, order));
+    ASSERT_OK(spt_reorder(w, order));
+    const spt_tensor *outs[3] = {o, t, w};
+    for (int k = 0; k < 3; k++) {
+        const int64_t *oi = spt_tensor_indices(outs[k]);
+        const char *ov = spt_tensor_values(outs[k]);
+        for (int64_t i = 0; i < n; i++) {
+            if (memcmp(oi + i * r, ix + want[i] * r, (size_t)r * sizeof(int64_t)) != 0)
+                fail_msg("output %d, n %lld: row %lld is not entry %lld's", k, (long long)n, (long long)i,
+                         (long long)want[i]);
+            if (memcmp(ov + (size_t)i * es, vals + (size_t)want[i] * es, es) != 0)
+                fail_msg("output %d, n %lld: value %lld is not entry %lld's", k, (long long)n, (long long)i,
+                         (long long)want[i]);
+        }
+    }
+    assert_ptr_equal(spt_tensor_indices(w), wix); /* sorted in the caller's buffers */
+    /* the sorted flags: a second reorder is a no-op, indices_valid agrees with the reference */
+    ASSERT_ST(unique ? SPT_OK : SPT_EINVAL, spt_indices_valid(o));
+    ASSERT_ST(unique ? SPT_OK : SPT_EINVAL, spt_indices_valid(w));
+    spt_tensor_free(o);
+    spt_tensor_free(t);
+    spt_tensor_free(w);
+    free(wix);
+    free(wv);
+    free(want);
+    free(vals);
+}
+
+/* Bit widths at the edges of the two-word path: 65 bits at 65535 (the engine) and 65536 entries (packed),
+ * 75 bits (the top digit 11, the word 64 bits: the widest packed) and 76 (the engine), 128 and 129;
+ * rank 2, 3 (unrolled) and 5 (generic), and a permuted order. */
+static void test_two_word_widths(void **state) {
+    (void)state;
+    const int64_t P32 = (int64_t)1 << 32, P62 = (int64_t)1 << 62, P25 = (int64_t)1 << 25;
+    int64_t b64[] = {P32, P32}, b65[] = {P32 * 2, P32};
+    int64_t b75[] = {P25, P25, P25}, b76[] = {P25, P25, P25 * 2};
+    int64_t b128[] = {P62, P62, 16}, b129[] = {P62, P62, 32};
+    int64_t nell1[] = {2902330, 2143368, 25495389}, lbnl[] = {1605, 4198, 1631, 4209, 868131};
+    int64_t rev3[] = {2, 1, 0}, perm5[] = {4, 0, 3, 1, 2};
+    struct {
+        int64_t r, *shape, *order, n;
+    } cases[] = {
+        {2, b64, NULL, 65536},    {2, b65, NULL, 65535},    {2, b65, NULL, 65536},    {3, b75, NULL, 65536},
+        {3, b76, NULL, 65536},    {3, b128, NULL, 70000},   {3, b129, NULL, 70000},   {3, nell1, NULL, 140000},
+        {3, nell1, rev3, 70000},  {5, lbnl, NULL, 70000},   {5, lbnl, perm5, 70000},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int64_t *ix = draw(cases[c].r, cases[c].shape, cases[c].n);
+        check_rows(cases[c].r, cases[c].shape, cases[c].order, ix, cases[c].n, SPT_FLOAT64);
+        free(ix);
+    }
+    /* values that are not 8 bytes wide: the permutation is carried, the values gathered */
+    int64_t *ix = draw(3, nell1, 70000);
+    check_rows(3, nell1, NULL, ix, 70000, SPT_INT32);
+    check_rows(3, nell1, rev3, ix, 70000, SPT_COMPLEX128);
+    free(ix);
+    ix = draw(5, lbnl, 70000);
+    check_rows(5, lbnl, NULL, ix, 70000, SPT_INT32);
+    free(ix);
+}
+
+/* Shapes of the data inside the buckets: every row equal; rows differing only in the lowest bit of the
+ * key; one bucket of 256 entries (direct LSD sort) and one of 257 (top-bits passes and insertion pass),
+ * buckets of 1 and 2; rows equal in the top bits of the word and random below (the insertion pass gives
+ * up and the LSD sort finishes, in a bucket larger than the per-thread scratch). nell-1's dims, 65536
+ * entries: 69 bits, top digit 5 bits (the first index's top 5 bits), word 64 bits. */
+static void test_two_word_buckets(void **state) {
+    (void)state;
+    int64_t nell1[] = {2902330, 2143368, 25495389};
+    const int64_t n = 65536, B = (int64_t)1 << 17; /* first indices [b * B, (b + 1) * B): bucket b */
+    int64_t *ix = malloc((size_t)n * 3 * sizeof *ix);
+    /* every row equal */
+    for (int64_t i = 0; i < n; i++) ix[i * 3] = 1234567, ix[i * 3 + 1] = 7654, ix[i * 3 + 2] = 25495388;
+    check_rows(3, nell1, NULL, ix, n, SPT_FLOAT64);
+    /* only the lowest bit differs, with some whole rows repeated */
+    for (int64_t i = 0; i < n; i++) ix[i * 3 + 2] = 25495386 + (int64_t)(next_u64() & 1);
+    check_rows(3, nell1, NULL, ix, n, SPT_FLOAT64);
+    check_rows(3, nell1, NULL, ix, n, SPT_INT32);
+    /* buckets of 256, 257, 1 and 2 entries, the rest spread over buckets 4..21 */
+    for (int64_t i = 0; i < n; i++) {
+        int64_t b = i < 256 ? 0 : i < 513 ? 1 : i < 514 ? 2 : i < 516 ? 3 : 4 + below(18);
+        ix[i * 3] = b * B + below(B);
+        ix[i * 3 + 1] = below(nell1[1]);
+        ix[i * 3 + 2] = below(nell1[2]);
+        if (i > 600 && below(16) == 0) memcpy(ix + i * 3, ix + (516 + below(i - 516)) * 3, 3 * sizeof *ix);
+    }
+    for (int64_t i = n - 1; i > 0; i--) { /* shuffled, so that the buckets fill from everywhere */
+        int64_t j = below(i + 1), tmp[3];
+        memcpy(tmp, ix + i * 3, sizeof tmp);
+        memcpy(ix + i * 3, ix + j * 3, sizeof tmp);
+        memcpy(ix + j * 3, tmp, sizeof tmp);
+    }
+    check_rows(3, nell1, NULL, ix, n, SPT_FLOAT64);
+    /* equal in the first two indices (the word's top 22 bits), random in the last */
+    for (int64_t i = 0; i < n; i++) {
+        ix[i * 3] = 2000000;
+        ix[i * 3 + 1] = 1000000 + (below(4) == 0);
+        ix[i * 3 + 2] = below(nell1[2]);
+    }
+    check_rows(3, nell1, NULL, ix, n, SPT_FLOAT64);
+    free(ix);
+}
+
+/* An index outside the shape is reported on the two-word path (rank 3 and rank 5), naming the first. */
+static void test_two_word_bounds(void **state) {
+    (void)state;
+    int64_t nell1[] = {2902330, 2143368, 25495389}, lbnl[] = {1605, 4198, 1631, 4209, 868131};
+    const int64_t n = 70000;
+    int64_t *ix = draw(3, nell1, n);
+    double *v = calloc((size_t)n, sizeof *v);
+    ix[50000 * 3 + 1] = 2143368;
+    ix[60000 * 3 + 2] = -1;
+    spt_tensor *t = NULL, *o = NULL;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 3, nell1, n, ix, v, NULL, &t));
+    ASSERT_ST(SPT_ERANGE, spt_reordered(t, NULL, &o));
+    assert_null(o);
+    ASSERT_ST(SPT_ERANGE, spt_reorder(t, NULL));
+    assert_non_null(strstr(spt_last_error(), "indices[50000]"));
+    spt_tensor_free(t);
+    free(ix);
+    ix = draw(5, lbnl, n);
+    ix[69999 * 5 + 4] = 868131;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 5, lbnl, n, ix, v, NULL, &t));
+    ASSERT_ST(SPT_ERANGE, spt_reorder(t, NULL));
+    assert_non_null(strstr(spt_last_error(), "indices[69999]"));
+    spt_tensor_free(t);
+    free(ix);
+    free(v);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_boundaries), cmocka_unit_test(test_sorts_every_width),
         cmocka_unit_test(test_long_ties),       cmocka_unit_test(test_joint),
-        cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_bounds),          cmocka_unit_test(test_two_word_widths),
+        cmocka_unit_test(test_two_word_buckets), cmocka_unit_test(test_two_word_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

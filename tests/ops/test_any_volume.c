@@ -504,12 +504,52 @@ static void test_dense_outputs(void **state) {
     spt_tensor_free(t);
 }
 
+/* ---- transpose of many entries: the reorder of two-word packed keys (>= 65536 entries, 69 bits) --- */
+
+static const int64_t *qs_ix; /* the rows qsort compares (rank 3) */
+static int cmp_entry(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    int c = cmp_rows(qs_ix + x * 3, qs_ix + y * 3, 3);
+    return c ? c : (x > y) - (x < y); /* equal rows keep their order: the stable reference */
+}
+
+static void test_transpose_large(void **state) {
+    (void)state;
+    const int64_t n = 70000, r = 3, perm[] = {2, 0, 1};
+    int64_t *ix = malloc((size_t)(n * r) * sizeof *ix), *tx = malloc((size_t)(n * r) * sizeof *tx);
+    int64_t *p = malloc((size_t)n * sizeof *p);
+    double *v = malloc((size_t)n * sizeof *v), *w = malloc((size_t)n * sizeof *w);
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t d = 0; d < r; d++) ix[i * r + d] = below(NELL1[d]);
+        if (i > 0 && below(10) == 0) memcpy(ix + i * r, ix + below(i) * r, (size_t)r * sizeof *ix); /* repeats */
+        v[i] = (double)i;
+    }
+    spt_tensor *t = make(r, NELL1, n, ix, v), *o = NULL;
+    ASSERT_OK(spt_transpose(t, perm, &o));
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t k = 0; k < r; k++) tx[i * r + k] = ix[i * r + perm[k]];
+        p[i] = i;
+    }
+    qs_ix = tx;
+    qsort(p, (size_t)n, sizeof *p, cmp_entry);
+    for (int64_t k = 0; k < n; k++) w[k] = v[p[k]];
+    expect_rows(o, r, tx, p, w, n, 0);
+    spt_tensor_free(o);
+    spt_tensor_free(t);
+    free(w);
+    free(v);
+    free(p);
+    free(tx);
+    free(ix);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_max_min),         cmocka_unit_test(test_grad_refuses),         cmocka_unit_test(test_concat),
         cmocka_unit_test(test_reduce_sparse),       cmocka_unit_test(test_softmax),
         cmocka_unit_test(test_transpose_merge_group), cmocka_unit_test(test_split_slice_retain_fill),
         cmocka_unit_test(test_reshape),             cmocka_unit_test(test_dense_outputs),
+        cmocka_unit_test(test_transpose_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
