@@ -126,6 +126,25 @@ static inline uint64_t spt__rkey(const spt__reduce_src *s, int64_t a, int64_t b,
         const int64_t R_ = s->R, *ix_ = s->ix, q_ = s->q, nk_ = s->nk;                                \
         const uint64_t inner_ = s->inner;                                                             \
         uint64_t w_ = c0, cur_ = 0;                                                                   \
+        if (q_ == 1 && nk_ == 2) { /* one prefix dim, one inner dim (a 3-D tensor's axis 1) */       \
+            const int64_t d0_ = s->K[0], d1_ = s->K[1];                                               \
+            for (int64_t i_ = lo; i_ < hi; i_++) {                                                    \
+                const int64_t *row_ = ix_ + i_ * R_;                                                  \
+                const uint64_t pk_ = (uint64_t)row_[d0_], sk_ = (uint64_t)row_[d1_];                  \
+                if (!blk_ || pk_ != cur_) {                                                           \
+                    cur_ = pk_;                                                                       \
+                    SPT__ZERO_CELLS(T, o_, w_, (cur_ + 1) * inner_);                                  \
+                    w_ = (cur_ + 1) * inner_;                                                         \
+                    blk_ = o_ + cur_ * inner_;                                                        \
+                    memset(seen, 0, (size_t)inner_);                                                  \
+                }                                                                                     \
+                T x_ = v_[i_];                                                                        \
+                if (seen[sk_]) x_ = OP(T, blk_[sk_], x_);                                             \
+                blk_[sk_] = x_;                                                                       \
+                seen[sk_] = 1;                                                                        \
+            }                                                                                         \
+            lo = hi; /* done */                                                                       \
+        }                                                                                             \
         for (int64_t i_ = lo; i_ < hi; i_++) {                                                        \
             const int64_t *row_ = ix_ + i_ * R_;                                                      \
             uint64_t pk_ = spt__rkey(s, 0, q_, row_);                                                 \
