@@ -13,25 +13,16 @@
 
 #include "kernels/math.h"
 
-/* B's rows are random reads: each entry prefetches the whole B row (up to 8 cache lines) of the entry
- * SPT__MM_PF places ahead, as the gather floor does (bench/README.md). A register-blocked variant
- * (each row's run accumulated in 8 SSE registers per 16 columns, stored once) was measured slower
- * here: it walks the run once per column block, so a B row's lines are read in two passes. */
-#define SPT__MM_PF 16
-#define SPT__MM_E(p_) (perm ? perm[p_] : (p_))
-
-#define SPT__DEF_MATMUL_ROWS(P, T, KIND)                                                                \
+#define SPT__DEF_MATMUL(P, T, KIND)                                                                     \
     static void P##_rows(const void *vals, const int64_t *ix, const int64_t *perm, int64_t lo, int64_t hi, \
                          int mcol, bool conj_a, const void *b, int64_t n, void *out) {                \
         const T *v_ = vals, *b_ = b;                                                                   \
         T *o_ = out;                                                                                   \
-        const int64_t rowb_ = n * (int64_t)sizeof(T), pfb_ = rowb_ < 512 ? rowb_ : 512;                \
         for (int64_t i_ = lo; i_ < hi; i_++) {                                                         \
             int64_t e_ = perm ? perm[i_] : i_;                                                         \
-            if (i_ + SPT__MM_PF < hi) { /* B rows are random accesses: fetch the whole row ahead */   \
-                const char *f_ = (const char *)(b_ + ix[2 * SPT__MM_E(i_ + SPT__MM_PF) + 1 - mcol] * n); \
-                for (int64_t q_ = 0; q_ < pfb_; q_ += 64) __builtin_prefetch(f_ + q_);                 \
-                __builtin_prefetch(f_ + pfb_ - 1); /* the row's last line when it is not aligned */   \
+            if (i_ + 8 < hi) { /* B rows are random accesses: fetch ahead */                           \
+                int64_t f_ = perm ? perm[i_ + 8] : i_ + 8;                                             \
+                __builtin_prefetch(b_ + ix[2 * f_ + 1 - mcol] * n);                                    \
             }                                                                                          \
             int64_t m_ = ix[2 * e_ + mcol], k_ = ix[2 * e_ + 1 - mcol];                                \
             T a_ = conj_a ? SPT__CONJ_##KIND(T, v_[e_]) : v_[e_];                                      \
@@ -40,10 +31,7 @@
             _Pragma("omp simd") for (int64_t j_ = 0; j_ < n; j_++)                                     \
                 orow_[j_] = SPT__ADD_##KIND(T, orow_[j_], SPT__MUL_##KIND(T, a_, brow_[j_]));          \
         }                                                                                              \
-    }
-
-#define SPT__DEF_MATMUL(P, T, KIND)                                                                     \
-    SPT__DEF_MATMUL_ROWS(P, T, KIND)                                                                   \
+    }                                                                                                  \
     static void P##_adjb(const void *b, int64_t rows, int64_t cols, void *bt) {                        \
         const T *b_ = b;                                                                               \
         T *t_ = bt;                                                                                    \

@@ -4,7 +4,11 @@
  *
  * Entries are keyed by their linear index over the kept dims (row-major over the output).
  * - All dims reduced: one value; fixed chunks reduced in parallel, partials combined in chunk order.
- * - Dense output: out[key] accumulated in storage order. In parallel when the keys are non-decreasing or
+ * - Dense output, entries non-decreasing in the keys (runs) or in a leading prefix of the kept dims
+ *   (blocks; flags or one check say which): read straight from the index rows by the kernels of
+ *   kernels/reduce.h, no key array; chunks split at run / block boundaries own disjoint cell ranges
+ *   and write each cell once (the output is not zeroed first).
+ * - Any other dense output: out[key] accumulated in storage order from a key array. In parallel when
  *   the tensor is sorted by an order whose leading dims are kept (chunks then own disjoint cells);
  *   otherwise one pass in storage order. No sort.
  * - Sparse output: keys already non-decreasing (kept dims a prefix of the order): one pass, no sort;
@@ -34,6 +38,12 @@ static bool prefix_start(const void *ctx, int64_t i) {
 static bool prefix_sorted(const prefix_ctx *c, int64_t n, int nch) {
     int64_t bad = 0;
     (void)nch; /* unused without OpenMP */
+    for (int64_t i = 1; i < n && i < 4096; i++) { /* an unsorted input usually shows it early */
+        const int64_t *b = c->ix + i * c->r, *a = b - c->r;
+        int64_t k = 0;
+        while (k < c->p && a[c->dims[k]] == b[c->dims[k]]) k++;
+        if (k < c->p && a[c->dims[k]] > b[c->dims[k]]) return false;
+    }
 #pragma omp parallel for schedule(static) num_threads(nch) reduction(+ : bad)
     for (int64_t i = 1; i < n; i++) {
         const int64_t *b = c->ix + i * c->r, *a = b - c->r;
