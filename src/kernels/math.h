@@ -82,6 +82,7 @@ spt_status spt__sorted_keys2(const char *fn, const spt_tensor *a, const spt_tens
                             int64_t **pa, int64_t **pb, bool *ua, bool *ub);
 
 /* Internal reduce engine shared by spt_reduce_sum(_sparse) and spt_reduce_max(_sparse). */
+struct spt__reduce_src;
 typedef struct spt__reduce_kernel {
     /* *acc = reduction of vals[e] for e = perm ? perm[i] : i, i in [lo, hi) (hi > lo). */
     void (*seg)(const void *vals, const int64_t *perm, int64_t lo, int64_t hi, void *acc);
@@ -92,6 +93,10 @@ typedef struct spt__reduce_kernel {
     /* *acc = reduction of vals[lo, hi) (hi > lo) in a fixed grouping other than storage order (faster);
      * NULL when the op's result depends on the order (then seg is used). */
     void (*lanes)(const void *vals, int64_t lo, int64_t hi, void *acc);
+    /* The dense-output loops that read the index rows directly (no key array): see kernels/reduce.h. */
+    void (*runs)(const struct spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, void *out);
+    void (*blocks)(const struct spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, void *out,
+                   unsigned char *seen);
 } spt__reduce_kernel;
 
 /* kern NULL: the dtype is not supported (SPT_EDTYPE). Exactly one of dout / sout is non-NULL. */

@@ -2,8 +2,8 @@
 /* reduce.h -- the value loops of the reductions (spt_reduce_sum / spt_reduce_max and their sparse
  * forms), instantiated once per supported dtype.
  *
- * SPT__DEF_REDUCE(P, E, T, OP, LANES) defines P_seg_E, P_combine_E, P_scatter_E (see spt__reduce_kernel
- * in kernels/math.h) where OP(T, acc, x) is the binary reduction (wrapping add, std::max, ...). Values are
+ * SPT__DEF_REDUCE(P, E, T, OP, LANES) defines P_seg_E, P_combine_E, P_scatter_E, P_runs_E and
+ * P_blocks_E (see spt__reduce_kernel in kernels/math.h) where OP(T, acc, x) is the binary reduction (wrapping add, std::max, ...). Values are
  * visited in storage order (through a stable permutation), so a group's result does not depend on the
  * thread count. With LANES (1: OP is associative up to rounding, as sums are; 0: order matters, as for
  * std::max with NaN or signed zeros) it also defines P_lanes_E, the kernel's `lanes` loop. */
@@ -39,6 +39,131 @@
         *(T *)acc = OP(T, l_[0], l_[4]);                                                              \
     }
 
+/* What the dense-output loops read: the values, the index rows (rank R), the kept dims K[0..nk) with
+ * their extents sh[j] = shape[K[j]] (an entry's output cell is its row-major key over them), and the
+ * block prefix K[0..q) (1 <= q < nk) whose leading position in the entries' order makes the blocks:
+ * the cells sharing the prefix, `inner` = sh[q] * ... * sh[nk-1] consecutive cells each. */
+typedef struct spt__reduce_src {
+    const void *vals;
+    const int64_t *ix;
+    int64_t R, nk, q;
+    int64_t K[SPT_MAX_RANK];
+    uint64_t sh[SPT_MAX_RANK];
+    uint64_t inner;
+} spt__reduce_src;
+
+/* The row-major key of row over the kept dims K[a..b) (a < b). */
+static inline uint64_t spt__rkey(const spt__reduce_src *s, int64_t a, int64_t b, const int64_t *row) {
+    uint64_t k = (uint64_t)row[s->K[a]];
+    for (int64_t j = a + 1; j < b; j++) k = k * s->sh[j] + (uint64_t)row[s->K[j]];
+    return k;
+}
+
+/* Store the zero of T into out cells [w, e) (all bits zero is 0 for every number type here). */
+#define SPT__ZERO_CELLS(T, o, w, e)                                                                   \
+    do {                                                                                              \
+        if ((e) > (w)) memset((o) + (w), 0, (size_t)((e) - (w)) * sizeof(T));                         \
+    } while (0)
+
+/* P_runs_E: the dense output of entries [lo, hi) whose keys are non-decreasing; the caller owns cells
+ * [c0, c1) of out (uninitialised), which hold every key of [lo, hi). Each run of equal keys is reduced
+ * in storage order into a register (its first value, then OP with the next ones: the same order as
+ * seg) and stored once; the cells between runs get 0, so every owned cell is written exactly once.
+ * The run boundaries are found inline from the index rows (no key array, no call per run); the one-
+ * dim key (row sums, the leading dims of a 3-D tensor) has its own loop.
+ * P_blocks_E: the same for entries [lo, hi) non-decreasing in the block prefix K[0..q) only (the key
+ * order inside a block is free): a block's cells are zeroed when its first entry is met, then each
+ * entry goes to its cell, the first one stored, the next ones OP'ed in storage order (seen: the
+ * thread's `inner` first-touch flags, cleared per block); the blocks without entries get 0. */
+#define SPT__DEF_REDUCE_DENSE(P, E, T, OP)                                                            \
+    static void P##_runs_##E(const spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, \
+                             void *out) {                                                             \
+        const T *v_ = s->vals;                                                                        \
+        T *o_ = out;                                                                                  \
+        const int64_t R_ = s->R, *ix_ = s->ix;                                                        \
+        uint64_t w_ = c0;                                                                             \
+        if (lo < hi) {                                                                                \
+            uint64_t k_ = spt__rkey(s, 0, s->nk, ix_ + lo * R_);                                      \
+            T a_ = v_[lo];                                                                            \
+            if (s->nk == 1) {                                                                         \
+                const int64_t *c_ = ix_ + s->K[0];                                                    \
+                for (int64_t i_ = lo + 1; i_ < hi; i_++) {                                            \
+                    uint64_t kk_ = (uint64_t)c_[i_ * R_];                                             \
+                    if (kk_ == k_) {                                                                  \
+                        a_ = OP(T, a_, v_[i_]);                                                       \
+                        continue;                                                                     \
+                    }                                                                                 \
+                    SPT__ZERO_CELLS(T, o_, w_, k_);                                                   \
+                    o_[k_] = a_;                                                                      \
+                    w_ = k_ + 1;                                                                      \
+                    k_ = kk_;                                                                         \
+                    a_ = v_[i_];                                                                      \
+                }                                                                                     \
+            } else {                                                                                  \
+                for (int64_t i_ = lo + 1; i_ < hi; i_++) {                                            \
+                    uint64_t kk_ = spt__rkey(s, 0, s->nk, ix_ + i_ * R_);                             \
+                    if (kk_ == k_) {                                                                  \
+                        a_ = OP(T, a_, v_[i_]);                                                       \
+                        continue;                                                                     \
+                    }                                                                                 \
+                    SPT__ZERO_CELLS(T, o_, w_, k_);                                                   \
+                    o_[k_] = a_;                                                                      \
+                    w_ = k_ + 1;                                                                      \
+                    k_ = kk_;                                                                         \
+                    a_ = v_[i_];                                                                      \
+                }                                                                                     \
+            }                                                                                         \
+            SPT__ZERO_CELLS(T, o_, w_, k_);                                                           \
+            o_[k_] = a_;                                                                              \
+            w_ = k_ + 1;                                                                              \
+        }                                                                                             \
+        SPT__ZERO_CELLS(T, o_, w_, c1);                                                               \
+    }                                                                                                 \
+    static void P##_blocks_##E(const spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, \
+                               void *out, unsigned char *seen) {                                      \
+        const T *v_ = s->vals;                                                                        \
+        T *o_ = out, *blk_ = NULL;                                                                    \
+        const int64_t R_ = s->R, *ix_ = s->ix, q_ = s->q, nk_ = s->nk;                                \
+        const uint64_t inner_ = s->inner;                                                             \
+        uint64_t w_ = c0, cur_ = 0;                                                                   \
+        if (q_ == 1 && nk_ == 2) { /* one prefix dim, one inner dim (a 3-D tensor's axis 1) */       \
+            const int64_t d0_ = s->K[0], d1_ = s->K[1];                                               \
+            for (int64_t i_ = lo; i_ < hi; i_++) {                                                    \
+                const int64_t *row_ = ix_ + i_ * R_;                                                  \
+                const uint64_t pk_ = (uint64_t)row_[d0_], sk_ = (uint64_t)row_[d1_];                  \
+                if (!blk_ || pk_ != cur_) {                                                           \
+                    cur_ = pk_;                                                                       \
+                    SPT__ZERO_CELLS(T, o_, w_, (cur_ + 1) * inner_);                                  \
+                    w_ = (cur_ + 1) * inner_;                                                         \
+                    blk_ = o_ + cur_ * inner_;                                                        \
+                    memset(seen, 0, (size_t)inner_);                                                  \
+                }                                                                                     \
+                T x_ = v_[i_];                                                                        \
+                if (seen[sk_]) x_ = OP(T, blk_[sk_], x_);                                             \
+                blk_[sk_] = x_;                                                                       \
+                seen[sk_] = 1;                                                                        \
+            }                                                                                         \
+            lo = hi; /* done */                                                                       \
+        }                                                                                             \
+        for (int64_t i_ = lo; i_ < hi; i_++) {                                                        \
+            const int64_t *row_ = ix_ + i_ * R_;                                                      \
+            uint64_t pk_ = spt__rkey(s, 0, q_, row_);                                                 \
+            if (!blk_ || pk_ != cur_) {                                                               \
+                cur_ = pk_;                                                                           \
+                SPT__ZERO_CELLS(T, o_, w_, (cur_ + 1) * inner_);                                      \
+                w_ = (cur_ + 1) * inner_;                                                             \
+                blk_ = o_ + cur_ * inner_;                                                            \
+                memset(seen, 0, (size_t)inner_);                                                      \
+            }                                                                                         \
+            uint64_t sk_ = spt__rkey(s, q_, nk_, row_);                                               \
+            T x_ = v_[i_];                                                                            \
+            if (seen[sk_]) x_ = OP(T, blk_[sk_], x_);                                                 \
+            blk_[sk_] = x_;                                                                           \
+            seen[sk_] = 1;                                                                            \
+        }                                                                                             \
+        SPT__ZERO_CELLS(T, o_, w_, c1);                                                               \
+    }
+
 #define SPT__DEF_REDUCE(P, E, T, OP, LANES)                                                                  \
     static void P##_seg_##E(const void *vals, const int64_t *perm, int64_t lo, int64_t hi, void *acc) {  \
         const T *v_ = vals;                                                                           \
@@ -67,7 +192,9 @@
         }                                                                                             \
     }                                                                                                 \
     SPT__WHEN(LANES, SPT__DEF_REDUCE_LANES(P, E, T, OP))                                              \
+    SPT__DEF_REDUCE_DENSE(P, E, T, OP)                                                                \
     static const spt__reduce_kernel P##_kernel_##E = {P##_seg_##E, P##_combine_##E, P##_scatter_##E,      \
-                                                      SPT__PICK(LANES, P##_lanes_##E, NULL)};
+                                                      SPT__PICK(LANES, P##_lanes_##E, NULL), P##_runs_##E, \
+                                                      P##_blocks_##E};
 
 #endif /* SPT_KERNELS_REDUCE_H */

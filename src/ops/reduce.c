@@ -4,7 +4,11 @@
  *
  * Entries are keyed by their linear index over the kept dims (row-major over the output).
  * - All dims reduced: one value; fixed chunks reduced in parallel, partials combined in chunk order.
- * - Dense output: out[key] accumulated in storage order. In parallel when the keys are non-decreasing or
+ * - Dense output, entries non-decreasing in the keys (runs) or in a leading prefix of the kept dims
+ *   (blocks; flags or one check say which): read straight from the index rows by the kernels of
+ *   kernels/reduce.h, no key array; chunks split at run / block boundaries own disjoint cell ranges
+ *   and write each cell once (the output is not zeroed first).
+ * - Any other dense output: out[key] accumulated in storage order from a key array. In parallel when
  *   the tensor is sorted by an order whose leading dims are kept (chunks then own disjoint cells);
  *   otherwise one pass in storage order. No sort.
  * - Sparse output: keys already non-decreasing (kept dims a prefix of the order): one pass, no sort;
@@ -12,6 +16,7 @@
  *   compacted afterwards (O(nnz + cells)); else a stable radix sort of the keys. Groups are reduced in
  *   storage order on every path, so the paths agree exactly. */
 #include "kernels/math.h"
+#include "kernels/reduce.h"
 #include "keys.h"
 
 typedef struct {
@@ -33,6 +38,12 @@ static bool prefix_start(const void *ctx, int64_t i) {
 static bool prefix_sorted(const prefix_ctx *c, int64_t n, int nch) {
     int64_t bad = 0;
     (void)nch; /* unused without OpenMP */
+    for (int64_t i = 1; i < n && i < 4096; i++) { /* an unsorted input usually shows it early */
+        const int64_t *b = c->ix + i * c->r, *a = b - c->r;
+        int64_t k = 0;
+        while (k < c->p && a[c->dims[k]] == b[c->dims[k]]) k++;
+        if (k < c->p && a[c->dims[k]] > b[c->dims[k]]) return false;
+    }
 #pragma omp parallel for schedule(static) num_threads(nch) reduction(+ : bad)
     for (int64_t i = 1; i < n; i++) {
         const int64_t *b = c->ix + i * c->r, *a = b - c->r;
@@ -47,43 +58,6 @@ static bool prefix_sorted(const prefix_ctx *c, int64_t n, int nch) {
     return bad == 0;
 }
 
-/* The kept dims K[0..nk) lead t's order and t is known sorted by it: the row-major keys over the kept
- * dims are non-decreasing in storage order. */
-static bool kept_prefix_sorted(const spt_tensor *t, const int64_t *K, int64_t nk) {
-    if (!(t->flags & SPT__F_SORTED) || !spt__order_defined(t->rank, t->order)) return false;
-    for (int64_t k = 0; k < nk; k++)
-        if (t->order[k] != K[k]) return false;
-    return true;
-}
-
-/* Dense output of a tensor whose kept-dim keys are non-decreasing: each run of equal keys reduced in
- * storage order by seg() straight into its cell (the cell's first value, then op with the next ones: the
- * scatter's result without the key array or the seen flags); fixed chunks split at key changes. */
-static void reduce_runs(const spt_tensor *t, const int64_t *K, int64_t nk, const spt__reduce_kernel *kern, int nch,
-                        spt_dense *d) {
-    const int64_t R = t->rank, n = t->nnz, *ix = t->indices, *sh = t->shape;
-    const size_t es = spt_dtype_size(t->dtype);
-    int64_t bnd[SPT__MAX_CHUNKS + 1];
-    prefix_ctx pc = {ix, R, nk, K};
-    spt__chunks(n, nch, bnd, nch > 1 ? prefix_start : NULL, &pc);
-#pragma omp parallel for schedule(static, 1) num_threads(nch)
-    for (int c = 0; c < nch; c++) {
-        const int64_t hi = bnd[c + 1];
-        for (int64_t i = bnd[c], j; i < hi; i = j) {
-            const int64_t *row = ix + i * R;
-            uint64_t key = 0;
-            for (int64_t k = 0; k < nk; k++) key = key * (uint64_t)sh[K[k]] + (uint64_t)row[K[k]];
-            for (j = i + 1; j < hi; j++) {
-                const int64_t *nr = ix + j * R;
-                int64_t k = 0;
-                while (k < nk && nr[K[k]] == row[K[k]]) k++;
-                if (k < nk) break;
-            }
-            kern->seg(t->values, NULL, i, j, (char *)d->data + (size_t)key * es);
-        }
-    }
-}
-
 /* What the strategies below share: the input, the kernel, the kept dims K[0..nk) and the output shape. */
 typedef struct {
     const char *fn;
@@ -95,6 +69,85 @@ typedef struct {
     size_t es;
     int nch;
 } rplan;
+
+/* Strategy 2 -- a dense output read straight from the index rows (kernels/reduce.h: no key array,
+ * the run or block boundaries found inline, every output cell written once by the thread that owns it,
+ * so the output is not zeroed beforehand). Usable when the entries are non-decreasing in the kept dims'
+ * keys (runs) or in a leading prefix K[0..q) of them (blocks); returns 2 (runs), 1 (blocks) or 0 with
+ * s filled in. Sortedness comes from the flags when t is sorted by an order whose leading dims are
+ * K[0..q), else from one parallel check. */
+static int direct_plan(const rplan *p, spt__reduce_src *s) {
+    const spt_tensor *t = p->t;
+    const int64_t R = t->rank, nk = p->nk;
+    const bool defined = spt__order_defined(R, t->order);
+    int64_t q = 0;
+    while (q < nk && (defined ? t->order[q] : q) == p->K[q]) q++;
+    memset(s, 0, sizeof *s);
+    s->vals = t->values;
+    s->ix = t->indices;
+    s->R = R;
+    s->nk = nk;
+    for (int64_t j = 0; j < nk; j++) {
+        s->K[j] = p->K[j];
+        s->sh[j] = (uint64_t)t->shape[p->K[j]];
+    }
+    int kind = 0;
+    if (q > 0 && defined && (t->flags & SPT__F_SORTED)) kind = q == nk ? 2 : 1;
+    else {
+        prefix_ctx all = {t->indices, R, nk, p->K}, pre = {t->indices, R, q, p->K};
+        if (prefix_sorted(&all, t->nnz, p->nch)) kind = 2;
+        else if (q > 0 && q < nk && prefix_sorted(&pre, t->nnz, p->nch)) kind = 1;
+    }
+    if (kind == 2) q = nk;
+    s->q = q;
+    s->inner = 1;
+    for (int64_t j = q; j < nk; j++) s->inner *= s->sh[j];
+    return kind;
+}
+
+/* A dense array of p's output shape whose elements are left uninitialised (strategy 2 writes them all). */
+static spt_status dense_uninit(const rplan *p, spt_dense **out) {
+    spt_status st;
+    *out = NULL;
+    void *buf = spt__alloc_array(p->fn, p->ovol, 1, p->es, false, &st);
+    if (!buf) return st;
+    st = spt_dense_wrap(p->t->dtype, p->orank, p->oshape, buf, NULL, NULL, out);
+    if (st != SPT_OK) {
+        spt__free(buf);
+        return st;
+    }
+    (*out)->owns_data = true;
+    return SPT_OK;
+}
+
+static spt_status reduce_direct(const rplan *p, const spt__reduce_src *s, int kind, spt_dense *d) {
+    spt_status st = SPT_OK;
+    const spt_tensor *t = p->t;
+    const int64_t n = t->nnz, R = t->rank;
+    int64_t work = n > INT64_MAX / (R + 1) ? INT64_MAX : n * R, bnd[SPT__MAX_CHUNKS + 1];
+    work = work > INT64_MAX - p->ovol / 4 ? INT64_MAX : work + p->ovol / 4; /* the entries, the cells */
+    const int nch = spt__nchunks(work, 1);
+    uint64_t cell[SPT__MAX_CHUNKS + 1];
+    unsigned char *seen = NULL;
+    if (kind == 1) {
+        seen = spt__alloc_array(p->fn, nch, (int64_t)s->inner, 1, false, &st);
+        if (!seen) return st;
+    }
+    prefix_ctx pc = {t->indices, R, s->q, s->K};
+    spt__chunks(n, nch, bnd, nch > 1 ? prefix_start : NULL, &pc);
+    /* chunk c owns the cells from its first entry's block (its key for runs) to the next chunk's */
+    cell[0] = 0;
+    for (int c = 1; c <= nch; c++)
+        cell[c] = bnd[c] < n ? spt__rkey(s, 0, s->q, t->indices + bnd[c] * R) * s->inner : (uint64_t)p->ovol;
+    cell[nch] = (uint64_t)p->ovol;
+#pragma omp parallel for schedule(static, 1) num_threads(nch)
+    for (int c = 0; c < nch; c++) {
+        if (kind == 2) p->kern->runs(s, bnd[c], bnd[c + 1], cell[c], cell[c + 1], d->data);
+        else p->kern->blocks(s, bnd[c], bnd[c + 1], cell[c], cell[c + 1], d->data, seen + (size_t)c * s->inner);
+    }
+    spt__free(seen);
+    return SPT_OK;
+}
 
 /* Strategy 1 -- every dim reduced: one value; fixed chunks reduced in parallel, partials combined in
  * chunk order. Into d (dense) or a new *o. */
@@ -290,6 +343,15 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
         spt__fmt_index(buf, sizeof buf, p.oshape, p.orank);
         return spt__err(SPT_EOVERFLOW, "%s: the dense output of shape %s would have more than INT64_MAX elements", fn, buf);
     }
+    if (dout && p.nk > 0 && n > 0 && p.ovol > 0) { /* strategy 2 */
+        spt__reduce_src src;
+        int kind = direct_plan(&p, &src);
+        if (kind) {
+            SPT__CHECK(dense_uninit(&p, &d));
+            SPT__CHECK(reduce_direct(&p, &src, kind, d));
+            goto done;
+        }
+    }
     if (dout) SPT__CHECK(spt_dense_new(t->dtype, p.orank, p.oshape, &d));
 
     if (p.nk == 0) { /* strategy 1 */
@@ -298,10 +360,6 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
     }
     if (n == 0) {
         if (!d) SPT__CHECK(spt__tensor_alloc(fn, t->dtype, p.orank, p.oshape, 0, NULL, &o));
-        goto done;
-    }
-    if (d && kept_prefix_sorted(t, p.K, p.nk)) { /* strategy 2 */
-        reduce_runs(t, p.K, p.nk, kern, p.nch, d);
         goto done;
     }
     keys = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);

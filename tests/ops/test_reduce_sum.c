@@ -250,12 +250,126 @@ static void test_all_axes_lanes(void **state) {
     spt_tensor_free(t);
 }
 
+/* The dense outputs read straight from the index rows (runs when the entries are sorted by the kept
+ * dims, blocks when only a leading prefix of them is sorted, the key scatter otherwise) must give,
+ * bit for bit, each cell's left fold in storage order (first value, then + / max with the next ones),
+ * 0 in the empty cells, whatever the thread count and whether sortedness comes from the flags or from
+ * the check. The values make the order visible: 1e16 and -1e16 cancel only if the ones between them
+ * are added in storage order. And a cell holding only -0.0 stays -0.0 (a fold started from +0.0 would
+ * give +0.0) while an empty one is +0.0. */
+static void fold_ref(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool max, double *ref, int64_t ovol) {
+    const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t), *sh = spt_tensor_shape(t), *ix = spt_tensor_indices(t);
+    const double *v = spt_tensor_values(t);
+    bool red[4] = {false, false, false, false};
+    for (int64_t j = 0; j < naxes; j++) red[axes[j]] = true;
+    unsigned char *seen = calloc((size_t)ovol + 1, 1);
+    assert_non_null(seen);
+    for (int64_t o = 0; o < ovol; o++) ref[o] = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t key = 0;
+        for (int64_t d = 0; d < r; d++)
+            if (!red[d]) key = key * sh[d] + ix[i * r + d];
+        double x = v[i];
+        if (seen[key]) ref[key] = max ? (ref[key] < x ? x : ref[key]) : ref[key] + x;
+        else ref[key] = x;
+        seen[key] = 1;
+    }
+    free(seen);
+}
+
+static void test_direct_paths_exact(void **state) {
+    (void)state;
+    { /* [3, 4]: row 0 = 1e16 + 1 + 1 - 1e16 = 0 in storage order (2 otherwise), row 1 only -0.0, row 2 empty */
+        int64_t shape[2] = {3, 4}, ix[12] = {0, 0, 0, 1, 0, 2, 0, 3, 1, 1, 1, 3}, ax[1] = {1};
+        double v[6] = {1e16, 1.0, 1.0, -1e16, -0.0, -0.0};
+        for (int flagged = 0; flagged < 2; flagged++) {
+            spt_tensor *t;
+            spt_dense *d;
+            ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 2, shape, 6, ix, v, NULL, &t));
+            if (flagged) ASSERT_OK(spt_reorder(t, NULL));
+            ASSERT_OK(spt_reduce_sum(t, ax, 1, false, &d));
+            const double *o = spt_dense_data(d);
+            assert_true(o[0] == 0.0 && !signbit(o[0]));
+            assert_true(o[1] == 0.0 && signbit(o[1]));
+            assert_true(o[2] == 0.0 && !signbit(o[2]));
+            spt_dense_free(d);
+            spt_tensor_free(t);
+        }
+    }
+    mt_seed(4242);
+    int64_t shapes[3][3] = {{40, 30, 20}, {300, 7, 50}, {5, 400, 60}};
+    const int64_t orders[4][3] = {{0, 1, 2}, {0, 2, 1}, {2, 0, 1}, {1, 0, 2}};
+    const int64_t axes_sets[4][2] = {{1, 1}, {2, 2}, {0, 0}, {1, 2}};
+    const int64_t nax[4] = {1, 1, 1, 2};
+    for (int si = 0; si < 3; si++) {
+        const int64_t *shape = shapes[si], n = 60000 + si * 20000;
+        int64_t *ix = malloc((size_t)n * 3 * sizeof *ix);
+        double *v = malloc((size_t)n * sizeof *v);
+        assert_true(ix && v);
+        for (int64_t i = 0; i < n; i++) {
+            for (int d = 0; d < 3; d++) ix[i * 3 + d] = mt_int(shape[d]);
+            int64_t c = mt_int(20);
+            v[i] = c == 0 ? 1e16 : c == 1 ? -1e16 : c == 2 ? -0.0 : c < 12 ? 1.0 : (double)(mt_int(2001) - 1000) / 8;
+        }
+        /* one cell that only holds -0.0 (at the first index of every dim) */
+        for (int d = 0; d < 3; d++) ix[d] = 0;
+        v[0] = -0.0;
+        for (int64_t i = 1; i < n; i++)
+            if (ix[i * 3] == 0 && ix[i * 3 + 1] == 0 && ix[i * 3 + 2] == 0) ix[i * 3 + 2] = 1 + mt_int(shape[2] - 1);
+        for (int oi = 0; oi < 4; oi++)
+            for (int flagged = 0; flagged < 2; flagged++) {
+                spt_tensor *t, *u;
+                ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 3, shape, n, ix, v, NULL, &t));
+                ASSERT_OK(spt_reorder(t, orders[oi]));
+                if (!flagged) { /* the same sorted entries without the flags: sortedness found by the check */
+                    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 3, shape, n, spt_tensor_indices(t), spt_tensor_values(t),
+                                             NULL, &u));
+                    spt_tensor_free(t);
+                    t = u;
+                }
+                for (int a = 0; a < 4; a++)
+                    for (int max = 0; max < 2; max++) {
+                        int64_t ovol = 1;
+                        bool red[3] = {false, false, false};
+                        for (int j = 0; j < nax[a]; j++) red[axes_sets[a][j]] = true;
+                        for (int d = 0; d < 3; d++)
+                            if (!red[d]) ovol *= shape[d];
+                        double *ref = malloc((size_t)ovol * sizeof *ref);
+                        assert_non_null(ref);
+                        fold_ref(t, axes_sets[a], nax[a], max, ref, ovol);
+                        for (int th = 1; th <= 4; th++) {
+                            spt_dense *d;
+                            spt_set_num_threads(th);
+                            ASSERT_OK(max ? spt_reduce_max(t, axes_sets[a], nax[a], false, &d)
+                                          : spt_reduce_sum(t, axes_sets[a], nax[a], false, &d));
+                            assert_int_equal(spt_dense_size(d), ovol);
+                            if (memcmp(spt_dense_data(d), ref, (size_t)ovol * sizeof *ref) != 0) {
+                                const double *got = spt_dense_data(d);
+                                for (int64_t o = 0; o < ovol; o++)
+                                    if (memcmp(&got[o], &ref[o], sizeof *ref))
+                                        fail_msg("shape %d order %d flagged %d axes %d max %d threads %d: cell %lld "
+                                                 "is %a, the fold in storage order %a",
+                                                 si, oi, flagged, a, max, th, (long long)o, got[o], ref[o]);
+                            }
+                            spt_dense_free(d);
+                        }
+                        spt_set_num_threads(0);
+                        free(ref);
+                    }
+                spt_tensor_free(t);
+            }
+        free(ix);
+        free(v);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_docstring),  cmocka_unit_test(test_sparse_output), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_empty_and_zero_dims), cmocka_unit_test(test_huge_sparse_output),
         cmocka_unit_test(test_complex),    cmocka_unit_test(test_integer_wraps), cmocka_unit_test(test_property),
         cmocka_unit_test(test_threads),    cmocka_unit_test(test_all_axes_lanes),    cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_direct_paths_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
