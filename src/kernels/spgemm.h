@@ -16,9 +16,9 @@
  *     column, sized by the row's products, the distinct columns then sorted.
  * All three sum a column's products in the same order -- A's row entries in their stable sorted order,
  * each B row in its stable order -- so results are bit-identical whichever is chosen and however the
- * rows are chunked. Columns are emitted in ascending order; with c->lead the leading coordinates of the
- * row (batch, row) are written beside each column, so the chunk writes finished index rows. On
- * allocation failure c->st is set and the chunk stops. */
+ * rows are chunked. Columns are emitted in ascending order as finished index rows ([batch,] row,
+ * column), into the output itself or into the chunk's own buffers. On allocation failure c->st is set
+ * and the chunk stops. */
 #ifndef SPT_KERNELS_SPGEMM_H
 #define SPT_KERNELS_SPGEMM_H
 
@@ -46,13 +46,11 @@ typedef struct spt__gemm {
 
 /* One chunk's output and scratch (owned by the chunk; freed by the driver). */
 typedef struct spt__gemm_chunk {
-    int64_t *col;  /* output columns, every cstride-th element */
-    int64_t cstride;
-    int lead;      /* leading coordinates written before each column (0, or the rank - 1) */
-    bool fixed;    /* col/val are the final output, sized for every row's bound: never grown */
+    int64_t *idx;  /* output index rows of `rank` coordinates */
+    int64_t rank;  /* 2, or 3 (batch first) */
+    bool fixed;    /* idx/val are the final output, sized for every row's bound: never grown */
     void *val;     /* output values */
     int64_t n, cap;
-    int64_t *rcnt; /* shared array: rcnt[r] = entries of output row r (each row written by one chunk) */
     int64_t *hkey; /* hash accumulator keys (-1 = free) */
     void *hval;
     int64_t hcap;
@@ -100,15 +98,13 @@ static inline int64_t spt__gemm_hash(int64_t c, uint64_t seed, int64_t mask) {
 }
 #define SPT__GEMM_HASH(c, mask) spt__gemm_hash((c), g->hseed, (mask))
 
-/* Append (column, value) to the chunk's output, with the row's leading coordinates when c->lead. */
+/* Append the index row ([batch,] row, colv) and the value v to the chunk's output (oi_: the next row). */
 #define SPT__GEMM_EMIT(colv, v)                               \
     do {                                                      \
-        int64_t *o_ = c->col + w_ * cs_;                      \
-        o_[0] = (colv);                                       \
-        if (lead_) {                                          \
-            o_[-1] = lm_;                                     \
-            if (lead_ > 1) o_[-2] = lb_;                      \
-        }                                                     \
+        if (rk_ == 3) *oi_++ = lb_;                           \
+        oi_[0] = lm_;                                         \
+        oi_[1] = (colv);                                      \
+        oi_ += 2;                                             \
         ov_[w_++] = (v);                                      \
     } while (0)
 
@@ -131,11 +127,9 @@ static inline int64_t spt__gemm_hash(int64_t c, uint64_t seed, int64_t mask) {
 #define SPT__DEF_SPGEMM(P, T, KIND)                                                                        \
     static void P##_rows(const spt__gemm *g, int64_t rlo, int64_t rhi, spt__gemm_chunk *c) {               \
         const T *av_ = g->av, *bv_ = g->bv;                                                               \
-        const int64_t N_ = g->ncols, end_ = g->aptr[rhi], cs_ = c->cstride;                               \
-        const int lead_ = c->lead;                                                                        \
+        const int64_t N_ = g->ncols, end_ = g->aptr[rhi], rk_ = c->rank;                                  \
         for (int64_t r_ = rlo; r_ < rhi; r_++) {                                                          \
             const int64_t flops_ = g->afl[r_];                                                            \
-            c->rcnt[r_] = 0;                                                                              \
             if (flops_ == 0) continue;                                                                    \
             const int64_t bound_ = flops_ < N_ ? flops_ : N_;                                             \
             const bool dense_ = N_ <= g->dense_max && flops_ >= N_ / 16;                                 \
@@ -148,12 +142,9 @@ static inline int64_t spt__gemm_hash(int64_t c, uint64_t seed, int64_t mask) {
             if (!spt__gemm_reserve(c, g, sizeof(T), bound_, sort_ ? flops_ : bound_, hcap_,              \
                                    sort_ ? flops_ : 0, dense_))                                          \
                 return;                                                                                   \
-            int64_t cnt_ = 0, *list_ = c->list, w_ = c->n, lm_ = 0, lb_ = 0;                              \
+            int64_t cnt_ = 0, *list_ = c->list, w_ = c->n, *oi_ = c->idx + w_ * rk_;                      \
+            const int64_t lb_ = g->arid[r_] / g->M, lm_ = g->arid[r_] % g->M;                             \
             T *ov_ = c->val;                                                                              \
-            if (lead_) {                                                                                  \
-                lb_ = g->arid[r_] / g->M;                                                                 \
-                lm_ = g->arid[r_] % g->M;                                                                 \
-            }                                                                                             \
             if (sort_) {                                                                                  \
                 T *pv_ = c->pval;                                                                         \
                 SPT__GEMM_PRODUCTS(T, KIND, {                                                             \
@@ -216,7 +207,6 @@ static inline int64_t spt__gemm_hash(int64_t c, uint64_t seed, int64_t mask) {
                     SPT__GEMM_EMIT(col_, v_);                                                             \
                 }                                                                                         \
             }                                                                                             \
-            c->rcnt[r_] = w_ - c->n;                                                                      \
             c->n = w_;                                                                                    \
         }                                                                                                 \
     }

@@ -40,9 +40,9 @@ bool spt__gemm_reserve(spt__gemm_chunk *c, const spt__gemm *g, size_t es, int64_
     if (!c->fixed && c->n + need > c->cap) {
         int64_t cap = c->cap ? c->cap : 1024;
         while (cap < c->n + need) cap *= 2;
-        int64_t *col = spt__realloc(c->col, (size_t)cap * sizeof(int64_t));
-        if (!col) goto nomem;
-        c->col = col;
+        int64_t *idx = spt__realloc(c->idx, (size_t)cap * (size_t)c->rank * sizeof(int64_t));
+        if (!idx) goto nomem;
+        c->idx = idx;
         void *val = spt__realloc(c->val, (size_t)cap * es);
         if (!val) goto nomem;
         c->val = val;
@@ -122,15 +122,24 @@ void spt__gemm_sort(int64_t *a, int64_t n, int64_t *tmp, int64_t ncols, int low)
             return;
         }
     }
-    /* LSD radix on 8-bit digits of the high part, up to the width of ncols - 1 */
-    int bits = ncols > 1 ? 64 - __builtin_clzll((uint64_t)(ncols - 1)) : 1;
+    /* LSD radix on the high parts, up to the width of the largest: digits of 5 to 8 bits by n (a
+     * 256-entry histogram zeroed and scanned per pass would outweigh a short row), equal-sized */
+    uint64_t any = 0;
+    for (int64_t i = 0; i < n; i++) any |= (uint64_t)a[i];
+    any >>= low;
+    const int bits = any ? 64 - __builtin_clzll(any) : 1;
+    int d = n <= 64 ? 5 : n <= 256 ? 6 : n <= 1024 ? 7 : 8;
+    const int passes = (bits + d - 1) / d;
+    d = (bits + passes - 1) / passes;
+    const uint64_t dm = ((uint64_t)1 << d) - 1;
     int64_t *src = a, *dst = tmp;
-    for (int shift = low; shift < low + bits; shift += 8) {
-        int64_t cnt[256] = {0};
-        for (int64_t i = 0; i < n; i++) cnt[(uint64_t)src[i] >> shift & 255]++;
-        if (cnt[(uint64_t)src[0] >> shift & 255] == n) continue; /* constant digit */
-        spt__scan_exclusive(cnt, 256);
-        for (int64_t i = 0; i < n; i++) dst[cnt[(uint64_t)src[i] >> shift & 255]++] = src[i];
+    for (int shift = low; shift < low + bits; shift += d) {
+        int64_t cnt[256];
+        memset(cnt, 0, (size_t)(dm + 1) * sizeof(int64_t));
+        for (int64_t i = 0; i < n; i++) cnt[(uint64_t)src[i] >> shift & dm]++;
+        if (cnt[(uint64_t)src[0] >> shift & dm] == n) continue; /* constant digit */
+        spt__scan_exclusive(cnt, (int64_t)dm + 1);
+        for (int64_t i = 0; i < n; i++) dst[cnt[(uint64_t)src[i] >> shift & dm]++] = src[i];
         int64_t *t = src;
         src = dst;
         dst = t;
@@ -251,7 +260,7 @@ spt_status spt_sparse_sparse_matmul(const spt_tensor *a, const spt_tensor *b, bo
     SPT__TRY(spt__ensure_valid(fn, b));
 
     csr ca = {0}, cb = {0};
-    int64_t *abr = NULL, *afl = NULL, *rcnt = NULL, *bptr = NULL, *bcol = NULL;
+    int64_t *abr = NULL, *afl = NULL, *bptr = NULL, *bcol = NULL;
     void *avals = NULL, *bvals = NULL;
     spt__gemm_chunk ch[SPT__MAX_CHUNKS];
     memset(ch, 0, sizeof ch);
@@ -308,8 +317,6 @@ spt_status spt_sparse_sparse_matmul(const spt_tensor *a, const spt_tensor *b, bo
     bcol = spt__alloc_array(fn, b->nnz, 1, sizeof(int64_t), false, &st);
     if (!bcol) goto fail;
     for (int64_t i = 0; i < b->nnz; i++) bcol[i] = b->indices[(cb.perm ? cb.perm[i] : i) * r + bcc];
-    rcnt = spt__alloc_array(fn, ca.nr, 1, sizeof(int64_t), true, &st);
-    if (!rcnt) goto fail;
     /* chunks of near-equal work (the products each row needs) */
     int nth = spt__threads_for(total / 4);
     nch = nth > 1 ? 4 * nth : 1;
@@ -371,17 +378,13 @@ spt_status spt_sparse_sparse_matmul(const spt_tensor *a, const spt_tensor *b, bo
         SPT__CHECK(spt__tensor_alloc_uninit(fn, a->dtype, r, oshape, btotal, NULL, &o));
         for (int c = 0; c < nch; c++) {
             base[c + 1] = base[c] + cbound[c];
-            ch[c].col = o->indices + base[c] * r + (r - 1);
+            ch[c].idx = o->indices + base[c] * r;
             ch[c].val = (char *)o->values + (size_t)base[c] * es;
             ch[c].cap = cbound[c];
             ch[c].fixed = true;
-            ch[c].lead = (int)r - 1;
         }
     }
-    for (int c = 0; c < nch; c++) {
-        ch[c].rcnt = rcnt;
-        ch[c].cstride = direct ? r : 1;
-    }
+    for (int c = 0; c < nch; c++) ch[c].rank = r;
     /* direct: chunks [0, placed) are final and end at entry `nnz`; a finished chunk is marked, and
      * whoever finishes the chunk at `placed` moves it and every finished one after it into place */
     int64_t nnz = 0;
@@ -425,19 +428,11 @@ spt_status spt_sparse_sparse_matmul(const spt_tensor *a, const spt_tensor *b, bo
         base[0] = 0;
         for (int c = 0; c < nch; c++) base[c + 1] = base[c] + ch[c].n;
 #pragma omp parallel for schedule(static, 1) num_threads(nth)
-        for (int c = 0; c < nch; c++) {
-            int64_t w = base[c];
-            if (ch[c].n) memcpy((char *)o->values + (size_t)w * es, ch[c].val, (size_t)ch[c].n * es);
-            for (int64_t row = rb[c]; row < rb[c + 1]; row++) {
-                int64_t key = ca.rid[row], bt = key / M, m = key % M;
-                for (int64_t q = 0; q < rcnt[row]; q++, w++) {
-                    int64_t *dst = o->indices + w * r;
-                    if (r == 3) *dst++ = bt;
-                    dst[0] = m;
-                    dst[1] = ch[c].col[w - base[c]];
-                }
+        for (int c = 0; c < nch; c++)
+            if (ch[c].n) {
+                memcpy(o->indices + base[c] * r, ch[c].idx, (size_t)(ch[c].n * r) * sizeof(int64_t));
+                memcpy((char *)o->values + (size_t)base[c] * es, ch[c].val, (size_t)ch[c].n * es);
             }
-        }
     }
 done:
     spt__set_row_major(o, SPT__F_VALID | SPT__F_SORTED | SPT__F_UNIQUE);
@@ -449,7 +444,7 @@ fail:
 cleanup:
     for (int c = 0; c < nch; c++) {
         if (!ch[c].fixed) { /* fixed: they point into the output */
-            spt__free(ch[c].col);
+            spt__free(ch[c].idx);
             spt__free(ch[c].val);
         }
         spt__free(ch[c].hkey);
@@ -466,7 +461,6 @@ cleanup:
     spt__free(bvals);
     spt__free(abr);
     spt__free(afl);
-    spt__free(rcnt);
     csr_free(&ca);
     csr_free(&cb);
     return st;
