@@ -169,6 +169,7 @@ static spt_status csr_build(const char *fn, const spt_tensor *t, int rc, int64_t
     const int64_t n = t->nnz, r = t->rank, rows = t->shape[rc];
     uint64_t *keys = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);
     if (!keys) return st;
+    spt__hint_huge(keys, (size_t)n * sizeof(uint64_t));
     bool sorted = true;
     for (int64_t i = 0; i < n; i++) {
         const int64_t *row = t->indices + i * r;
@@ -178,6 +179,7 @@ static spt_status csr_build(const char *fn, const spt_tensor *t, int rc, int64_t
     if (!sorted) {
         m->perm = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
         if (!m->perm) goto fail;
+        spt__hint_huge(m->perm, (size_t)n * sizeof(int64_t));
         SPT__CHECK(spt__radix_sort(fn, keys, m->perm, n, (uint64_t)(nbatch * rows - 1)));
     }
     int64_t nr = 0;
@@ -278,6 +280,7 @@ spt_status spt_sparse_sparse_matmul(const spt_tensor *a, const spt_tensor *b, bo
     const int64_t na = a->nnz, bspace = bspace_chk; /* checked above */
     abr = spt__alloc_array(fn, na, 2, sizeof(int64_t), false, &st);
     if (!abr) goto fail;
+    spt__hint_huge(abr, (size_t)na * 2 * sizeof(int64_t)); /* scratch of the input's size: fewer faults */
     afl = spt__alloc_array(fn, ca.nr, 1, sizeof(int64_t), false, &st);
     if (!afl) goto fail;
     if (bspace <= 4 * b->nnz + 65536) {
@@ -316,6 +319,7 @@ spt_status spt_sparse_sparse_matmul(const spt_tensor *a, const spt_tensor *b, bo
     bptr = NULL;
     bcol = spt__alloc_array(fn, b->nnz, 1, sizeof(int64_t), false, &st);
     if (!bcol) goto fail;
+    spt__hint_huge(bcol, (size_t)b->nnz * sizeof(int64_t));
     for (int64_t i = 0; i < b->nnz; i++) bcol[i] = b->indices[(cb.perm ? cb.perm[i] : i) * r + bcc];
     /* chunks of near-equal work (the products each row needs) */
     int nth = spt__threads_for(total / 4);
@@ -339,11 +343,13 @@ spt_status spt_sparse_sparse_matmul(const spt_tensor *a, const spt_tensor *b, bo
     if (ca.perm) {
         avals = spt__alloc_array(fn, a->nnz, 1, es, false, &st);
         if (!avals) goto fail;
+        spt__hint_huge(avals, (size_t)a->nnz * es);
         for (int64_t i = 0; i < a->nnz; i++) spt__copy_elem(avals, i, a->values, ca.perm[i], es);
     }
     if (cb.perm) {
         bvals = spt__alloc_array(fn, b->nnz, 1, es, false, &st);
         if (!bvals) goto fail;
+        spt__hint_huge(bvals, (size_t)b->nnz * es);
         for (int64_t i = 0; i < b->nnz; i++) spt__copy_elem(bvals, i, b->values, cb.perm[i], es);
     }
     spt__gemm g = {ca.ptr, afl, abr, ca.rid, bcol, avals ? avals : a->values, bvals ? bvals : b->values,
