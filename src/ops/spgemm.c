@@ -2,8 +2,11 @@
 /* spgemm.c -- spt_sparse_sparse_matmul: sparse x sparse matrix product (rank 2) and its batched form
  * (rank 3, batch dim first), by Gustavson's row-wise algorithm. Both operands are brought into a
  * compressed row form over their non-empty rows (a stable radix sort by row unless already grouped);
- * the rows of op(A) are split into chunks of near-equal work, each chunk run by one thread into its own
- * buffers (no atomics), and the buffers are then copied into the result in row order. */
+ * each A entry's range of B entries and each A row's product count are found once; the rows of op(A)
+ * are split into chunks of near-equal products, each chunk run by one thread (no atomics) writing
+ * finished index rows into its stretch of an output sized by per-row upper bounds (min(products, N)),
+ * moved down into place as the chunks before it finish -- or, when the bounds are far above the input's
+ * size, into buffers of its own copied out at the end. */
 #include <time.h>
 
 #include "kernels/spgemm.h"
