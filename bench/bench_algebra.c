@@ -6,7 +6,7 @@
  * With SuiteSparse:GraphBLAS (Debian libgraphblas-dev) as the peer for the two SpGEMM workloads:
  *   cc -O2 -fopenmp -DSPT_BENCH_GRAPHBLAS -Iinclude bench/bench_algebra.c build/libspt.a -lgraphblas -lm \
  *      -o build/bench_algebra
- * Run:  ./build/bench_algebra [workload ...]   (default: all; names below) [--dump DIR]
+ * Run:  ./build/bench_algebra [workload ...]   (default: all; names below) [--reps N] [--dump DIR [--dump-only]]
  *
  * Workloads (values float64 in [0, 1), indices int64):
  *   spgemm_rand   A x B, A and B random [10^5 x 10^5] with 10^6 distinct entries each (row-major)
@@ -15,9 +15,12 @@
  *   mttkrp        MTTKRP, mode 0, of a random [10^4]^3 tensor with 10^7 entries, rank-16 factors
  *   bmm           64 sparse [1000 x 1000] with 10^4 entries each (rank 3, [64,1000,1000]) x a dense
  *                 [1000 x 64] shared by the batch
- * Each: one warm-up, then 5 timed runs (3 for the large ones); the median, min and max wall seconds and
- * the median CPU seconds of the process (all threads) are printed. `--dump DIR` writes the inputs as
- * .npy coordinate arrays (DIR/<name>_{row,col,val}.npy ...) for the Python peers. */
+ * Each at 1 and 2 threads: one warm-up, then N timed runs (default 5); with GraphBLAS, spt and GrB_mxm
+ * alternate run by run (so that a change in the machine's load hits both alike). The median, min and
+ * max wall seconds and the median CPU seconds of the process (all threads) are printed, with
+ * /proc/loadavg before and after. `--dump DIR` writes the inputs as .npy coordinate arrays
+ * (DIR/<name>_{i0,i1,..,val,shape}.npy) for the Python peers (bench/bench_algebra.py); `--dump-only`
+ * stops there. */
 #include "spt.h"
 
 #include <stdio.h>
@@ -125,31 +128,59 @@ static int cmp_d(const void *x, const void *y) {
     return a < b ? -1 : a > b;
 }
 
-static int run(const char *name, op_fn f, work *w, int reps) {
+static void report(const char *name, const char *who, int th, double *t, double *u, int reps) {
+    qsort(t, (size_t)reps, sizeof t[0], cmp_d);
+    qsort(u, (size_t)reps, sizeof u[0], cmp_d);
+    printf("%-14s %-9s threads=%d  median %.4f s  (min %.4f, max %.4f)  cpu median %.4f s\n", name, who, th,
+           t[reps / 2], t[0], t[reps - 1], u[reps / 2]);
+    fflush(stdout);
+}
+
+static void loadavg(const char *name, const char *when) {
+    char buf[128] = "?";
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (!fgets(buf, sizeof buf, f)) buf[0] = 0;
+        fclose(f);
+    }
+    buf[strcspn(buf, "\n")] = 0;
+    printf("%-14s load %s: %s\n", name, when, buf);
+}
+
+#define MAX_REPS 64
+/* spt's op at 1 and 2 threads, alternating run by run with `peer` (may be NULL: spt alone). */
+typedef void (*peer_fn)(void *ctx, int threads);
+static int run(const char *name, op_fn f, work *w, int reps, peer_fn peer, void *ctx) {
+    loadavg(name, "before");
     for (int th = 1; th <= 2; th++) {
-        spt_set_num_threads(th);
-        double t[5], u[5];
-        if (f(w) != SPT_OK) { /* warm-up */
-            fprintf(stderr, "%s: %s\n", name, spt_last_error());
-            return 1;
-        }
-        for (int k = 0; k < reps; k++) {
+        double t[MAX_REPS], u[MAX_REPS], pt[MAX_REPS], pu[MAX_REPS];
+        for (int k = -1; k < reps; k++) { /* k = -1: warm-up */
+            spt_set_num_threads(th);
             double t0 = now(), c0 = cpu();
             spt_status st = f(w);
-            t[k] = now() - t0;
-            u[k] = cpu() - c0;
+            if (k >= 0) {
+                t[k] = now() - t0;
+                u[k] = cpu() - c0;
+            }
             if (st != SPT_OK) {
                 fprintf(stderr, "%s: %s\n", name, spt_last_error());
                 return 1;
             }
+            if (peer) {
+                t0 = now();
+                c0 = cpu();
+                peer(ctx, th);
+                if (k >= 0) {
+                    pt[k] = now() - t0;
+                    pu[k] = cpu() - c0;
+                }
+            }
         }
-        qsort(t, (size_t)reps, sizeof t[0], cmp_d);
-        qsort(u, (size_t)reps, sizeof u[0], cmp_d);
-        printf("%-14s spt       threads=%d  median %.4f s  (min %.4f, max %.4f)  cpu median %.4f s\n", name, th,
-               t[reps / 2], t[0], t[reps - 1], u[reps / 2]);
-        fflush(stdout);
+        report(name, "spt", th, t, u, reps);
+        if (peer) report(name, "graphblas", th, pt, pu, reps);
     }
     spt_set_num_threads(0);
+    loadavg(name, "after");
     return 0;
 }
 
@@ -213,37 +244,39 @@ static GrB_Matrix grb_from(const spt_tensor *t) {
     free(c);
     return m;
 }
-static void grb_run(const char *name, const spt_tensor *a, const spt_tensor *b, bool transpose_b) {
-    GrB_Matrix A = grb_from(a), B = grb_from(b), C;
-    GrB_Descriptor desc = transpose_b ? GrB_DESC_T1 : NULL;
-    for (int th = 1; th <= 2; th++) {
-        GxB_Global_Option_set(GxB_NTHREADS, th);
-        double t[5];
-        for (int k = -1; k < 3; k++) {
-            GrB_Matrix_new(&C, GrB_FP64, (GrB_Index)spt_tensor_shape(a)[0],
-                           (GrB_Index)spt_tensor_shape(b)[transpose_b ? 0 : 1]);
-            double t0 = now();
-            GrB_mxm(C, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, A, B, desc);
-            GrB_Matrix_wait(C, GrB_MATERIALIZE);
-            if (k >= 0) t[k] = now() - t0;
-            GrB_Matrix_free(&C);
-        }
-        qsort(t, 3, sizeof t[0], cmp_d);
-        printf("%-14s graphblas threads=%d  median %.4f s  (min %.4f, max %.4f)\n", name, th, t[1], t[0], t[2]);
-        fflush(stdout);
-    }
-    GrB_Matrix_free(&A);
-    GrB_Matrix_free(&B);
+typedef struct {
+    GrB_Matrix A, B;
+    GrB_Descriptor desc;
+    GrB_Index m, n;
+} grb_ctx;
+static void grb_step(void *ctx, int threads) {
+    grb_ctx *g = ctx;
+    GrB_Matrix C;
+    GxB_Global_Option_set(GxB_NTHREADS, threads);
+    GrB_Matrix_new(&C, GrB_FP64, g->m, g->n);
+    GrB_mxm(C, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, g->A, g->B, g->desc);
+    GrB_Matrix_wait(C, GrB_MATERIALIZE);
+    GrB_Matrix_free(&C);
+}
+static grb_ctx grb_setup(const spt_tensor *a, const spt_tensor *b, bool transpose_b) {
+    grb_ctx g = {grb_from(a), grb_from(b), transpose_b ? GrB_DESC_T1 : NULL, (GrB_Index)spt_tensor_shape(a)[0],
+                 (GrB_Index)spt_tensor_shape(b)[transpose_b ? 0 : 1]};
+    return g;
+}
+static void grb_done(grb_ctx *g) {
+    GrB_Matrix_free(&g->A);
+    if (g->B != g->A) GrB_Matrix_free(&g->B);
 }
 #endif
 
 static bool want(int argc, char **argv, const char *name) {
     bool any = false;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--dump")) {
+        if (!strcmp(argv[i], "--dump") || !strcmp(argv[i], "--reps")) {
             i++;
             continue;
         }
+        if (!strcmp(argv[i], "--dump-only")) continue;
         any = true;
         if (!strcmp(argv[i], name)) return true;
     }
@@ -252,8 +285,17 @@ static bool want(int argc, char **argv, const char *name) {
 
 int main(int argc, char **argv) {
     const char *dumpdir = NULL;
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--dump")) dumpdir = argv[i + 1];
+    int reps = 5;
+    bool dump_only = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--dump") && i + 1 < argc) dumpdir = argv[++i];
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--dump-only")) dump_only = true;
+    }
+    if (reps < 1 || reps > MAX_REPS) {
+        fprintf(stderr, "--reps: 1 to %d\n", MAX_REPS);
+        return 2;
+    }
 #ifdef SPT_BENCH_GRAPHBLAS
     GrB_init(GrB_NONBLOCKING);
 #endif
@@ -266,10 +308,15 @@ int main(int argc, char **argv) {
             dump(dumpdir, "spgemm_rand_a", w.a);
             dump(dumpdir, "spgemm_rand_b", w.b);
         }
-        rc |= run("spgemm_rand", op_spgemm, &w, 5);
+        if (!dump_only) {
 #ifdef SPT_BENCH_GRAPHBLAS
-        grb_run("spgemm_rand", w.a, w.b, false);
+            grb_ctx g = grb_setup(w.a, w.b, false);
+            rc |= run("spgemm_rand", op_spgemm, &w, reps, grb_step, &g);
+            grb_done(&g);
+#else
+            rc |= run("spgemm_rand", op_spgemm, &w, reps, NULL, NULL);
 #endif
+        }
         spt_tensor_free(w.a);
         spt_tensor_free(w.b);
     }
@@ -278,10 +325,15 @@ int main(int argc, char **argv) {
         if (!w.a) return 2;
         printf("spgemm_aat     A: %lld entries after summing duplicates\n", (long long)spt_tensor_nnz(w.a));
         if (dumpdir) dump(dumpdir, "spgemm_aat_a", w.a);
-        rc |= run("spgemm_aat", op_aat, &w, 3);
+        if (!dump_only) {
 #ifdef SPT_BENCH_GRAPHBLAS
-        grb_run("spgemm_aat", w.a, w.a, true);
+            grb_ctx g = grb_setup(w.a, w.a, true);
+            rc |= run("spgemm_aat", op_aat, &w, reps, grb_step, &g);
+            grb_done(&g);
+#else
+            rc |= run("spgemm_aat", op_aat, &w, reps, NULL, NULL);
 #endif
+        }
         spt_tensor_free(w.a);
     }
     if (want(argc, argv, "mttkrp")) {
@@ -289,7 +341,7 @@ int main(int argc, char **argv) {
         work w = {canonical(4, 3, s, 10000000), NULL, NULL, {NULL, dense(5, 10000, 16), dense(6, 10000, 16)}};
         if (!w.a || !w.f[1] || !w.f[2]) return 2;
         if (dumpdir) dump(dumpdir, "mttkrp_t", w.a);
-        rc |= run("mttkrp", op_mttkrp, &w, 3);
+        if (!dump_only) rc |= run("mttkrp", op_mttkrp, &w, reps, NULL, NULL);
         spt_tensor_free(w.a);
         spt_dense_free(w.f[1]);
         spt_dense_free(w.f[2]);
@@ -299,7 +351,7 @@ int main(int argc, char **argv) {
         work w = {canonical(7, 3, s, 640000), NULL, dense(8, 1000, 64), {NULL}};
         if (!w.a || !w.d) return 2;
         if (dumpdir) dump(dumpdir, "bmm_a", w.a);
-        rc |= run("bmm", op_bmm, &w, 5);
+        if (!dump_only) rc |= run("bmm", op_bmm, &w, reps, NULL, NULL);
         spt_tensor_free(w.a);
         spt_dense_free(w.d);
     }

@@ -216,6 +216,17 @@ static void test_empty_and_huge(void **state) {
     spt_tensor_free(o);
     spt_tensor_free(a);
     spt_tensor_free(b);
+    /* a huge inner dimension: A's columns find B's rows by a binary search (no row map of 2^40) */
+    int64_t K = (int64_t)1 << 40, ja[6] = {0, K - 1, 0, 7, 1, 5}, jb[6] = {7, 2, K - 1, 1, 9, 0};
+    int64_t wa[3] = {2, 3, 4}, wb[3] = {5, 6, 7};
+    ASSERT_OK(spt_tensor_new(SPT_INT64, 2, (int64_t[]){2, K}, 3, ja, wa, NULL, &a));
+    ASSERT_OK(spt_tensor_new(SPT_INT64, 2, (int64_t[]){K, 3}, 3, jb, wb, NULL, &b));
+    ASSERT_OK(spt_sparse_sparse_matmul(a, b, false, false, false, &o));
+    /* row 0: (K-1) -> b (K-1, 1) = 6: 2 * 6 = 12; (7) -> b (7, 2) = 5: 3 * 5 = 15; row 1: column 5 has no b row */
+    spt_test_expect_tensor(o, 2, (int64_t[]){2, 3}, 2, (int64_t[]){0, 1, 0, 2}, (int64_t[]){12, 15});
+    spt_tensor_free(o);
+    spt_tensor_free(a);
+    spt_tensor_free(b);
 }
 
 static void test_errors(void **state) {
@@ -268,6 +279,89 @@ static void test_errors(void **state) {
     spt_tensor_free(b);
 }
 
+/* One output row of `flops` products: A = [1 x flops] of ones, B [flops x N] with entry (k, col(k)),
+ * valued so that the summation order shows in the result (1e16, 1, -1e16, ...). */
+static void one_row(int64_t flops, int64_t N, int64_t spread, spt_tensor **a, spt_tensor **b) {
+    ASSERT_OK(spt_tensor_alloc(SPT_FLOAT64, 2, (int64_t[]){1, flops}, flops, a));
+    ASSERT_OK(spt_tensor_alloc(SPT_FLOAT64, 2, (int64_t[]){flops, N}, flops, b));
+    int64_t *ia = spt_tensor_indices_mut(*a), *ib = spt_tensor_indices_mut(*b);
+    double *va = spt_tensor_values_mut(*a), *vb = spt_tensor_values_mut(*b);
+    for (int64_t k = 0; k < flops; k++) {
+        ia[2 * k] = 0;
+        ia[2 * k + 1] = k;
+        va[k] = 1;
+        ib[2 * k] = k;
+        ib[2 * k + 1] = spread ? k * 7919 % spread : k % 37; /* spread out, or 37 clustered columns */
+        vb[k] = k % 3 == 0 ? 1e16 : k % 3 == 1 ? 1.0 + (double)k / 8 : -1e16;
+    }
+}
+
+/* The three accumulators (sort for rows of at most 4096 products of an output at most 2^50 wide, dense
+ * for rows with products >= N / 16 of an output of at most 2^17 columns, hash otherwise) sum each column
+ * in one order: the same row gives bit-identical values whichever is chosen. Clustered columns take the
+ * radix sort of the sort accumulator's keys, spread ones its bucket pass. */
+static void test_accumulator_choice(void **state) {
+    (void)state;
+    const int64_t flops[] = {4096, 4097, 300}, spreads[] = {0, 65521};
+    for (size_t fi = 0; fi < 3; fi++)
+        for (size_t si = 0; si < 2; si++) {
+            /* the widths choose: dense (or sort for 300 products of 65536) / sort (hash past 4096
+             * products) / hash; the spread columns fill half of 2^17, so their keys take the bucket pass */
+            const int64_t widths[3] = {spreads[si] ? 65536 : 64, spreads[si] ? (int64_t)1 << 17 : (int64_t)1 << 20,
+                                       ((int64_t)1 << 50) + 1};
+            spt_tensor *first = NULL;
+            for (int w = 0; w < 3; w++) {
+                spt_tensor *a, *b, *o;
+                one_row(flops[fi], widths[w], spreads[si], &a, &b);
+                ASSERT_OK(spt_sparse_sparse_matmul(a, b, false, false, false, &o));
+                if (w == 0) {
+                    if (widths[0] * flops[fi] <= 64 * 4097) check_product(a, b, false, false, false, o);
+                    first = o;
+                } else {
+                    assert_int_equal(spt_tensor_nnz(o), spt_tensor_nnz(first));
+                    assert_memory_equal(spt_tensor_indices(o), spt_tensor_indices(first),
+                                        (size_t)(2 * spt_tensor_nnz(o)) * sizeof(int64_t));
+                    assert_memory_equal(spt_tensor_values(o), spt_tensor_values(first),
+                                        (size_t)spt_tensor_nnz(o) * sizeof(double));
+                    spt_tensor_free(o);
+                }
+                spt_tensor_free(a);
+                spt_tensor_free(b);
+            }
+            if (!spreads[si]) { /* 37 columns: the sums of their 1e16 / -1e16 / small terms, in k order */
+                const double *v = spt_tensor_values(first);
+                for (int64_t q = 0, j = 0; q < 37; q++) {
+                    double sum = 0;
+                    bool any = false;
+                    for (int64_t k = q; k < flops[fi]; k += 37) {
+                        double x = k % 3 == 0 ? 1e16 : k % 3 == 1 ? 1.0 + (double)k / 8 : -1e16;
+                        sum = any ? sum + x : x;
+                        any = true;
+                    }
+                    if (sum == 0) continue;
+                    assert_int_equal(spt_tensor_indices(first)[2 * j + 1], q);
+                    assert_true(v[j++] == sum);
+                }
+            }
+            spt_tensor_free(first);
+        }
+}
+
+/* Batched operands on two threads: the chunks write finished [batch, row, col] index rows into the
+ * output and are moved down into place as they finish. */
+static spt_status call_gemm_batched(mt_call *c) { return spt_sparse_sparse_matmul(c->a, c->b, false, c->flag, false, &c->o); }
+
+static void test_threads_batched(void **state) {
+    (void)state;
+    mt_seed(11);
+    int64_t sa[3] = {4, 800, 500}, sb[3] = {4, 500, 700};
+    spt_tensor *a = mt_big_tensor(SPT_FLOAT64, 3, sa, 20000, true), *b = mt_big_tensor(SPT_FLOAT64, 3, sb, 20000, false);
+    mt_call c = {.op = call_gemm_batched, .a = a, .b = b};
+    mt_call_threads(&c);
+    spt_tensor_free(a);
+    spt_tensor_free(b);
+}
+
 static spt_status call_gemm(mt_call *c) { return spt_sparse_sparse_matmul(c->a, c->b, c->flag, false, false, &c->o); }
 
 static void test_threads(void **state) {
@@ -311,6 +405,7 @@ int main(void) {
         cmocka_unit_test(test_random_all_dtypes), cmocka_unit_test(test_accumulators),
         cmocka_unit_test(test_outer_product), cmocka_unit_test(test_empty_and_huge), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_threads),        cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_accumulator_choice), cmocka_unit_test(test_threads_batched),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
