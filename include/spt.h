@@ -1329,8 +1329,8 @@ spt_status spt_ttv(const spt_tensor *t, const spt_dense *v, int64_t mode, spt_te
  * The result is semi-sparse: for every fiber of t (the entries sharing all indices but `mode`) it holds
  * all J entries of that fiber, zeros included. Its order is every other mode ascending, then `mode`
  * (recorded; known valid, sorted, unique). Checks: mode in [0, N) (SPT_ERANGE); u a matrix with
- * shape[mode] columns (SPT_EINVAL); one dtype (SPT_EDTYPE); the result's volume and entry count fit
- * (SPT_EOVERFLOW); every index inside the shape (SPT_ERANGE). Dtypes: every integer, float and complex. */
+ * shape[mode] columns (SPT_EINVAL); one dtype (SPT_EDTYPE); the result's entry count fits in int64
+ * (SPT_EOVERFLOW; its shape may have any volume); every index inside the shape (SPT_ERANGE). Dtypes: every integer, float and complex. */
 spt_status spt_ttm(const spt_tensor *t, const spt_dense *u, int64_t mode, spt_tensor **out);
 
 /* -- gradient kernels --
