@@ -69,8 +69,9 @@ static inline uint64_t key_at(const source *s, int64_t p) {
     return k;
 }
 
-/* The search functions take `rows` (== s->rows) as a parameter and are always inlined, so that the
- * callers below are compiled once per mode and the 64-bit path carries no test of the mode. */
+/* The search functions take `rows` (== s->rows) as a parameter; the ones on the hot path are always
+ * inlined, so that fill_body is compiled once per mode and the 64-bit path carries no test of the mode.
+ * The galloping searches (called only when the interpolated guess misses) stay out of line. */
 #define SEARCH static inline __attribute__((always_inline))
 
 /* The sign of (entry at sorted position p) - target. */
@@ -82,7 +83,7 @@ SEARCH int probe(const source *s, int64_t p, target t, bool rows) {
 SEARCH bool below(const source *s, int64_t p, target t, bool rows) { return probe(s, p, t, rows) < 0; }
 
 /* First position p in [from, n) with key >= target (n if none), galloping from `from`. */
-SEARCH int64_t gallop(const source *s, int64_t n, int64_t from, target t, bool rows) {
+static __attribute__((noinline)) int64_t gallop(const source *s, int64_t n, int64_t from, target t, bool rows) {
     if (from >= n || !below(s, from, t, rows)) return from;
     int64_t lo = from, hi, step = 1; /* invariant: key(lo) < target */
     for (;;) {
@@ -105,7 +106,7 @@ SEARCH int64_t gallop(const source *s, int64_t n, int64_t from, target t, bool r
 
 /* First position p in [lo, hi) with key >= target (hi if none), searching outwards from the guess g
  * (a good guess costs O(1) probes, a bad one O(log distance)). */
-SEARCH int64_t search_from(const source *s, int64_t lo, int64_t hi, int64_t g, target t, bool rows) {
+static __attribute__((noinline)) int64_t search_from(const source *s, int64_t lo, int64_t hi, int64_t g, target t, bool rows) {
     if (hi <= lo) return lo;
     if (g < lo) g = lo;
     if (g >= hi) g = hi - 1;
