@@ -279,8 +279,45 @@ static void do_sparsify(fz_in *in, int mode) {
     fz_check_status("spt_sparsify", st, a);
     if (fz_hash_tensor(T) != h) fz_die("spt_sparsify", "modified T");
     if (st == SPT_OK) check_tot("spt_sparsify", a);
+    if (st == SPT_OK && fz_u8(in) < 128) {
+        /* the same entries in a shape of any volume, dims drawn on both sides of the key engine's
+         * boundaries (2^32 x 2^32 is 64 bits, 2^32+1 x 2^32 65; 2^62 x 2^62 x 16 is 128, x 32 129;
+         * FROSTT nell-1's dims; 2^63-1), and a large outer shape: the lexicographic order of the rows and
+         * the per-mode ranks do not change, so neither does the ToT */
+        static const int64_t big[] = {(int64_t)1 << 32, ((int64_t)1 << 32) + 1, 16, 32, (int64_t)1 << 62,
+                                      2902330, 2143368, 25495389, INT64_MAX};
+        const int64_t nbig = (int64_t)(sizeof big / sizeof big[0]);
+        int64_t bsh[8], bosh[4];
+        for (int64_t k = 0; k < trank; k++) bsh[k] = tshape[k] == 0 ? 0 : big[fz_u8(in) % nbig];
+        for (int64_t k = 0; k < ir; k++) { /* never smaller: every key stays inside */
+            bosh[k] = osh[k] == 0 || fz_u8(in) < 64 ? osh[k] : big[fz_u8(in) % nbig];
+            if (bosh[k] < osh[k]) bosh[k] = osh[k];
+        }
+        spt_tensor *T2 = NULL;
+        if (spt_tensor_new(spt_tensor_dtype(T), trank, bsh, spt_tensor_nnz(T), spt_tensor_indices(T),
+                           spt_tensor_values(T), NULL, &T2) == SPT_OK) {
+            int64_t ord[8], rot = trank > 0 ? fz_u8(in) % trank : 0;
+            for (int64_t k = 0; k < trank; k++) ord[k] = (k + rot) % trank;
+            spt_status so = fz_u8(in) & 1 ? spt_reorder(T2, ord) : SPT_OK; /* searched in place, any order */
+            if (so != SPT_OK && so != SPT_ENOMEM) fz_die("spt_reorder", "fails on a valid tensor of any volume");
+            spt_tot *c = FZ_SENTINEL;
+            fz_op_begin();
+            spt_status s3 = spt_sparsify(T2, m, nmap, i2m, bosh, &c);
+            fz_op_end();
+            fz_check_status("spt_sparsify", s3, c);
+            if (s3 == SPT_OK) {
+                check_tot("spt_sparsify (any volume)", c);
+                same_tot("spt_sparsify on a shape of any volume vs the small shape", a, c);
+                spt_tot_free(c);
+            } else if (s3 != SPT_ENOMEM) {
+                fz_die("spt_sparsify", "fails on a shape of any volume where the small shape succeeds");
+            }
+            spt_tensor_free(T2);
+        }
+    }
     if (spt_to_dense(T, NULL, false, &D) == SPT_OK) {
         spt_status st2 = spt_sparsify_dense(D, m, nmap, i2m, osh, &b);
+        const bool have_b = st2 == SPT_OK; /* st2 is reused by the blocks below */
         fz_check_status("spt_sparsify_dense", st2, b);
         if (st2 != st && st2 != SPT_ENOMEM && st != SPT_ENOMEM) fz_die("spt_sparsify", "status differs from spt_sparsify_dense(to_dense(T))");
         if (st == SPT_OK && st2 == SPT_OK) {
@@ -290,7 +327,17 @@ static void do_sparsify(fz_in *in, int mode) {
         if (st2 == SPT_OK && mode >= 1) {
             /* blocks of a partition hold exactly the whole result */
             int64_t vol = 1;
-            for (int64_t k = 0; k < ir; k++) vol *= osh[k];
+            bool zero = false, past = false; /* an outer volume past INT64_MAX: the int64 bounds cannot reach it */
+            for (int64_t k = 0; k < ir; k++) zero |= osh[k] == 0;
+            for (int64_t k = 0; k < ir && !zero; k++) past |= __builtin_mul_overflow(vol, osh[k], &vol);
+            if (zero) vol = 0;
+            if (past) {
+                spt_tot *p0 = FZ_SENTINEL;
+                st = spt_sparsify_block(T, m, nmap, i2m, osh, 0, 0, &p0);
+                fz_check_status("spt_sparsify_block", st, p0);
+                if (st != SPT_EOVERFLOW) fz_die("spt_sparsify_block", "outer volume past INT64_MAX not refused");
+                vol = 0;
+            }
             int64_t cut = vol > 0 ? fz_range(in, 0, vol) : 0, count = 0;
             spt_tot *p1 = FZ_SENTINEL, *p2 = FZ_SENTINEL;
             fz_op_begin();
@@ -317,7 +364,7 @@ static void do_sparsify(fz_in *in, int mode) {
                 spt_dense_free(R);
             }
         }
-        if (st2 == SPT_OK) spt_tot_free(b);
+        if (have_b) spt_tot_free(b);
         spt_dense_free(D);
     }
     if (a != FZ_SENTINEL) spt_tot_free(a);

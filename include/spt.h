@@ -41,8 +41,9 @@
  *   every dim 2^63-1 works. Only an op that builds a dense array checks that array's size: to_dense,
  *   sparse_to_dense, to_indicator, reduce_* with a dense output, matmul, from_dense (SPT_EOVERFLOW when
  *   its element count passes INT64_MAX, SPT_ENOMEM when it cannot be allocated, with a message naming
- *   the array's shape). reshape compares volumes exactly. Not yet past INT64_MAX: the ToT sparsify
- *   functions (T's volume and their outer shape) and the MPI layer (SPT_EOVERFLOW saying so).
+ *   the array's shape). reshape compares volumes exactly. The ToT functions take any T and outer shape
+ *   (spt_reduce_tot_sum's output is dense; the _block variants' int64 bounds need an outer volume that
+ *   fits in int64). Not yet past INT64_MAX: the MPI layer (SPT_EOVERFLOW saying so).
  *
  * THREADS
  *   Built with OpenMP (default when the compiler supports it), ops use up to spt_get_num_threads()
@@ -749,10 +750,12 @@ spt_status spt_tot_get(const spt_tot *t, const int64_t *outer_index, spt_tot_inn
  * Cost O(pairs * dep_rank * log) + O(result size). */
 spt_status spt_sparsify_dense(const spt_dense *T, const spt_sparse_map *sm, int64_t nmap, const int64_t *ind2mode,
                               const int64_t *outer_shape, spt_tot **out);
-/* The same from a sparse T, never densified: each element is searched for in the order T's entries are
- * sorted by. When T is known sorted (by any full order, e.g. after spt_reorder or spt_from_dense) its own
- * storage is searched in place; otherwise the row-major linear keys of T are computed and sorted once per
- * call (stable radix sort: O(nnz) time, 16 bytes per entry for the call and 16 more while sorting).
+/* The same from a sparse T of any shape, never densified: each element is searched for in the order T's
+ * entries are sorted by. When T is known sorted (by any full order, e.g. after spt_reorder or
+ * spt_from_dense) its own storage is searched in place; otherwise T's entries are sorted row-major once
+ * per call by the key engine (stable; for a volume up to 2^64 a radix sort of 64-bit linear keys: O(nnz)
+ * time, 16 bytes per entry for the call and 16 more while sorting). Up to a volume of 2^64 an element is
+ * searched for by its 64-bit linear key in that order, past it by its index, compared mode by mode.
  * Slice pointers over T's leading dim (one int64 per slice) are built when that dim is not much larger
  * than nnz. A search interpolates the position inside the slice and gallops from there: O(1) probes for
  * evenly spread entries, O(log nnz) at worst. An element absent from T reads as zero; among duplicate
@@ -763,7 +766,8 @@ spt_status spt_sparsify(const spt_tensor *T, const spt_sparse_map *sm, int64_t n
 /* One outer block: as spt_sparsify_dense / spt_sparsify, but only the outer elements whose row-major
  * linear outer index lies in [begin, end) are built (all others are EMPTY). The whole map is still
  * validated, so every block of a partition reports the same errors. 0 <= begin <= end <= outer volume,
- * else SPT_ERANGE. The blocks of a partition of [0, volume) together hold exactly the full result. */
+ * else SPT_ERANGE; an outer volume past INT64_MAX cannot be addressed by int64 bounds: SPT_EOVERFLOW
+ * (spt_sparsify* take it). The blocks of a partition of [0, volume) together hold exactly the full result. */
 spt_status spt_sparsify_dense_block(const spt_dense *T, const spt_sparse_map *sm, int64_t nmap,
                                     const int64_t *ind2mode, const int64_t *outer_shape, int64_t begin, int64_t end,
                                     spt_tot **out);
@@ -775,7 +779,9 @@ spt_status spt_sparsify_block(const spt_tensor *T, const spt_sparse_map *sm, int
  * key order (integers wrap around). Checks (SPT_EINVAL unless said): rank == dep_rank(sm), tot's outer
  * rank == ind_rank(sm) and inner rank == dep_rank(sm); every key inside tot's outer shape (SPT_ERANGE);
  * tot non-empty exactly at the keys with a non-empty domain, each of shape result_extents(sm[o]); every
- * dependent index inside `shape` (SPT_ERANGE). */
+ * dependent index inside `shape` (SPT_ERANGE). The output is dense: SPT_EOVERFLOW when `shape` has more
+ * than INT64_MAX elements (or bytes past size_t), SPT_ENOMEM when it cannot be allocated, both naming
+ * the op and the shape. */
 spt_status spt_reduce_tot_sum(const spt_tot *tot, const spt_sparse_map *sm, int64_t rank, const int64_t *shape,
                               spt_dense **out);
 /* ==== END TENSOR-OF-TENSORS */
@@ -1323,8 +1329,8 @@ spt_status spt_ttv(const spt_tensor *t, const spt_dense *v, int64_t mode, spt_te
  * The result is semi-sparse: for every fiber of t (the entries sharing all indices but `mode`) it holds
  * all J entries of that fiber, zeros included. Its order is every other mode ascending, then `mode`
  * (recorded; known valid, sorted, unique). Checks: mode in [0, N) (SPT_ERANGE); u a matrix with
- * shape[mode] columns (SPT_EINVAL); one dtype (SPT_EDTYPE); the result's volume and entry count fit
- * (SPT_EOVERFLOW); every index inside the shape (SPT_ERANGE). Dtypes: every integer, float and complex. */
+ * shape[mode] columns (SPT_EINVAL); one dtype (SPT_EDTYPE); the result's entry count fits in int64
+ * (SPT_EOVERFLOW; its shape may have any volume); every index inside the shape (SPT_ERANGE). Dtypes: every integer, float and complex. */
 spt_status spt_ttm(const spt_tensor *t, const spt_dense *u, int64_t mode, spt_tensor **out);
 
 /* numpy.tensordot of a sparse tensor a (rank N) and a dense array b (rank M): the naxes pairs of modes

@@ -83,8 +83,8 @@ static spt_status bcast(const char *fn, int op, const spt_tensor *a, const spt_d
         }
     }
     int64_t vol, rep = 1;
-    if (spt_shape_volume(R, os, &vol) != SPT_OK)
-        return spt__err(SPT_EOVERFLOW, "%s: the broadcast shape's volume does not fit in int64", fn);
+    /* the output is sparse: a valid shape of any volume (vol -1 past INT64_MAX, 0 when a dim is 0) */
+    SPT__TRY(spt__check_dims(fn, R, os, &vol));
     /* Dense strides (broadcast dims read stride 0) and the repeat count. Both products are bounded by a
      * non-zero volume (the dense one, the output one); when a volume is 0 (a zero dim) the other dims
      * may multiply past int64, but then there is no entry to place: saturate instead of overflowing. */

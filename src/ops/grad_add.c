@@ -4,12 +4,12 @@
 #include "ops/grad_internal.h"
 
 /* out[e] = grad[position in sum of t's entry e], or 0 when the sum does not hold its index. */
-static spt_status pass_back(const char *fn, const spt_tensor *t, const spt_tensor *sum, const spt__keyidx *ks,
+static spt_status pass_back(const char *fn, const spt_tensor *t, const spt__keyidx *ks,
                             const spt_dense *grad, spt_dense **out) {
     SPT__TRY(spt__ensure_valid(fn, t));
     SPT__TRY(spt__grad_new_vec(t->dtype, t->nnz, out));
     for (int64_t e = 0; e < t->nnz; e++) {
-        int64_t j = spt__keyidx_find(ks, spt__rm_key(t->indices + e * t->rank, sum->shape, sum->rank));
+        int64_t j = spt__keyidx_find(ks, t->indices + e * t->rank);
         if (j >= 0) spt__gs(t->dtype, (*out)->data, e, spt__gv(t->dtype, grad->data, j));
     }
     return SPT_OK;
@@ -33,8 +33,8 @@ spt_status spt_add_grad(const spt_tensor *a, const spt_tensor *b, const spt_tens
     SPT__TRY(spt__grad_vec(fn, "backprop_val_grad", backprop_val_grad, sum->dtype, sum->nnz));
     spt__keyidx ks = {0};
     SPT__CHECK(spt__keyidx_build(fn, sum, &ks));
-    SPT__CHECK(pass_back(fn, a, sum, &ks, backprop_val_grad, a_val_grad));
-    SPT__CHECK(pass_back(fn, b, sum, &ks, backprop_val_grad, b_val_grad));
+    SPT__CHECK(pass_back(fn, a, &ks, backprop_val_grad, a_val_grad));
+    SPT__CHECK(pass_back(fn, b, &ks, backprop_val_grad, b_val_grad));
     spt__keyidx_free(&ks);
     return SPT_OK;
 fail:

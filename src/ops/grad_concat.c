@@ -38,27 +38,29 @@ spt_status spt_concat_grad(const spt_tensor *const *inputs, int64_t n, int64_t a
             return spt__err(SPT_EOVERFLOW, "%s: the output's size does not fit in int64", fn);
         SPT__TRY(spt__ensure_valid(fn, t));
     }
-    int64_t vol;
-    if (spt_shape_volume(r, oshape, &vol) != SPT_OK)
-        return spt__err(SPT_EOVERFLOW, "%s: the output's volume does not fit in int64", fn);
     SPT__TRY(spt__grad_vec(fn, "grad", grad, t0->dtype, total));
-    uint64_t *keys = spt__alloc_array(fn, total, 1, sizeof(uint64_t), false, &st);
-    int64_t *perm = keys ? spt__alloc_array(fn, total, 1, sizeof(int64_t), false, &st) : NULL;
+    /* the entries with the concat coordinate offset, in input order, sorted row-major by the key
+     * engine (stable, any volume of the output shape) */
+    int64_t *rows = spt__alloc_array(fn, total, r ? r : 1, sizeof(int64_t), false, &st);
+    int64_t *perm = rows ? spt__alloc_array(fn, total, 1, sizeof(int64_t), false, &st) : NULL;
     int64_t *first = perm ? spt__alloc_array(fn, n + 1, 1, sizeof(int64_t), false, &st) : NULL;
     if (!first) goto fail;
-    int64_t w = 0, off = 0, row[SPT_MAX_RANK];
+    int64_t w = 0, off = 0;
     for (int64_t i = 0; i < n; i++) {
         const spt_tensor *t = inputs[i];
         first[i] = w;
         for (int64_t e = 0; e < t->nnz; e++, w++) {
+            int64_t *row = rows + w * r;
             memcpy(row, t->indices + e * r, (size_t)r * sizeof(int64_t));
             row[axis] += off;
-            keys[w] = spt__rm_key(row, oshape, r);
         }
         off += t->shape[axis];
     }
     first[n] = total;
-    SPT__CHECK(spt__radix_sort(fn, keys, perm, total, vol > 0 ? (uint64_t)(vol - 1) : 0));
+    spt__keyplan kp;
+    spt__keyplan_init(&kp, oshape, NULL, r);
+    bool sorted, unique;
+    SPT__CHECK(spt__key_sort_rows(fn, &kp, rows, r, total, perm, &sorted, NULL, &unique));
     for (int64_t i = 0; i < n; i++) SPT__CHECK(spt__grad_new_vec(t0->dtype, inputs[i]->nnz, &val_grads[i]));
     for (int64_t k = 0, i = 0; k < total; k++) {
         int64_t src = perm[k];
@@ -73,12 +75,12 @@ spt_status spt_concat_grad(const spt_tensor *const *inputs, int64_t n, int64_t a
         while (i + 1 < n && first[i + 1] <= src) i++;
         spt__gs(t0->dtype, val_grads[i]->data, src - first[i], spt__gv(t0->dtype, grad->data, k));
     }
-    spt__free(keys);
+    spt__free(rows);
     spt__free(perm);
     spt__free(first);
     return SPT_OK;
 fail:
-    spt__free(keys);
+    spt__free(rows);
     spt__free(perm);
     spt__free(first);
     for (int64_t i = 0; i < n; i++) {

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* grad_internal.h -- what the gradient kernels (src/ops/grad_*.c) share: float value access, argument
- * checks for value-gradient vectors, and a lookup of entries by their row-major index. Internal. */
+ * checks for value-gradient vectors, and a lookup of entries by their index. Internal. */
 #ifndef SPT_GRAD_INTERNAL_H
 #define SPT_GRAD_INTERNAL_H
 
 #include "kernels/math.h"
+#include "keys.h"
 
 /* Gradients are defined for float32 and float64 values; they are computed in double. */
 static inline double spt__gv(spt_dtype dt, const void *p, int64_t i) {
@@ -22,28 +23,24 @@ spt_status spt__grad_vec(const char *fn, const char *what, const spt_dense *g, s
 /* A new zeroed rank-1 dense of n elements. */
 spt_status spt__grad_new_vec(spt_dtype dt, int64_t n, spt_dense **out);
 
-/* Row-major key of an index row inside shape (the caller knows it is inside). */
-static inline uint64_t spt__rm_key(const int64_t *row, const int64_t *shape, int64_t r) {
-    uint64_t k = 0;
-    for (int64_t d = 0; d < r; d++) k = k * (uint64_t)shape[d] + (uint64_t)row[d];
-    return k;
-}
-
-/* SPT_EOVERFLOW (naming fn) unless t's volume fits in int64: the gradient kernels key entries by their
- * 64-bit row-major offset (spt__rm_key). */
-spt_status spt__grad_key64(const char *fn, const spt_tensor *t);
-
-/* The entries of a tensor sorted by row-major key (indices checked against the shape; SPT_EOVERFLOW as
- * spt__grad_key64). */
+/* The entries of a tensor sorted row-major by the key engine (keys.h), for any volume: indices checked
+ * against the shape. Entries are looked up by an index row of the same shape: by its 64-bit linear key
+ * when the volume is at most 2^64, else by comparing rows (the keys are then dense ranks). */
 typedef struct spt__keyidx {
+    const spt_tensor *t;
+    spt__keyplan kp;
     uint64_t *keys;
     int64_t *perm; /* NULL = identity */
     int64_t n;
-    bool unique;
+    bool unique, ordinal;
 } spt__keyidx;
 spt_status spt__keyidx_build(const char *fn, const spt_tensor *t, spt__keyidx *k);
 void spt__keyidx_free(spt__keyidx *k);
-/* The first entry (in stable sorted order) whose key is `key`, or -1. */
-int64_t spt__keyidx_find(const spt__keyidx *k, uint64_t key);
+/* The sorted positions [*lo, return) of the entries whose index is `row` (an empty range when none). */
+int64_t spt__keyidx_range(const spt__keyidx *k, const int64_t *row, int64_t *lo);
+/* The entry at sorted position p. */
+static inline int64_t spt__keyidx_entry(const spt__keyidx *k, int64_t p) { return k->perm ? k->perm[p] : p; }
+/* The first entry (in stable sorted order) whose index is `row`, or -1. */
+int64_t spt__keyidx_find(const spt__keyidx *k, const int64_t *row);
 
 #endif /* SPT_GRAD_INTERNAL_H */

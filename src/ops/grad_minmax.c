@@ -34,8 +34,8 @@ static spt_status minmax_grad(const char *fn, bool is_max, const spt_tensor *a, 
         const spt__keyidx *ku = side ? &ka : &kb;
         spt_dense *out = side ? *b_val_grad : *a_val_grad;
         for (int64_t e = 0; e < t->nnz; e++) {
-            uint64_t key = spt__rm_key(t->indices + e * t->rank, t->shape, t->rank);
-            int64_t j = spt__keyidx_find(&kc, key), f = spt__keyidx_find(ku, key);
+            const int64_t *row = t->indices + e * t->rank;
+            int64_t j = spt__keyidx_find(&kc, row), f = spt__keyidx_find(ku, row);
             if (j < 0) continue;
             double x = spt__gv(dt, t->values, e), y = f >= 0 ? spt__gv(dt, u->values, f) : 0;
             /* a wins when a >= other (max) / a <= other (min); b wins only strictly */

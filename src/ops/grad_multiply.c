@@ -13,18 +13,13 @@ static spt_status side(const char *fn, const spt_tensor *t, const spt_tensor *u,
     SPT__TRY(spt__grad_new_vec(dt, t->nnz, out));
     SPT__CHECK(spt__keyidx_build(fn, u, &ku));
     for (int64_t e = 0; e < t->nnz; e++) {
-        uint64_t key = spt__rm_key(t->indices + e * t->rank, t->shape, t->rank);
-        int64_t j = spt__keyidx_find(kc, key);
+        const int64_t *row = t->indices + e * t->rank;
+        int64_t j = spt__keyidx_find(kc, row);
         if (j < 0) continue;
-        /* sum of u's run of entries with this key */
-        int64_t lo = 0, hi = ku.n;
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if (ku.keys[mid] < key) lo = mid + 1;
-            else hi = mid;
-        }
+        /* sum of u's run of entries with this index */
+        int64_t lo, hi = spt__keyidx_range(&ku, row, &lo);
         double s = 0;
-        for (; lo < ku.n && ku.keys[lo] == key; lo++) s += spt__gv(dt, u->values, ku.perm ? ku.perm[lo] : lo);
+        for (; lo < hi; lo++) s += spt__gv(dt, u->values, spt__keyidx_entry(&ku, lo));
         spt__gs(dt, (*out)->data, e, spt__gv(dt, grad->data, j) * s);
     }
     spt__keyidx_free(&ku);

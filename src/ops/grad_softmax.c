@@ -15,21 +15,15 @@ spt_status spt_softmax_grad(const spt_tensor *sm, const spt_dense *grad, spt_den
     if (r < 2) return spt__err(SPT_EINVAL, "%s: Input should have rank >= 2 (rank %lld)", fn, (long long)r);
     SPT__TRY(spt__grad_vec(fn, "grad", grad, sm->dtype, n));
     SPT__TRY(spt__ensure_valid(fn, sm));
-    SPT__TRY(spt__grad_key64(fn, sm));
     uint64_t *keys = NULL;
     int64_t *perm = NULL;
     keys = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);
     if (!keys) return st;
-    bool sorted = true;
-    for (int64_t i = 0; i < n; i++) {
-        keys[i] = spt__rm_key(sm->indices + i * r, sm->shape, r - 1); /* the group: all dims but the last */
-        if (i && keys[i] < keys[i - 1]) sorted = false;
-    }
-    if (!sorted) {
-        perm = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
-        if (!perm) goto fail;
-        SPT__CHECK(spt__radix_sort(fn, keys, perm, n, sm->volume / sm->shape[r - 1] - 1));
-    }
+    /* the groups (all dims but the last) by the key engine: equal keys, equal groups, at any volume */
+    spt__keyplan kp;
+    spt__keyplan_init(&kp, sm->shape, NULL, r - 1);
+    bool unique, ordinal;
+    SPT__CHECK(spt__key_sort(fn, sm, &kp, keys, &perm, &unique, &ordinal));
     SPT__CHECK(spt__grad_new_vec(sm->dtype, n, val_grad));
     for (int64_t lo = 0, hi; lo < n; lo = hi) {
         double s = 0;

@@ -13,7 +13,7 @@ static spt_status gather(const char *fn, const spt_tensor *t, const spt_tensor *
     SPT__TRY(spt__grad_new_vec(t->dtype, t->nnz, out));
     SPT__CHECK(spt__keyidx_build(fn, p, &kp));
     for (int64_t e = 0; e < t->nnz; e++) {
-        int64_t j = spt__keyidx_find(&kp, spt__rm_key(t->indices + e * t->rank, t->shape, t->rank));
+        int64_t j = spt__keyidx_find(&kp, t->indices + e * t->rank);
         if (j >= 0) spt__gs(t->dtype, (*out)->data, e, spt__gv(t->dtype, p->values, j));
     }
     spt__keyidx_free(&kp);

@@ -20,18 +20,13 @@ spt_status spt__grad_vec(const char *fn, const char *what, const spt_dense *g, s
 
 spt_status spt__grad_new_vec(spt_dtype dt, int64_t n, spt_dense **out) { return spt_dense_new(dt, 1, &n, out); }
 
-spt_status spt__grad_key64(const char *fn, const spt_tensor *t) {
-    if (t->volume >= 0) return SPT_OK;
-    return spt__err(SPT_EOVERFLOW, "%s: gradients need a shape whose volume fits in int64", fn);
-}
-
 spt_status spt__keyidx_build(const char *fn, const spt_tensor *t, spt__keyidx *k) {
+    k->t = t;
     k->n = t->nnz;
     k->keys = NULL;
     k->perm = NULL;
-    SPT__TRY(spt__grad_key64(fn, t));
-    bool ordinal; /* never set: the volume fits, so the keys are the linear ones */
-    return spt__sorted_keys(fn, t, &k->keys, &k->perm, &k->unique, &ordinal);
+    spt__keyplan_init(&k->kp, t->shape, NULL, t->rank);
+    return spt__sorted_keys(fn, t, &k->keys, &k->perm, &k->unique, &k->ordinal);
 }
 
 void spt__keyidx_free(spt__keyidx *k) {
@@ -41,13 +36,26 @@ void spt__keyidx_free(spt__keyidx *k) {
     k->perm = NULL;
 }
 
-int64_t spt__keyidx_find(const spt__keyidx *k, uint64_t key) {
-    int64_t lo = 0, hi = k->n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (k->keys[mid] < key) lo = mid + 1;
-        else hi = mid;
+/* The sign of (the entry at sorted position p) - row. */
+static int keyidx_cmp(const spt__keyidx *k, int64_t p, const int64_t *row, uint64_t key) {
+    if (!k->ordinal) return (k->keys[p] > key) - (k->keys[p] < key);
+    return spt__keyplan_cmp(&k->kp, k->t->indices + spt__keyidx_entry(k, p) * k->t->rank, row);
+}
+
+int64_t spt__keyidx_range(const spt__keyidx *k, const int64_t *row, int64_t *lo) {
+    const uint64_t key = k->ordinal ? 0 : spt__keyplan_linear(&k->kp, row);
+    int64_t l = 0, h = k->n;
+    while (l < h) {
+        int64_t mid = l + (h - l) / 2;
+        if (keyidx_cmp(k, mid, row, key) < 0) l = mid + 1;
+        else h = mid;
     }
-    if (lo < k->n && k->keys[lo] == key) return k->perm ? k->perm[lo] : lo;
-    return -1;
+    *lo = l;
+    while (h < k->n && keyidx_cmp(k, h, row, key) == 0) h++;
+    return h;
+}
+
+int64_t spt__keyidx_find(const spt__keyidx *k, const int64_t *row) {
+    int64_t lo, hi = spt__keyidx_range(k, row, &lo);
+    return lo < hi ? spt__keyidx_entry(k, lo) : -1;
 }

@@ -63,8 +63,7 @@ spt_status spt_ttm(const spt_tensor *t, const spt_dense *u, int64_t mode, spt_te
     int64_t oshape[SPT_MAX_RANK], order[SPT_MAX_RANK], vol;
     memcpy(oshape, t->shape, (size_t)N * sizeof(int64_t));
     oshape[mode] = J;
-    if (spt_shape_volume(N, oshape, &vol) != SPT_OK)
-        return spt__err(SPT_EOVERFLOW, "%s: the result's shape does not fit in int64 (J = %lld)", fn, (long long)J);
+    SPT__TRY(spt__check_dims(fn, N, oshape, &vol)); /* a sparse result: any volume (-1 past INT64_MAX) */
     for (int64_t d = 0, k = 0; d < N; d++)
         if (d != mode) order[k++] = d;
     order[N - 1] = mode;
@@ -100,8 +99,8 @@ spt_status spt_ttm(const spt_tensor *t, const spt_dense *u, int64_t mode, spt_te
     }
     ut = spt__alloc_array(fn, K, J, es, false, &st); /* ut[k, j] = u[j, k] */
     if (!ut) goto fail;
-    for (int64_t j = 0; j < J; j++)
-        for (int64_t k = 0; k < K; k++) memcpy((char *)ut + (size_t)(k * J + j) * es, (const char *)u->data + (size_t)(j * K + k) * es, es);
+    for (int64_t k = 0; k < K && on > 0; k++) /* on == 0: J may be huge with K == 0, nothing to copy */
+        for (int64_t j = 0; j < J; j++) memcpy((char *)ut + (size_t)(k * J + j) * es, (const char *)u->data + (size_t)(j * K + k) * es, es);
     SPT__CHECK(spt__tensor_alloc_uninit(fn, t->dtype, N, oshape, on, order, &o));
     int nch = spt__nchunks(nf, J * (n / (nf ? nf : 1) + 1));
     int64_t bnd[SPT__MAX_CHUNKS + 1];

@@ -48,7 +48,8 @@ spt_status spt_reduce_tot_sum(const spt_tot *tot, const spt_sparse_map *sm, int6
     if (tot->inner_rank != D)
         return spt__err(SPT_EINVAL, "%s: the ToT's inner rank %lld differs from the map's dep_rank %lld", fn,
                         (long long)tot->inner_rank, (long long)D);
-    SPT__TRY(spt__check_shape(fn, rank, shape, NULL));
+    int64_t volume; /* the output is dense: its element count must fit in int64 (SPT_EOVERFLOW naming it) */
+    SPT__TRY(spt__check_shape(fn, rank, shape, &volume));
     /* walk keys and ToT entries together (both sorted by outer index): they must match one to one */
     int64_t e = 0, maxdom = 0;
     for (int64_t i = 0; i < sm->nkeys; i++) {
@@ -88,7 +89,14 @@ spt_status spt_reduce_tot_sum(const spt_tot *tot, const spt_sparse_map *sm, int6
         spt__fmt_index(a, sizeof a, tot->outer + e * NI, NI);
         return spt__err(SPT_EINVAL, "%s: the ToT has an inner tensor at %s where the sparse map has no domain", fn, a);
     }
-    SPT__CHECK(spt_dense_new(tot->dtype, rank, shape, &A));
+    if ((st = spt_dense_new(tot->dtype, rank, shape, &A)) != SPT_OK) { /* the errors named after this op */
+        spt__fmt_index(b, sizeof b, shape, rank);
+        if (st == SPT_ENOMEM || st == SPT_EOVERFLOW)
+            st = spt__err(st, "%s: the dense output of shape %s (%lld %s elements) %s", fn, b, (long long)volume,
+                          spt_dtype_name(tot->dtype),
+                          st == SPT_ENOMEM ? "cannot be allocated" : "does not fit in size_t bytes");
+        goto fail;
+    }
     if (!(dpos = spt__alloc_array(fn, maxdom, 1, sizeof(int64_t), false, &st))) goto fail;
     if (!(spos = spt__alloc_array(fn, maxdom, 1, sizeof(int64_t), false, &st))) goto fail;
     const size_t es = spt_dtype_size(tot->dtype);

@@ -233,6 +233,26 @@ static void test_round_trip(void **state) {
     spt_tensor_free(t);
 }
 
+/* A matrix whose volume passes INT64_MAX (issue: any volume): [2^62, 2^62] and [2^63 - 1, 2^63 - 1]
+ * (1-based indices up to 2^63 - 1 in the file) round trip. */
+static void test_any_volume(void **state) {
+    (void)state;
+    const int64_t P62 = (int64_t)1 << 62;
+    int64_t shapes[2][2] = {{P62, P62}, {INT64_MAX, INT64_MAX}};
+    for (int k = 0; k < 2; k++) {
+        const int64_t a = shapes[k][0] - 1;
+        int64_t ix[6] = {0, a, a, 0, a, a};
+        double v[3] = {1.5, -2, 4};
+        spt_tensor *t, *r;
+        ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 2, shapes[k], 3, ix, v, NULL, &t));
+        ASSERT_OK(spt_write_mtx(t, path));
+        ASSERT_OK(spt_read_mtx(path, NULL, &r));
+        spt_test_expect_tensor(r, 2, shapes[k], 3, ix, v);
+        spt_tensor_free(r);
+        spt_tensor_free(t);
+    }
+}
+
 static spt_status sweep_read(void *c) { return spt_read_mtx(path, NULL, (spt_tensor **)c); }
 static void sweep_clean(void *c) {
     spt_tensor_free(*(spt_tensor **)c);
@@ -266,6 +286,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fields),    cmocka_unit_test(test_symmetric), cmocka_unit_test(test_array),
         cmocka_unit_test(test_malformed), cmocka_unit_test(test_round_trip), cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_any_volume),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

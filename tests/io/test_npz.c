@@ -158,6 +158,23 @@ static void expect_err(spt_status st, const char *msg) {
     ASSERT_MSG(msg);
 }
 
+/* Shapes whose volume passes INT64_MAX (issue: any volume): FROSTT nell-1's dims and rank 6 of 2^62 in
+ * the pydata flavour, a [2^62, 2^62] matrix as SciPy COO, and as SciPy CSR a matrix whose column count
+ * is 2^63 - 1 (CSR's indptr has rows + 1 slots, so the row count must stay small). */
+static void test_any_volume(void **state) {
+    (void)state;
+    const int64_t P62 = (int64_t)1 << 62;
+    int64_t nell[3] = {2902330, 2143368, 25495389}, ixn[6] = {0, 2143367, 7, 2902329, 0, 25495388};
+    int64_t r6[6] = {P62, P62, P62, P62, P62, P62}, ix6[12] = {P62 - 1, 0, 1, 2, 3, P62 - 1, 0, 0, 0, 0, 0, 0};
+    int64_t m2[2] = {P62, P62}, ixm[4] = {0, P62 - 1, P62 - 1, 0};
+    int64_t c2[2] = {3, INT64_MAX}, ixc[4] = {0, INT64_MAX - 1, 2, 5};
+    double v[2] = {1.5, -2};
+    round_trip(SPT_FLOAT64, 3, nell, 2, ixn, v, SPT_FORMAT_NPZ);
+    round_trip(SPT_FLOAT64, 6, r6, 2, ix6, v, SPT_FORMAT_NPZ);
+    round_trip(SPT_FLOAT64, 2, m2, 2, ixm, v, SPT_FORMAT_NPZ_SCIPY_COO);
+    round_trip(SPT_FLOAT64, 2, c2, 2, ixc, v, SPT_FORMAT_NPZ_SCIPY_CSR);
+}
+
 static void test_malformed(void **state) {
     (void)state;
     FILE *f = fopen(path, "wb");
@@ -273,6 +290,7 @@ static int teardown(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scipy_files), cmocka_unit_test(test_pydata_files), cmocka_unit_test(test_round_trips),
+        cmocka_unit_test(test_any_volume),
         cmocka_unit_test(test_malformed),   cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -122,6 +122,36 @@ static void test_errors(void **state) {
     spt_tensor_free(a);
 }
 
+/* The output is sparse, so its broadcast shape may have any volume: FROSTT nell-1's dims (and a dim of 1)
+ * against a dense [1, 3, 1, 1] (the sparse dim of 1 broadcast to 3), rank 6 of 2^62 against a dense scalar-like
+ * operand. */
+static void test_any_volume(void **state) {
+    (void)state;
+    const int64_t P62 = (int64_t)1 << 62;
+    int64_t nell[4] = {2902330, 1, 25495389, 2143368}, ix[8] = {2902329, 0, 25495388, 2143367, 0, 0, 7, 0};
+    double v[2] = {2, 3}, d3[3] = {1, 10, 100};
+    spt_tensor *a, *o;
+    spt_dense *d;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 4, nell, 2, ix, v, NULL, &a));
+    ASSERT_OK(spt_dense_new_from(SPT_FLOAT64, 4, (int64_t[]){1, 3, 1, 1}, d3, &d));
+    ASSERT_OK(spt_multiply_dense(a, d, &o));
+    spt_test_expect_tensor(o, 4, (int64_t[]){2902330, 3, 25495389, 2143368}, 6,
+                           (int64_t[]){0, 0, 7, 0, 0, 1, 7, 0, 0, 2, 7, 0, 2902329, 0, 25495388, 2143367, 2902329, 1,
+                                       25495388, 2143367, 2902329, 2, 25495388, 2143367},
+                           (double[]){3, 30, 300, 2, 20, 200});
+    spt_tensor_free(o);
+    spt_dense_free(d);
+    spt_tensor_free(a);
+    int64_t r6[6] = {P62, P62, P62, P62, P62, P62}, ix6[6] = {P62 - 1, 0, 5, 0, 0, P62 - 1};
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 6, r6, 1, ix6, v, NULL, &a));
+    ASSERT_OK(spt_dense_new_from(SPT_FLOAT64, 1, (int64_t[]){1}, (double[]){4}, &d));
+    ASSERT_OK(spt_divide_dense(a, d, &o));
+    spt_test_expect_tensor(o, 6, r6, 1, ix6, (double[]){0.5});
+    spt_tensor_free(o);
+    spt_dense_free(d);
+    spt_tensor_free(a);
+}
+
 static spt_status call_mul(mt_call *c) { return spt_multiply_dense(c->a, c->d, &c->o); }
 
 static void test_alloc_sweep(void **state) {
@@ -143,6 +173,7 @@ int main(void) {
         cmocka_unit_test(test_example),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_any_volume),
         cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -75,11 +75,31 @@ static void test_errors(void **state) {
     ASSERT_ST(SPT_EDTYPE, spt_ttm(t, u, 1, &o));
     spt_dense_free(u);
     spt_tensor_free(t);
-    /* J so large the result's volume overflows */
+    /* J so large the result's volume passes INT64_MAX: a sparse result of any volume (here empty) */
     int64_t big = (int64_t)1 << 62;
     ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 2, (int64_t[]){4, 0}, 0, NULL, NULL, NULL, &t));
     ASSERT_OK(spt_dense_wrap(SPT_FLOAT64, 2, (int64_t[]){big, 0}, NULL, NULL, NULL, &u));
-    ASSERT_ST(SPT_EOVERFLOW, spt_ttm(t, u, 1, &o));
+    ASSERT_OK(spt_ttm(t, u, 1, &o));
+    spt_test_expect_tensor(o, 2, (int64_t[]){4, big}, 0, NULL, NULL);
+    spt_tensor_free(o);
+    spt_dense_free(u);
+    spt_tensor_free(t);
+}
+
+/* A tensor whose volume passes INT64_MAX ([2^62, 3, 2^62]): two fibers of J = 2 entries each, ordered by
+ * the other modes then `mode`. */
+static void test_any_volume(void **state) {
+    (void)state;
+    const int64_t P = (int64_t)1 << 62;
+    spt_tensor *t, *o;
+    spt_dense *u;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 3, (int64_t[]){P, 3, P}, 2, (int64_t[]){P - 1, 1, 5, 0, 2, P - 1},
+                             (double[]){2, 3}, NULL, &t));
+    ASSERT_OK(spt_dense_new_from(SPT_FLOAT64, 2, (int64_t[]){2, 3}, (double[]){1, 2, 3, 4, 5, 6}, &u));
+    ASSERT_OK(spt_ttm(t, u, 1, &o));
+    spt_test_expect_tensor(o, 3, (int64_t[]){P, 2, P}, 4,
+                           (int64_t[]){0, 0, P - 1, 0, 1, P - 1, P - 1, 0, 5, P - 1, 1, 5}, (double[]){9, 18, 4, 10});
+    spt_tensor_free(o);
     spt_dense_free(u);
     spt_tensor_free(t);
 }
@@ -120,6 +140,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_any_volume),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_alloc_sweep),
     };
