@@ -24,12 +24,6 @@ static const int64_t *row_of(const stream *s, int64_t k) {
     return s->t->indices + i * s->t->rank;
 }
 
-static uint64_t prefix_key(const int64_t *row, int64_t a, const int64_t *shape) {
-    uint64_t key = 0;
-    for (int64_t d = 0; d < a; d++) key = key * (uint64_t)shape[d] + (uint64_t)row[d];
-    return key;
-}
-
 /* wa < 0: the linear prefix keys order the streams; else the first wa index columns of the heads. */
 static bool less(const stream *s, int64_t i, int64_t j, int64_t wa) {
     if (wa >= 0) {
@@ -91,13 +85,14 @@ static void copy_run(spt_tensor *t, int64_t pos, const stream *s, int64_t from, 
 /* k-way merge by prefix key (dims before a) of the streams' entries [pos, end) into t from position pos;
  * ties between streams go to the lower input number. */
 static void merge_runs(spt_tensor *t, int64_t pos, stream *s, int64_t n, int64_t *heap, int64_t a,
-                       const int64_t *shape, size_t es, bool wide) {
+                       const spt__keyplan *pp, size_t es) {
+    const bool wide = pp->kind != SPT__KEY64;
     int64_t hn = 0;
     const int64_t wa = wide ? a : -1;
     for (int64_t i = 0; i < n; i++)
         if (s[i].end > s[i].pos) {
             s[i].head = row_of(&s[i], s[i].pos);
-            if (!wide) s[i].key = prefix_key(s[i].head, a, shape);
+            if (!wide) s[i].key = spt__keyplan_linear(pp, s[i].head);
             heap[hn++] = i;
         }
     for (int64_t k = hn / 2 - 1; k >= 0; k--) sift_down(s, heap, hn, k, wa);
@@ -114,7 +109,7 @@ static void merge_runs(spt_tensor *t, int64_t pos, stream *s, int64_t n, int64_t
         x->pos = end;
         if (end < m) {
             x->head = row_of(x, end);
-            if (!wide) x->key = prefix_key(x->head, a, shape);
+            if (!wide) x->key = spt__keyplan_linear(pp, x->head);
         } else {
             heap[0] = heap[--hn];
         }
@@ -124,13 +119,14 @@ static void merge_runs(spt_tensor *t, int64_t pos, stream *s, int64_t n, int64_t
 
 /* First position in the stream's entries whose prefix (dims before a) is >= that of row `split`:
  * compared as linear keys, or as index rows when the prefix is past 64 bits. */
-static int64_t lower_bound_key(const stream *x, const int64_t *split, int64_t a, const int64_t *shape, bool wide) {
-    const uint64_t key = wide ? 0 : prefix_key(split, a, shape);
+static int64_t lower_bound_key(const stream *x, const int64_t *split, int64_t a, const spt__keyplan *pp) {
+    const bool wide = pp->kind != SPT__KEY64;
+    const uint64_t key = wide ? 0 : spt__keyplan_linear(pp, split);
     int64_t lo = 0, hi = x->t->nnz;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
         const int64_t *row = row_of(x, mid);
-        if (wide ? spt__cmp_rows(row, split, a, NULL) < 0 : prefix_key(row, a, shape) < key) lo = mid + 1;
+        if (wide ? spt__cmp_rows(row, split, a, NULL) < 0 : spt__keyplan_linear(pp, row) < key) lo = mid + 1;
         else hi = mid;
     }
     return lo;
@@ -213,7 +209,6 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
         int64_t big = 0;
         spt__keyplan pp; /* the prefix (dims before the axis) of the output shape */
         spt__keyplan_init(&pp, shape, NULL, a);
-        const bool wide = pp.kind != SPT__KEY64;
         for (int64_t i = 1; i < n; i++)
             if (s[i].t->nnz > s[big].t->nnz) big = i;
         int nch = spt__threads_for(total * r);
@@ -240,7 +235,7 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
                 if (c == nch - 1) cc[i].end = s[i].t->nnz;
                 else {
                     const int64_t *split = row_of(&s[big], nb / nch * (c + 1) + nb % nch * (c + 1) / nch);
-                    cc[i].end = lower_bound_key(&s[i], split, a, shape, wide);
+                    cc[i].end = lower_bound_key(&s[i], split, a, &pp);
                     if (cc[i].end < cc[i].pos) cc[i].end = cc[i].pos;
                 }
                 start[c] += cc[i].pos;
@@ -248,7 +243,7 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
         }
 #pragma omp parallel for schedule(static, 1) num_threads(nch) if (nch > 1)
         for (int c = 0; c < nch; c++)
-            merge_runs(t, start[c], cs + (int64_t)c * sstride, n, heap + (int64_t)c * hstride, a, shape, es, wide);
+            merge_runs(t, start[c], cs + (int64_t)c * sstride, n, heap + (int64_t)c * hstride, a, &pp, es);
     }
     SPT__CHECK(spt__layout_own_strings(t));
     spt__set_row_major(t, SPT__F_VALID | SPT__F_SORTED | (unique ? SPT__F_UNIQUE : 0u));
