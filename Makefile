@@ -263,7 +263,7 @@ $(REL)/bench/bench_graphblas: bench/bench_graphblas.c bench/bench_gen.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O2 -g -o $@ $< -lgraphblas
 # bench_graphblas only where Debian's libgraphblas-dev is installed (install-peers.sh installs it)
-bench-programs: $(REL)/bench/bench_core $(REL)/bench/bench_rowptr
+bench-programs: $(REL)/bench/bench_core $(REL)/bench/bench_rowptr $(REL)/libspt.so
 	@if [ -f /usr/include/GraphBLAS.h ]; then $(MAKE) --no-print-directory $(REL)/bench/bench_graphblas; \
 	else echo "bench: no GraphBLAS.h (libgraphblas-dev): the GraphBLAS peer is reported unavailable"; fi
 bench:
