@@ -65,6 +65,23 @@ static inline uint64_t spt__rkey(const spt__reduce_src *s, int64_t a, int64_t b,
         if ((e) > (w)) memset((o) + (w), 0, (size_t)((e) - (w)) * sizeof(T));                         \
     } while (0)
 
+/* The run loop of P_runs_E over entries (lo, hi) with the key of entry i_ given by KEY: a run of equal
+ * keys is reduced into a_ in storage order; at a key change the cells since w_ get 0 and the run's cell
+ * its value (one loop, instantiated for the one-dim key and for the general key). */
+#define SPT__RUNS_LOOP(T, OP, KEY)                                                                    \
+    for (int64_t i_ = lo + 1; i_ < hi; i_++) {                                                        \
+        uint64_t kk_ = (KEY);                                                                         \
+        if (kk_ == k_) {                                                                              \
+            a_ = OP(T, a_, v_[i_]);                                                                   \
+            continue;                                                                                 \
+        }                                                                                             \
+        SPT__ZERO_CELLS(T, o_, w_, k_);                                                               \
+        o_[k_] = a_;                                                                                  \
+        w_ = k_ + 1;                                                                                  \
+        k_ = kk_;                                                                                     \
+        a_ = v_[i_];                                                                                  \
+    }
+
 /* P_runs_E: the dense output of entries [lo, hi) whose keys are non-decreasing; the caller owns cells
  * [c0, c1) of out (uninitialised), which hold every key of [lo, hi). Each run of equal keys is reduced
  * in storage order into a register (its first value, then OP with the next ones: the same order as
@@ -87,31 +104,9 @@ static inline uint64_t spt__rkey(const spt__reduce_src *s, int64_t a, int64_t b,
             T a_ = v_[lo];                                                                            \
             if (s->nk == 1) {                                                                         \
                 const int64_t *c_ = ix_ + s->K[0];                                                    \
-                for (int64_t i_ = lo + 1; i_ < hi; i_++) {                                            \
-                    uint64_t kk_ = (uint64_t)c_[i_ * R_];                                             \
-                    if (kk_ == k_) {                                                                  \
-                        a_ = OP(T, a_, v_[i_]);                                                       \
-                        continue;                                                                     \
-                    }                                                                                 \
-                    SPT__ZERO_CELLS(T, o_, w_, k_);                                                   \
-                    o_[k_] = a_;                                                                      \
-                    w_ = k_ + 1;                                                                      \
-                    k_ = kk_;                                                                         \
-                    a_ = v_[i_];                                                                      \
-                }                                                                                     \
+                SPT__RUNS_LOOP(T, OP, (uint64_t)c_[i_ * R_]);                                         \
             } else {                                                                                  \
-                for (int64_t i_ = lo + 1; i_ < hi; i_++) {                                            \
-                    uint64_t kk_ = spt__rkey(s, 0, s->nk, ix_ + i_ * R_);                             \
-                    if (kk_ == k_) {                                                                  \
-                        a_ = OP(T, a_, v_[i_]);                                                       \
-                        continue;                                                                     \
-                    }                                                                                 \
-                    SPT__ZERO_CELLS(T, o_, w_, k_);                                                   \
-                    o_[k_] = a_;                                                                      \
-                    w_ = k_ + 1;                                                                      \
-                    k_ = kk_;                                                                         \
-                    a_ = v_[i_];                                                                      \
-                }                                                                                     \
+                SPT__RUNS_LOOP(T, OP, spt__rkey(s, 0, s->nk, ix_ + i_ * R_));                         \
             }                                                                                         \
             SPT__ZERO_CELLS(T, o_, w_, k_);                                                           \
             o_[k_] = a_;                                                                              \
