@@ -43,7 +43,8 @@
  *   its element count passes INT64_MAX, SPT_ENOMEM when it cannot be allocated, with a message naming
  *   the array's shape). reshape compares volumes exactly. The ToT functions take any T and outer shape
  *   (spt_reduce_tot_sum's output is dense; the _block variants' int64 bounds need an outer volume that
- *   fits in int64). Not yet past INT64_MAX: the MPI layer (SPT_EOVERFLOW saying so).
+ *   fits in int64). The MPI layer (spt_mpi.h) takes any shape as well; its distributed sparsify cuts
+ *   the outer index space by int64 bounds, so it needs an outer volume that fits in int64.
  *
  * THREADS
  *   Built with OpenMP (default when the compiler supports it), ops use up to spt_get_num_threads()

@@ -201,7 +201,8 @@ spt_status spt_dtensor_sparse_dense_matmul_rows(const spt_dtensor *a, const spt_
  * on what it received. *out on each rank is the ToT of its block: the outer elements of [*begin, *end)
  * exactly as spt_sparsify(gathered T) holds them, every other outer element EMPTY (begin/end may be
  * NULL). T may be sorted by any order. Checks and errors are spt_sparsify's (SPT_EDTYPE, SPT_EINVAL,
- * SPT_ERANGE, SPT_EOVERFLOW), agreed; SPT_EINVAL for a NULL T, map or out. */
+ * SPT_ERANGE, SPT_EOVERFLOW), agreed; SPT_EINVAL for a NULL T, map or out. T may have any volume; the
+ * outer shape's volume must fit in int64 ([*begin, *end) are int64 bounds): SPT_EOVERFLOW otherwise. */
 spt_status spt_dtensor_sparsify(const spt_dtensor *T, const spt_sparse_map *sm, int64_t nmap,
                                 const int64_t *ind2mode, const int64_t *outer_shape, int64_t *begin,
                                 int64_t *end, spt_tot **out);
