@@ -113,6 +113,10 @@ def ensure_shared_lib():
 
     if not fresh():
         sys.stderr.write("bench: build/libspt.so is missing or older than build/libspt.a: make build/libspt.so\n")
+        # make alone would not relink it when its objects are older than the .so (the .a can be newer
+        # only because it was archived after the .so from the same objects): remove it, then link
+        if os.path.exists(so):
+            os.remove(so)
         subprocess.run(["make", "-s", "-C", ROOT, "build/libspt.so"])
     ok = fresh()
     if not ok:
