@@ -400,7 +400,7 @@ ENTRIES = [
     Entry("spt_write_npz", STATUS, handle("sp_input", T), path("path"), enum("flavour", "spt_format", NFMT)),
     Entry("spt_write_spy_png", STATUS, handle("sp_input", T), i64("row_mode"), i64("col_mode"), i64("max_side"),
           path("path")),
-    # tf.sparse completion (issue 19): counts documented "or SPT_UNSET" take -1 (the wrappers map None to it)
+    # the rest of tf.sparse: counts documented "or SPT_UNSET" take -1 (the wrappers map None to it)
     Entry("spt_segment_sum", STATUS, handle("data", D), handle("indices", D), handle("segment_ids", D),
           i64("num_segments", lo=-1), out("out", D)),
     Entry("spt_segment_mean", STATUS, handle("data", D), handle("indices", D), handle("segment_ids", D),
@@ -448,7 +448,7 @@ ENTRIES = [
 
 BY_NAME = {e.name: e for e in ENTRIES}
 
-# The sparse-algebra family (issue 20) keeps its entries in _registry_algebra.py (it imports the kinds
+# The sparse-algebra family keeps its entries in _registry_algebra.py (it imports the kinds
 # above, so it is imported here, after them).
 from ._registry_algebra import ALGEBRA_ENTRIES  # noqa: E402
 ENTRIES += ALGEBRA_ENTRIES

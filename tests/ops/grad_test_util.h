@@ -82,6 +82,41 @@ static inline void gt_assert_f32(const spt_dense *g32, const spt_dense *g64) {
     }
 }
 
+/* A gradient kernel of a binary op c = op(a, b): the value gradients of a and b from grad (c's nnz
+ * values). */
+typedef spt_status (*gt_pair_grad)(const spt_tensor *a, const spt_tensor *b, const spt_tensor *c, const spt_dense *grad,
+                                   spt_dense **a_val_grad, spt_dense **b_val_grad);
+
+/* The check every binary gradient test makes: with grad = w (o's nnz values), f's gradients of a and b
+ * against finite differences of L (the loss over ctx, which holds a, b and w), then the same call on
+ * float32 copies against the float64 result. `name` prefixes the failure messages ("<name> a"). */
+static inline void gt_check_pair_grad(gt_pair_grad f, gt_loss L, void *ctx, spt_tensor *a, spt_tensor *b,
+                                      const spt_tensor *o, const double *w, const char *name) {
+    char what[64];
+    spt_dense *g = gt_vec(w, spt_tensor_nnz(o)), *ga, *gb;
+    ASSERT_OK(f(a, b, o, g, &ga, &gb));
+    snprintf(what, sizeof what, "%s a", name);
+    gt_fd_check(L, ctx, spt_tensor_values_mut(a), spt_tensor_nnz(a), spt_dense_data(ga), what);
+    snprintf(what, sizeof what, "%s b", name);
+    gt_fd_check(L, ctx, spt_tensor_values_mut(b), spt_tensor_nnz(b), spt_dense_data(gb), what);
+    /* float32 gives the same */
+    spt_tensor *a32 = gt_to_f32(a), *b32 = gt_to_f32(b), *o32 = gt_to_f32(o);
+    spt_dense *g32 = gt_dense_f32(g), *ga32, *gb32;
+    ASSERT_OK(f(a32, b32, o32, g32, &ga32, &gb32));
+    gt_assert_f32(ga32, ga);
+    gt_assert_f32(gb32, gb);
+    spt_dense_free(ga32);
+    spt_dense_free(gb32);
+    spt_dense_free(g32);
+    spt_tensor_free(a32);
+    spt_tensor_free(b32);
+    spt_tensor_free(o32);
+    spt_dense_free(ga);
+    spt_dense_free(gb);
+    spt_dense_free(g);
+}
+
+
 /* One gradient call for the allocation sweep: op reads a, b, c, g and writes o[0..3). */
 typedef struct gt_call gt_call;
 struct gt_call {

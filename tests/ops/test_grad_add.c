@@ -26,25 +26,7 @@ static void test_fd(void **state) {
         ASSERT_OK(spt_add(c.a, c.b, 0, &s));
         c.w = malloc((size_t)(spt_tensor_nnz(s) + 1) * sizeof(double));
         gt_fill(c.w, spt_tensor_nnz(s));
-        spt_dense *g = gt_vec(c.w, spt_tensor_nnz(s)), *ga, *gb;
-        ASSERT_OK(spt_add_grad(c.a, c.b, s, g, &ga, &gb));
-        gt_fd_check(loss, &c, spt_tensor_values_mut(c.a), spt_tensor_nnz(c.a), spt_dense_data(ga), "add_grad a");
-        gt_fd_check(loss, &c, spt_tensor_values_mut(c.b), spt_tensor_nnz(c.b), spt_dense_data(gb), "add_grad b");
-        /* float32 gives the same */
-        spt_tensor *a32 = gt_to_f32(c.a), *b32 = gt_to_f32(c.b), *s32 = gt_to_f32(s);
-        spt_dense *g32 = gt_dense_f32(g), *ga32, *gb32;
-        ASSERT_OK(spt_add_grad(a32, b32, s32, g32, &ga32, &gb32));
-        gt_assert_f32(ga32, ga);
-        gt_assert_f32(gb32, gb);
-        spt_dense_free(ga32);
-        spt_dense_free(gb32);
-        spt_dense_free(g32);
-        spt_tensor_free(a32);
-        spt_tensor_free(b32);
-        spt_tensor_free(s32);
-        spt_dense_free(ga);
-        spt_dense_free(gb);
-        spt_dense_free(g);
+        gt_check_pair_grad(spt_add_grad, loss, &c, c.a, c.b, s, c.w, "add_grad");
         spt_tensor_free(s);
         free(c.w);
         spt_tensor_free(c.a);
