@@ -372,19 +372,14 @@ void spt__set_row_major(spt_tensor *t, unsigned flags) {
     spt__rowptr_drop(t);
 }
 
-/* spt__hint_huge for any size: every whole 2 MiB page inside [p, p + bytes). */
-static void spt__hint_huge_any(void *p, size_t bytes) {
+void spt__hint_huge(void *p, size_t bytes) {
 #ifdef MADV_HUGEPAGE
     const uintptr_t H = (uintptr_t)2 << 20;
     uintptr_t a = ((uintptr_t)p + H - 1) & ~(H - 1), e = ((uintptr_t)p + bytes) & ~(H - 1);
-    if (p && e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+    if (p && bytes >= 4 * H && e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
 #else
     (void)p, (void)bytes;
 #endif
-}
-
-void spt__hint_huge(void *p, size_t bytes) {
-    if (bytes >= ((size_t)8 << 20)) spt__hint_huge_any(p, bytes);
 }
 
 /* ---- the cached row pointer (internal.h) ---------------------------------------------------------- */
@@ -392,7 +387,8 @@ void spt__hint_huge(void *p, size_t bytes) {
 bool spt__rowptr_eligible(const spt_tensor *t) {
     const unsigned need = SPT__F_VALID | SPT__F_SORTED;
     return t->rank == 2 && t->nnz > 0 && (atomic_load_explicit(&((spt_tensor *)t)->flags, memory_order_relaxed) & need) == need &&
-           t->order[0] == 0 && t->order[1] == 1 && t->shape[0] < t->nnz / 4; /* rows + 1 <= nnz / 4 */
+           t->order[0] == 0 && t->order[1] == 1 && t->shape[0] < t->nnz / 4 /* rows + 1 <= nnz / 4 */ &&
+           t->nnz <= (int64_t)UINT32_MAX; /* 32-bit slots */
 }
 
 const spt__rowptr *spt__rowptr_get(const spt_tensor *t) {
@@ -404,13 +400,10 @@ const spt__rowptr *spt__rowptr_get(const spt_tensor *t) {
 
 spt__rowptr *spt__rowptr_new(const spt_tensor *t) {
     size_t bytes;
-    if (spt__bytes3(t->shape[0] + 1, 1, sizeof(int64_t), &bytes) || spt__add_sz(bytes, sizeof(spt__rowptr), &bytes))
+    if (spt__bytes3(t->shape[0] + 1, 1, sizeof(uint32_t), &bytes) || spt__add_sz(bytes, sizeof(spt__rowptr), &bytes))
         return NULL;
     spt__rowptr *r = spt__malloc(bytes);
     if (!r) return NULL;
-    /* huge pages for its 2 MiB-aligned part (the op writes it in full, once): with 4 KiB pages the first
-     * row sum at 1e7 entries took 15-17 ms of CPU at best, with the advice 11 ms (the plain pass 8 ms) */
-    spt__hint_huge_any(r, bytes);
     r->rows = t->shape[0];
     r->nnz = t->nnz;
     r->indices = t->indices;

@@ -180,7 +180,7 @@ static inline uint64_t spt__rkey(const spt__reduce_src *s, int64_t a, int64_t b,
  * of vals[rp[r], rp[r+1]) in storage order (first value, then OP with the next ones), 0 when empty. */
 #define SPT__DEF_REDUCE_ROWS(P, E, T, OP)                                                             \
     static void P##_runs_rp_##E(const spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, \
-                                void *out, int64_t *rp) {                                             \
+                                void *out, uint32_t *rp) {                                             \
         const T *v_ = s->vals;                                                                        \
         T *o_ = out;                                                                                  \
         const int64_t R_ = s->R, *c_ = s->ix + s->K[0];                                               \
@@ -188,7 +188,7 @@ static inline uint64_t spt__rkey(const spt__reduce_src *s, int64_t a, int64_t b,
         if (lo < hi) {                                                                                \
             uint64_t k_ = (uint64_t)c_[lo * R_];                                                      \
             T a_ = v_[lo];                                                                            \
-            for (uint64_t r_ = w_; r_ <= k_; r_++) rp[r_] = lo;                                       \
+            for (uint64_t r_ = w_; r_ <= k_; r_++) rp[r_] = (uint32_t)lo;                                       \
             for (int64_t i_ = lo + 1; i_ < hi; i_++) {                                                \
                 const uint64_t kk_ = (uint64_t)c_[i_ * R_];                                           \
                 if (kk_ == k_) {                                                                      \
@@ -198,7 +198,7 @@ static inline uint64_t spt__rkey(const spt__reduce_src *s, int64_t a, int64_t b,
                 SPT__ZERO_CELLS(T, o_, w_, k_);                                                       \
                 o_[k_] = a_;                                                                          \
                 w_ = k_ + 1;                                                                          \
-                for (uint64_t r_ = w_; r_ <= kk_; r_++) rp[r_] = i_;                                  \
+                for (uint64_t r_ = w_; r_ <= kk_; r_++) rp[r_] = (uint32_t)i_;                                  \
                 k_ = kk_;                                                                             \
                 a_ = v_[i_];                                                                          \
             }                                                                                         \
@@ -206,15 +206,15 @@ static inline uint64_t spt__rkey(const spt__reduce_src *s, int64_t a, int64_t b,
             o_[k_] = a_;                                                                              \
             w_ = k_ + 1;                                                                              \
         }                                                                                             \
-        for (uint64_t r_ = w_; r_ < c1; r_++) rp[r_] = hi;                                            \
+        for (uint64_t r_ = w_; r_ < c1; r_++) rp[r_] = (uint32_t)hi;                                            \
         SPT__ZERO_CELLS(T, o_, w_, c1);                                                               \
     }                                                                                                 \
-    static void P##_rows_##E(const void *vals, const int64_t *rp, uint64_t r0, uint64_t r1, void *out) { \
+    static void P##_rows_##E(const void *vals, const uint32_t *rp, uint64_t r0, uint64_t r1, void *out) { \
         const T *v_ = vals;                                                                           \
         T *o_ = out;                                                                                  \
         for (uint64_t r_ = r0; r_ < r1; r_++) {                                                       \
-            int64_t i_ = rp[r_];                                                                      \
-            const int64_t e_ = rp[r_ + 1];                                                            \
+            int64_t i_ = (int64_t)rp[r_];                                                             \
+            const int64_t e_ = (int64_t)rp[r_ + 1];                                                            \
             if (i_ == e_) {                                                                           \
                 o_[r_] = (T)0;                                                                        \
                 continue;                                                                             \

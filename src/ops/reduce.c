@@ -159,7 +159,7 @@ static spt_status reduce_direct(const rplan *p, const spt__reduce_src *s, int ki
         else p->kern->blocks(s, bnd[c], bnd[c + 1], cell[c], cell[c + 1], d->data, seen + (size_t)c * s->inner);
     }
     if (fresh) {
-        fresh->p[p->ovol] = n;
+        fresh->p[p->ovol] = (uint32_t)n;
         (void)spt__rowptr_publish(t, fresh);
     }
     spt__free(seen);
