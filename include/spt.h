@@ -51,7 +51,8 @@
  *   threads, further capped by the work size. Results are identical for a given thread count.
  *   Distinct objects may be used from distinct threads; one object must not be modified concurrently.
  *   Read-only ops (every op taking a const tensor) may run on one shared tensor from several threads at
- *   once: the only thing they record on an input, the "validated" flag, is set atomically.
+ *   once: what they record on an input, the "validated" flag and the row pointer of row sums (see
+ *   spt_reduce_sum), is set atomically.
  *
  * WHERE THE MODEL COMES FROM
  *   spt is the sparse tensor of TensorFlow without TensorFlow: the SparseTensor class of TensorFlow's C++
