@@ -369,7 +369,9 @@ def main():
                    "spt_1": s1["median"] if s1 else None, "spt_all": sn["median"] if sn else None,
                    "spt_best": best, "spt_peak_extra": (sn or s1 or {}).get("op_peak_extra"),
                    "spt_all_max": sn["max"] if sn else None, "spt_1_max": s1["max"] if s1 else None,
-                   "input_bytes": (sn or s1 or {}).get("input_bytes"), "peers": {}}
+                   "input_bytes": (sn or s1 or {}).get("input_bytes"), "peers": {},
+                   # reduce: the first call on a fresh tensor (2-D row sums build the cached row pointer there)
+                   "spt_first_all": sn.get("first") if sn else None, "spt_first_1": s1.get("first") if s1 else None}
             # spt through its Python package: all cores (and 1 thread with --spt-py both); py_over_c = spt_py / C
             p1, pn = get("spt_py", op, dims, n, 1 if nth != 1 else -1), get("spt_py", op, dims, n, nth)
             pin = get("spt_py_inplace", op, dims, n, nth)
@@ -669,6 +671,19 @@ def table_md(res, nth):
                  "%.3g" % r["spt_over_floor"] if r.get("spt_over_floor") else "-",
                  "%.2f" % r["worst_over_median"] if r.get("worst_over_median") else "-"]
         out.append("| " + " | ".join(line) + " |")
+    firsts = [r for r in rows if r.get("spt_first_all") is not None or r.get("spt_first_1") is not None]
+    if firsts:
+        out.append("")
+        out.append("The reduces' first call on a fresh tensor (bench_core's warm-up, not in the medians above): for "
+                   "2-D row sums it also builds the tensor's cached row pointer, which the later calls read.")
+        out.append("")
+        out.append("| op | dims | nnz | first call %d thr | median after it | first call 1 thr | median after it |"
+                   % nth)
+        out.append("|---|---|---|---|---|---|---|")
+        for r in firsts:
+            out.append("| %s | %d | %.0e | %s | %s | %s | %s |" % (
+                TITLES.get(r["op"], r["op"]), r["dims"], r["nnz"], fmt_t(r.get("spt_first_all")),
+                fmt_t(r.get("spt_all")), fmt_t(r.get("spt_first_1")), fmt_t(r.get("spt_1"))))
     out.append("")
     out.append("## Every peer")
     out.append("")

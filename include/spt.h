@@ -51,7 +51,8 @@
  *   threads, further capped by the work size. Results are identical for a given thread count.
  *   Distinct objects may be used from distinct threads; one object must not be modified concurrently.
  *   Read-only ops (every op taking a const tensor) may run on one shared tensor from several threads at
- *   once: the only thing they record on an input, the "validated" flag, is set atomically.
+ *   once: what they record on an input, the "validated" flag and the row pointer of row sums (see
+ *   spt_reduce_sum), is set atomically.
  *
  * WHERE THE MODEL COMES FROM
  *   spt is the sparse tensor of TensorFlow without TensorFlow: the SparseTensor class of TensorFlow's C++
@@ -272,8 +273,11 @@ const int64_t *spt_tensor_indices(const spt_tensor *t);
 const void *spt_tensor_values(const spt_tensor *t);
 /* The volume of the shape, or -1 when it is larger than INT64_MAX (a valid shape all the same). */
 int64_t spt_tensor_volume(const spt_tensor *t);
-/* Writable views. The indices view clears the validated and sorted flags; the values view keeps them
- * (values take no part in either). */
+/* Writable views. The indices view clears the validated and sorted flags and drops the cached row
+ * pointer (see spt_reduce_sum); the values view keeps them (values take no part in any of them). The
+ * flags and the row pointer are facts about the indices as they are when an op records them, so
+ * after any op ran on the tensor, call spt_tensor_indices_mut again before editing the indices
+ * through a pointer obtained earlier. */
 int64_t *spt_tensor_indices_mut(spt_tensor *t);
 void *spt_tensor_values_mut(spt_tensor *t);
 /* Store a copy of `len` bytes as value i of a string tensor. */
@@ -501,7 +505,19 @@ spt_status spt_merge(const spt_tensor *const *sp_ids, int64_t n_ids, const spt_t
  * axes != NULL with naxes == 0 reduces nothing (TF's kernel: only duplicates are summed). The output
  * has the kept dims, or with keep_dims every dim with the reduced ones of size 1; it is zero where no
  * entry falls. Duplicates are summed. Dtypes: integers, floats, complex (not bool, string).
- * Speed: no sort; threaded when the entries are sorted by an order whose leading dims are kept. */
+ * Speed: no sort; threaded when the entries are sorted by an order whose leading dims are kept.
+ * Row sums keep a row pointer: the row sums of a 2-D tensor (axis 1, dense output, spt_reduce_max
+ * too) that is known valid and sorted row-major (spt_reorder, or an op's output) and has at most a
+ * quarter as many rows as entries (shape[0] + 1 <= nnz / 4) and at most 2^32 - 1 entries build, on
+ * the first such call, CSR's row pointer (the first entry of each row: 4 * (shape[0] + 1) bytes, at
+ * most 1 byte per entry against the tensor's 24) and keep it with the tensor; later row sums read only it and the values (about a
+ * third of the bytes). Building it is part of the first call's pass over the entries. It is built
+ * once even when several threads sum the rows of one shared tensor at once (the THREADS promise
+ * holds), dropped by everything that changes the tensor's indices, shape or order in place
+ * (spt_reorder to another order, spt_tensor_set_shape, spt_tensor_set_order,
+ * spt_tensor_indices_mut), kept by spt_tensor_values_mut, not copied by spt_tensor_clone, and freed
+ * by spt_tensor_free. If it cannot be allocated the sums are taken without it. The results are the
+ * same bits with or without it. */
 spt_status spt_reduce_sum(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims, spt_dense **out);
 /* SparseReduceSumSparse: as spt_reduce_sum, but the result is sparse: one entry per non-empty output
  * cell (a sum may be 0), in row-major order (known valid, sorted, unique); with keep_dims the reduced

@@ -63,6 +63,7 @@ static bool known_sorted_by(const spt_tensor *t, const int64_t *order) {
 
 /* After a sort of t's entries by `order`: record the order and the flags (valid, sorted, unique or not). */
 static void record_order(spt_tensor *t, const int64_t *order, bool unique) {
+    spt__rowptr_drop(t); /* the entries moved */
     for (int64_t d = 0; d < t->rank; d++) t->order[d] = order ? order[d] : d;
     t->flags |= SPT__F_VALID | SPT__F_SORTED;
     if (unique) t->flags |= SPT__F_UNIQUE;
@@ -74,6 +75,7 @@ spt_status spt__reorder(const char *fn, spt_tensor *t, const int64_t *order) {
     const int64_t n = t->nnz, r = t->rank;
     SPT__TRY(check_perm_order(fn, r, order));
     if (known_sorted_by(t, order)) return SPT_OK;
+    spt__rowptr_drop(t); /* the entries are about to move */
     packing pk;
     if (r > 0 && n > 1 && spt__make_packing(t, order, &pk)) {
         bool uniq = false;

@@ -270,6 +270,7 @@ spt_status spt_tensor_clone(const spt_tensor *t, spt_tensor **out) {
 
 void spt_tensor_free(spt_tensor *t) {
     if (!t) return;
+    spt__rowptr_drop(t);
     if (t->owns_buffers) {
         spt__free(t->indices);
         spt__free(t->values);
@@ -283,6 +284,7 @@ void spt_tensor_free(spt_tensor *t) {
 
 void spt__tensor_truncate(spt_tensor *t, int64_t nnz) {
     if (nnz >= t->nnz) return;
+    spt__rowptr_drop(t);
     t->nnz = nnz;
     if (!t->owns_buffers) return;
     size_t ib = (size_t)nnz * (size_t)t->rank * sizeof(int64_t), vb = (size_t)nnz * spt_dtype_size(t->dtype);
@@ -304,6 +306,7 @@ int64_t spt_tensor_volume(const spt_tensor *t) { return t ? t->volume : 0; }
 int64_t *spt_tensor_indices_mut(spt_tensor *t) {
     if (!t) return NULL;
     t->flags = 0;
+    spt__rowptr_drop(t);
     return t->indices;
 }
 
@@ -331,6 +334,7 @@ spt_status spt_tensor_set_order(spt_tensor *t, const int64_t *order) {
     SPT__TRY(spt__check_order("spt_tensor_set_order", t->rank, order));
     for (int64_t d = 0; d < t->rank; d++) t->order[d] = order ? order[d] : -1;
     t->flags &= ~(unsigned)(SPT__F_SORTED | SPT__F_UNIQUE);
+    spt__rowptr_drop(t);
     return SPT_OK;
 }
 
@@ -348,6 +352,7 @@ spt_status spt_tensor_set_shape(spt_tensor *t, const int64_t *shape) {
     }
     t->volume = volume;
     if (!grows) t->flags &= ~(unsigned)SPT__F_VALID;
+    spt__rowptr_drop(t); /* its length is shape[0] + 1 */
     return SPT_OK;
 }
 
@@ -364,6 +369,7 @@ bool spt_tensor_is_row_major(const spt_tensor *t, bool sorted) {
 void spt__set_row_major(spt_tensor *t, unsigned flags) {
     for (int64_t d = 0; d < t->rank; d++) t->order[d] = d;
     t->flags = flags;
+    spt__rowptr_drop(t);
 }
 
 void spt__hint_huge(void *p, size_t bytes) {
@@ -374,4 +380,47 @@ void spt__hint_huge(void *p, size_t bytes) {
 #else
     (void)p, (void)bytes;
 #endif
+}
+
+/* ---- the cached row pointer (internal.h) ---------------------------------------------------------- */
+
+bool spt__rowptr_eligible(const spt_tensor *t) {
+    const unsigned need = SPT__F_VALID | SPT__F_SORTED;
+    return t->rank == 2 && t->nnz > 0 && (atomic_load_explicit(&((spt_tensor *)t)->flags, memory_order_relaxed) & need) == need &&
+           t->order[0] == 0 && t->order[1] == 1 && t->shape[0] < t->nnz / 4 /* rows + 1 <= nnz / 4 */ &&
+           t->nnz <= (int64_t)UINT32_MAX; /* 32-bit slots */
+}
+
+const spt__rowptr *spt__rowptr_get(const spt_tensor *t) {
+    const spt__rowptr *r = atomic_load_explicit(&((spt_tensor *)t)->rowptr, memory_order_acquire);
+    if (r && (!spt__rowptr_eligible(t) || r->rows != t->shape[0] || r->nnz != t->nnz || r->indices != t->indices))
+        return NULL; /* every mutation drops it; this only guards against a path that forgot */
+    return r;
+}
+
+spt__rowptr *spt__rowptr_new(const spt_tensor *t) {
+    size_t bytes;
+    if (spt__bytes3(t->shape[0] + 1, 1, sizeof(uint32_t), &bytes) || spt__add_sz(bytes, sizeof(spt__rowptr), &bytes))
+        return NULL;
+    spt__rowptr *r = spt__malloc(bytes);
+    if (!r) return NULL;
+    r->rows = t->shape[0];
+    r->nnz = t->nnz;
+    r->indices = t->indices;
+    return r;
+}
+
+const spt__rowptr *spt__rowptr_publish(const spt_tensor *t, spt__rowptr *r) {
+    spt__rowptr *expected = NULL;
+    /* release: p[] is written before the pointer; acquire on failure: the winner's p[] is visible */
+    if (atomic_compare_exchange_strong_explicit(&((spt_tensor *)t)->rowptr, &expected, r, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return r;
+    spt__free(r);
+    return expected;
+}
+
+void spt__rowptr_drop(spt_tensor *t) {
+    if (!t) return;
+    spt__free(atomic_exchange_explicit(&t->rowptr, NULL, memory_order_acq_rel));
 }

@@ -55,6 +55,7 @@ void spt__order_restore(spt_tensor *t, const int64_t *order) {
         if (c == 0) unique = false;
     }
     memcpy(t->order, order, (size_t)R * sizeof *order);
+    spt__rowptr_drop(t);
     t->flags |= SPT__F_SORTED;
     if (unique) t->flags |= SPT__F_UNIQUE;
     else t->flags &= ~(unsigned)SPT__F_UNIQUE;

@@ -97,6 +97,12 @@ typedef struct spt__reduce_kernel {
     void (*runs)(const struct spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, void *out);
     void (*blocks)(const struct spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, void *out,
                    unsigned char *seen);
+    /* Row sums of a row-major sorted 2-D tensor and its cached row pointer (kernels/reduce.h):
+     * runs_rp is runs for a one-dim key that also fills the row pointer of its cells; rows reads the
+     * row pointer and the values only. */
+    void (*runs_rp)(const struct spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, void *out,
+                    uint32_t *rp);
+    void (*rows)(const void *vals, const uint32_t *rp, uint64_t r0, uint64_t r1, void *out);
 } spt__reduce_kernel;
 
 /* kern NULL: the dtype is not supported (SPT_EDTYPE). Exactly one of dout / sout is non-NULL. */

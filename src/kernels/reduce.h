@@ -2,8 +2,8 @@
 /* reduce.h -- the value loops of the reductions (spt_reduce_sum / spt_reduce_max and their sparse
  * forms), instantiated once per supported dtype.
  *
- * SPT__DEF_REDUCE(P, E, T, OP, LANES) defines P_seg_E, P_combine_E, P_scatter_E, P_runs_E and
- * P_blocks_E (see spt__reduce_kernel in kernels/math.h) where OP(T, acc, x) is the binary reduction (wrapping add, std::max, ...). Values are
+ * SPT__DEF_REDUCE(P, E, T, OP, LANES) defines P_seg_E, P_combine_E, P_scatter_E, P_runs_E,
+ * P_blocks_E, P_runs_rp_E and P_rows_E (see spt__reduce_kernel in kernels/math.h) where OP(T, acc, x) is the binary reduction (wrapping add, std::max, ...). Values are
  * visited in storage order (through a stable permutation), so a group's result does not depend on the
  * thread count. With LANES (1: OP is associative up to rounding, as sums are; 0: order matters, as for
  * std::max with NaN or signed zeros) it also defines P_lanes_E, the kernel's `lanes` loop. */
@@ -25,18 +25,31 @@
             P##_seg_##E(vals, NULL, lo, hi, acc);                                                     \
             return;                                                                                   \
         }                                                                                             \
-        T l_[8];                                                                                      \
-        for (int k_ = 0; k_ < 8; k_++) l_[k_] = v_[lo + k_];                                          \
+        /* eight named accumulators, not an array: an array indexed in a loop was kept on the stack, \
+         * each add a store and a reload (about 1 cycle per value, 2x GraphBLAS's sum in cache) */     \
+        T l0_ = v_[lo], l1_ = v_[lo + 1], l2_ = v_[lo + 2], l3_ = v_[lo + 3];                         \
+        T l4_ = v_[lo + 4], l5_ = v_[lo + 5], l6_ = v_[lo + 6], l7_ = v_[lo + 7];                     \
         int64_t i_ = lo + 8;                                                                          \
         for (; hi - i_ >= 8; i_ += 8) {                                                               \
             if (hi - i_ > (int64_t)(4096 / sizeof(T))) __builtin_prefetch(v_ + i_ + 4096 / sizeof(T));  \
-            for (int k_ = 0; k_ < 8; k_++) l_[k_] = OP(T, l_[k_], v_[i_ + k_]);                       \
+            const T *x_ = v_ + i_;                                                                    \
+            l0_ = OP(T, l0_, x_[0]);                                                                  \
+            l1_ = OP(T, l1_, x_[1]);                                                                  \
+            l2_ = OP(T, l2_, x_[2]);                                                                  \
+            l3_ = OP(T, l3_, x_[3]);                                                                  \
+            l4_ = OP(T, l4_, x_[4]);                                                                  \
+            l5_ = OP(T, l5_, x_[5]);                                                                  \
+            l6_ = OP(T, l6_, x_[6]);                                                                  \
+            l7_ = OP(T, l7_, x_[7]);                                                                  \
         }                                                                                             \
-        for (; i_ < hi; i_++) l_[0] = OP(T, l_[0], v_[i_]);                                           \
-        for (int k_ = 0; k_ < 8; k_ += 2) l_[k_] = OP(T, l_[k_], l_[k_ + 1]);                         \
-        l_[0] = OP(T, l_[0], l_[2]);                                                                  \
-        l_[4] = OP(T, l_[4], l_[6]);                                                                  \
-        *(T *)acc = OP(T, l_[0], l_[4]);                                                              \
+        for (; i_ < hi; i_++) l0_ = OP(T, l0_, v_[i_]);                                               \
+        l0_ = OP(T, l0_, l1_);                                                                        \
+        l2_ = OP(T, l2_, l3_);                                                                        \
+        l4_ = OP(T, l4_, l5_);                                                                        \
+        l6_ = OP(T, l6_, l7_);                                                                        \
+        l0_ = OP(T, l0_, l2_);                                                                        \
+        l4_ = OP(T, l4_, l6_);                                                                        \
+        *(T *)acc = OP(T, l0_, l4_);                                                                  \
     }
 
 /* What the dense-output loops read: the values, the index rows (rank R), the kept dims K[0..nk) with
@@ -159,6 +172,59 @@ static inline uint64_t spt__rkey(const spt__reduce_src *s, int64_t a, int64_t b,
         SPT__ZERO_CELLS(T, o_, w_, c1);                                                               \
     }
 
+/* P_runs_rp_E: P_runs_E for a one-dim key (row sums of a 2-D tensor sorted row-major) that also writes
+ * the row pointer of the cells it owns: rp[r] = the first entry of [lo, hi) whose key is >= r, else
+ * hi, for r in [c0, c1) (so chunks owning disjoint cells fill disjoint slots). The sums are exactly
+ * those of P_runs_E.
+ * P_rows_E: the same sums from the row pointer and the values only (CSR's row sums): cell r is the fold
+ * of vals[rp[r], rp[r+1]) in storage order (first value, then OP with the next ones), 0 when empty. */
+#define SPT__DEF_REDUCE_ROWS(P, E, T, OP)                                                             \
+    static void P##_runs_rp_##E(const spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, \
+                                void *out, uint32_t *rp) {                                             \
+        const T *v_ = s->vals;                                                                        \
+        T *o_ = out;                                                                                  \
+        const int64_t R_ = s->R, *c_ = s->ix + s->K[0];                                               \
+        uint64_t w_ = c0;                                                                             \
+        if (lo < hi) {                                                                                \
+            uint64_t k_ = (uint64_t)c_[lo * R_];                                                      \
+            T a_ = v_[lo];                                                                            \
+            for (uint64_t r_ = w_; r_ <= k_; r_++) rp[r_] = (uint32_t)lo;                                       \
+            for (int64_t i_ = lo + 1; i_ < hi; i_++) {                                                \
+                const uint64_t kk_ = (uint64_t)c_[i_ * R_];                                           \
+                if (kk_ == k_) {                                                                      \
+                    a_ = OP(T, a_, v_[i_]);                                                           \
+                    continue;                                                                         \
+                }                                                                                     \
+                SPT__ZERO_CELLS(T, o_, w_, k_);                                                       \
+                o_[k_] = a_;                                                                          \
+                w_ = k_ + 1;                                                                          \
+                for (uint64_t r_ = w_; r_ <= kk_; r_++) rp[r_] = (uint32_t)i_;                                  \
+                k_ = kk_;                                                                             \
+                a_ = v_[i_];                                                                          \
+            }                                                                                         \
+            SPT__ZERO_CELLS(T, o_, w_, k_);                                                           \
+            o_[k_] = a_;                                                                              \
+            w_ = k_ + 1;                                                                              \
+        }                                                                                             \
+        for (uint64_t r_ = w_; r_ < c1; r_++) rp[r_] = (uint32_t)hi;                                            \
+        SPT__ZERO_CELLS(T, o_, w_, c1);                                                               \
+    }                                                                                                 \
+    static void P##_rows_##E(const void *vals, const uint32_t *rp, uint64_t r0, uint64_t r1, void *out) { \
+        const T *v_ = vals;                                                                           \
+        T *o_ = out;                                                                                  \
+        for (uint64_t r_ = r0; r_ < r1; r_++) {                                                       \
+            int64_t i_ = (int64_t)rp[r_];                                                             \
+            const int64_t e_ = (int64_t)rp[r_ + 1];                                                            \
+            if (i_ == e_) {                                                                           \
+                o_[r_] = (T)0;                                                                        \
+                continue;                                                                             \
+            }                                                                                         \
+            T a_ = v_[i_];                                                                            \
+            for (i_++; i_ < e_; i_++) a_ = OP(T, a_, v_[i_]);                                         \
+            o_[r_] = a_;                                                                              \
+        }                                                                                             \
+    }
+
 #define SPT__DEF_REDUCE(P, E, T, OP, LANES)                                                                  \
     static void P##_seg_##E(const void *vals, const int64_t *perm, int64_t lo, int64_t hi, void *acc) {  \
         const T *v_ = vals;                                                                           \
@@ -188,8 +254,9 @@ static inline uint64_t spt__rkey(const spt__reduce_src *s, int64_t a, int64_t b,
     }                                                                                                 \
     SPT__WHEN(LANES, SPT__DEF_REDUCE_LANES(P, E, T, OP))                                              \
     SPT__DEF_REDUCE_DENSE(P, E, T, OP)                                                                \
+    SPT__DEF_REDUCE_ROWS(P, E, T, OP)                                                                 \
     static const spt__reduce_kernel P##_kernel_##E = {P##_seg_##E, P##_combine_##E, P##_scatter_##E,      \
                                                       SPT__PICK(LANES, P##_lanes_##E, NULL), P##_runs_##E, \
-                                                      P##_blocks_##E};
+                                                      P##_blocks_##E, P##_runs_rp_##E, P##_rows_##E};
 
 #endif /* SPT_KERNELS_REDUCE_H */

@@ -124,7 +124,18 @@ static spt_status reduce_direct(const rplan *p, const spt__reduce_src *s, int ki
     spt_status st = SPT_OK;
     const spt_tensor *t = p->t;
     const int64_t n = t->nnz, R = t->rank;
+    /* Row sums of a 2-D tensor sorted row-major with few rows against its entries: from the tensor's
+     * cached row pointer (values and row pointer only), or, the first time, the runs loop that also
+     * fills a fresh row pointer, published on t afterwards. No row pointer (allocation failure): the
+     * plain runs loop. The three give the same bits (each row folded in storage order). */
+    const spt__rowptr *rp = NULL;
+    spt__rowptr *fresh = NULL;
+    if (kind == 2 && R == 2 && s->nk == 1 && s->K[0] == 0 && spt__rowptr_eligible(t)) {
+        rp = spt__rowptr_get(t);
+        if (!rp) fresh = spt__rowptr_new(t);
+    }
     int64_t work = n > INT64_MAX / (R + 1) ? INT64_MAX : n * R, bnd[SPT__MAX_CHUNKS + 1];
+    if (rp) work = n; /* the values only */
     work = work > INT64_MAX - p->ovol / 4 ? INT64_MAX : work + p->ovol / 4; /* the entries, the cells */
     const int nch = spt__nchunks(work, 1);
     uint64_t cell[SPT__MAX_CHUNKS + 1];
@@ -142,8 +153,14 @@ static spt_status reduce_direct(const rplan *p, const spt__reduce_src *s, int ki
     cell[nch] = (uint64_t)p->ovol;
 #pragma omp parallel for schedule(static, 1) num_threads(nch)
     for (int c = 0; c < nch; c++) {
-        if (kind == 2) p->kern->runs(s, bnd[c], bnd[c + 1], cell[c], cell[c + 1], d->data);
+        if (rp) p->kern->rows(s->vals, rp->p, cell[c], cell[c + 1], d->data);
+        else if (fresh) p->kern->runs_rp(s, bnd[c], bnd[c + 1], cell[c], cell[c + 1], d->data, fresh->p);
+        else if (kind == 2) p->kern->runs(s, bnd[c], bnd[c + 1], cell[c], cell[c + 1], d->data);
         else p->kern->blocks(s, bnd[c], bnd[c + 1], cell[c], cell[c + 1], d->data, seen + (size_t)c * s->inner);
+    }
+    if (fresh) {
+        fresh->p[p->ovol] = (uint32_t)n;
+        (void)spt__rowptr_publish(t, fresh);
     }
     spt__free(seen);
     return SPT_OK;

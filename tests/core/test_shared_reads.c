@@ -3,7 +3,10 @@
  * threads at once. The tensors start unvalidated and unsorted, so that every thread's first op caches
  * the validated flag on the shared input while the others read it. Each thread's results must equal
  * those of a serial run. `make test-tsan` runs this program built with ThreadSanitizer (and spt
- * without OpenMP, whose runtime TSan cannot see), where any data race fails the run. */
+ * without OpenMP, whose runtime TSan cannot see), where any data race fails the run.
+ * test_row_sums_eight_threads: 8 threads take the row sums of one shared sorted 2-D tensor at once, so
+ * that several of them build its cached row pointer and race to publish it (one wins, the others free
+ * their copies and every later call reads the winner's). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,7 +152,59 @@ static void test_four_threads(void **state) {
     free_inputs();
 }
 
+#define ROWS 500
+#define RTHREADS 8
+static spt_tensor *shared_rows;
+
+typedef struct {
+    double sums[3][ROWS];
+    spt_status st;
+} rows_result;
+
+static void *rows_worker(void *arg) {
+    rows_result *r = arg;
+    int64_t ax[] = {1};
+    for (int k = 0; k < 3 && r->st == SPT_OK; k++) {
+        spt_dense *d = NULL;
+        r->st = spt_reduce_sum(shared_rows, ax, 1, false, &d);
+        if (r->st == SPT_OK) memcpy(r->sums[k], spt_dense_data(d), sizeof r->sums[k]);
+        spt_dense_free(d);
+    }
+    return NULL;
+}
+
+static void test_row_sums_eight_threads(void **state) {
+    (void)state;
+    int64_t s2[] = {ROWS, 300};
+    rows_result *serial = calloc(1, sizeof *serial), *res = calloc(RTHREADS, sizeof *res);
+    for (int round = 0; round < 4; round++) {
+        /* sorted and valid, ROWS + 1 <= N / 4: the row pointer is built by the first row sum */
+        shared_rows = random_tensor(2, s2, 10 + (uint64_t)round);
+        ASSERT_OK(spt_reorder(shared_rows, NULL));
+        if (round == 0) {
+            rows_worker(serial);
+            ASSERT_OK(serial->st);
+            spt_tensor_free(shared_rows);
+            shared_rows = random_tensor(2, s2, 10);
+            ASSERT_OK(spt_reorder(shared_rows, NULL));
+        }
+        memset(res, 0, RTHREADS * sizeof *res);
+        pthread_t th[RTHREADS];
+        for (int k = 0; k < RTHREADS; k++) assert_int_equal(pthread_create(&th[k], NULL, rows_worker, &res[k]), 0);
+        for (int k = 0; k < RTHREADS; k++) assert_int_equal(pthread_join(th[k], NULL), 0);
+        for (int k = 0; k < RTHREADS; k++) {
+            ASSERT_OK(res[k].st);
+            for (int j = 1; j < 3; j++) assert_memory_equal(res[k].sums[j], res[k].sums[0], sizeof res[k].sums[0]);
+            assert_memory_equal(res[k].sums[0], res[0].sums[0], sizeof res[k].sums[0]);
+            if (round == 0) assert_memory_equal(res[k].sums[0], serial->sums[0], sizeof serial->sums[0]);
+        }
+        spt_tensor_free(shared_rows);
+    }
+    free(serial);
+    free(res);
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_four_threads)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_four_threads), cmocka_unit_test(test_row_sums_eight_threads)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
