@@ -1356,6 +1356,16 @@ static void test_msd(spt_mpi_ctx *ctx) {
         spt_tensor_free(f64);
         spt_tensor_free(f65);
     }
+    /* large enough for two threads per rank in the count, the scatter and the bucket sorts */
+    {
+        int th = spt_get_num_threads();
+        spt_set_num_threads(2);
+        g_clustered = true;
+        run_from_local(ctx, seed++, SPT_FLOAT64, 3, small, 150000, 0, o);
+        g_clustered = false;
+        run_from_local(ctx, seed++, SPT_INT32, 3, big, 150000, 3, NULL);
+        spt_set_num_threads(th);
+    }
     /* the chunked transfer (every MPI call at most 40 bytes) */
     spt_mpi_ctx_set_message_limit(ctx, 40);
     g_clustered = true;
