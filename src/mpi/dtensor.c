@@ -182,10 +182,12 @@ fail:
     return st;
 }
 
-/* Re-sort in place: the local piece is sorted in place by the serial library (no copy), then splitters,
- * one exchange and the merge (P = 1: the local sort only). On an agreed failure the pieces that were
- * already re-sorted are sorted back (stably: entries equal under one full order are equal under every
- * other, so the original sequence returns). */
+/* Re-sort in place. P > 1 and packable keys: the MSD radix sort (sort.c) straight from the local piece,
+ * which it leaves untouched until nothing can fail any more (then a balanced dtensor gets the result in
+ * its own buffers). Otherwise the local piece is sorted in place by the serial library (no copy), then
+ * splitters, one exchange and the merge (P = 1: the local sort only). On an agreed failure the pieces
+ * that were already re-sorted are sorted back (stably: entries equal under one full order are equal
+ * under every other, so the original sequence returns). */
 spt_status spt_dtensor_reorder(spt_dtensor *dt, const int64_t *order) {
     static const char fn[] = "spt_dtensor_reorder";
     spt_status st = SPT_OK;

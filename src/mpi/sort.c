@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* sort.c -- the parallel sample sort behind from_local, reorder, concat, add and reduce_sum: the local
- * sort is the serial library's (its key engine, threaded), the splitters are found by an exact multiway
- * selection over the sorted pieces (split.c), the entries move in one all-to-all straight from and into
- * tensor buffers (exchange_sorted.c), and each rank merges its P sorted runs once (merge.c). At P = 1
- * only the local sort runs. */
+/* sort.c -- the distributed sorts behind from_local, reorder, concat, add and reduce_sum. Keys that pack
+ * into 64 bits (values up to 8 bytes): the MSD radix sort below (count, one Allreduce, scatter by bucket,
+ * one all-to-all of (key, value) pairs, bucket sorts; no local sort, no merge). Everything else: the
+ * parallel sample sort -- the local sort is the serial library's (its key engine, threaded), the
+ * splitters are found by an exact multiway selection over the sorted pieces (split.c), the entries move
+ * in one all-to-all straight from and into tensor buffers (exchange_sorted.c), and each rank merges its
+ * P sorted runs once (merge.c). At P = 1 only the local sort runs. */
 #include "priv/mpi_priv.h"
 
 /* ---- local sort ---------------------------------------------------------------------------------- */
