@@ -1356,6 +1356,14 @@ static void test_msd(spt_mpi_ctx *ctx) {
         spt_tensor_free(f64);
         spt_tensor_free(f65);
     }
+    /* rank 1 and rank 4 (the decoders' general loops) */
+    {
+        static const int64_t s1[] = {100000}, s4[] = {7, 5, 3, 9}, o4[] = {3, 1, 0, 2};
+        for (int mode = 0; mode < 4; mode++) {
+            run_from_local(ctx, seed++, SPT_FLOAT64, 1, s1, 2000, mode, NULL);
+            run_from_local(ctx, seed++, SPT_INT32, 4, s4, 1500, mode, o4);
+        }
+    }
     /* large enough for two threads per rank in the count, the scatter and the bucket sorts */
     {
         int th = spt_get_num_threads();
