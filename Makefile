@@ -209,7 +209,10 @@ all: $(REL)/libspt_mpi.a $(REL)/spt-mpi
 endif
 # make bench-mpi: bench/bench_mpi.c at P = 1, 2, 4 (the serial library in the P = 1 run) and the
 # latency/bandwidth of shared memory and TCP loopback at np 2; the table in bench/results/mpi/latest.md
-# (raw rows in build/bench-mpi/raw.tsv). BENCH_MPI_N / BENCH_MPI_REPS.
+# (raw rows in build/bench-mpi/raw.tsv). BENCH_MPI_N / BENCH_MPI_REPS. Binding: np 1 (which also times the
+# serial library at 1 and 2 threads) --bind-to none, so the serial 2-thread rows get both cores (Open MPI
+# would bind the one process to one core); np 2 --bind-to core (one core per rank); np 4 (oversubscribed)
+# --bind-to none. Each run records the CPUs its ranks may use, printed in the header of latest.md.
 BENCH_MPI_N    ?= 10000000
 BENCH_MPI_REPS ?= 3
 $(REL)/bench/bench_mpi: bench/bench_mpi.c $(REL)/libspt_mpi.a $(REL)/libspt.a $(HDRS) $(MPI_HDRS)
@@ -218,7 +221,8 @@ $(REL)/bench/bench_mpi: bench/bench_mpi.c $(REL)/libspt_mpi.a $(REL)/libspt.a $(
 bench-mpi: $(REL)/bench/bench_mpi
 	@mkdir -p $(REL)/bench-mpi bench/results/mpi
 	@rm -f $(REL)/bench-mpi/raw.tsv
-	@for np in 1 2 4; do $(MPI_ENV) timeout 1800 $(MPIRUN) --quiet -np $$np $(REL)/bench/bench_mpi run $(REL)/bench-mpi/raw.tsv $(BENCH_MPI_N) $(BENCH_MPI_REPS) || exit 1; done
+	@for np in 1 2 4; do case $$np in 2) bind=core;; *) bind=none;; esac; \
+	  $(MPI_ENV) timeout 1800 $(MPIRUN) --quiet --bind-to $$bind -np $$np $(REL)/bench/bench_mpi run $(REL)/bench-mpi/raw.tsv $(BENCH_MPI_N) $(BENCH_MPI_REPS) || exit 1; done
 	@$(MPI_ENV) timeout 600 $(MPIRUN) --quiet -np 2 $(REL)/bench/bench_mpi net $(REL)/bench-mpi/raw.tsv "shared memory (vader)"
 	@$(MPI_ENV) OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo timeout 600 $(MPIRUN) --quiet -np 2 $(REL)/bench/bench_mpi net $(REL)/bench-mpi/raw.tsv "TCP loopback"
 	@$(REL)/bench/bench_mpi report $(REL)/bench-mpi/raw.tsv bench/results/mpi/latest.md

@@ -20,6 +20,7 @@
  * Every row also carries the bytes each rank sent (entries and metadata), the collective calls, the
  * per-phase seconds of the sample sort (max over ranks), the CPU seconds of the slowest rank and the
  * 1-minute load average when the run started. */
+#include <sched.h> /* sched_getaffinity (the Makefile defines _GNU_SOURCE) */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,6 +239,13 @@ static int run(const char *rawpath, int64_t N, int reps) {
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (reps > MAXR) reps = MAXR;
+    { /* the binding mpirun gave: the fewest and most CPUs a rank may run on */
+        cpu_set_t cs;
+        int mine = sched_getaffinity(0, sizeof cs, &cs) == 0 ? CPU_COUNT(&cs) : -1, lo = 0, hi = 0;
+        MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (g_rank == 0) fprintf(raw, "cpus\t%d\t%d\t%d\n", g_P, lo, hi);
+    }
     const int th = spt_get_num_threads();
     int64_t lo = N * g_rank / g_P, hi = N * (g_rank + 1) / g_P;
     spt_tensor *piece = make_piece(lo, hi);
@@ -389,10 +397,14 @@ static int report(const char *rawpath, const char *outpath) {
         return 2;
     }
     row *r = calloc(256, sizeof *r);
-    int n = 0;
+    int n = 0, ncpu = 0, cpus[8][3];
     char line[1024];
     while (n < 256 && fgets(line, sizeof line, f)) {
         row *x = &r[n];
+        if (!strncmp(line, "cpus\t", 5)) { /* the binding of one run: P, fewest and most CPUs of a rank */
+            if (ncpu < 8 && sscanf(line + 5, "%d %d %d", &cpus[ncpu][0], &cpus[ncpu][1], &cpus[ncpu][2]) == 3) ncpu++;
+            continue;
+        }
         char *tab = strchr(line, '\t');
         if (!tab || tab - line >= (long)sizeof x->op) continue;
         memcpy(x->op, line, (size_t)(tab - line));
@@ -416,6 +428,12 @@ static int report(const char *rawpath, const char *outpath) {
                "slowest rank's CPU time (MPI busy-waits count as CPU). `load` is the 1-minute load average when "
                "the run started: on a loaded machine wall times are noisy; only a quiet machine's figures "
                "count for the targets.\n\n");
+    fprintf(o, "Binding (`make bench-mpi`): the P = 1 run, which also times the serial library at 1 and 2 "
+               "threads, is started with `mpirun --bind-to none` (so the serial 2-thread rows use both cores); "
+               "P = 2 with `--bind-to core` (one core per rank); P = 4 (oversubscribed) with `--bind-to none`. "
+               "CPUs each rank could run on, as measured (sched_getaffinity, fewest-most over ranks):");
+    for (int i = 0; i < ncpu; i++) fprintf(o, "%s P = %d: %d-%d", i ? ";" : "", cpus[i][0], cpus[i][1], cpus[i][2]);
+    fprintf(o, "%s\n\n", ncpu ? "." : " not recorded.");
     fprintf(o, "| op | P | threads | median ms | min-max ms | cpu ms | bytes sent/rank (entries + meta) | "
                "collectives | local sort / split / exchange / merge ms | load |\n");
     fprintf(o, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");

@@ -74,8 +74,10 @@ spt_status spt_mpi_agree(spt_mpi_ctx *ctx, const char *fn, spt_status local);
 void spt_mpi_ctx_traffic(const spt_mpi_ctx *ctx, int64_t *payload_bytes, int64_t *meta_bytes);
 void spt_mpi_ctx_reset_traffic(spt_mpi_ctx *ctx);
 /* Local: the same counters, the number of MPI collective calls, and the seconds this rank spent in
- * each phase of the sample sort behind from_local, reorder, concat, add and reduce_sum (local sort;
- * splitter search; the all-to-all, counts included; the P-way merge) since the last reset
+ * each phase of the sort behind from_local, reorder, concat, add and reduce_sum (local sort -- for the
+ * MSD radix sort: counting the top digit and the scatter by bucket; splitter search -- the MSD sort:
+ * the Allreduce of the counts and the bucket counts; the all-to-all, counts included; the P-way merge --
+ * the MSD sort: sorting the received buckets and decoding them) since the last reset
  * (spt_mpi_ctx_reset_traffic resets them all). For benchmarks and performance models. */
 enum { SPT_MPI_PHASE_LOCAL, SPT_MPI_PHASE_SPLIT, SPT_MPI_PHASE_EXCHANGE, SPT_MPI_PHASE_MERGE, SPT_MPI_NPHASES };
 typedef struct spt_mpi_stats {
@@ -96,7 +98,8 @@ typedef struct spt_dtensor spt_dtensor;
 /* Redistribute pieces held anywhere: every rank passes its piece (a tensor with the same dtype, rank
  * and shape on every rank; nnz may differ and be 0; entries in any order, duplicates allowed) and the
  * same `order` (a permutation of 0..rank-1; NULL = row-major). The result holds every entry of every
- * piece, sorted by `order`, stable over the global sequence (rank 0's piece first), balanced.
+ * piece, sorted by `order`, stable over the global sequence (rank 0's piece first), balanced (the sort
+ * of spt_dtensor_reorder: MSD radix or sample sort).
  * SPT_EINVAL for a NULL piece/out or metadata differing from rank 0's ("rank 1: shape [2,3] differs
  * from rank 0's [2,4]"), SPT_ERANGE for an index outside the shape. Pieces are not modified. */
 spt_status spt_dtensor_from_local(spt_mpi_ctx *ctx, const spt_tensor *piece, const int64_t *order,
@@ -128,13 +131,18 @@ const spt_tensor *spt_dtensor_local(const spt_dtensor *dt);
 /* Distributed ops                                                                                   */
 /* ------------------------------------------------------------------------------------------------ */
 
-/* Re-sort in place by `order` (a permutation; NULL = row-major): a parallel sample sort. The local piece
- * is sorted in place by the serial library (threaded radix sort); the splitters are the exact keys at
- * the balanced global positions (a multiway search, one small Allreduce per round); the entries move in
- * one exchange (counts once, then index rows and values straight from and into tensor buffers); each
- * rank merges its P sorted runs once. P = 1: the serial sort only. Stable, balanced. On error dt is
- * unchanged. (Messages and bytes of this and every other op: bench/results/mpi/MODEL.md in the source
- * tree.) */
+/* Re-sort in place by `order` (a permutation; NULL = row-major). P = 1: the serial sort only. Keys that
+ * pack into 64 bits with values of at most 8 bytes: a distributed MSD radix sort -- every rank counts
+ * the top 11 bits of its packed keys, one Allreduce of the counts gives each rank the run of buckets
+ * that holds its balanced block, the (key, value) pairs move grouped by bucket in one exchange, and
+ * each rank sorts its buckets in cache and decodes them (no local sort, no merge; a balanced dtensor is
+ * rewritten in its own buffers). Otherwise (wider keys, strings, 16-byte values, keys crowded into one
+ * top bucket) a parallel sample sort: the local piece is sorted in place by the serial library
+ * (threaded radix sort); the splitters are the exact keys at the balanced global positions (a multiway
+ * search, one small Allreduce per round); the entries move in one exchange (counts once, then index
+ * rows and values straight from and into tensor buffers); each rank merges its P sorted runs once.
+ * Stable, balanced, the same result either way. On error dt is unchanged. (Messages and bytes of this
+ * and every other op: bench/results/mpi/MODEL.md in the source tree.) */
 spt_status spt_dtensor_reorder(spt_dtensor *dt, const int64_t *order);
 
 /* tf.sparse.concat(axis, inputs, expand_nonconcat_dim) of n >= 1 dtensors of one context, as the

@@ -250,4 +250,36 @@ spt_status spt__permute_values(const char *fn, void *values, size_t es, const in
 /* Sort an owned or wrapped tensor by `order` (NULL = row-major) in place; sets order and flags. */
 spt_status spt__reorder(const char *fn, spt_tensor *t, const int64_t *order);
 
+/* ---- the distributed MSD radix sort (sort_packed.c; used by src/mpi/sort.c) -------------------- */
+/* The packed-key hybrid sort cut into steps, so that an all-to-all can run between the MSD scatter and
+ * the in-cache bucket sorts: every rank packs its entries' keys (one 64-bit word), counts their top
+ * digit (the bucket), scatters (key, payload) pairs grouped by bucket, sends each rank a contiguous run
+ * of buckets, and the receiver sorts each bucket by the bits below the digit and decodes it. Payloads
+ * are the values, zero-extended to 8 bytes. */
+typedef struct spt__msd spt__msd;
+/* The plan for t's entries in `order` (NULL = row-major): *out NULL (and SPT_OK) when the path does not
+ * apply (strings, values wider than 8 bytes, rank 0, keys wider than 64 bits). The digit depends only on
+ * t's dtype, rank and shape, so ranks with the same metadata agree. */
+spt_status spt__msd_plan(const char *fn, const spt_tensor *t, const int64_t *order, spt__msd **out);
+void spt__msd_free(spt__msd *m);
+/* The bucket digit's width d: 2^d buckets, bucket = key >> (bits - d). */
+int spt__msd_digit(const spt__msd *m);
+/* counts[b] = t's entries in bucket b (2^d slots), checking indices against the shape unless t is
+ * known valid (SPT_ERANGE naming fn). Reads t's indices once. */
+spt_status spt__msd_count(const char *fn, spt__msd *m, const spt_tensor *t, int64_t *counts);
+/* After spt__msd_count: (key, payload) of each entry into tk/tp (t->nnz slots each), grouped by bucket
+ * in bucket order, stable within a bucket. Only allocation can fail. */
+spt_status spt__msd_scatter(const char *fn, spt__msd *m, const spt_tensor *t, uint64_t *tk, uint64_t *tp);
+/* Before the finish: nbk consecutive buckets will come from nsrc sources, cnt[q * nbk + j] pairs of
+ * bucket j from source q (cnt is borrowed until the finish). Allocates the finish's scratch: the only
+ * step after the scatter that can fail. */
+spt_status spt__msd_prepare(const char *fn, spt__msd *m, int nsrc, const int64_t *cnt, int64_t nbk);
+/* Source q holds its pieces of the buckets back to back at sk[q]/sp[q]. Each bucket is the
+ * concatenation of its pieces in source order, sorted stably by the key; of the sorted concatenation of
+ * all buckets, entries [skip, skip + keep) are decoded into out's index rows and values (out has keep
+ * entries and t's dtype and rank; its buffers are only written, so they may be t's own once the scatter
+ * has read them). *unique: no two of them are equal. Cannot fail. */
+void spt__msd_finish(const spt__msd *m, const uint64_t *const *sk, const uint64_t *const *sp, int64_t skip,
+                     int64_t keep, spt_tensor *out, bool *unique);
+
 #endif /* SPT_INTERNAL_H */

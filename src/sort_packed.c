@@ -737,3 +737,212 @@ fail:
     spt__free(keys);
     return st;
 }
+
+/* ---- the distributed MSD radix sort (declared in internal.h, used by src/mpi/sort.c) ------------ */
+/* The steps of the hybrid sort above, cut apart so that an all-to-all fits between the MSD scatter and
+ * the bucket sorts: the same key packing, top-digit counts (packed_keys) and scatter
+ * (msd_from_indices); the serial reorder does not go through here. */
+
+struct spt__msd {
+    packing pk;
+    radix_plan rp; /* passes 1, digit = the bucket digit, shift0 = bits - digit; n and chunks local */
+    int64_t *hist; /* rp.chunks x 2^digit per-chunk counts of the top digit */
+    /* the finish (spt__msd_prepare): sources, buckets, their counts (borrowed), piece offsets and bucket
+     * starts, per-thread scratch of 4 x maxm words and bucket-sort counters */
+    int nsrc, nthb;
+    int64_t nbk, maxm;
+    const int64_t *cnt;
+    int64_t *off, *hs;
+    uint64_t *ts;
+};
+
+spt_status spt__msd_plan(const char *fn, const spt_tensor *t, const int64_t *order, spt__msd **out) {
+    spt_status st = SPT_OK;
+    *out = NULL;
+    const size_t es = spt_dtype_size(t->dtype);
+    packing pk;
+    if (t->dtype == SPT_STRING || es > 8 || t->rank < 1 || !spt__make_packing(t, order, &pk) || pk.bits > 64 ||
+        pk.bits < 1)
+        return SPT_OK;
+    spt__msd *m = spt__calloc(1, sizeof *m);
+    if (!m) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    m->pk = pk;
+    m->rp.passes = 1;
+    m->rp.digit = pk.bits < FAST_MAX_DIGIT ? pk.bits : FAST_MAX_DIGIT;
+    m->rp.shift0 = pk.bits - m->rp.digit;
+    m->rp.n = t->nnz;
+    int nth = spt_get_num_threads();
+    int64_t chunks = nth < 1 ? 1 : nth;
+    if (chunks > FAST_MAX_CHUNKS) chunks = FAST_MAX_CHUNKS;
+    if (chunks > t->nnz) chunks = t->nnz;
+    if (chunks < 1) chunks = 1;
+    m->rp.chunks = chunks;
+    m->rp.chunk = (t->nnz + chunks - 1) / chunks;
+    m->hist = spt__alloc_array(fn, chunks, (int64_t)1 << m->rp.digit, sizeof(int64_t), true, &st);
+    if (!m->hist) {
+        spt__free(m);
+        return st;
+    }
+    *out = m;
+    return SPT_OK;
+}
+
+void spt__msd_free(spt__msd *m) {
+    if (!m) return;
+    spt__free(m->hist);
+    spt__free(m->off);
+    spt__free(m->ts);
+    spt__free(m->hs);
+    spt__free(m);
+}
+
+int spt__msd_digit(const spt__msd *m) { return m->rp.digit; }
+
+spt_status spt__msd_count(const char *fn, spt__msd *m, const spt_tensor *t, int64_t *counts) {
+    const int64_t nb = (int64_t)1 << m->rp.digit;
+    memset(counts, 0, (size_t)nb * sizeof *counts);
+    if (t->nnz == 0) return SPT_OK;
+    bool sorted, unique;
+    spt_status st = packed_keys(fn, t, &m->pk, &m->rp, NULL, m->hist, &sorted, &unique);
+    if (st != SPT_OK) return st;
+    for (int64_t c = 0; c < m->rp.chunks; c++)
+        for (int64_t b = 0; b < nb; b++) counts[b] += m->hist[c * nb + b];
+    return SPT_OK;
+}
+
+spt_status spt__msd_scatter(const char *fn, spt__msd *m, const spt_tensor *t, uint64_t *tk, uint64_t *tp) {
+    spt_status st = SPT_OK;
+    const int64_t n = t->nnz, nb = (int64_t)1 << m->rp.digit;
+    const size_t es = spt_dtype_size(t->dtype);
+    if (n == 0) return SPT_OK;
+    uint64_t *wc = spt__alloc_array(fn, m->rp.chunks * nb, 2 * WC_N, sizeof(uint64_t), false, &st), *wide = NULL;
+    if (wc && es != 8) { /* narrower values travel zero-extended in the 8-byte payload */
+        wide = spt__alloc_array(fn, n, 1, sizeof(uint64_t), true, &st);
+        for (int64_t i = 0; wide && i < n; i++) memcpy(wide + i, (const char *)t->values + (size_t)i * es, es);
+    }
+    if (wc && (es == 8 || wide))
+        msd_from_indices(&m->rp, &m->pk, t->indices, es == 8 ? (const uint64_t *)t->values : wide, m->hist, tk, tp, wc);
+    spt__free(wide);
+    spt__free(wc);
+    return st;
+}
+
+/* decode_span with streaming stores (each row is written once and not read back soon: no read for
+ * ownership of the destination lines); the caller fences. */
+static void decode_span_nt(const packing *pk, const uint64_t *keys, int64_t *ix, int64_t m) {
+#if defined(__x86_64__) && defined(__SSE2__)
+    const int64_t r = pk->r;
+    if (r == 3) {
+        const int64_t d0 = pk->ord[0], d1 = pk->ord[1], d2 = pk->ord[2];
+        const int s0 = pk->shift[0], s1 = pk->shift[1], s2 = pk->shift[2];
+        const uint64_t m0 = pk->mask[0], m1 = pk->mask[1], m2 = pk->mask[2];
+        for (int64_t i = 0; i < m; i++) {
+            uint64_t k = keys[i];
+            long long *row = (long long *)(ix + i * 3);
+            _mm_stream_si64(row + d0, (long long)((k >> s0) & m0));
+            _mm_stream_si64(row + d1, (long long)((k >> s1) & m1));
+            _mm_stream_si64(row + d2, (long long)((k >> s2) & m2));
+        }
+        return;
+    }
+    for (int64_t i = 0; i < m; i++) {
+        uint64_t k = keys[i];
+        long long *row = (long long *)(ix + i * r);
+        for (int64_t j = 0; j < r; j++) _mm_stream_si64(row + pk->ord[j], (long long)((k >> pk->shift[j]) & pk->mask[j]));
+    }
+#else
+    decode_span(pk, keys, ix, m);
+#endif
+}
+
+spt_status spt__msd_prepare(const char *fn, spt__msd *m, int nsrc, const int64_t *cnt, int64_t nbk) {
+    spt_status st = SPT_OK;
+    const int64_t nbk1 = nbk + 1;
+    m->nsrc = nsrc;
+    m->nbk = nbk;
+    m->cnt = cnt;
+    if (nbk == 0) return SPT_OK;
+    /* off[q * (nbk+1) + j]: where bucket j's piece from source q starts; bstart[j]: bucket j's first
+     * position in the concatenation of the buckets */
+    m->off = spt__alloc_array(fn, (int64_t)nsrc + 1, nbk1, sizeof(int64_t), false, &st);
+    if (!m->off) return st;
+    int64_t *off = m->off, *bstart = off + (int64_t)nsrc * nbk1, maxm = 0;
+    for (int q = 0; q < nsrc; q++) {
+        int64_t s = 0;
+        for (int64_t j = 0; j < nbk; j++) {
+            off[q * nbk1 + j] = s;
+            s += cnt[q * nbk + j];
+        }
+        off[q * nbk1 + nbk] = s;
+    }
+    int64_t s = 0;
+    for (int64_t j = 0; j < nbk; j++) {
+        bstart[j] = s;
+        int64_t mj = 0;
+        for (int q = 0; q < nsrc; q++) mj += cnt[q * nbk + j];
+        s += mj;
+        if (mj > maxm) maxm = mj;
+    }
+    bstart[nbk] = s;
+    int nthb = spt__threads_for(s);
+    if (nthb > nbk) nthb = (int)nbk;
+    if (nthb < 1) nthb = 1;
+    m->nthb = nthb;
+    m->maxm = maxm > 0 ? maxm : 1;
+    const int64_t bscr = (int64_t)BUCKET_MAX_PASSES << BUCKET_MAX_DIGIT;
+    /* per thread: the bucket's pairs and the sort's scratch (4 x maxm words), its counters */
+    m->ts = spt__alloc_array(fn, (int64_t)nthb * 4, m->maxm, sizeof(uint64_t), false, &st);
+    m->hs = m->ts ? spt__alloc_array(fn, nthb, bscr, sizeof(int64_t), false, &st) : NULL;
+    return st;
+}
+
+void spt__msd_finish(const spt__msd *m, const uint64_t *const *sk, const uint64_t *const *sp, int64_t skip,
+                     int64_t keep, spt_tensor *out, bool *unique) {
+    const int64_t r = m->pk.r, nbk = m->nbk, nbk1 = nbk + 1, maxm = m->maxm;
+    const size_t es = spt_dtype_size(out->dtype);
+    const int rem = m->rp.shift0, nsrc = m->nsrc;
+    const int64_t bscr = (int64_t)BUCKET_MAX_PASSES << BUCKET_MAX_DIGIT;
+    *unique = true;
+    if (keep == 0 || nbk == 0) return;
+    const int64_t *off = m->off, *bstart = off + (int64_t)nsrc * nbk1;
+    uint64_t *ts = m->ts;
+    int64_t *hs = m->hs, repeated = 0;
+    int nthb SPT__OMP_VAR = m->nthb;
+#pragma omp parallel for schedule(dynamic, 8) num_threads(nthb) reduction(+ : repeated)
+    for (int64_t j = 0; j < nbk; j++) {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        const int64_t g0 = bstart[j], mj = bstart[j + 1] - g0;
+        const int64_t lo = g0 > skip ? g0 : skip, hi = g0 + mj < skip + keep ? g0 + mj : skip + keep;
+        if (mj == 0 || lo >= hi) continue;
+        uint64_t *k = ts + (int64_t)tid * 4 * maxm, *p = k + maxm, *xk = p + maxm, *xp = xk + maxm;
+        int64_t at = 0;
+        for (int q = 0; q < nsrc; q++) { /* the pieces in source order: stable over the global sequence */
+            const int64_t o = off[q * nbk1 + j], c = off[q * nbk1 + j + 1] - o;
+            memcpy(k + at, sk[q] + o, (size_t)c * sizeof *k);
+            memcpy(p + at, sp[q] + o, (size_t)c * sizeof *p);
+            at += c;
+        }
+        int where = spt__bucket_sort(k, p, xk, xp, mj, rem, hs + (int64_t)tid * bscr);
+        const uint64_t *fk = (where ? xk : k) + (lo - g0), *fp = (where ? xp : p) + (lo - g0);
+        const int64_t c = hi - lo, dpos = lo - skip;
+        decode_span_nt(&m->pk, fk, out->indices + dpos * r, c);
+        if (es == 8) {
+#if defined(__x86_64__) && defined(__SSE2__)
+            long long *v = (long long *)out->values + dpos;
+            for (int64_t i = 0; i < c; i++) _mm_stream_si64(v + i, (long long)fp[i]);
+#else
+            memcpy((uint64_t *)out->values + dpos, fp, (size_t)c * sizeof *fp);
+#endif
+        } else {
+            for (int64_t i = 0; i < c; i++) memcpy((char *)out->values + (size_t)(dpos + i) * es, fp + i, es);
+        }
+        for (int64_t i = 1; i < c; i++) repeated += fk[i - 1] == fk[i];
+#if defined(__x86_64__) && defined(__SSE2__)
+        _mm_sfence();
+#endif
+    }
+    *unique = repeated == 0;
+}

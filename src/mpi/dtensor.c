@@ -182,10 +182,12 @@ fail:
     return st;
 }
 
-/* Re-sort in place: the local piece is sorted in place by the serial library (no copy), then splitters,
- * one exchange and the merge (P = 1: the local sort only). On an agreed failure the pieces that were
- * already re-sorted are sorted back (stably: entries equal under one full order are equal under every
- * other, so the original sequence returns). */
+/* Re-sort in place. P > 1 and packable keys: the MSD radix sort (sort.c) straight from the local piece,
+ * which it leaves untouched until nothing can fail any more (then a balanced dtensor gets the result in
+ * its own buffers). Otherwise the local piece is sorted in place by the serial library (no copy), then
+ * splitters, one exchange and the merge (P = 1: the local sort only). On an agreed failure the pieces
+ * that were already re-sorted are sorted back (stably: entries equal under one full order are equal
+ * under every other, so the original sequence returns). */
 spt_status spt_dtensor_reorder(spt_dtensor *dt, const int64_t *order) {
     static const char fn[] = "spt_dtensor_reorder";
     spt_status st = SPT_OK;
@@ -202,6 +204,14 @@ spt_status spt_dtensor_reorder(spt_dtensor *dt, const int64_t *order) {
         ord[d] = order ? order[d] : d;
         old[d] = dt->local->order[d];
     }
+    if (P > 1) { /* packable keys: the MSD radix sort straight from the local piece, which stays as it is */
+        SPT__CHECK(spt__mpi_msd_sort(ctx, fn, dt->local, ord, dt->local, &local));
+        if (local == dt->local) { /* re-sorted in place: the counts stand */
+            local = NULL;
+            goto fail;
+        }
+        if (local) goto swap;
+    }
     double t0 = spt__mpi_now();
     st = spt_reorder(dt->local, ord); /* valid entries: only an allocation can fail, before any write */
     sorted_here = st == SPT_OK;
@@ -214,6 +224,7 @@ spt_status spt_dtensor_reorder(spt_dtensor *dt, const int64_t *order) {
         SPT__CHECK(spt__mpi_split(ctx, fn, 1, &s, ord, false, pos));
         SPT__CHECK(spt__mpi_exchange_sorted(ctx, fn, 1, &s, pos, ord, NULL, &local));
     }
+swap:
     st = spt__dtensor_make(ctx, fn, local, &nd); /* takes local, also on failure */
     local = NULL;
     if (st != SPT_OK) goto fail;

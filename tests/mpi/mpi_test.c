@@ -1216,9 +1216,207 @@ static void test_any_volume(spt_mpi_ctx *ctx) {
     g_clustered = false;
 }
 
+/* ---- the MSD radix sort (src/mpi/sort.c) ----------------------------------------------------------- */
+
+/* Payload bytes this rank sent in the calls since the last reset. */
+static int64_t sent_payload(const spt_mpi_ctx *ctx) {
+    int64_t pay = 0, meta = 0;
+    spt_mpi_ctx_traffic(ctx, &pay, &meta);
+    return pay;
+}
+
+/* Every order of a rank-3 tensor: from_local by each order o, then reorder through the other five, each
+ * result against the serial reorder of the whole tensor (byte for byte, balanced). */
+static void run_all_orders(spt_mpi_ctx *ctx, const spt_tensor *full, int mode) {
+    static const int64_t ords[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    int64_t lo, hi;
+    piece_range(mode, spt_tensor_nnz(full), g_rank, g_size, &lo, &hi);
+    spt_tensor *piece = slice_entries(full, lo, hi);
+    CHECK(piece != NULL);
+    for (int a = 0; a < 6 && piece; a++) {
+        spt_tensor *ref = NULL;
+        spt_dtensor *d = NULL;
+        CHECK_ST(SPT_OK, spt_reordered(full, ords[a], &ref));
+        CHECK_ST(SPT_OK, spt_dtensor_from_local(ctx, piece, ords[a], &d));
+        if (d && ref) check_dtensor(d, ref, true, a % g_size);
+        for (int k = 1; k < 6 && d; k++) {
+            const int64_t *o = ords[(a + k) % 6];
+            spt_tensor *ref2 = NULL;
+            CHECK_ST(SPT_OK, spt_reordered(full, o, &ref2));
+            CHECK_ST(SPT_OK, spt_dtensor_reorder(d, o));
+            if (ref2) check_dtensor(d, ref2, true, k % g_size);
+            spt_tensor_free(ref2);
+        }
+        spt_dtensor_free(d);
+        spt_tensor_free(ref);
+    }
+    spt_tensor_free(piece);
+}
+
+/* from_local of `full` held entirely by rank 0 (the others pass empty pieces): the result against the
+ * serial sort, and the payload bytes rank 0 sent. Returns them (0 elsewhere). */
+static int64_t from_rank0(spt_mpi_ctx *ctx, const spt_tensor *full, const int64_t *order) {
+    int64_t n = spt_tensor_nnz(full);
+    spt_tensor *piece = slice_entries(full, 0, g_rank == 0 ? n : 0), *ref = NULL;
+    spt_dtensor *d = NULL;
+    CHECK_ST(SPT_OK, spt_reordered(full, order, &ref));
+    spt_mpi_ctx_reset_traffic(ctx);
+    CHECK_ST(SPT_OK, spt_dtensor_from_local(ctx, piece, order, &d));
+    int64_t sent = sent_payload(ctx);
+    if (d && ref) check_dtensor(d, ref, true, 0);
+    spt_dtensor_free(d);
+    spt_tensor_free(ref);
+    spt_tensor_free(piece);
+    return g_rank == 0 ? sent : 0;
+}
+
+static void test_msd(spt_mpi_ctx *ctx) {
+    static const int64_t big[] = {1000, 1000, 1000}, small[] = {50, 40, 30}, tiny[] = {3, 2, 2};
+    const int64_t T32 = (int64_t)1 << 32, b64[] = {T32, T32}, b65[] = {T32, T32 + 1};
+    uint64_t seed = 30000;
+    /* every order, every way of cutting the pieces (ranks with no entries among them); duplicates spread
+     * over ranks (clustered indices: repeated rows and the extremes of every dim; tiny: 12 keys, so
+     * nothing below the bucket digit) */
+    g_clustered = true;
+    for (int mode = 0; mode < 4; mode++) {
+        spt_tensor *a = random_tensor(seed++, SPT_FLOAT64, 3, small, 3000, 1);
+        spt_tensor *b = random_tensor(seed++, SPT_INT32, 3, tiny, 700, -300);
+        spt_tensor *c = random_tensor(seed++, SPT_INT64, 3, big, 2500, 5);
+        run_all_orders(ctx, a, mode);
+        run_all_orders(ctx, b, mode);
+        run_all_orders(ctx, c, mode);
+        spt_tensor_free(a);
+        spt_tensor_free(b);
+        spt_tensor_free(c);
+    }
+    g_clustered = false;
+    /* values of every width the path carries (zero-extended to 8 bytes) and those it leaves to the
+     * sample sort (16-byte complex, strings) */
+    static const spt_dtype dts[] = {SPT_BOOL, SPT_INT8, SPT_UINT16, SPT_INT32, SPT_FLOAT32, SPT_UINT64,
+                                    SPT_COMPLEX64, SPT_COMPLEX128, SPT_STRING};
+    static const int64_t o[] = {1, 2, 0};
+    for (size_t k = 0; k < sizeof dts / sizeof *dts; k++)
+        for (int mode = 0; mode < 4; mode += 3) run_from_local(ctx, seed++, dts[k], 3, small, 900, mode, o);
+    /* a reorder whose input is not balanced (reduce_sum's ranges follow its keys): a fresh result */
+    {
+        spt_tensor *full = random_tensor(seed++, SPT_INT64, 3, small, 4000, 1), *red = NULL, *ref = NULL;
+        static const int64_t ax[] = {1}, o2[] = {1, 0};
+        spt_dtensor *d = distribute(ctx, full, 0, NULL), *r = NULL;
+        CHECK_ST(SPT_OK, spt_reduce_sum_sparse(full, ax, 1, false, &red));
+        CHECK_ST(SPT_OK, spt_dtensor_reduce_sum(d, ax, 1, false, &r));
+        CHECK_ST(SPT_OK, spt_reordered(red, o2, &ref));
+        CHECK_ST(SPT_OK, spt_dtensor_reorder(r, o2));
+        if (r && ref) check_dtensor(r, ref, true, 0);
+        spt_dtensor_free(r);
+        spt_dtensor_free(d);
+        spt_tensor_free(ref);
+        spt_tensor_free(red);
+        spt_tensor_free(full);
+    }
+    /* the path taken, seen in the bytes rank 0 sends when it holds everything: the MSD sort moves 16
+     * bytes per entry (key and payload) plus at most the bucket each boundary shares; the sample sort
+     * moves index rows and values, 8 r + 8 bytes, for exactly the entries of the other ranks' blocks */
+    const int64_t N = 6000, others = N - (N / g_size + (N % g_size > 0));
+    {
+        spt_tensor *full = random_tensor(seed++, SPT_FLOAT64, 3, big, N, 1);
+        int64_t sent = from_rank0(ctx, full, NULL);
+        if (g_rank == 0 && g_size > 1) CHECK(sent >= 16 * others && sent <= 16 * others + 16 * 64 * (g_size - 1));
+        spt_tensor_free(full);
+    }
+    /* skewed: every entry in one top-digit bucket (indices 0 and 7 in the first two dims): the sample
+     * sort (int32 values: 3 x 8 + 4 bytes an entry) */
+    {
+        spt_tensor *full = random_tensor(seed++, SPT_INT32, 3, big, N, 1);
+        int64_t *ix = full ? spt_tensor_indices_mut(full) : NULL;
+        for (int64_t i = 0; ix && i < N; i++) {
+            ix[3 * i] = 0;
+            ix[3 * i + 1] = 7;
+            ix[3 * i + 2] = i % 5 == 0 ? 999 : ix[3 * i + 2];
+        }
+        int64_t sent = from_rank0(ctx, full, NULL);
+        if (g_rank == 0 && g_size > 1) CHECK(sent == 28 * others);
+        /* and every piece cut, every order */
+        for (int mode = 0; mode < 4; mode++) run_all_orders(ctx, full, mode);
+        spt_tensor_free(full);
+    }
+    /* the 64-bit boundary: two dims of 2^32 pack into exactly 64 bits (the MSD sort), 2^32 + 1 does not */
+    {
+        spt_tensor *f64 = random_tensor(seed++, SPT_FLOAT64, 2, b64, N, 1);
+        spt_tensor *f65 = random_tensor(seed++, SPT_FLOAT64, 2, b65, N, 1);
+        static const int64_t rev[] = {1, 0};
+        int64_t s64 = from_rank0(ctx, f64, rev), s65 = from_rank0(ctx, f65, rev);
+        if (g_rank == 0 && g_size > 1) {
+            CHECK(s64 >= 16 * others && s64 <= 16 * others + 16 * 64 * (g_size - 1));
+            CHECK(s65 == 24 * others);
+        }
+        for (int mode = 0; mode < 4; mode++) {
+            run_from_local(ctx, seed++, SPT_FLOAT64, 2, b64, 500, mode, rev);
+            run_from_local(ctx, seed++, SPT_INT32, 2, b65, 500, mode, rev);
+        }
+        spt_tensor_free(f64);
+        spt_tensor_free(f65);
+    }
+    /* rank 1 and rank 4 (the decoders' general loops) */
+    {
+        static const int64_t s1[] = {100000}, s4[] = {7, 5, 3, 9}, o4[] = {3, 1, 0, 2};
+        for (int mode = 0; mode < 4; mode++) {
+            run_from_local(ctx, seed++, SPT_FLOAT64, 1, s1, 2000, mode, NULL);
+            run_from_local(ctx, seed++, SPT_INT32, 4, s4, 1500, mode, o4);
+        }
+    }
+    /* large enough for two threads per rank in the count, the scatter and the bucket sorts */
+    {
+        int th = spt_get_num_threads();
+        spt_set_num_threads(2);
+        g_clustered = true;
+        run_from_local(ctx, seed++, SPT_FLOAT64, 3, small, 150000, 0, o);
+        g_clustered = false;
+        run_from_local(ctx, seed++, SPT_INT32, 3, big, 150000, 3, NULL);
+        spt_set_num_threads(th);
+    }
+    /* the chunked transfer (every MPI call at most 40 bytes) */
+    spt_mpi_ctx_set_message_limit(ctx, 40);
+    g_clustered = true;
+    for (int mode = 0; mode < 4; mode++) run_from_local(ctx, seed++, SPT_FLOAT64, 3, small, 800, mode, o);
+    g_clustered = false;
+    spt_mpi_ctx_set_message_limit(ctx, 0);
+}
+
+/* The MSD path under failing allocations: from_local, the in-place reorder (on failure dt must still
+ * hold the row-major result), the gather. */
+static spt_tensor *g_sweep_ref;
+static spt_status op_msd(spt_mpi_ctx *ctx, void *arg) {
+    struct sweep_arg *a = arg;
+    spt_status st = spt_dtensor_from_local(ctx, a->piece, NULL, &a->d);
+    if (st == SPT_OK) {
+        st = spt_dtensor_reorder(a->d, (const int64_t[]){2, 0, 1});
+        if (st != SPT_OK) {
+            long saved = a_fail_at;
+            a_fail_at = -1;
+            const spt_tensor *l = spt_dtensor_local(a->d);
+            CHECK(spt_tensor_order(l)[0] == 0 && same_range(l, g_sweep_ref, spt_dtensor_offset(a->d, g_rank)));
+            a_fail_at = saved;
+        }
+    }
+    if (st == SPT_OK) st = spt_dtensor_gather(a->d, 0, &a->g);
+    return st;
+}
+
 static void test_alloc_sweep(spt_mpi_ctx *ctx) {
-    static const int64_t s2[] = {9, 8};
+    static const int64_t s2[] = {9, 8}, s3[] = {40, 30, 20};
     struct sweep_arg a = {0};
+    {
+        spt_tensor *full = random_tensor(88, SPT_FLOAT64, 3, s3, 60 * g_size, 1);
+        a.piece = slice_entries(full, 60 * g_rank, 60 * g_rank + 60);
+        CHECK_ST(SPT_OK, spt_reordered(full, NULL, &g_sweep_ref));
+        spt_set_allocator(t_malloc, t_realloc, t_free);
+        for (int victim = 0; victim < g_size; victim++) sweep(ctx, op_msd, cleanup_sweep, &a, victim);
+        spt_set_allocator(NULL, NULL, NULL);
+        spt_tensor_free(a.piece);
+        spt_tensor_free(g_sweep_ref);
+        spt_tensor_free(full);
+        a.piece = NULL;
+    }
     a.piece = random_tensor(77 + (uint64_t)g_rank, SPT_STRING, 2, s2, 20 + g_rank, 1);
     spt_set_allocator(t_malloc, t_realloc, t_free);
     for (int victim = 0; victim < g_size; victim++) sweep(ctx, op_from_local, cleanup_sweep, &a, victim);
@@ -1258,6 +1456,7 @@ int main(int argc, char **argv) {
         test_concat_axes(ctx);
         test_tns(ctx);
         test_any_volume(ctx);
+        test_msd(ctx);
         test_alloc_sweep(ctx);
     }
     spt_mpi_ctx_free(ctx);

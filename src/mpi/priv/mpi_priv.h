@@ -141,6 +141,15 @@ spt_status spt__mpi_exchange_sorted(spt_mpi_ctx *ctx, const char *fn, int K, con
 spt_status spt__mpi_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *order,
                          bool key_aligned, spt_tensor **out);
 
+/* The distributed MSD radix sort (sort.c) of the union of every rank's `t` by `ord` (a full
+ * permutation) into balanced blocks, stable: *out NULL (SPT_OK) when it does not apply -- keys wider
+ * than 64 bits, strings, values wider than 8 bytes, skewed top digits -- decided alike on every rank;
+ * then the caller runs the sample sort. `inplace` (t itself, or NULL): when every rank's t owns its
+ * buffers and already holds its balanced count, the result is written into t's buffers (*out == t,
+ * order and flags set; only after every step that can fail). Collective; errors agreed. */
+spt_status spt__mpi_msd_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *ord,
+                             spt_tensor *inplace, spt_tensor **out);
+
 /* Wrap a local tensor (adopted, sorted by its order) into a dtensor: one Allgather of the counts.
  * Collective; on failure `local` is freed. */
 spt_status spt__dtensor_make(spt_mpi_ctx *ctx, const char *fn, spt_tensor *local, spt_dtensor **out);
