@@ -45,7 +45,7 @@ spt_status spt_dtensor_add(const spt_dtensor *a, const spt_dtensor *b, double th
         int64_t ord[SPT_MAX_RANK];
         for (int64_t d = 0; d < a->local->rank; d++) ord[d] = d;
         SPT__CHECK(spt__mpi_split(ctx, fn, 2, s, ord, true, pos));
-        SPT__CHECK(spt__mpi_exchange_sorted(ctx, fn, 2, s, pos, ord, NULL, got));
+        SPT__CHECK(spt__mpi_exchange_sorted(ctx, fn, 2, s, pos, ord, NULL, NULL, got));
         t0 = spt__mpi_now();
         if ((st = spt_add(got[0], got[1], thresh, &res)) != SPT_OK) st = rename_err(fn, st);
         ctx->phase[SPT_MPI_PHASE_LOCAL] += spt__mpi_now() - t0;

@@ -222,7 +222,7 @@ spt_status spt_dtensor_reorder(spt_dtensor *dt, const int64_t *order) {
     {
         const spt_tensor *s = dt->local;
         SPT__CHECK(spt__mpi_split(ctx, fn, 1, &s, ord, false, pos));
-        SPT__CHECK(spt__mpi_exchange_sorted(ctx, fn, 1, &s, pos, ord, NULL, &local));
+        SPT__CHECK(spt__mpi_exchange_sorted(ctx, fn, 1, &s, pos, ord, NULL, NULL, &local));
     }
 swap:
     st = spt__dtensor_make(ctx, fn, local, &nd); /* takes local, also on failure */

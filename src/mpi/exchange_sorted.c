@@ -73,6 +73,7 @@ static int transfer(spt_mpi_ctx *ctx, int K, const spt_tensor *const *s, const i
     }
     int done = 0;
     for (int k = 0; k < K && rcode == MPI_SUCCESS; k++) {
+        if (!out[k]) continue; /* a donated input: its tensor is the result */
         char *bufs[2] = {(char *)out[k]->indices, (char *)out[k]->values};
         size_t len[2] = {(size_t)(total[k] * r) * 8, (size_t)total[k] * es};
         for (int j = 0; j < 2; j++)
@@ -115,7 +116,8 @@ static spt_status merge_received(const spt_mpi_ctx *ctx, const char *fn, const s
 }
 
 spt_status spt__mpi_exchange_sorted(spt_mpi_ctx *ctx, const char *fn, int K, const spt_tensor *const *s,
-                                    const int64_t *pos, const int64_t *ord, spt__mpi_add_fn add, spt_tensor **out) {
+                                    const int64_t *pos, const int64_t *ord, spt__mpi_add_fn add, spt_tensor **donor[],
+                                    spt_tensor **out) {
     spt_status st = SPT_OK;
     const int P = ctx->size, me = ctx->rank;
     const int64_t P1 = P + 1, r = s[0]->rank;
@@ -157,15 +159,22 @@ spt_status spt__mpi_exchange_sorted(spt_mpi_ctx *ctx, const char *fn, int K, con
     ic = rbuf ? spt__alloc_array(fn, 4 * (int64_t)K, P, sizeof(int), true, &st) : NULL;
     if (!rbuf) st = spt__err(SPT_ENOMEM, "%s: out of memory", fn);
     int64_t total[SPT__MPI_MAX_INPUTS] = {0}, rrec[SPT__MPI_MAX_INPUTS] = {0};
+    bool donated[SPT__MPI_MAX_INPUTS] = {false};
     for (int k = 0; k < K && st == SPT_OK; k++) {
         /* ro (input-major): where each source's run starts in the receive buffer */
         for (int q = 0; q < P; q++) ro[k * P + q] = rc[q * K + k];
         rrec[k] = spt__scan_exclusive(ro + (int64_t)k * P, P);
         total[k] = rrec[k] + pos[k * P1 + me + 1] - pos[k * P1 + me];
+        /* this rank keeps all of a donated input and receives nothing for it: the input is the result
+         * (e.g. a reduce whose kept keys stay where they are); the transfer below is still joined */
+        donated[k] = donor && donor[k] && *donor[k] == s[k] && rrec[k] == 0 && pos[k * P1 + me] == 0 &&
+                     pos[k * P1 + me + 1] == s[k]->nnz;
+        if (donated[k]) total[k] = 0;
         rbuf[k] = spt__alloc_array(fn, rrec[k], r * 8 + (int64_t)es, 1, false, &st);
         /* huge pages before the transfer writes it: halves the exchange at 10^7 entries (4 KiB faults) */
         if (rbuf[k]) spt__hint_huge(rbuf[k], (size_t)(rrec[k] * (r * 8 + (int64_t)es)));
-        if (st == SPT_OK) st = spt__tensor_alloc_uninit(fn, s[0]->dtype, r, s[0]->shape, total[k], ord, &out[k]);
+        if (st == SPT_OK && !donated[k])
+            st = spt__tensor_alloc_uninit(fn, s[0]->dtype, r, s[0]->shape, total[k], ord, &out[k]);
         /* counts and displacements in entries (int): for each input, send counts | send displacements |
          * receive counts | receive displacements */
         int *kc = ic + 4 * (int64_t)k * P;
@@ -185,6 +194,15 @@ spt_status spt__mpi_exchange_sorted(spt_mpi_ctx *ctx, const char *fn, int K, con
     runs = spt__calloc((size_t)P, sizeof *runs);
     if (!runs) st = spt__err(SPT_ENOMEM, "%s: out of memory", fn);
     for (int k = 0; k < K && st == SPT_OK; k++) {
+        if (donated[k]) { /* sorted by ord already; with `add` its keys are distinct (the contract above) */
+            out[k] = *donor[k];
+            *donor[k] = NULL;
+            out[k]->flags = (out[k]->flags & (SPT__F_VALID | SPT__F_SORTED | SPT__F_UNIQUE)) | SPT__F_VALID |
+                            SPT__F_SORTED | (add ? SPT__F_UNIQUE : 0u);
+            spt__free(rbuf[k]);
+            rbuf[k] = NULL;
+            continue;
+        }
         st = merge_received(ctx, fn, &kp, K, k, s[k], pos, rc, ro, rbuf[k], rrec[k], add, runs, out[k]);
         spt__free(rbuf[k]);
         rbuf[k] = NULL;

@@ -77,10 +77,11 @@ spt_status spt_dtensor_reduce_sum(const spt_dtensor *dt, const int64_t *axes, in
     } else {
         /* to the owners of their keys (no key split between ranks), equal keys summed in rank order */
         const spt_tensor *s = part;
+        spt_tensor **donor[1] = {&part}; /* kept whole when no key moves to or from this rank */
         int64_t ord[SPT_MAX_RANK];
         for (int64_t d = 0; d < part->rank; d++) ord[d] = d;
         SPT__CHECK(spt__mpi_split(ctx, fn, 1, &s, ord, true, pos));
-        SPT__CHECK(spt__mpi_exchange_sorted(ctx, fn, 1, &s, pos, ord, add_table[t->dtype], &fin));
+        SPT__CHECK(spt__mpi_exchange_sorted(ctx, fn, 1, &s, pos, ord, add_table[t->dtype], donor, &fin));
         spt__set_row_major(fin, fin->flags);
     }
     st = spt__dtensor_make(ctx, fn, fin, out);

@@ -290,7 +290,8 @@ spt_status spt__mpi_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, 
         goto fail;
     }
     SPT__CHECK(spt__mpi_split(ctx, fn, 1, &s, ord, key_aligned, pos));
-    SPT__CHECK(spt__mpi_exchange_sorted(ctx, fn, 1, &s, pos, ord, NULL, out));
+    spt_tensor **own_slot[1] = {&own}; /* the local sort's tensor is the result where nothing moves */
+    SPT__CHECK(spt__mpi_exchange_sorted(ctx, fn, 1, &s, pos, ord, NULL, own_slot, out));
 fail:
     spt__free(pos);
     spt_tensor_free(own);

@@ -130,9 +130,13 @@ spt_status spt__mpi_split(spt_mpi_ctx *ctx, const char *fn, int K, const spt_ten
  * read and written in place); the part a rank keeps is never copied before the merge. out[k]: the stable P-way merge of what input k's ranges brought
  * (ties: lower source rank first), valid and sorted by ord. With `add`, equal keys are summed in that
  * order into one entry (then no input may hold a key twice on one rank, as the serial reduce's output).
- * Strings and blocks above the message limit take spt__mpi_exchange (packed, chunked). Collective; errors agreed. */
+ * Strings and blocks above the message limit take spt__mpi_exchange (packed, chunked). donor: NULL, or K
+ * slots each NULL or the address of a tensor the caller owns that is s[k] itself; on a rank that keeps
+ * all of s[k] and receives nothing for it, that tensor becomes out[k] unchanged (no copy, no merge) and
+ * its slot is set to NULL. Collective; errors agreed. */
 spt_status spt__mpi_exchange_sorted(spt_mpi_ctx *ctx, const char *fn, int K, const spt_tensor *const *s,
-                                    const int64_t *pos, const int64_t *ord, spt__mpi_add_fn add, spt_tensor **out);
+                                    const int64_t *pos, const int64_t *ord, spt__mpi_add_fn add, spt_tensor **donor[],
+                                    spt_tensor **out);
 
 /* Sort the union of every rank's local tensor `t` (same metadata everywhere, any entry order) by
  * `order` into contiguous key ranges: local sort, splitters, one exchange, merge (P = 1: the local sort
