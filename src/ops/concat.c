@@ -82,11 +82,74 @@ static void copy_run(spt_tensor *t, int64_t pos, const stream *s, int64_t from, 
     }
 }
 
+/* Copy the run of stream x from entry i (at most up to ie) whose prefix (dims before a) is that of entry
+ * i, to output position pos with the concat coordinate offset: one pass that reads each row once.
+ * Returns the run's length. */
+static int64_t copy_prefix_run(spt_tensor *t, int64_t pos, const stream *x, int64_t i, int64_t ie, int64_t a, size_t es) {
+    const int64_t r = t->rank, off = x->off;
+    const int64_t *src = x->t->indices + i * r, *head = src;
+    int64_t *dst = t->indices + pos * r;
+    int64_t k = i;
+    if (a == 1) { /* the prefix is the first coordinate */
+        const int64_t h0 = head[0];
+        for (; k < ie && src[0] == h0; k++, src += r, dst += r) {
+            for (int64_t d = 0; d < r; d++) dst[d] = src[d];
+            dst[1] += off;
+        }
+    } else {
+        for (; k < ie && spt__cmp_rows(src, head, a, NULL) == 0; k++, src += r, dst += r) {
+            for (int64_t d = 0; d < r; d++) dst[d] = src[d];
+            dst[a] += off;
+        }
+    }
+    const int64_t cnt = k - i;
+    char *dv = (char *)t->values + (size_t)pos * es;
+    const char *sv = (const char *)x->t->values + (size_t)i * es;
+    if (es == 8 && cnt <= 16) { /* a short run: no call */
+        for (int64_t e = 0; e < cnt; e++) memcpy(dv + e * 8, sv + e * 8, 8);
+    } else {
+        memcpy(dv, sv, (size_t)cnt * es);
+    }
+    return cnt;
+}
+
+/* The merge of merge_runs for two streams in row-major order (no permutation) whose prefix keys fit in
+ * 64 bits: two cursors instead of a heap, each run copied while it is found. Same output. */
+static void merge_two(spt_tensor *t, int64_t pos, const stream *s, int64_t a, const spt__keyplan *pp, size_t es) {
+    const stream *x = &s[0], *y = &s[1];
+    int64_t i = x->pos, j = y->pos;
+    const int64_t ie = x->end, je = y->end, r = t->rank;
+    if (i < ie && j < je) {
+        uint64_t ka = spt__keyplan_linear(pp, x->t->indices + i * r), kb = spt__keyplan_linear(pp, y->t->indices + j * r);
+        for (;;) {
+            if (ka <= kb) { /* ties: the lower input number first */
+                const int64_t c = copy_prefix_run(t, pos, x, i, ie, a, es);
+                pos += c;
+                i += c;
+                if (i >= ie) break;
+                ka = spt__keyplan_linear(pp, x->t->indices + i * r);
+            } else {
+                const int64_t c = copy_prefix_run(t, pos, y, j, je, a, es);
+                pos += c;
+                j += c;
+                if (j >= je) break;
+                kb = spt__keyplan_linear(pp, y->t->indices + j * r);
+            }
+        }
+    }
+    if (i < ie) copy_run(t, pos, x, i, ie - i, a, es);
+    else if (j < je) copy_run(t, pos, y, j, je - j, a, es);
+}
+
 /* k-way merge by prefix key (dims before a) of the streams' entries [pos, end) into t from position pos;
  * ties between streams go to the lower input number. */
 static void merge_runs(spt_tensor *t, int64_t pos, stream *s, int64_t n, int64_t *heap, int64_t a,
                        const spt__keyplan *pp, size_t es) {
     const bool wide = pp->kind != SPT__KEY64;
+    if (n == 2 && !wide && !s[0].perm && !s[1].perm) {
+        merge_two(t, pos, s, a, pp, es);
+        return;
+    }
     int64_t hn = 0;
     const int64_t wa = wide ? a : -1;
     for (int64_t i = 0; i < n; i++)
