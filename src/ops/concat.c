@@ -9,6 +9,10 @@
 #include "layout_internal.h"
 #include "keys.h"
 
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
 typedef struct {
     const spt_tensor *t;
     int64_t *perm; /* NULL: already row-major sorted */
@@ -82,31 +86,59 @@ static void copy_run(spt_tensor *t, int64_t pos, const stream *s, int64_t from, 
     }
 }
 
+/* The row loop of copy_prefix_run for rank R (a constant in the rank-2 and rank-3 instances, so the
+ * row copy unrolls): rows from src while their prefix is head's, to dst with column a offset. Returns
+ * the count. */
+static inline __attribute__((always_inline)) int64_t prefix_rows(int64_t *dst, const int64_t *src, int64_t cnt_max,
+                                                                 int64_t a, int64_t off, const int64_t R) {
+    const int64_t *head = src;
+    int64_t k = 0;
+    if (a == 1) { /* the prefix is the first coordinate */
+        const int64_t h0 = head[0];
+        for (; k < cnt_max && src[0] == h0; k++, src += R, dst += R) {
+#if defined(__x86_64__)
+            _mm_stream_si64((long long *)dst, src[0]);
+            _mm_stream_si64((long long *)dst + 1, src[1] + off);
+            for (int64_t d = 2; d < R; d++) _mm_stream_si64((long long *)dst + d, src[d]);
+#else
+            memcpy(dst, src, (size_t)R * sizeof(int64_t));
+            dst[1] += off;
+#endif
+        }
+    } else {
+        for (; k < cnt_max && spt__cmp_rows(src, head, a, NULL) == 0; k++, src += R, dst += R) {
+            memcpy(dst, src, (size_t)R * sizeof(int64_t));
+            dst[a] += off;
+        }
+    }
+    return k;
+}
+
 /* Copy the run of stream x from entry i (at most up to ie) whose prefix (dims before a) is that of entry
  * i, to output position pos with the concat coordinate offset: one pass that reads each row once.
  * Returns the run's length. */
 static int64_t copy_prefix_run(spt_tensor *t, int64_t pos, const stream *x, int64_t i, int64_t ie, int64_t a, size_t es) {
-    const int64_t r = t->rank, off = x->off;
-    const int64_t *src = x->t->indices + i * r, *head = src;
+    const int64_t r = t->rank;
+    const int64_t *src = x->t->indices + i * r;
     int64_t *dst = t->indices + pos * r;
-    int64_t k = i;
-    if (a == 1) { /* the prefix is the first coordinate */
-        const int64_t h0 = head[0];
-        for (; k < ie && src[0] == h0; k++, src += r, dst += r) {
-            for (int64_t d = 0; d < r; d++) dst[d] = src[d];
-            dst[1] += off;
-        }
-    } else {
-        for (; k < ie && spt__cmp_rows(src, head, a, NULL) == 0; k++, src += r, dst += r) {
-            for (int64_t d = 0; d < r; d++) dst[d] = src[d];
-            dst[a] += off;
-        }
+    int64_t cnt;
+    switch (r) {
+    case 2: cnt = prefix_rows(dst, src, ie - i, a, x->off, 2); break;
+    case 3: cnt = prefix_rows(dst, src, ie - i, a, x->off, 3); break;
+    default: cnt = prefix_rows(dst, src, ie - i, a, x->off, r); break;
     }
-    const int64_t cnt = k - i;
     char *dv = (char *)t->values + (size_t)pos * es;
     const char *sv = (const char *)x->t->values + (size_t)i * es;
     if (es == 8 && cnt <= 16) { /* a short run: no call */
+#if defined(__x86_64__)
+        for (int64_t e = 0; e < cnt; e++) {
+            long long w;
+            memcpy(&w, sv + e * 8, 8);
+            _mm_stream_si64((long long *)(dv + e * 8), w);
+        }
+#else
         for (int64_t e = 0; e < cnt; e++) memcpy(dv + e * 8, sv + e * 8, 8);
+#endif
     } else {
         memcpy(dv, sv, (size_t)cnt * es);
     }
@@ -305,8 +337,12 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
             }
         }
 #pragma omp parallel for schedule(static, 1) num_threads(nch) if (nch > 1)
-        for (int c = 0; c < nch; c++)
+        for (int c = 0; c < nch; c++) {
             merge_runs(t, start[c], cs + (int64_t)c * sstride, n, heap + (int64_t)c * hstride, a, &pp, es);
+#if defined(__x86_64__)
+            _mm_sfence(); /* the non-temporal stores of prefix_rows */
+#endif
+        }
     }
     SPT__CHECK(spt__layout_own_strings(t));
     spt__set_row_major(t, SPT__F_VALID | SPT__F_SORTED | (unique ? SPT__F_UNIQUE : 0u));
