@@ -362,6 +362,32 @@ static void test_wide_key_fallback(void **state) {
     free(ob);
 }
 
+static void test_blocked_merge_alloc_sweep(void **state) {
+    (void)state;
+    /* every allocation of the blocked path failing in turn (the per-thread buffers, the output):
+     * SPT_ENOMEM and no leak, with 2 threads and several blocks */
+    int64_t shape[2] = {200, 150};
+    const int64_t n = 12000;
+    int64_t *oa = malloc(sizeof(int64_t) * (size_t)n), *ob = malloc(sizeof(int64_t) * (size_t)n);
+    assert_non_null(oa);
+    assert_non_null(ob);
+    for (int64_t i = 0; i < n; i++) {
+        oa[i] = 2 * i + i / 7 % 2;
+        ob[i] = 2 * i + 1;
+    }
+    mt_seed(11);
+    spt_tensor *a = mk_canon(SPT_FLOAT64, 2, shape, n, oa), *b = mk_canon(SPT_FLOAT64, 2, shape, n, ob);
+    spt_set_num_threads(2);
+    spt_test_alloc_install();
+    mt_call c = {.op = mt_call_binary, .bin = add0, .a = a, .b = b};
+    mt_call_sweep(&c);
+    spt_set_num_threads(0);
+    spt_tensor_free(a);
+    spt_tensor_free(b);
+    free(oa);
+    free(ob);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threshold),  cmocka_unit_test(test_threshold_only_on_coinciding),
@@ -370,7 +396,7 @@ int main(void) {
         cmocka_unit_test(test_threads),    cmocka_unit_test(test_alloc_sweep),
         cmocka_unit_test(test_blocked_merge_patterns), cmocka_unit_test(test_blocked_merge_cancel),
         cmocka_unit_test(test_blocked_merge_empty_side), cmocka_unit_test(test_blocked_merge_dtypes),
-        cmocka_unit_test(test_wide_key_fallback),
+        cmocka_unit_test(test_wide_key_fallback), cmocka_unit_test(test_blocked_merge_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
