@@ -85,7 +85,7 @@ static spt_status add_canonical(const char *fn, const spt_tensor *a, const spt_t
     if (spt__add_i64(na, nb, &n))
         return spt__err(SPT_EOVERFLOW, "%s: %lld + %lld entries do not fit in int64", fn, (long long)na, (long long)nb);
     const int64_t nblk = n / BLOCK + (n % BLOCK != 0);
-    int T = spt__threads_for(n * r);
+    int T = spt__threads_for(n > INT64_MAX / r ? INT64_MAX : n * r);
     if (T > nblk) T = (int)(nblk > 0 ? nblk : 1);
     const size_t es = spt_dtype_size(a->dtype);
     /* per thread: the rows and values of one block (two lanes of at most BLOCK / 2 + 1 entries each) */
