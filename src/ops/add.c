@@ -112,6 +112,16 @@ static spt_status add_canonical(const char *fn, const spt_tensor *a, const spt_t
             char *buf = scratch + (size_t)tid * tbytes;
             int64_t *bi = (int64_t *)buf;
             char *bv = buf + (rows_bytes + 15) / 16 * 16;
+            if (nt > 1) {
+                /* first touch of the fresh output (the kernel zeroes each page) shared evenly before the
+                 * merge: a page fault inside the block chain would hold up the other threads */
+                const size_t ib = (size_t)(n * r) * sizeof(int64_t), vb = (size_t)n * es;
+                for (size_t p = ib / (size_t)nt * (size_t)tid, pe = tid == nt - 1 ? ib : ib / (size_t)nt * (size_t)(tid + 1); p < pe; p += 4096)
+                    ((volatile char *)oi)[p] = 0;
+                for (size_t p = vb / (size_t)nt * (size_t)tid, pe = tid == nt - 1 ? vb : vb / (size_t)nt * (size_t)(tid + 1); p < pe; p += 4096)
+                    ((volatile char *)ov)[p] = 0;
+#pragma omp barrier
+            }
             int64_t pi = 0, pj = 0; /* the split of a diagonal at or before the next block's start */
             for (int64_t k = tid; k < nblk; k += nt) {
                 const int64_t d0 = k * BLOCK, d1 = d0 + BLOCK < n ? d0 + BLOCK : n, dm = d0 + (d1 - d0) / 2;
