@@ -58,6 +58,9 @@ static bool canonical(const spt_tensor *t) {
 
 /* Merge-path diagonals per block: a block's buffer (rows and values, ~8K entries) stays in L2. */
 #define BLOCK 8192
+/* Merged blocks a thread may hold before its oldest is placed: a thread that is ahead merges its next
+ * block instead of waiting for the one before its own. */
+#define DEPTH 2
 /* Where the second lane's output starts in the buffer (the first lane writes at most BLOCK / 2 + 1). */
 #define LANE1 (BLOCK / 2 + 2)
 
@@ -91,8 +94,8 @@ static spt_status add_canonical(const char *fn, const spt_tensor *a, const spt_t
     /* per thread: the rows and values of one block (two lanes of at most BLOCK / 2 + 1 entries each) */
     const size_t cap = BLOCK + 4, rows_bytes = cap * (size_t)r * sizeof(int64_t), tbytes = rows_bytes + cap * es + 64;
     char *scratch = NULL;
-    if (n > 0) {
-        scratch = spt__alloc_array(fn, T, 1, tbytes, false, &st);
+    if (n > 0) { /* DEPTH buffers per thread */
+        scratch = spt__alloc_array(fn, T, DEPTH, tbytes, false, &st);
         if (!scratch) return st;
     }
     SPT__CHECK(spt__tensor_alloc_uninit(fn, a->dtype, r, a->shape, n, NULL, &o));
@@ -109,9 +112,7 @@ static spt_status add_canonical(const char *fn, const spt_tensor *a, const spt_t
             tid = omp_get_thread_num();
             nt = omp_get_num_threads();
 #endif
-            char *buf = scratch + (size_t)tid * tbytes;
-            int64_t *bi = (int64_t *)buf;
-            char *bv = buf + (rows_bytes + 15) / 16 * 16;
+            char *mine = scratch + (size_t)tid * DEPTH * tbytes;
             if (nt > 1) {
                 /* first touch of the fresh output (the kernel zeroes each page) shared evenly before the
                  * merge: a page fault inside the block chain would hold up the other threads */
@@ -122,29 +123,48 @@ static spt_status add_canonical(const char *fn, const spt_tensor *a, const spt_t
                     ((volatile char *)ov)[p] = 0;
 #pragma omp barrier
             }
+            /* this thread's merged blocks not yet placed, oldest first: block number, counts, buffer */
+            int64_t pk[DEPTH], pc0[DEPTH], pc1[DEPTH];
+            int head = 0, np = 0;
             int64_t pi = 0, pj = 0; /* the split of a diagonal at or before the next block's start */
-            for (int64_t k = tid; k < nblk; k += nt) {
-                const int64_t d0 = k * BLOCK, d1 = d0 + BLOCK < n ? d0 + BLOCK : n, dm = d0 + (d1 - d0) / 2;
-                spt__mb_lane L[2];
-                spt__mb_split(&m, d0, pi, pj, &L[0].i, &L[0].j);
-                spt__mb_split(&m, dm, L[0].i, L[0].j, &L[1].i, &L[1].j);
-                L[0].dend = dm;
-                L[1].dend = d1;
-                L[0].w = 0;
-                L[1].w = LANE1;
-                merge(&m, L, bi, bv);
-                pi = L[1].i;
-                pj = L[1].j;
-                const int64_t c0 = L[0].w, c1 = L[1].w - LANE1;
-                /* the output position: handed on in block order */
-                wait_turn(&turn, k);
-                const int64_t base = total;
-                total = base + c0 + c1;
-                atomic_store_explicit(&turn, k + 1, memory_order_release);
-                spt__mb_stream(oi + base * r, bi, (size_t)(c0 * r) * sizeof(int64_t));
-                spt__mb_stream(oi + (base + c0) * r, bi + LANE1 * r, (size_t)(c1 * r) * sizeof(int64_t));
-                spt__mb_stream(ov + (size_t)base * es, bv, (size_t)c0 * es);
-                spt__mb_stream(ov + (size_t)(base + c0) * es, bv + (size_t)LANE1 * es, (size_t)c1 * es);
+            for (int64_t k = tid; k < nblk || np > 0; k += nt) {
+                if (k < nblk) {
+                    const int slot = (head + np) % DEPTH;
+                    char *buf = mine + (size_t)slot * tbytes;
+                    const int64_t d0 = k * BLOCK, d1 = d0 + BLOCK < n ? d0 + BLOCK : n, dm = d0 + (d1 - d0) / 2;
+                    spt__mb_lane L[2];
+                    spt__mb_split(&m, d0, pi, pj, &L[0].i, &L[0].j);
+                    spt__mb_split(&m, dm, L[0].i, L[0].j, &L[1].i, &L[1].j);
+                    L[0].dend = dm;
+                    L[1].dend = d1;
+                    L[0].w = 0;
+                    L[1].w = LANE1;
+                    merge(&m, L, (int64_t *)buf, buf + (rows_bytes + 15) / 16 * 16);
+                    pi = L[1].i;
+                    pj = L[1].j;
+                    pk[slot] = k;
+                    pc0[slot] = L[0].w;
+                    pc1[slot] = L[1].w - LANE1;
+                    np++;
+                }
+                /* place the oldest merged blocks whose turn has come; wait only when every buffer is
+                 * full (or at the end): the output position is handed on in block order */
+                while (np > 0) {
+                    const int64_t q = pk[head];
+                    if (np < DEPTH && k < nblk && atomic_load_explicit(&turn, memory_order_acquire) != q) break;
+                    wait_turn(&turn, q);
+                    const int64_t c0 = pc0[head], c1 = pc1[head], base = total;
+                    total = base + c0 + c1;
+                    atomic_store_explicit(&turn, q + 1, memory_order_release);
+                    const int64_t *bi = (const int64_t *)(mine + (size_t)head * tbytes);
+                    const char *bv = (const char *)bi + (rows_bytes + 15) / 16 * 16;
+                    spt__mb_stream(oi + base * r, bi, (size_t)(c0 * r) * sizeof(int64_t));
+                    spt__mb_stream(oi + (base + c0) * r, bi + LANE1 * r, (size_t)(c1 * r) * sizeof(int64_t));
+                    spt__mb_stream(ov + (size_t)base * es, bv, (size_t)c0 * es);
+                    spt__mb_stream(ov + (size_t)(base + c0) * es, bv + (size_t)LANE1 * es, (size_t)c1 * es);
+                    head = (head + 1) % DEPTH;
+                    np--;
+                }
             }
             spt__mb_fence();
         }
