@@ -9,6 +9,10 @@
 #include "layout_internal.h"
 #include "keys.h"
 
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
 typedef struct {
     const spt_tensor *t;
     int64_t *perm; /* NULL: already row-major sorted */
@@ -82,11 +86,102 @@ static void copy_run(spt_tensor *t, int64_t pos, const stream *s, int64_t from, 
     }
 }
 
+/* The row loop of copy_prefix_run for rank R (a constant in the rank-2 and rank-3 instances, so the
+ * row copy unrolls): rows from src while their prefix is head's, to dst with column a offset. Returns
+ * the count. */
+static inline __attribute__((always_inline)) int64_t prefix_rows(int64_t *dst, const int64_t *src, int64_t cnt_max,
+                                                                 int64_t a, int64_t off, const int64_t R) {
+    const int64_t *head = src;
+    int64_t k = 0;
+    if (a == 1) { /* the prefix is the first coordinate */
+        const int64_t h0 = head[0];
+        for (; k < cnt_max && src[0] == h0; k++, src += R, dst += R) {
+#if defined(__x86_64__)
+            _mm_stream_si64((long long *)dst, src[0]);
+            _mm_stream_si64((long long *)dst + 1, src[1] + off);
+            for (int64_t d = 2; d < R; d++) _mm_stream_si64((long long *)dst + d, src[d]);
+#else
+            memcpy(dst, src, (size_t)R * sizeof(int64_t));
+            dst[1] += off;
+#endif
+        }
+    } else {
+        for (; k < cnt_max && spt__cmp_rows(src, head, a, NULL) == 0; k++, src += R, dst += R) {
+            memcpy(dst, src, (size_t)R * sizeof(int64_t));
+            dst[a] += off;
+        }
+    }
+    return k;
+}
+
+/* Copy the run of stream x from entry i (at most up to ie) whose prefix (dims before a) is that of entry
+ * i, to output position pos with the concat coordinate offset: one pass that reads each row once.
+ * Returns the run's length. */
+static int64_t copy_prefix_run(spt_tensor *t, int64_t pos, const stream *x, int64_t i, int64_t ie, int64_t a, size_t es) {
+    const int64_t r = t->rank;
+    const int64_t *src = x->t->indices + i * r;
+    int64_t *dst = t->indices + pos * r;
+    int64_t cnt;
+    switch (r) {
+    case 2: cnt = prefix_rows(dst, src, ie - i, a, x->off, 2); break;
+    case 3: cnt = prefix_rows(dst, src, ie - i, a, x->off, 3); break;
+    default: cnt = prefix_rows(dst, src, ie - i, a, x->off, r); break;
+    }
+    char *dv = (char *)t->values + (size_t)pos * es;
+    const char *sv = (const char *)x->t->values + (size_t)i * es;
+    if (es == 8 && cnt <= 16) { /* a short run: no call */
+#if defined(__x86_64__)
+        for (int64_t e = 0; e < cnt; e++) {
+            long long w;
+            memcpy(&w, sv + e * 8, 8);
+            _mm_stream_si64((long long *)(dv + e * 8), w);
+        }
+#else
+        for (int64_t e = 0; e < cnt; e++) memcpy(dv + e * 8, sv + e * 8, 8);
+#endif
+    } else {
+        memcpy(dv, sv, (size_t)cnt * es);
+    }
+    return cnt;
+}
+
+/* The merge of merge_runs for two streams in row-major order (no permutation) whose prefix keys fit in
+ * 64 bits: two cursors instead of a heap, each run copied while it is found. Same output. */
+static void merge_two(spt_tensor *t, int64_t pos, const stream *s, int64_t a, const spt__keyplan *pp, size_t es) {
+    const stream *x = &s[0], *y = &s[1];
+    int64_t i = x->pos, j = y->pos;
+    const int64_t ie = x->end, je = y->end, r = t->rank;
+    if (i < ie && j < je) {
+        uint64_t ka = spt__keyplan_linear(pp, x->t->indices + i * r), kb = spt__keyplan_linear(pp, y->t->indices + j * r);
+        for (;;) {
+            if (ka <= kb) { /* ties: the lower input number first */
+                const int64_t c = copy_prefix_run(t, pos, x, i, ie, a, es);
+                pos += c;
+                i += c;
+                if (i >= ie) break;
+                ka = spt__keyplan_linear(pp, x->t->indices + i * r);
+            } else {
+                const int64_t c = copy_prefix_run(t, pos, y, j, je, a, es);
+                pos += c;
+                j += c;
+                if (j >= je) break;
+                kb = spt__keyplan_linear(pp, y->t->indices + j * r);
+            }
+        }
+    }
+    if (i < ie) copy_run(t, pos, x, i, ie - i, a, es);
+    else if (j < je) copy_run(t, pos, y, j, je - j, a, es);
+}
+
 /* k-way merge by prefix key (dims before a) of the streams' entries [pos, end) into t from position pos;
  * ties between streams go to the lower input number. */
 static void merge_runs(spt_tensor *t, int64_t pos, stream *s, int64_t n, int64_t *heap, int64_t a,
                        const spt__keyplan *pp, size_t es) {
     const bool wide = pp->kind != SPT__KEY64;
+    if (n == 2 && !wide && !s[0].perm && !s[1].perm) {
+        merge_two(t, pos, s, a, pp, es);
+        return;
+    }
     int64_t hn = 0;
     const int64_t wa = wide ? a : -1;
     for (int64_t i = 0; i < n; i++)
@@ -242,8 +337,12 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
             }
         }
 #pragma omp parallel for schedule(static, 1) num_threads(nch) if (nch > 1)
-        for (int c = 0; c < nch; c++)
+        for (int c = 0; c < nch; c++) {
             merge_runs(t, start[c], cs + (int64_t)c * sstride, n, heap + (int64_t)c * hstride, a, &pp, es);
+#if defined(__x86_64__)
+            _mm_sfence(); /* the non-temporal stores of prefix_rows */
+#endif
+        }
     }
     SPT__CHECK(spt__layout_own_strings(t));
     spt__set_row_major(t, SPT__F_VALID | SPT__F_SORTED | (unique ? SPT__F_UNIQUE : 0u));

@@ -199,6 +199,153 @@ static void test_property_dense(void **state) {
     }
 }
 
+/* ---- two sorted inputs along axis >= 1: the two-cursor merge, against the k-way heap merge ---- */
+
+static const char *const words[5] = {"", "a", "bc", "def", "ghij"};
+
+/* A sorted, unique tensor of dtype dt at the sorted linear offsets off[0, n), values from seed. */
+static spt_tensor *mk_sorted(spt_dtype dt, int64_t r, const int64_t *shape, int64_t n, const int64_t *off, int seed) {
+    int64_t *ix = malloc((size_t)(n * r + 1) * sizeof *ix);
+    const size_t es = spt_dtype_size(dt);
+    unsigned char *v = malloc((size_t)(n + 1) * es);
+    assert_non_null(ix);
+    assert_non_null(v);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t o = off[i];
+        for (int64_t d = r - 1; d >= 0; d--) {
+            ix[i * r + d] = o % shape[d];
+            o /= shape[d];
+        }
+        if (dt == SPT_STRING) {
+            const char *w = words[(i + seed) % 5];
+            spt_str x = {w, strlen(w)};
+            memcpy(v + (size_t)i * es, &x, es);
+        } else if (dt == SPT_BOOL) {
+            v[i] = (unsigned char)((i + seed) % 2);
+        } else {
+            for (size_t k = 0; k < es; k++) v[(size_t)i * es + k] = (unsigned char)(i * 131 + (int64_t)k * 7 + seed);
+        }
+    }
+    spt_tensor *t;
+    ASSERT_OK(spt_tensor_new(dt, r, shape, n, ix, v, NULL, &t));
+    ASSERT_OK(spt_reorder(t, NULL));
+    free(ix);
+    free(v);
+    return t;
+}
+
+/* Identical index rows and value bytes (strings compared by content). */
+static void expect_same(const spt_tensor *x, const spt_tensor *y) {
+    const int64_t n = spt_tensor_nnz(x), r = spt_tensor_rank(x);
+    assert_int_equal(spt_tensor_nnz(y), n);
+    for (int64_t d = 0; d < r; d++) assert_int_equal(spt_tensor_shape(x)[d], spt_tensor_shape(y)[d]);
+    if (n == 0) return;
+    assert_memory_equal(spt_tensor_indices(x), spt_tensor_indices(y), (size_t)(n * r) * sizeof(int64_t));
+    if (spt_tensor_dtype(x) == SPT_STRING) {
+        const spt_str *a = spt_tensor_values(x), *b = spt_tensor_values(y);
+        for (int64_t i = 0; i < n; i++) {
+            assert_int_equal(a[i].len, b[i].len);
+            assert_memory_equal(a[i].data, b[i].data, a[i].len + 1);
+        }
+    } else {
+        assert_memory_equal(spt_tensor_values(x), spt_tensor_values(y), (size_t)n * spt_dtype_size(spt_tensor_dtype(x)));
+    }
+}
+
+/* concat(a, b) with 1..4 threads against concat(a, b, empty) (three inputs: the heap merge). */
+static void check_two(const spt_tensor *a, const spt_tensor *b, int64_t axis, bool expand) {
+    const int64_t r = spt_tensor_rank(a);
+    int64_t zs[3];
+    for (int64_t d = 0; d < r; d++) zs[d] = spt_tensor_shape(a)[d];
+    zs[axis] = 0;
+    spt_tensor *e = mk_sorted(spt_tensor_dtype(a), r, zs, 0, NULL, 0), *want, *got;
+    const spt_tensor *three[3] = {a, b, e}, *two[2] = {a, b};
+    ASSERT_OK(spt_concat(three, 3, axis, expand, &want));
+    lt_expect_row_major(want);
+    for (int th = 1; th <= 4; th++) {
+        spt_set_num_threads(th);
+        ASSERT_OK(spt_concat(two, 2, axis, expand, &got));
+        expect_same(want, got);
+        assert_true(spt_tensor_is_row_major(got, true));
+        spt_tensor_free(got);
+    }
+    spt_set_num_threads(0);
+    spt_tensor_free(want);
+    spt_tensor_free(e);
+}
+
+static void test_two_sorted_inputs(void **state) {
+    (void)state;
+    static const spt_dtype dts[] = {SPT_FLOAT64, SPT_INT8, SPT_COMPLEX128, SPT_STRING, SPT_BOOL, SPT_INT32, SPT_COMPLEX64};
+    lt_rng g = {99};
+    int64_t *oa = malloc(sizeof(int64_t) * 200000), *ob = malloc(sizeof(int64_t) * 200000);
+    assert_non_null(oa);
+    assert_non_null(ob);
+    for (int iter = 0; iter < 14; iter++) {
+        spt_dtype dt = dts[iter % 7];
+        const int64_t r = iter % 3 == 2 ? 2 : 3, axis = 1 + iter % (r - 1);
+        int64_t sa[3], sb[3];
+        if (r == 2) sa[0] = 3000, sa[1] = 40;
+        else sa[0] = 60, sa[1] = 50, sa[2] = 30;
+        memcpy(sb, sa, sizeof sa);
+        sb[axis] = 7 + iter; /* a different concat dim */
+        const int64_t va = lt_volume(r, sa), vb = lt_volume(r, sb);
+        /* densities from sparse to full (runs of one entry up to whole rows), one side empty at times */
+        const int pa = iter == 3 ? 0 : (int)(iter * 7 % 100), pb = iter == 5 ? 0 : 100 - (int)(iter * 13 % 100);
+        int64_t na = 0, nb = 0;
+        for (int64_t c = 0; c < va; c++)
+            if (lt_int(&g, 100) < pa) oa[na++] = c;
+        for (int64_t c = 0; c < vb; c++)
+            if (lt_int(&g, 100) < pb) ob[nb++] = c;
+        spt_tensor *a = mk_sorted(dt, r, sa, na, oa, 1), *b = mk_sorted(dt, r, sb, nb, ob, 2);
+        check_two(a, b, axis, false);
+        check_two(b, a, axis, false);
+        spt_tensor_free(a);
+        spt_tensor_free(b);
+    }
+    /* a entirely before b in every prefix, and expand_nonconcat_dim with different non-concat dims */
+    int64_t s1[2] = {5000, 4}, s2[2] = {4000, 6};
+    int64_t n1 = 0, n2 = 0;
+    for (int64_t c = 0; c < 5000 * 4; c++) oa[n1++] = c;
+    for (int64_t c = 0; c < 4000 * 6; c += 2) ob[n2++] = c;
+    spt_tensor *a = mk_sorted(SPT_INT64, 2, s1, n1, oa, 3), *b = mk_sorted(SPT_INT64, 2, s2, n2, ob, 4);
+    check_two(a, b, 1, true);
+    check_two(b, a, 1, true);
+    spt_tensor_free(a);
+    spt_tensor_free(b);
+    free(oa);
+    free(ob);
+}
+
+static void test_two_sorted_wide_prefix(void **state) {
+    (void)state;
+    /* a prefix past 64 bits (dims [2^40, 2^40] before axis 2) keeps the heap merge on index rows: the
+     * same entries as the same coordinates in a small shape */
+    int64_t small[3] = {40, 30, 5}, wide[3] = {(int64_t)1 << 40, (int64_t)1 << 40, 5}, off[6000];
+    int64_t n = 0;
+    for (int64_t c = 0; c < 6000; c++)
+        if (c % 3 != 1) off[n++] = c;
+    spt_tensor *a = mk_sorted(SPT_FLOAT32, 3, small, n, off, 5), *b = mk_sorted(SPT_FLOAT32, 3, small, n, off, 6);
+    spt_tensor *wa, *wb, *want, *got;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT32, 3, wide, n, spt_tensor_indices(a), spt_tensor_values(a), NULL, &wa));
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT32, 3, wide, n, spt_tensor_indices(b), spt_tensor_values(b), NULL, &wb));
+    ASSERT_OK(spt_reorder(wa, NULL));
+    ASSERT_OK(spt_reorder(wb, NULL));
+    const spt_tensor *sm[2] = {a, b}, *wd[2] = {wa, wb};
+    ASSERT_OK(spt_concat(sm, 2, 2, false, &want));
+    ASSERT_OK(spt_concat(wd, 2, 2, false, &got));
+    assert_int_equal(spt_tensor_nnz(got), 2 * n);
+    assert_memory_equal(spt_tensor_indices(want), spt_tensor_indices(got), (size_t)(2 * n * 3) * sizeof(int64_t));
+    assert_memory_equal(spt_tensor_values(want), spt_tensor_values(got), (size_t)(2 * n) * sizeof(float));
+    lt_expect_row_major(got);
+    spt_tensor_free(want);
+    spt_tensor_free(got);
+    spt_tensor_free(wa);
+    spt_tensor_free(wb);
+    spt_tensor_free(a);
+    spt_tensor_free(b);
+}
+
 static spt_status sweep_op(lt_sweep *x) {
     return spt_concat(x->in, 3, x->arg, true, &x->out[0]);
 }
@@ -223,6 +370,7 @@ int main(void) {
         cmocka_unit_test(test_seed003_expand_example),
         cmocka_unit_test(test_empty_and_zero_dims), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_property_dense),      cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_two_sorted_inputs),   cmocka_unit_test(test_two_sorted_wide_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
