@@ -264,7 +264,36 @@ static int lsd_passes(const radix_plan *rp, int64_t *hist, uint64_t *keys, uint6
     }
     return in_scratch;
 }
-static void decode_span(const packing *pk, const uint64_t *keys, int64_t *ix, int64_t m) {
+/* One decoded index: an ordinary store, or with `nt` a streaming one (a row written once and not read back
+ * soon: no read for ownership of its line; the caller fences with spt__stream_fence). */
+static inline void put_index(int64_t *p, uint64_t v, bool nt) {
+#if defined(__x86_64__) && defined(__SSE2__)
+    if (nt) {
+        _mm_stream_si64((long long *)p, (long long)v);
+        return;
+    }
+#endif
+    (void)nt;
+    *p = (int64_t)v;
+}
+
+static inline void spt__stream_fence(void) {
+#if defined(__x86_64__) && defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
+
+/* m 8-byte payloads to dst with streaming stores (memcpy where there are none); the caller fences. */
+static void stream_copy8(uint64_t *dst, const uint64_t *src, int64_t m) {
+#if defined(__x86_64__) && defined(__SSE2__)
+    for (int64_t i = 0; i < m; i++) _mm_stream_si64((long long *)(dst + i), (long long)src[i]);
+#else
+    memcpy(dst, src, (size_t)m * sizeof *src);
+#endif
+}
+
+/* The m sorted keys back into index rows (`nt`: streaming stores, see put_index). */
+static inline void decode_span(const packing *pk, const uint64_t *keys, int64_t *ix, int64_t m, bool nt) {
     const int64_t r = pk->r;
     if (r == 3) {
         const int64_t d0 = pk->ord[0], d1 = pk->ord[1], d2 = pk->ord[2];
@@ -273,9 +302,9 @@ static void decode_span(const packing *pk, const uint64_t *keys, int64_t *ix, in
         for (int64_t i = 0; i < m; i++) {
             uint64_t k = keys[i];
             int64_t *row = ix + i * 3;
-            row[d0] = (int64_t)((k >> s0) & m0);
-            row[d1] = (int64_t)((k >> s1) & m1);
-            row[d2] = (int64_t)((k >> s2) & m2);
+            put_index(row + d0, (k >> s0) & m0, nt);
+            put_index(row + d1, (k >> s1) & m1, nt);
+            put_index(row + d2, (k >> s2) & m2, nt);
         }
     } else if (r == 2) {
         const int64_t d0 = pk->ord[0], d1 = pk->ord[1];
@@ -284,14 +313,14 @@ static void decode_span(const packing *pk, const uint64_t *keys, int64_t *ix, in
         for (int64_t i = 0; i < m; i++) {
             uint64_t k = keys[i];
             int64_t *row = ix + i * 2;
-            row[d0] = (int64_t)((k >> s0) & m0);
-            row[d1] = (int64_t)((k >> s1) & m1);
+            put_index(row + d0, (k >> s0) & m0, nt);
+            put_index(row + d1, (k >> s1) & m1, nt);
         }
     } else {
         for (int64_t i = 0; i < m; i++) {
             uint64_t k = keys[i];
             int64_t *row = ix + i * r;
-            for (int64_t j = 0; j < r; j++) row[pk->ord[j]] = (int64_t)((k >> pk->shift[j]) & pk->mask[j]);
+            for (int64_t j = 0; j < r; j++) put_index(row + pk->ord[j], (k >> pk->shift[j]) & pk->mask[j], nt);
         }
     }
 }
@@ -303,7 +332,7 @@ static void decode_keys(const packing *pk, const uint64_t *keys, int64_t *ix, in
 #pragma omp parallel for schedule(static) num_threads(nth)
     for (int64_t b = 0; b < nblk; b++) {
         int64_t lo = b * B, m = lo + B < n ? B : n - lo;
-        decode_span(pk, keys + lo, ix + lo * pk->r, m);
+        decode_span(pk, keys + lo, ix + lo * pk->r, m, false);
     }
 }
 
@@ -687,10 +716,11 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
             int where = two ? bucket_sort_top(tk + lo, tp + lo, xk, xp, m, rem, bh)
                             : spt__bucket_sort(tk + lo, tp + lo, xk, xp, m, rem, bh);
             const uint64_t *fk = where ? xk : tk + lo, *fp = where ? xp : tp + lo;
-            if (fp != pay + lo) memcpy(pay + lo, fp, (size_t)m * sizeof *fp);
+            if (fp != pay + lo) stream_copy8(pay + lo, fp, m);
             if (two) decode_span128(&sp2, fk, (uint64_t)b, dst->indices + lo * r, m);
-            else decode_span(pk, fk, dst->indices + lo * r, m);
+            else decode_span(pk, fk, dst->indices + lo * r, m, true);
             for (int64_t i = 1; i < m; i++) repeated += fk[i - 1] == fk[i];
+            spt__stream_fence();
         }
         /* keys of different buckets differ in the top digit: no repeat across buckets */
     } else {
@@ -827,34 +857,6 @@ spt_status spt__msd_scatter(const char *fn, spt__msd *m, const spt_tensor *t, ui
     return st;
 }
 
-/* decode_span with streaming stores (each row is written once and not read back soon: no read for
- * ownership of the destination lines); the caller fences. */
-static void decode_span_nt(const packing *pk, const uint64_t *keys, int64_t *ix, int64_t m) {
-#if defined(__x86_64__) && defined(__SSE2__)
-    const int64_t r = pk->r;
-    if (r == 3) {
-        const int64_t d0 = pk->ord[0], d1 = pk->ord[1], d2 = pk->ord[2];
-        const int s0 = pk->shift[0], s1 = pk->shift[1], s2 = pk->shift[2];
-        const uint64_t m0 = pk->mask[0], m1 = pk->mask[1], m2 = pk->mask[2];
-        for (int64_t i = 0; i < m; i++) {
-            uint64_t k = keys[i];
-            long long *row = (long long *)(ix + i * 3);
-            _mm_stream_si64(row + d0, (long long)((k >> s0) & m0));
-            _mm_stream_si64(row + d1, (long long)((k >> s1) & m1));
-            _mm_stream_si64(row + d2, (long long)((k >> s2) & m2));
-        }
-        return;
-    }
-    for (int64_t i = 0; i < m; i++) {
-        uint64_t k = keys[i];
-        long long *row = (long long *)(ix + i * r);
-        for (int64_t j = 0; j < r; j++) _mm_stream_si64(row + pk->ord[j], (long long)((k >> pk->shift[j]) & pk->mask[j]));
-    }
-#else
-    decode_span(pk, keys, ix, m);
-#endif
-}
-
 spt_status spt__msd_prepare(const char *fn, spt__msd *m, int nsrc, const int64_t *cnt, int64_t nbk) {
     spt_status st = SPT_OK;
     const int64_t nbk1 = nbk + 1;
@@ -928,21 +930,14 @@ void spt__msd_finish(const spt__msd *m, const uint64_t *const *sk, const uint64_
         int where = spt__bucket_sort(k, p, xk, xp, mj, rem, hs + (int64_t)tid * bscr);
         const uint64_t *fk = (where ? xk : k) + (lo - g0), *fp = (where ? xp : p) + (lo - g0);
         const int64_t c = hi - lo, dpos = lo - skip;
-        decode_span_nt(&m->pk, fk, out->indices + dpos * r, c);
+        decode_span(&m->pk, fk, out->indices + dpos * r, c, true);
         if (es == 8) {
-#if defined(__x86_64__) && defined(__SSE2__)
-            long long *v = (long long *)out->values + dpos;
-            for (int64_t i = 0; i < c; i++) _mm_stream_si64(v + i, (long long)fp[i]);
-#else
-            memcpy((uint64_t *)out->values + dpos, fp, (size_t)c * sizeof *fp);
-#endif
+            stream_copy8((uint64_t *)out->values + dpos, fp, c);
         } else {
             for (int64_t i = 0; i < c; i++) memcpy((char *)out->values + (size_t)(dpos + i) * es, fp + i, es);
         }
         for (int64_t i = 1; i < c; i++) repeated += fk[i - 1] == fk[i];
-#if defined(__x86_64__) && defined(__SSE2__)
-        _mm_sfence();
-#endif
+        spt__stream_fence();
     }
     *unique = repeated == 0;
 }
