@@ -280,8 +280,9 @@ fail:
 }
 
 /* Strategy 3b -- a sparse output from entries non-decreasing in a leading prefix K[0..q) of the kept
- * dims (direct_plan's runs, q = nk, or blocks, 1 <= q < nk: a tensor sorted by an order whose leading
- * dims are kept, e.g. axis 1 of a row-major 3-D tensor). A block (the entries sharing the prefix) owns
+ * dims (direct_plan's blocks, 1 <= q < nk: a tensor sorted by an order whose leading dims are kept,
+ * e.g. axis 1 of a row-major 3-D tensor; the code also handles runs, q = nk, but there strategy 4's
+ * runs over the sorted keys are faster: a call per run of one or two entries costs more here). A block (the entries sharing the prefix) owns
  * `inner` consecutive output cells, so a thread reduces one block at a time in a scratch of `inner`
  * cells that stays in cache (the entries' inner keys computed from the index rows in small batches, no
  * key array of nnz slots) and writes the block's cells in row-major order straight into the output.
@@ -514,7 +515,7 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
     if (dout) SPT__CHECK(spt_dense_new(t->dtype, p.orank, p.oshape, &d));
     if (!dout && p.nk > 0 && n > 0 && p.ovol > 0 && p.ovol <= n * 2) { /* strategy 3b: few cells (<= 2 nnz) */
         spt__reduce_src src;
-        if (direct_plan(&p, &src)) {
+        if (direct_plan(&p, &src) == 1) { /* blocks; runs (keys already sorted) take strategy 4 without a sort */
             SPT__CHECK(reduce_blocked_sparse(&p, &src, &o));
             if (o) goto done;
         }
