@@ -279,6 +279,149 @@ fail:
     return st;
 }
 
+/* Strategy 3b -- a sparse output from entries non-decreasing in a leading prefix K[0..q) of the kept
+ * dims (direct_plan's blocks, 1 <= q < nk: a tensor sorted by an order whose leading dims are kept,
+ * e.g. axis 1 of a row-major 3-D tensor; the code also handles runs, q = nk, but there strategy 4's
+ * runs over the sorted keys are faster: a call per run of one or two entries costs more here). A block (the entries sharing the prefix) owns
+ * `inner` consecutive output cells, so a thread reduces one block at a time in a scratch of `inner`
+ * cells that stays in cache (the entries' inner keys computed from the index rows in small batches, no
+ * key array of nnz slots) and writes the block's cells in row-major order straight into the output.
+ * Chunks split where the prefix changes; chunk c writes from offset off[c], the sum of the earlier
+ * chunks' bounds min(entries, cells), so all of it runs in ONE parallel region (no serial code between
+ * passes, through which an idle libgomp worker would spin) and the output, allocated beforehand by the
+ * calling thread, is first touched by the thread that fills it. The few slots a chunk leaves unused
+ * are closed afterwards by moving the later chunks down, and the arrays shrunk to the count. Each cell
+ * is its entries folded in storage order (the first value, then OP with the next), as on every other
+ * path. Memory: the output at its bound (<= nnz entries) and nch x inner x (element size + 1) bytes of
+ * scratch, used only when nch x inner <= the output volume (else strategy 3 or 4). */
+enum { RB_BATCH = 256 };
+
+/* Write the cells of one block seen in bseen (clearing the flags) to oix / ov in row-major order; brow:
+ * a row of the block (its prefix coordinates). Returns the count. */
+static int64_t rb_emit(const rplan *p, const spt__reduce_src *s, const int64_t *brow, const char *bacc,
+                       unsigned char *bseen, int64_t *oix, char *ov) {
+    const int64_t q = s->q, nk = s->nk, orank = p->orank, R = s->R;
+    const size_t es = p->es;
+    int64_t co[SPT_MAX_RANK] = {0}, w = 0;
+    for (int64_t j = 0; j < q; j++) co[j] = brow[s->K[j]];
+    for (uint64_t c = 0; c < s->inner; c++) {
+        if (bseen[c]) {
+            bseen[c] = 0;
+            int64_t *dst = oix + w * orank;
+            if (p->keep_dims) {
+                for (int64_t k = 0; k < R; k++) dst[k] = 0;
+                for (int64_t j = 0; j < nk; j++) dst[s->K[j]] = co[j];
+            } else {
+                for (int64_t j = 0; j < nk; j++) dst[j] = co[j];
+            }
+            switch (es) {
+            case 8: memcpy(ov + (size_t)w * 8, bacc + c * 8, 8); break;
+            case 4: memcpy(ov + (size_t)w * 4, bacc + c * 4, 4); break;
+            default: memcpy(ov + (size_t)w * es, bacc + c * es, es); break;
+            }
+            w++;
+        }
+        for (int64_t j = nk - 1; j >= q; j--) { /* the odometer: the next cell's inner coordinates */
+            if ((uint64_t)++co[j] < s->sh[j]) break;
+            co[j] = 0;
+        }
+    }
+    return w;
+}
+
+/* The entries [lo, hi) of one chunk, block by block, into oix / ov; returns the entries written. */
+static int64_t rb_chunk(const rplan *p, const spt__reduce_src *s, int64_t lo, int64_t hi, char *bacc,
+                        unsigned char *bseen, int64_t *oix, char *ov) {
+    const int64_t R = s->R, q = s->q, nk = s->nk, orank = p->orank, *ix = s->ix, k0 = s->K[0];
+    const int64_t kq = q < nk ? s->K[q] : 0;
+    const size_t es = p->es;
+    const char *vals = s->vals;
+    uint64_t kb[RB_BATCH];
+    int64_t w = 0, m = 0, bs = lo;
+    if (lo >= hi) return 0;
+    memset(bseen, 0, (size_t)s->inner);
+    const int64_t *brow = ix + lo * R;
+    uint64_t cur = spt__rkey(s, 0, q, brow);
+    for (int64_t i = lo; i < hi; i++) {
+        const int64_t *row = ix + i * R;
+        const uint64_t pk = q == 1 ? (uint64_t)row[k0] : spt__rkey(s, 0, q, row);
+        if (pk != cur) {
+            if (m) p->kern->scatter(vals + (size_t)bs * es, kb, 0, m, bacc, bseen);
+            w += rb_emit(p, s, brow, bacc, bseen, oix + w * orank, ov + (size_t)w * es);
+            m = 0;
+            bs = i;
+            cur = pk;
+            brow = row;
+        }
+        kb[m++] = q == nk ? 0 : nk - q == 1 ? (uint64_t)row[kq] : spt__rkey(s, q, nk, row);
+        if (m == RB_BATCH) {
+            p->kern->scatter(vals + (size_t)bs * es, kb, 0, m, bacc, bseen);
+            m = 0;
+            bs = i + 1;
+        }
+    }
+    if (m) p->kern->scatter(vals + (size_t)bs * es, kb, 0, m, bacc, bseen);
+    w += rb_emit(p, s, brow, bacc, bseen, oix + w * orank, ov + (size_t)w * es);
+    return w;
+}
+
+/* Returns SPT_OK with *o set, or an error; *o NULL with SPT_OK: not applicable (scratch too large). */
+static spt_status reduce_blocked_sparse(const rplan *p, const spt__reduce_src *s, spt_tensor **o) {
+    const spt_tensor *t = p->t;
+    const int64_t n = t->nnz, R = t->rank, ovol = p->ovol, orank = p->orank, *ix = t->indices;
+    const size_t es = p->es;
+    const int nch = p->nch;
+    spt_status st = SPT_OK;
+    int64_t bnd[SPT__MAX_CHUNKS + 1], off[SPT__MAX_CHUNKS + 1], cnt[SPT__MAX_CHUNKS];
+    uint64_t cell[SPT__MAX_CHUNKS + 1];
+    *o = NULL;
+    if ((uint64_t)nch * s->inner > (uint64_t)ovol) return SPT_OK;
+    prefix_ctx pc = {ix, R, s->q, s->K};
+    spt__chunks(n, nch, bnd, nch > 1 ? prefix_start : NULL, &pc);
+    cell[0] = 0;
+    for (int c = 1; c < nch; c++)
+        cell[c] = bnd[c] < n ? spt__rkey(s, 0, s->q, ix + bnd[c] * R) * s->inner : (uint64_t)ovol;
+    cell[nch] = (uint64_t)ovol;
+    off[0] = 0;
+    for (int c = 0; c < nch; c++) {
+        const int64_t e = bnd[c + 1] - bnd[c], k = (int64_t)(cell[c + 1] - cell[c]);
+        off[c + 1] = off[c] + (e < k ? e : k);
+    }
+    const int64_t cap = off[nch];
+    char *scratch = spt__alloc_array(p->fn, nch, (int64_t)s->inner, es + 1, false, &st);
+    if (!scratch) return st;
+    spt_tensor *out = NULL;
+    st = spt__tensor_alloc_uninit(p->fn, t->dtype, orank, p->oshape, cap, NULL, &out);
+    if (st != SPT_OK) {
+        spt__free(scratch);
+        return st;
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(nch)
+    for (int c = 0; c < nch; c++)
+        cnt[c] = rb_chunk(p, s, bnd[c], bnd[c + 1], scratch + (size_t)c * s->inner * es,
+                          (unsigned char *)scratch + (size_t)nch * s->inner * es + (size_t)c * s->inner,
+                          out->indices + off[c] * orank, (char *)out->values + (size_t)off[c] * es);
+    spt__free(scratch);
+    int64_t total = cnt[0];
+    for (int c = 1; c < nch; c++) { /* close the gaps: chunk c moves down to the end of chunk c - 1 */
+        if (cnt[c] && total < off[c]) {
+            memmove(out->indices + total * orank, out->indices + off[c] * orank, (size_t)cnt[c] * orank * 8);
+            memmove((char *)out->values + (size_t)total * es, (char *)out->values + (size_t)off[c] * es,
+                    (size_t)cnt[c] * es);
+        }
+        total += cnt[c];
+    }
+    if (total < cap) { /* give the unused tail back (a shrink: failure leaves the larger buffer) */
+        void *a = spt__realloc(out->indices, (size_t)(total ? total : 1) * (size_t)orank * 8);
+        if (a) out->indices = a;
+        void *v = spt__realloc(out->values, (size_t)(total ? total : 1) * es);
+        if (v) out->values = v;
+    }
+    out->nnz = total;
+    *o = out;
+    return SPT_OK;
+}
+
 /* Strategy 4 -- a sparse output from keys in sorted order (perm: the entry at each sorted position, NULL
  * for storage order): each run of equal keys reduced in storage order into one output entry, whose
  * index comes from the run's first row. Runs never straddle the fixed chunks. */
@@ -370,6 +513,13 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
         }
     }
     if (dout) SPT__CHECK(spt_dense_new(t->dtype, p.orank, p.oshape, &d));
+    if (!dout && p.nk > 0 && n > 0 && p.ovol > 0 && p.ovol <= n * 2) { /* strategy 3b: few cells (<= 2 nnz) */
+        spt__reduce_src src;
+        if (direct_plan(&p, &src) == 1) { /* blocks; runs (keys already sorted) take strategy 4 without a sort */
+            SPT__CHECK(reduce_blocked_sparse(&p, &src, &o));
+            if (o) goto done;
+        }
+    }
 
     if (p.nk == 0) { /* strategy 1 */
         SPT__CHECK(reduce_all(&p, d, &o));
