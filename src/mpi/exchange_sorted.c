@@ -115,6 +115,116 @@ static spt_status merge_received(const spt_mpi_ctx *ctx, const char *fn, const s
     return SPT_OK;
 }
 
+/* First entry of the n rows at ix (sorted by kp) whose key is >= key (upper: > key). */
+static int64_t bound(const spt__keyplan *kp, const int64_t *ix, int64_t n, int64_t r, const int64_t *key, bool upper) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        int c = spt__keyplan_cmp(kp, ix + mid * r, key);
+        if (c < 0 || (upper && c == 0)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Input k's result written into the donor d (== s, owned buffers), which keeps its range A = [a, b) and
+ * receives the runs of the other ranks. Only the part of A whose keys lie between the smallest and the
+ * largest received key, [ilo, ihi), is merged with them (into a scratch tensor: the same stable P-way
+ * merge, so the same entries and sums as merge_received); the entries of A below it (keys strictly less
+ * than every received key) and above it (strictly greater) stay as they are. The result is laid out in
+ * d's own buffers: A's prefix moved to the front (when d sent entries to lower ranks), the merged region
+ * after it, A's suffix moved behind that; the buffers grow by realloc first when the result is longer than
+ * d, and shrink after when it is shorter. *fallback: the region is too large for this to pay (nothing
+ * changed; the caller runs the full merge). Every step that can fail comes before the first write into d. */
+static spt_status merge_into_donor(const spt_mpi_ctx *ctx, const char *fn, const spt__keyplan *kp, int K, int k,
+                                   spt_tensor *d, const int64_t *pos, const int64_t *rc, const int64_t *ro,
+                                   const char *rbuf, int64_t rrec, spt__mpi_add_fn add, run *runs, bool *fallback) {
+    const int P = ctx->size, me = ctx->rank;
+    const int64_t P1 = P + 1, r = d->rank;
+    const size_t es = spt_dtype_size(d->dtype);
+    const int64_t a = pos[k * P1 + me], nA = pos[k * P1 + me + 1] - a;
+    const int64_t *rix = (const int64_t *)rbuf, *Aix = d->indices + a * r;
+    const char *rv = rbuf + rrec * r * 8, *Av = (const char *)d->values + (size_t)a * es;
+    spt_status st = SPT_OK;
+    spt_tensor *M = NULL;
+    *fallback = false;
+    /* the region of A the received keys touch */
+    int64_t ilo = nA, ihi = nA;
+    if (rrec > 0) {
+        const int64_t *lo = NULL, *hi = NULL;
+        for (int q = 0; q < P; q++) {
+            int64_t n = q == me ? 0 : rc[q * K + k];
+            if (!n) continue;
+            const int64_t *f = rix + ro[k * P + q] * r, *l = f + (n - 1) * r;
+            if (!lo || spt__keyplan_cmp(kp, f, lo) < 0) lo = f;
+            if (!hi || spt__keyplan_cmp(kp, l, hi) > 0) hi = l;
+        }
+        ilo = bound(kp, Aix, nA, r, lo, false);
+        ihi = ilo + bound(kp, Aix + ilo * r, nA - ilo, r, hi, true);
+    }
+    const int64_t reg = ihi - ilo;
+    if (rrec + reg > SPT__MPI_INPLACE_MAX(nA)) {
+        *fallback = true;
+        return SPT_OK;
+    }
+    /* the region merged with the received runs (rank order; run me is A's region) */
+    int64_t m = 0;
+    bool uniq = true;
+    if (rrec + reg > 0) {
+        SPT__CHECK(spt__tensor_alloc_uninit(fn, d->dtype, r, d->shape, rrec + reg, NULL, &M));
+        for (int q = 0; q < P; q++)
+            runs[q] = q == me ? (run){Aix + ilo * r, Av + (size_t)ilo * es, reg, 0}
+                              : (run){rix + ro[k * P + q] * r, rv + (size_t)ro[k * P + q] * es, rc[q * K + k], 0};
+        SPT__CHECK(spt__mpi_merge(fn, kp, runs, P, M, add, &m, &uniq));
+    }
+    const int64_t n1 = ilo + m + (nA - ihi), n0 = d->nnz;
+    if (n1 > n0) { /* grow (glibc moves a large block by remapping its pages, not by copying) */
+        size_t ib, vb;
+        if (spt__bytes3(n1, r, sizeof(int64_t), &ib) || spt__bytes3(n1, 1, es, &vb)) {
+            st = spt__err(SPT_EOVERFLOW, "%s: %lld entries do not fit in size_t", fn, (long long)n1);
+            goto fail;
+        }
+        if (r) {
+            int64_t *p = spt__realloc(d->indices, ib);
+            if (!p) {
+                st = spt__err(SPT_ENOMEM, "%s: cannot grow an index buffer to %zu bytes", fn, ib);
+                goto fail;
+            }
+            d->indices = p;
+        }
+        void *p = spt__realloc(d->values, vb);
+        if (!p) {
+            st = spt__err(SPT_ENOMEM, "%s: cannot grow a value buffer to %zu bytes", fn, vb);
+            goto fail;
+        }
+        d->values = p;
+    }
+    /* nothing fails from here: prefix to the front, suffix behind the merged region, the region */
+    spt__rowptr_drop(d);
+    char *ix = (char *)d->indices, *v = d->values;
+    const size_t rb = (size_t)r * 8;
+    if (a > 0 && ilo > 0) {
+        if (r) memmove(ix, ix + (size_t)a * rb, (size_t)ilo * rb);
+        memmove(v, v + (size_t)a * es, (size_t)ilo * es);
+    }
+    if (a + ihi != ilo + m && nA > ihi) {
+        if (r) memmove(ix + (size_t)(ilo + m) * rb, ix + (size_t)(a + ihi) * rb, (size_t)(nA - ihi) * rb);
+        memmove(v + (size_t)(ilo + m) * es, v + (size_t)(a + ihi) * es, (size_t)(nA - ihi) * es);
+    }
+    if (m > 0) {
+        if (r) memcpy(ix + (size_t)ilo * rb, M->indices, (size_t)m * rb);
+        memcpy(v + (size_t)ilo * es, M->values, (size_t)m * es);
+    }
+    if (n1 < n0) spt__tensor_truncate(d, n1);
+    d->nnz = n1;
+    /* A's keys below and above the region are strictly outside the received keys' range */
+    const bool unique = add || ((d->flags & SPT__F_UNIQUE) && (rrec + reg == 0 || uniq));
+    d->flags = SPT__F_VALID | SPT__F_SORTED | (unique ? SPT__F_UNIQUE : 0u);
+fail:
+    spt_tensor_free(M);
+    return st;
+}
+
 spt_status spt__mpi_exchange_sorted(spt_mpi_ctx *ctx, const char *fn, int K, const spt_tensor *const *s,
                                     const int64_t *pos, const int64_t *ord, spt__mpi_add_fn add, spt_tensor **donor[],
                                     spt_tensor **out) {
@@ -165,10 +275,11 @@ spt_status spt__mpi_exchange_sorted(spt_mpi_ctx *ctx, const char *fn, int K, con
         for (int q = 0; q < P; q++) ro[k * P + q] = rc[q * K + k];
         rrec[k] = spt__scan_exclusive(ro + (int64_t)k * P, P);
         total[k] = rrec[k] + pos[k * P1 + me + 1] - pos[k * P1 + me];
-        /* this rank keeps all of a donated input and receives nothing for it: the input is the result
-         * (e.g. a reduce whose kept keys stay where they are); the transfer below is still joined */
-        donated[k] = donor && donor[k] && *donor[k] == s[k] && rrec[k] == 0 && pos[k * P1 + me] == 0 &&
-                     pos[k * P1 + me + 1] == s[k]->nnz;
+        /* a donated input this rank keeps most of, receiving little for it: the result is written into
+         * the input's own buffers (merge_into_donor; e.g. a reduce whose partial sums move only at the
+         * edges of each rank's key range), with no fresh output; the transfer below is still joined */
+        donated[k] = donor && donor[k] && *donor[k] == s[k] && s[k]->owns_buffers &&
+                     rrec[k] <= SPT__MPI_INPLACE_MAX(pos[k * P1 + me + 1] - pos[k * P1 + me]);
         if (donated[k]) total[k] = 0;
         rbuf[k] = spt__alloc_array(fn, rrec[k], r * 8 + (int64_t)es, 1, false, &st);
         /* huge pages before the transfer writes it: halves the exchange at 10^7 entries (4 KiB faults) */
@@ -194,14 +305,22 @@ spt_status spt__mpi_exchange_sorted(spt_mpi_ctx *ctx, const char *fn, int K, con
     runs = spt__calloc((size_t)P, sizeof *runs);
     if (!runs) st = spt__err(SPT_ENOMEM, "%s: out of memory", fn);
     for (int k = 0; k < K && st == SPT_OK; k++) {
-        if (donated[k]) { /* sorted by ord already; with `add` its keys are distinct (the contract above) */
-            out[k] = *donor[k];
-            *donor[k] = NULL;
-            out[k]->flags = (out[k]->flags & (SPT__F_VALID | SPT__F_SORTED | SPT__F_UNIQUE)) | SPT__F_VALID |
-                            SPT__F_SORTED | (add ? SPT__F_UNIQUE : 0u);
-            spt__free(rbuf[k]);
-            rbuf[k] = NULL;
-            continue;
+        if (donated[k]) {
+            bool fallback = false;
+            st = merge_into_donor(ctx, fn, &kp, K, k, *donor[k], pos, rc, ro, rbuf[k], rrec[k], add, runs, &fallback);
+            if (st == SPT_OK && !fallback) {
+                out[k] = *donor[k];
+                *donor[k] = NULL;
+                spt__free(rbuf[k]);
+                rbuf[k] = NULL;
+                continue;
+            }
+            /* the received keys spread over too much of the kept range: the full merge */
+            if (st == SPT_OK) {
+                total[k] = rrec[k] + pos[k * P1 + me + 1] - pos[k * P1 + me];
+                st = spt__tensor_alloc_uninit(fn, s[0]->dtype, r, s[0]->shape, total[k], ord, &out[k]);
+            }
+            if (st != SPT_OK) break;
         }
         st = merge_received(ctx, fn, &kp, K, k, s[k], pos, rc, ro, rbuf[k], rrec[k], add, runs, out[k]);
         spt__free(rbuf[k]);

@@ -362,6 +362,96 @@ static void test_reduce(spt_mpi_ctx *ctx) {
     spt_tensor_free(full);
 }
 
+/* The merge into the reduce's own partial sums (exchange_sorted.c, merge_into_donor): the inputs are
+ * balanced row-major blocks, so the rows at the block edges straddle ranks and their partial sums move a
+ * little: received keys equal to, between, below and above the kept ones, the kept range shifted down
+ * (a prefix sent to lower ranks) or grown (new keys received), ranks left with nothing (few output keys);
+ * reduce over axis 0 (partial sums everywhere) takes the full merge. Duplicate input cells (clustered
+ * indices) are summed first by the local reduce; int32 values near INT32_MAX wrap. */
+static void test_reduce_inplace(spt_mpi_ctx *ctx) {
+    static const int64_t dense[] = {40, 30, 50}, sparse[] = {200, 4, 200}, narrow[] = {7, 300, 9},
+                         few[] = {2, 50, 50};
+    static const int64_t ax1[] = {1}, ax2[] = {2}, ax0[] = {0}, ax12[] = {1, 2}, ax01[] = {0, 1};
+    static const spt_dtype dts[] = {SPT_FLOAT64, SPT_INT64, SPT_INT32, SPT_COMPLEX128};
+    uint64_t seed = 900;
+    for (int c = 0; c < 2; c++) {
+        g_clustered = c == 1;
+        for (size_t k = 0; k < sizeof dts / sizeof *dts; k++) {
+            run_reduce(ctx, seed++, dts[k], 3, dense, 20000, 0, ax1, 1, false);
+            run_reduce(ctx, seed++, dts[k], 3, dense, 6000, 0, ax2, 1, true);
+            run_reduce(ctx, seed++, dts[k], 3, sparse, 3000, 0, ax1, 1, false);
+            run_reduce(ctx, seed++, dts[k], 3, narrow, 4000, 0, ax1, 1, false);
+            run_reduce(ctx, seed++, dts[k], 3, few, 2000, 0, ax12, 2, false);
+            run_reduce(ctx, seed++, dts[k], 3, dense, 5000, 0, ax0, 1, false);
+            run_reduce(ctx, seed++, dts[k], 3, dense, 5000, 0, ax01, 2, false);
+        }
+        for (int64_t n = 1; n <= 5; n++) run_reduce(ctx, seed++, SPT_INT64, 3, sparse, n, 0, ax1, 1, false);
+    }
+    g_clustered = false;
+    /* int32 sums that wrap: every value within 2^12 of INT32_MAX */
+    for (int mode = 0; mode < 4; mode++) {
+        run_reduce(ctx, seed++, SPT_INT32, 3, dense, 20000, mode, ax1, 1, false);
+        run_reduce(ctx, seed++, SPT_INT32, 3, sparse, 3000, mode, ax1, 1, true);
+    }
+    {
+        spt_tensor *full = random_tensor(seed++, SPT_INT32, 3, dense, 20000, 0), *ref = NULL;
+        int32_t *v = spt_tensor_values_mut(full);
+        for (int64_t i = 0; i < 20000; i++) v[i] = INT32_MAX - (int32_t)(i & 4095);
+        spt_dtensor *d = distribute(ctx, full, 0, NULL), *r = NULL;
+        CHECK_ST(SPT_OK, spt_reduce_sum_sparse(full, ax1, 1, false, &ref));
+        CHECK_ST(SPT_OK, spt_dtensor_reduce_sum(d, ax1, 1, false, &r));
+        if (r && ref) check_dtensor(r, ref, false, 0);
+        spt_dtensor_free(r);
+        spt_dtensor_free(d);
+        spt_tensor_free(ref);
+        spt_tensor_free(full);
+    }
+}
+
+/* The sample sort's donor (sort.c: the local sort's copy is the result where little moves): complex128
+ * pieces (the sample sort, not the MSD path), each a reversed range of the sorted whole that is one to
+ * three entries longer or shorter than its balanced share, so a few entries cross every edge; duplicate
+ * keys (whose ties the reversal reorders). Against the serial stable sort of the pieces in rank order. */
+static void piece_of(int64_t N, int p, int v, int64_t *lo, int64_t *hi) {
+    *lo = N * p / g_size + (p > 0 ? (p % 2 ? v + 1 : -v - 1) : 0);
+    *hi = N * (p + 1) / g_size + (p + 1 < g_size ? ((p + 1) % 2 ? v + 1 : -v - 1) : 0);
+}
+static void test_sort_donor(spt_mpi_ctx *ctx) {
+    static const int64_t S[] = {30, 20, 10};
+    for (int v = 0; v < 3; v++) {
+        const int64_t N = 3000 + v;
+        spt_tensor *full = random_tensor(1200 + (uint64_t)v, SPT_COMPLEX128, 3, S, N, 1), *srt = NULL, *cat = NULL;
+        CHECK_ST(SPT_OK, spt_reordered(full, NULL, &srt));
+        CHECK_ST(SPT_OK, spt_tensor_alloc(SPT_COMPLEX128, 3, S, N, &cat));
+        if (!srt || !cat) continue;
+        int64_t *cix = spt_tensor_indices_mut(cat);
+        double _Complex *cv = spt_tensor_values_mut(cat);
+        const int64_t *six = spt_tensor_indices(srt);
+        const double _Complex *sv = spt_tensor_values(srt);
+        for (int p = 0; p < g_size; p++) { /* every piece reversed, in rank order */
+            int64_t lo, hi;
+            piece_of(N, p, v, &lo, &hi);
+            for (int64_t i = lo; i < hi; i++) {
+                memcpy(cix + (lo + hi - 1 - i) * 3, six + i * 3, 24);
+                cv[lo + hi - 1 - i] = sv[i];
+            }
+        }
+        int64_t lo, hi;
+        piece_of(N, g_rank, v, &lo, &hi);
+        spt_tensor *piece = slice_entries(cat, lo, hi), *ref = NULL; /* not known sorted: the local sort copies */
+        CHECK_ST(SPT_OK, spt_reordered(cat, NULL, &ref));
+        spt_dtensor *d = NULL;
+        CHECK_ST(SPT_OK, spt_dtensor_from_local(ctx, piece, NULL, &d));
+        if (d && ref) check_dtensor(d, ref, true, v % g_size);
+        spt_dtensor_free(d);
+        spt_tensor_free(piece);
+        spt_tensor_free(ref);
+        spt_tensor_free(cat);
+        spt_tensor_free(srt);
+        spt_tensor_free(full);
+    }
+}
+
 static void run_concat(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t n_in, int64_t axis, bool expand) {
     spt_tensor *full[4] = {0}, *ref = NULL;
     spt_dtensor *d[4] = {0}, *r = NULL;
@@ -1402,6 +1492,29 @@ static spt_status op_msd(spt_mpi_ctx *ctx, void *arg) {
     return st;
 }
 
+/* dist reduce_sum with the merge into the partial sums (its scratch and its growth by realloc failing
+ * on one rank): on success, against the serial reduce. */
+struct sweep_red {
+    spt_dtensor *d, *r;
+};
+static spt_status op_reduce(spt_mpi_ctx *ctx, void *arg) {
+    (void)ctx;
+    struct sweep_red *a = arg;
+    spt_status st = spt_dtensor_reduce_sum(a->d, (const int64_t[]){1}, 1, false, &a->r);
+    if (st == SPT_OK) {
+        long saved = a_fail_at;
+        a_fail_at = -1;
+        check_dtensor(a->r, g_sweep_ref, false, 0);
+        a_fail_at = saved;
+    }
+    return st;
+}
+static void cleanup_reduce(void *arg) {
+    struct sweep_red *a = arg;
+    spt_dtensor_free(a->r);
+    a->r = NULL;
+}
+
 static void test_alloc_sweep(spt_mpi_ctx *ctx) {
     static const int64_t s2[] = {9, 8}, s3[] = {40, 30, 20};
     struct sweep_arg a = {0};
@@ -1416,6 +1529,19 @@ static void test_alloc_sweep(spt_mpi_ctx *ctx) {
         spt_tensor_free(g_sweep_ref);
         spt_tensor_free(full);
         a.piece = NULL;
+    }
+    {
+        static const int64_t sr[] = {20, 4, 200};
+        spt_tensor *full = random_tensor(89, SPT_INT64, 3, sr, 1000, 1);
+        struct sweep_red b = {distribute(ctx, full, 0, NULL), NULL};
+        CHECK_ST(SPT_OK, spt_reduce_sum_sparse(full, (const int64_t[]){1}, 1, false, &g_sweep_ref));
+        spt_set_allocator(t_malloc, t_realloc, t_free);
+        for (int victim = 0; victim < g_size; victim++) sweep(ctx, op_reduce, cleanup_reduce, &b, victim);
+        spt_set_allocator(NULL, NULL, NULL);
+        spt_dtensor_free(b.d);
+        spt_tensor_free(g_sweep_ref);
+        spt_tensor_free(full);
+        g_sweep_ref = NULL;
     }
     a.piece = random_tensor(77 + (uint64_t)g_rank, SPT_STRING, 2, s2, 20 + g_rank, 1);
     spt_set_allocator(t_malloc, t_realloc, t_free);
@@ -1447,6 +1573,8 @@ int main(int argc, char **argv) {
         test_scatter(ctx);
         test_errors(ctx);
         test_reduce(ctx);
+        test_reduce_inplace(ctx);
+        test_sort_donor(ctx);
         test_concat(ctx);
         test_matmul(ctx);
         test_sparsify(ctx);

@@ -107,6 +107,9 @@ spt_status spt__mpi_exchange(spt_mpi_ctx *ctx, const char *fn, const spt_tensor 
 
 #define SPT__MPI_MAX_INPUTS 2 /* inputs of one spt__mpi_exchange_sorted */
 #define SPT__MPI_MERGE_MAX 64 /* runs merged at once (more: in groups) */
+/* A donor (spt__mpi_exchange_sorted) takes the merge in place when the entries it receives plus the
+ * entries of its kept range (n) that their keys span are at most this many. */
+#define SPT__MPI_INPLACE_MAX(n) ((n) / 4)
 
 /* The local sort: *s = t when t is known valid and sorted by `order` (NULL = row-major), else a new
  * sorted copy made by the serial library (spt_reordered: threaded, validating), *own = that copy (the
@@ -131,9 +134,12 @@ spt_status spt__mpi_split(spt_mpi_ctx *ctx, const char *fn, int K, const spt_ten
  * (ties: lower source rank first), valid and sorted by ord. With `add`, equal keys are summed in that
  * order into one entry (then no input may hold a key twice on one rank, as the serial reduce's output).
  * Strings and blocks above the message limit take spt__mpi_exchange (packed, chunked). donor: NULL, or K
- * slots each NULL or the address of a tensor the caller owns that is s[k] itself; on a rank that keeps
- * all of s[k] and receives nothing for it, that tensor becomes out[k] unchanged (no copy, no merge) and
- * its slot is set to NULL. Collective; errors agreed. */
+ * slots each NULL or the address of a tensor the caller owns that is s[k] itself; on a rank where that
+ * tensor owns its buffers and the entries received for it and the part of its kept range their keys
+ * span are few (SPT__MPI_INPLACE_MAX of the kept count), the result is written into that tensor's
+ * buffers (the kept range shifted, only the touched part merged; no fresh output), it becomes out[k] and
+ * its slot is set to NULL (on failure it keeps its entries).
+ * Collective; errors agreed. */
 spt_status spt__mpi_exchange_sorted(spt_mpi_ctx *ctx, const char *fn, int K, const spt_tensor *const *s,
                                     const int64_t *pos, const int64_t *ord, spt__mpi_add_fn add, spt_tensor **donor[],
                                     spt_tensor **out);
