@@ -170,7 +170,8 @@ static spt_status add_canonical(const char *fn, const spt_tensor *a, const spt_t
                         const int slot = (head + np) % DEPTH;
                         const int64_t t0 = nt > 1 ? now_ns() : 0;
                         merge_one(&m, merge, k, n, rows_bytes, mine + (size_t)slot * tbytes, &pi, &pj, pc[slot]);
-                        if (nt > 1 && (took == 0 || now_ns() - t0 < took)) took = now_ns() - t0; /* the fastest: a preempted merge does not count */
+                        const int64_t dt = nt > 1 ? now_ns() - t0 : 0;
+                        if (took == 0 || dt < took) took = dt; /* the fastest: a preempted merge does not count */
                         atomic_store_explicit(&cnt[k], pc[slot][0] + pc[slot][1], memory_order_release);
                         pk[slot] = k;
                         np++;
@@ -184,6 +185,7 @@ static spt_status add_canonical(const char *fn, const spt_tensor *a, const spt_t
                     const int64_t k = pk[head], *c = pc[head];
                     const bool wait = np == DEPTH || !more;
                     int64_t base = 0, j = k - 1, since = 0;
+                    bool known = true;
                     while (j >= 0) {
                         const int64_t e = atomic_load_explicit(&fin[j], memory_order_acquire);
                         if (e >= 0) {
@@ -192,7 +194,10 @@ static spt_status add_canonical(const char *fn, const spt_tensor *a, const spt_t
                         }
                         int64_t cj = atomic_load_explicit(&cnt[j], memory_order_acquire);
                         if (cj < 0) { /* a peer is merging block j */
-                            if (!wait) break;
+                            if (!wait) {
+                                known = false;
+                                break;
+                            }
                             if (!since) since = now_ns();
                             for (int s = 0; s < 64; s++) {
 #if SPT__MB_STREAM
@@ -212,7 +217,7 @@ static spt_status add_canonical(const char *fn, const spt_tensor *a, const spt_t
                         base += cj;
                         j--;
                     }
-                    if (j >= 0 && !wait && atomic_load_explicit(&fin[j], memory_order_acquire) < 0) break;
+                    if (!known) break; /* merge the next block first */
                     const int64_t c0 = c[0], c1 = c[1];
                     atomic_store_explicit(&fin[k], base + c0 + c1, memory_order_release);
                     const int64_t *bi = (const int64_t *)(mine + (size_t)head * tbytes);
