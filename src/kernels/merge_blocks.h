@@ -5,9 +5,10 @@
  * Block k covers the merge-path diagonals [k*B, (k+1)*B): its start in a and b is found by a co-rank
  * search (spt__mb_split), so any thread can merge any block without the ones before it. A block is
  * merged as two lanes (the two halves of its diagonals, interleaved in one loop: two independent
- * dependency chains) into a small per-thread buffer; its output position is known once the block
- * before it has been merged (its count is handed on in block order), and the buffer is then streamed
- * to the output. No entry is written twice to the output and there is no counting pass.
+ * dependency chains) into a small per-thread buffer; its output position is the sum of the output
+ * counts of the blocks before it (add.c finds it by looking back over the counts the threads publish),
+ * and the buffer is then streamed to the output. No entry is written twice to the output and there is
+ * no counting pass.
  *
  * Split rule: split(d) is the position (i, j) of the serial merge (ties: a first) after d of the
  * interleaved entries, moved one entry further in b when it falls between the two entries of a

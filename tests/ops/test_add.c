@@ -2,6 +2,8 @@
 /* test_add.c -- spt_add (sparse + sparse, SparseAdd). */
 #include "merge_test_common.h"
 
+#include <stdatomic.h>
+
 static void test_threshold(void **state) {
     (void)state;
     int64_t shape[2] = {3, 3}, ix[8] = {0, 1, 1, 0, 2, 0, 2, 1};
@@ -249,6 +251,43 @@ static void test_blocked_merge_patterns(void **state) {
     free(ob);
 }
 
+/* add.c's hooks: the wait before a thread merges a late peer's block again for its count, and how often
+ * that happened */
+extern int64_t spt__add_patience_ns;
+extern _Atomic int64_t spt__add_late_merges;
+
+static void test_blocked_merge_late_peer(void **state) {
+    (void)state;
+    /* no patience: a thread whose block's predecessor is still being merged merges it again itself for
+     * its count; the bytes stay those of one thread, with pairs dropped or not */
+    int64_t shape[2] = {400, 500};
+    const int64_t vol = 200000;
+    int64_t *oa = malloc(sizeof(int64_t) * (size_t)vol), *ob = malloc(sizeof(int64_t) * (size_t)vol);
+    assert_non_null(oa);
+    assert_non_null(ob);
+    mt_seed(778);
+    spt__add_patience_ns = 0;
+    const int64_t before = atomic_load(&spt__add_late_merges);
+    for (int p = 1; p < 6; p += 4) {
+        int64_t na = 0, nb = 0;
+        for (int64_t c = 0; c < vol; c++) {
+            if (in_a(p, c, vol)) oa[na++] = c;
+            if (in_b(p, c, vol)) ob[nb++] = c;
+        }
+        spt_tensor *a = mk_canon(SPT_FLOAT64, 2, shape, na, oa), *b = mk_canon(SPT_FLOAT64, 2, shape, nb, ob);
+        for (int rep = 0; rep < 40 && (rep < 3 || atomic_load(&spt__add_late_merges) == before); rep++) {
+            check_all_threads(a, b, 0);
+            check_all_threads(a, b, 0.5);
+        }
+        spt_tensor_free(a);
+        spt_tensor_free(b);
+    }
+    assert_true(atomic_load(&spt__add_late_merges) > before); /* the path was taken */
+    spt__add_patience_ns = -1;
+    free(oa);
+    free(ob);
+}
+
 static void test_blocked_merge_cancel(void **state) {
     (void)state;
     /* a + (-a) over 30000 cells: with threshold 1 every pair vanishes, the output is empty; with 0 it
@@ -394,7 +433,8 @@ int main(void) {
         cmocka_unit_test(test_unsorted_and_duplicates), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_empty),      cmocka_unit_test(test_property),
         cmocka_unit_test(test_threads),    cmocka_unit_test(test_alloc_sweep),
-        cmocka_unit_test(test_blocked_merge_patterns), cmocka_unit_test(test_blocked_merge_cancel),
+        cmocka_unit_test(test_blocked_merge_patterns), cmocka_unit_test(test_blocked_merge_late_peer),
+        cmocka_unit_test(test_blocked_merge_cancel),
         cmocka_unit_test(test_blocked_merge_empty_side), cmocka_unit_test(test_blocked_merge_dtypes),
         cmocka_unit_test(test_wide_key_fallback), cmocka_unit_test(test_blocked_merge_alloc_sweep),
     };
