@@ -214,7 +214,7 @@ endif
 # would bind the one process to one core); np 2 --bind-to core (one core per rank); np 4 (oversubscribed)
 # --bind-to none. Each run records the CPUs its ranks may use, printed in the header of latest.md.
 BENCH_MPI_N    ?= 10000000
-BENCH_MPI_REPS ?= 3
+BENCH_MPI_REPS ?= 5
 $(REL)/bench/bench_mpi: bench/bench_mpi.c $(REL)/libspt_mpi.a $(REL)/libspt.a $(HDRS) $(MPI_HDRS)
 	@mkdir -p $(@D)
 	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) -o $@.$$$$.tmp $< $(REL)/libspt_mpi.a $(REL)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
