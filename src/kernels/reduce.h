@@ -80,8 +80,9 @@ static inline uint64_t spt__rkey(const spt__reduce_src *s, int64_t a, int64_t b,
 
 /* The run loop of P_runs_E over entries (lo, hi) with the key of entry i_ given by KEY: a run of equal
  * keys is reduced into a_ in storage order; at a key change the cells since w_ get 0 and the run's cell
- * its value (one loop, instantiated for the one-dim key and for the general key). */
-#define SPT__RUNS_LOOP(T, OP, KEY)                                                                    \
+ * its value, then NEW (a statement that sees the next key kk_ and its entry i_) runs (one loop, instantiated
+ * for the one-dim key, the general key and the row pointer's build). */
+#define SPT__RUNS_LOOP(T, OP, KEY, NEW)                                                               \
     for (int64_t i_ = lo + 1; i_ < hi; i_++) {                                                        \
         uint64_t kk_ = (KEY);                                                                         \
         if (kk_ == k_) {                                                                              \
@@ -91,6 +92,7 @@ static inline uint64_t spt__rkey(const spt__reduce_src *s, int64_t a, int64_t b,
         SPT__ZERO_CELLS(T, o_, w_, k_);                                                               \
         o_[k_] = a_;                                                                                  \
         w_ = k_ + 1;                                                                                  \
+        NEW;                                                                                          \
         k_ = kk_;                                                                                     \
         a_ = v_[i_];                                                                                  \
     }
@@ -117,9 +119,9 @@ static inline uint64_t spt__rkey(const spt__reduce_src *s, int64_t a, int64_t b,
             T a_ = v_[lo];                                                                            \
             if (s->nk == 1) {                                                                         \
                 const int64_t *c_ = ix_ + s->K[0];                                                    \
-                SPT__RUNS_LOOP(T, OP, (uint64_t)c_[i_ * R_]);                                         \
+                SPT__RUNS_LOOP(T, OP, (uint64_t)c_[i_ * R_], (void)0);                                         \
             } else {                                                                                  \
-                SPT__RUNS_LOOP(T, OP, spt__rkey(s, 0, s->nk, ix_ + i_ * R_));                         \
+                SPT__RUNS_LOOP(T, OP, spt__rkey(s, 0, s->nk, ix_ + i_ * R_), (void)0);                         \
             }                                                                                         \
             SPT__ZERO_CELLS(T, o_, w_, k_);                                                           \
             o_[k_] = a_;                                                                              \
@@ -188,20 +190,9 @@ static inline uint64_t spt__rkey(const spt__reduce_src *s, int64_t a, int64_t b,
         if (lo < hi) {                                                                                \
             uint64_t k_ = (uint64_t)c_[lo * R_];                                                      \
             T a_ = v_[lo];                                                                            \
-            for (uint64_t r_ = w_; r_ <= k_; r_++) rp[r_] = (uint32_t)lo;                                       \
-            for (int64_t i_ = lo + 1; i_ < hi; i_++) {                                                \
-                const uint64_t kk_ = (uint64_t)c_[i_ * R_];                                           \
-                if (kk_ == k_) {                                                                      \
-                    a_ = OP(T, a_, v_[i_]);                                                           \
-                    continue;                                                                         \
-                }                                                                                     \
-                SPT__ZERO_CELLS(T, o_, w_, k_);                                                       \
-                o_[k_] = a_;                                                                          \
-                w_ = k_ + 1;                                                                          \
-                for (uint64_t r_ = w_; r_ <= kk_; r_++) rp[r_] = (uint32_t)i_;                                  \
-                k_ = kk_;                                                                             \
-                a_ = v_[i_];                                                                          \
-            }                                                                                         \
+            for (uint64_t r_ = w_; r_ <= k_; r_++) rp[r_] = (uint32_t)lo;                            \
+            SPT__RUNS_LOOP(T, OP, (uint64_t)c_[i_ * R_],                                              \
+                           for (uint64_t r_ = w_; r_ <= kk_; r_++) rp[r_] = (uint32_t)i_);             \
             SPT__ZERO_CELLS(T, o_, w_, k_);                                                           \
             o_[k_] = a_;                                                                              \
             w_ = k_ + 1;                                                                              \
