@@ -510,8 +510,8 @@ spt_status spt_merge(const spt_tensor *const *sp_ids, int64_t n_ids, const spt_t
  * too) that is known valid and sorted row-major (spt_reorder, or an op's output) and has at most a
  * quarter as many rows as entries (shape[0] + 1 <= nnz / 4) and at most 2^32 - 1 entries build, on
  * the first such call, CSR's row pointer (the first entry of each row: 4 * (shape[0] + 1) bytes, at
- * most 1 byte per entry against the tensor's 24) and keep it with the tensor; later row sums read only it and the values (about a
- * third of the bytes). Building it is part of the first call's pass over the entries. It is built
+ * most 1 byte per entry against the tensor's 24) and keep it with the tensor; later row sums read
+ * only it and the values (about a third of the bytes). Building it is part of the first call's pass over the entries. It is built
  * once even when several threads sum the rows of one shared tensor at once (the THREADS promise
  * holds), dropped by everything that changes the tensor's indices, shape or order in place
  * (spt_reorder to another order, spt_tensor_set_shape, spt_tensor_set_order,
