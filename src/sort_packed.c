@@ -4,9 +4,7 @@
  * 64 + 11 bits (large inputs) the same way: the top digit is the bucket, the word below it is sorted. */
 #include "sort_internal.h"
 
-#if defined(__x86_64__) && defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "kernels/stream.h"
 
 /* ---- the fast path: bit-packed keys, 8-byte payloads carried through the sort ------------------ */
 
@@ -128,13 +126,8 @@ static spt_status packed_keys(const char *fn, const spt_tensor *t, const packing
 
 /* Write 8 keys and 8 payloads to 64-byte aligned lines of tk and tp (streaming stores on x86-64). */
 static inline void stream_line(uint64_t *k, uint64_t *p, const uint64_t *bb) {
-#if defined(__x86_64__) && defined(__SSE2__)
-    for (int j = 0; j < WC_N; j++) _mm_stream_si64((long long *)(k + j), (long long)bb[j]);
-    for (int j = 0; j < WC_N; j++) _mm_stream_si64((long long *)(p + j), (long long)bb[WC_N + j]);
-#else
-    memcpy(k, bb, WC_N * sizeof *bb);
-    memcpy(p, bb + WC_N, WC_N * sizeof *bb);
-#endif
+    spt__stream_copy8(k, bb, WC_N);
+    spt__stream_copy8(p, bb + WC_N, WC_N);
 }
 
 /* Append (k_, p_) to bucket b_ through its write-combining buffer (the scatter loops' buf, fill, off,
@@ -174,9 +167,7 @@ static inline void wc_drain(uint64_t *tk, uint64_t *tp, const uint64_t *buf, con
         memcpy(tp + off[b], bb + WC_N, f * sizeof *bb);
         off[b] += f;
     }
-#if defined(__x86_64__) && defined(__SSE2__)
-    _mm_sfence();
-#endif
+    spt__stream_fence();
 }
 
 /* The MSD scatter of the hybrid sort straight from the index rows: each entry's key is packed again
@@ -264,32 +255,11 @@ static int lsd_passes(const radix_plan *rp, int64_t *hist, uint64_t *keys, uint6
     }
     return in_scratch;
 }
-/* One decoded index: an ordinary store, or with `nt` a streaming one (a row written once and not read back
- * soon: no read for ownership of its line; the caller fences with spt__stream_fence). */
+/* One decoded index: an ordinary store, or with `nt` a streaming one (kernels/stream.h; the caller
+ * fences). */
 static inline void put_index(int64_t *p, uint64_t v, bool nt) {
-#if defined(__x86_64__) && defined(__SSE2__)
-    if (nt) {
-        _mm_stream_si64((long long *)p, (long long)v);
-        return;
-    }
-#endif
-    (void)nt;
-    *p = (int64_t)v;
-}
-
-static inline void spt__stream_fence(void) {
-#if defined(__x86_64__) && defined(__SSE2__)
-    _mm_sfence();
-#endif
-}
-
-/* m 8-byte payloads to dst with streaming stores (memcpy where there are none); the caller fences. */
-static void stream_copy8(uint64_t *dst, const uint64_t *src, int64_t m) {
-#if defined(__x86_64__) && defined(__SSE2__)
-    for (int64_t i = 0; i < m; i++) _mm_stream_si64((long long *)(dst + i), (long long)src[i]);
-#else
-    memcpy(dst, src, (size_t)m * sizeof *src);
-#endif
+    if (nt) spt__stream_put64(p, v);
+    else *p = (int64_t)v;
 }
 
 /* The m sorted keys back into index rows (`nt`: streaming stores, see put_index). */
@@ -716,7 +686,7 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
             int where = two ? bucket_sort_top(tk + lo, tp + lo, xk, xp, m, rem, bh)
                             : spt__bucket_sort(tk + lo, tp + lo, xk, xp, m, rem, bh);
             const uint64_t *fk = where ? xk : tk + lo, *fp = where ? xp : tp + lo;
-            if (fp != pay + lo) stream_copy8(pay + lo, fp, m);
+            if (fp != pay + lo) spt__stream_copy8(pay + lo, fp, m);
             if (two) decode_span128(&sp2, fk, (uint64_t)b, dst->indices + lo * r, m);
             else decode_span(pk, fk, dst->indices + lo * r, m, true);
             for (int64_t i = 1; i < m; i++) repeated += fk[i - 1] == fk[i];
@@ -932,7 +902,7 @@ void spt__msd_finish(const spt__msd *m, const uint64_t *const *sk, const uint64_
         const int64_t c = hi - lo, dpos = lo - skip;
         decode_span(&m->pk, fk, out->indices + dpos * r, c, true);
         if (es == 8) {
-            stream_copy8((uint64_t *)out->values + dpos, fp, c);
+            spt__stream_copy8((uint64_t *)out->values + dpos, fp, c);
         } else {
             for (int64_t i = 0; i < c; i++) memcpy((char *)out->values + (size_t)(dpos + i) * es, fp + i, es);
         }

@@ -9,9 +9,7 @@
 #include "layout_internal.h"
 #include "keys.h"
 
-#if defined(__x86_64__)
-#include <emmintrin.h>
-#endif
+#include "kernels/stream.h"
 
 typedef struct {
     const spt_tensor *t;
@@ -96,14 +94,9 @@ static inline __attribute__((always_inline)) int64_t prefix_rows(int64_t *dst, c
     if (a == 1) { /* the prefix is the first coordinate */
         const int64_t h0 = head[0];
         for (; k < cnt_max && src[0] == h0; k++, src += R, dst += R) {
-#if defined(__x86_64__)
-            _mm_stream_si64((long long *)dst, src[0]);
-            _mm_stream_si64((long long *)dst + 1, src[1] + off);
-            for (int64_t d = 2; d < R; d++) _mm_stream_si64((long long *)dst + d, src[d]);
-#else
-            memcpy(dst, src, (size_t)R * sizeof(int64_t));
-            dst[1] += off;
-#endif
+            spt__stream_put64(dst, (uint64_t)src[0]);
+            spt__stream_put64(dst + 1, (uint64_t)(src[1] + off));
+            for (int64_t d = 2; d < R; d++) spt__stream_put64(dst + d, (uint64_t)src[d]);
         }
     } else {
         for (; k < cnt_max && spt__cmp_rows(src, head, a, NULL) == 0; k++, src += R, dst += R) {
@@ -130,15 +123,7 @@ static int64_t copy_prefix_run(spt_tensor *t, int64_t pos, const stream *x, int6
     char *dv = (char *)t->values + (size_t)pos * es;
     const char *sv = (const char *)x->t->values + (size_t)i * es;
     if (es == 8 && cnt <= 16) { /* a short run: no call */
-#if defined(__x86_64__)
-        for (int64_t e = 0; e < cnt; e++) {
-            long long w;
-            memcpy(&w, sv + e * 8, 8);
-            _mm_stream_si64((long long *)(dv + e * 8), w);
-        }
-#else
-        for (int64_t e = 0; e < cnt; e++) memcpy(dv + e * 8, sv + e * 8, 8);
-#endif
+        spt__stream_copy8(dv, sv, cnt);
     } else {
         memcpy(dv, sv, (size_t)cnt * es);
     }
@@ -339,9 +324,7 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
 #pragma omp parallel for schedule(static, 1) num_threads(nch) if (nch > 1)
         for (int c = 0; c < nch; c++) {
             merge_runs(t, start[c], cs + (int64_t)c * sstride, n, heap + (int64_t)c * hstride, a, &pp, es);
-#if defined(__x86_64__)
-            _mm_sfence(); /* the non-temporal stores of prefix_rows */
-#endif
+spt__stream_fence(); /* the streaming stores of prefix_rows */
         }
     }
     SPT__CHECK(spt__layout_own_strings(t));

@@ -411,13 +411,7 @@ static spt_status reduce_blocked_sparse(const rplan *p, const spt__reduce_src *s
         }
         total += cnt[c];
     }
-    if (total < cap) { /* give the unused tail back (a shrink: failure leaves the larger buffer) */
-        void *a = spt__realloc(out->indices, (size_t)(total ? total : 1) * (size_t)orank * 8);
-        if (a) out->indices = a;
-        void *v = spt__realloc(out->values, (size_t)(total ? total : 1) * es);
-        if (v) out->values = v;
-    }
-    out->nnz = total;
+    spt__tensor_truncate(out, total); /* the unused tail given back (a failed shrink keeps the buffer) */
     *o = out;
     return SPT_OK;
 }
