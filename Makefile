@@ -27,12 +27,12 @@ LDLIBS_LIB  = -lm
 PKG_LIBS    = $(shell pkg-config --libs libzip libpng 2>/dev/null)
 TEST_LIBS   = -lcmocka -ljansson
 
-LIB_SRC   := $(sort $(wildcard src/*.c src/ops/*.c src/io/*.c src/tot/*.c))
+LIB_SRC   := $(sort $(wildcard src/core/*.c src/sort/*.c src/ops/*/*.c src/io/*.c src/tot/*.c))
 CLI_SRC   := $(sort $(wildcard cli/*.c))
 TEST_SUP  := $(sort $(wildcard tests/support/*.c))
 TEST_SRC  := $(sort $(wildcard tests/*/test_*.c))
 CONF_SRC  := $(sort $(wildcard tests/conformance/*.c))
-HDRS      := $(wildcard include/*.h include/*.def src/*.h src/kernels/*.h src/*/*.h)
+HDRS      := $(wildcard include/*.h include/*.def src/*/*.h src/*/*/*.h)
 TEST_HDRS := $(wildcard tests/*/*.h)
 
 REL = build

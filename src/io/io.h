@@ -3,7 +3,7 @@
 #ifndef SPT_IO_H
 #define SPT_IO_H
 
-#include "internal.h"
+#include "core/internal.h"
 
 #include <stdio.h>
 

@@ -4,7 +4,7 @@
 #ifndef SPT_TFSPARSE_INTERNAL_H
 #define SPT_TFSPARSE_INTERNAL_H
 
-#include "kernels/math.h"
+#include "ops/kernel.h"
 
 /* The reduction of a segment op. */
 typedef enum { SPT__SEG_SUM, SPT__SEG_MEAN, SPT__SEG_SQRT_N } spt__seg_mode;

@@ -6,7 +6,7 @@
  * independently (in parallel with OpenMP), every inner tensor by exactly one thread, so the result does
  * not depend on the number of threads. */
 #include "tot_internal.h"
-#include "keys.h"
+#include "sort/keys.h"
 
 /* Dependent indices per block of outer elements (a fixed rule, independent of the thread count). */
 #define BLOCK_WORK 8192

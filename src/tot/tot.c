@@ -2,7 +2,7 @@
 /* tot.c -- spt_tot, the tensor-of-tensors: an outer shape whose every element is EMPTY or a dense
  * row-major inner tensor. Only the non-empty elements are stored, sorted by outer index. */
 #include "tot_internal.h"
-#include "keys.h"
+#include "sort/keys.h"
 
 void spt_tot_free(spt_tot *t) {
     if (!t) return;

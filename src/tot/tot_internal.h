@@ -4,7 +4,7 @@
 #ifndef SPT_TOT_INTERNAL_H
 #define SPT_TOT_INTERNAL_H
 
-#include "internal.h"
+#include "core/internal.h"
 
 /* Compact (CSR-like) storage of a sparse map:
  *   keys   nkeys x ind_rank, strictly increasing lexicographically (= row-major order);

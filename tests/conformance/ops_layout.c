@@ -6,7 +6,7 @@
  * arrays (a vector split axis, a start/size/new_shape of the wrong length, a non-scalar default value).
  * For those the harness raises the error the binding layer would, through spt's error channel. */
 #include "conf.h"
-#include "internal.h" /* spt__err: the binding-layer checks below report through spt_last_error() */
+#include "core/internal.h" /* spt__err: the binding-layer checks below report through spt_last_error() */
 
 #include <stdlib.h>
 #include <string.h>

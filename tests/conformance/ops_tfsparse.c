@@ -4,7 +4,7 @@
  * map_values, sparse_bincount, sparse_cross, sparse_cross_hashed. An op whose handler is not listed
  * in the table below is reported as skipped by the runner. */
 #include "conf.h"
-#include "internal.h" /* spt__err: the binding-layer checks of the raw ops report through spt_last_error() */
+#include "core/internal.h" /* spt__err: the binding-layer checks of the raw ops report through spt_last_error() */
 
 #include <stdlib.h>
 #include <string.h>

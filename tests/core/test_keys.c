@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keys.h"
+#include "sort/keys.h"
 #include "spt_test.h"
 
 static uint64_t rng = 88172645463325252ull;

@@ -7,7 +7,7 @@
  * (internal.h) to know which path ran. */
 #include "math_test_util.h"
 
-#include "internal.h"
+#include "core/internal.h"
 
 static bool cached(const spt_tensor *t) { return atomic_load(&((spt_tensor *)t)->rowptr) != NULL; }
 

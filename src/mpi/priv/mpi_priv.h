@@ -4,8 +4,8 @@
 #ifndef SPT_MPI_PRIV_H
 #define SPT_MPI_PRIV_H
 
-#include "internal.h"
-#include "keys.h"
+#include "core/internal.h"
+#include "sort/keys.h"
 #include "spt_mpi.h"
 
 #include <limits.h>

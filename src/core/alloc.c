@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* alloc.c -- the one allocator every spt allocation goes through, and the thread setting. */
+#include "core/internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static spt_malloc_fn spt__malloc_fn = malloc;
+static spt_realloc_fn spt__realloc_fn = realloc;
+static spt_free_fn spt__free_fn = free;
+
+void spt_set_allocator(spt_malloc_fn m, spt_realloc_fn r, spt_free_fn f) {
+    spt__malloc_fn = m ? m : malloc;
+    spt__realloc_fn = r ? r : realloc;
+    spt__free_fn = f ? f : free;
+}
+
+void *spt__malloc(size_t n) { return spt__malloc_fn(n ? n : 1); }
+
+void *spt__calloc(size_t n, size_t sz) {
+    size_t bytes;
+    if (spt__mul_sz(n, sz, &bytes)) return NULL;
+    void *p = spt__malloc(bytes);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
+
+void *spt__zalloc(size_t bytes) {
+    if (spt__malloc_fn == malloc && spt__free_fn == free) return calloc(bytes ? bytes : 1, 1);
+    void *p = spt__malloc(bytes);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
+
+void *spt__realloc(void *p, size_t n) { return spt__realloc_fn(p, n ? n : 1); }
+
+void spt__free(void *p) {
+    if (p) spt__free_fn(p);
+}
+
+bool spt__bytes3(int64_t a, int64_t b, size_t c, size_t *r) {
+    size_t ab;
+    if (a < 0 || b < 0) return true;
+    if ((uint64_t)a > SIZE_MAX || (uint64_t)b > SIZE_MAX) return true;
+    if (spt__mul_sz((size_t)a, (size_t)b, &ab)) return true;
+    return spt__mul_sz(ab, c, r);
+}
+
+void *spt__alloc_array(const char *fn, int64_t a, int64_t b, size_t c, bool zero, spt_status *st) {
+    size_t bytes;
+    if (spt__bytes3(a, b, c, &bytes)) {
+        *st = spt__err(SPT_EOVERFLOW, "%s: %lld x %lld x %zu bytes does not fit in size_t", fn,
+                       (long long)a, (long long)b, c);
+        return NULL;
+    }
+    void *p = spt__malloc(bytes);
+    if (!p) {
+        *st = spt__err(SPT_ENOMEM, "%s: cannot allocate %zu bytes", fn, bytes);
+        return NULL;
+    }
+    if (zero) memset(p, 0, bytes);
+    *st = SPT_OK;
+    return p;
+}
+
+/* ---- threads ---- */
+
+static _Atomic int spt__nthreads = 0; /* 0 = default */
+static int spt__default_threads = 0;  /* the OpenMP default, capped and probed once */
+static pthread_once_t spt__default_once = PTHREAD_ONCE_INIT;
+
+typedef struct probe_gate {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool go;
+} probe_gate;
+
+static void *probe_wait(void *arg) {
+    probe_gate *g = arg;
+    pthread_mutex_lock(&g->mu);
+    while (!g->go) pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+    return NULL;
+}
+
+/* How many of `n` threads the system lets this process run at once (>= 1): up to n - 1 helper threads
+ * are started (they wait at a gate, then end) and joined. libgomp ends the process when it cannot start
+ * a thread, so a count the system refuses is lowered here, before any parallel region uses it. Only
+ * counts above the processor count are probed (a few milliseconds for a thousand threads). */
+static int probe_threads(int n) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n <= 1 || n <= cpus) return n < 1 ? 1 : n;
+    pthread_t *tid = malloc((size_t)n * sizeof *tid);
+    if (!tid) return cpus > 0 ? (int)cpus : 1;
+    probe_gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    int started = 0;
+    while (started < n - 1 && pthread_create(&tid[started], &attr, probe_wait, &g) == 0) started++;
+    pthread_mutex_lock(&g.mu);
+    g.go = true;
+    pthread_cond_broadcast(&g.cv);
+    pthread_mutex_unlock(&g.mu);
+    for (int k = 0; k < started; k++) pthread_join(tid[k], NULL);
+    pthread_attr_destroy(&attr);
+    free(tid);
+    int ok = started + 1;
+    if (ok < n && ok > 8) ok -= ok / 8; /* leave room for the threads the program itself runs */
+    return ok;
+}
+
+static void init_default_threads(void) {
+#ifdef _OPENMP
+    int n = omp_get_max_threads();
+#else
+    int n = 1;
+#endif
+    if (n > SPT_MAX_THREADS) n = SPT_MAX_THREADS;
+    spt__default_threads = probe_threads(n);
+}
+
+void spt_set_num_threads(int n) {
+    if (n <= 0) {
+        spt__nthreads = 0;
+        return;
+    }
+    if (n > SPT_MAX_THREADS) n = SPT_MAX_THREADS;
+    spt__nthreads = probe_threads(n);
+}
+
+int spt_get_num_threads(void) {
+    int n = spt__nthreads;
+    if (n > 0) return n;
+    pthread_once(&spt__default_once, init_default_threads);
+    return spt__default_threads;
+}
+
+int spt__threads_for(int64_t work) {
+    int max = spt_get_num_threads();
+    int64_t by_work = work / 32768;
+    if (by_work < 1) by_work = 1;
+    return by_work < max ? (int)by_work : max;
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* merge_blocks.h -- the union merge of spt_add for two canonical operands (valid, sorted row-major, no
+ * repeated index) whose row-major key fits in 64 bits, cut into blocks of the merge path.
+ *
+ * Block k covers the merge-path diagonals [k*B, (k+1)*B): its start in a and b is found by a co-rank
+ * search (spt__mb_split), so any thread can merge any block without the ones before it. A block is
+ * merged as two lanes (the two halves of its diagonals, interleaved in one loop: two independent
+ * dependency chains) into a small per-thread buffer; its output position is the sum of the output
+ * counts of the blocks before it (add.c finds it by looking back over the counts the threads publish),
+ * and the buffer is then streamed to the output. No entry is written twice to the output and there is
+ * no counting pass.
+ *
+ * Split rule: split(d) is the position (i, j) of the serial merge (ties: a first) after d of the
+ * interleaved entries, moved one entry further in b when it falls between the two entries of a
+ * coinciding pair (a[i-1] and b[j] equal): a pair is never cut, and a merge that stops at the first
+ * position with i + j >= d stops exactly at split(d). */
+#ifndef SPT_KERNELS_MERGE_BLOCKS_H
+#define SPT_KERNELS_MERGE_BLOCKS_H
+
+#include "ops/kernel.h"
+
+#ifndef SPT__MB_NT
+#define SPT__MB_NT 1
+#endif
+#if defined(__x86_64__) || defined(__SSE2__)
+#include <emmintrin.h>
+#define SPT__MB_STREAM SPT__MB_NT
+#else
+#define SPT__MB_STREAM 0
+#endif
+
+typedef struct spt__mb {
+    const int64_t *ia, *ib; /* index rows of a and b */
+    const void *va, *vb;    /* values */
+    int64_t na, nb, rank;
+    const int64_t *sh; /* the shape: row-major key of a row */
+    double thresh;
+} spt__mb;
+
+/* One lane: merge from (i, j) while i + j < dend, writing to the buffer from w. */
+typedef struct spt__mb_lane {
+    int64_t i, j, dend, w;
+} spt__mb_lane;
+
+/* Row-major linear key of an index row of rank r over dims sh (the row lies inside sh). */
+static inline uint64_t spt__mb_key(const int64_t *row, const int64_t *sh, int64_t r) {
+    uint64_t k = (uint64_t)row[0];
+    for (int64_t d = 1; d < r; d++) k = k * (uint64_t)sh[d] + (uint64_t)row[d];
+    return k;
+}
+
+/* split(d) (see the top), searched in i between the split (pi, pj) of a diagonal pi + pj <= d + 1
+ * already known (the split is monotone in d: pi <= i <= pi + d - (pi + pj)). */
+static inline void spt__mb_split(const spt__mb *m, int64_t d, int64_t pi, int64_t pj, int64_t *oi, int64_t *oj) {
+    const int64_t r = m->rank, pd = pi + pj;
+    if (pd >= d) { /* d == pd, or pd == d + 1: (pi, pj) is split(d) itself */
+        *oi = pi;
+        *oj = pj;
+        return;
+    }
+    int64_t lo = d - m->nb > pi ? d - m->nb : pi, hi = pi + (d - pd);
+    if (hi > m->na) hi = m->na;
+    while (lo < hi) { /* smallest i whose a[i] is not among the first d (a[i] > b[d - i - 1]) */
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (spt__mb_key(m->ia + mid * r, m->sh, r) <= spt__mb_key(m->ib + (d - mid - 1) * r, m->sh, r)) lo = mid + 1;
+        else hi = mid;
+    }
+    int64_t j = d - lo;
+    if (lo > 0 && j < m->nb && spt__mb_key(m->ia + (lo - 1) * r, m->sh, r) == spt__mb_key(m->ib + j * r, m->sh, r)) j++;
+    *oi = lo;
+    *oj = j;
+}
+
+/* Copy n bytes to dst, the whole cache lines of a large copy with non-temporal stores (the output is
+ * not read for ownership first); the caller issues spt__mb_fence() before another thread reads it. */
+static inline void spt__mb_stream(void *dst, const void *src, size_t n) {
+#if SPT__MB_STREAM
+    if (n >= 256) {
+        size_t head = (size_t)(-(uintptr_t)dst & 15);
+        memcpy(dst, src, head);
+        char *d = (char *)dst + head;
+        const char *s = (const char *)src + head;
+        n -= head;
+        for (; n >= 64; n -= 64, d += 64, s += 64) {
+            __m128i x0 = _mm_loadu_si128((const __m128i *)s), x1 = _mm_loadu_si128((const __m128i *)(s + 16));
+            __m128i x2 = _mm_loadu_si128((const __m128i *)(s + 32)), x3 = _mm_loadu_si128((const __m128i *)(s + 48));
+            _mm_stream_si128((__m128i *)d, x0);
+            _mm_stream_si128((__m128i *)(d + 16), x1);
+            _mm_stream_si128((__m128i *)(d + 32), x2);
+            _mm_stream_si128((__m128i *)(d + 48), x3);
+        }
+        for (; n >= 16; n -= 16, d += 16, s += 16) _mm_stream_si128((__m128i *)d, _mm_loadu_si128((const __m128i *)s));
+        memcpy(d, s, n);
+        return;
+    }
+#endif
+    memcpy(dst, src, n);
+}
+
+static inline void spt__mb_fence(void) {
+#if SPT__MB_STREAM
+    _mm_sfence();
+#endif
+}
+
+/* Pick p when m is 0, q when m is all ones, without a branch. */
+#define SPT__MB_SEL(p, q, m) ((__typeof__(p))((uintptr_t)(p) ^ (((uintptr_t)(p) ^ (uintptr_t)(q)) & (uintptr_t)(m))))
+
+/* SPT__DEF_MERGE_BLOCK(NAME, T, BOTH, KEEP) defines
+ *   static void NAME(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv)
+ * which merges the two lanes L[0], L[1] (each from its (i, j) to its dend) into the buffer rows bi and
+ * values bv, each lane from its own w (advanced past its output). An index held by both operands gives
+ * s = BOTH(x, y), kept iff KEEP(T, s) (KEEP may read m->thresh); an index held by one gives its value. */
+#define SPT__MB_STEP(T, BOTH, KEEP, Lx, R_)                                                         \
+    do {                                                                                              \
+        const int64_t *ra_ = ia_ + Lx.i * R_, *rb_ = ib_ + Lx.j * R_;                                 \
+        const uint64_t x_ = spt__mb_key(ra_, sh_, R_), y_ = spt__mb_key(rb_, sh_, R_);               \
+        const uint64_t mb_ = -(uint64_t)(y_ < x_);                                                    \
+        const int64_t ta_ = x_ <= y_, tb_ = y_ <= x_;                                                 \
+        const int64_t *row_ = SPT__MB_SEL(ra_, rb_, mb_);                                             \
+        T s_ = *SPT__MB_SEL(va_ + Lx.i, vb_ + Lx.j, mb_);                                             \
+        int64_t keep_ = 1;                                                                            \
+        if (__builtin_expect(x_ == y_, 0)) {                                                          \
+            s_ = BOTH(va_[Lx.i], vb_[Lx.j]);                                                          \
+            keep_ = (KEEP(T, s_)) ? 1 : 0;                                                            \
+        }                                                                                             \
+        memcpy(bi + Lx.w * R_, row_, (size_t)R_ * sizeof(int64_t));                                   \
+        bv_[Lx.w] = s_;                                                                               \
+        Lx.w += keep_;                                                                                \
+        Lx.i += ta_;                                                                                  \
+        Lx.j += tb_;                                                                                  \
+    } while (0)
+
+#define SPT__MB_LIVE(Lx) (Lx.i + Lx.j < Lx.dend && Lx.i < na_ && Lx.j < nb_)
+
+#define SPT__DEF_MERGE_BLOCK(NAME, T, BOTH, KEEP)                                                     \
+    static inline __attribute__((always_inline)) void NAME##_rank(const spt__mb *m, spt__mb_lane *L,  \
+            int64_t *bi, void *bv, const int64_t R_) {                                                \
+        const T *va_ = m->va, *vb_ = m->vb;                                                           \
+        T *bv_ = bv;                                                                                  \
+        const int64_t *ia_ = m->ia, *ib_ = m->ib, *sh_ = m->sh;                                       \
+        const int64_t na_ = m->na, nb_ = m->nb;                                                       \
+        spt__mb_lane L0 = L[0], L1 = L[1];                                                            \
+        for (;;) { /* s_ steps keep both lanes live: each step takes at most one entry of a and of b, */  \
+            /* and at most two diagonals */                                                           \
+            int64_t q_ = (L0.dend - L0.i - L0.j) / 2, t_ = (L1.dend - L1.i - L1.j) / 2;               \
+            if (t_ < q_) q_ = t_;                                                                     \
+            if (na_ - L0.i < q_) q_ = na_ - L0.i;                                                     \
+            if (nb_ - L0.j < q_) q_ = nb_ - L0.j;                                                     \
+            if (na_ - L1.i < q_) q_ = na_ - L1.i;                                                     \
+            if (nb_ - L1.j < q_) q_ = nb_ - L1.j;                                                     \
+            if (q_ < 8) break;                                                                        \
+            for (; q_ > 0; q_--) {                                                                    \
+                SPT__MB_STEP(T, BOTH, KEEP, L0, R_);                                                  \
+                SPT__MB_STEP(T, BOTH, KEEP, L1, R_);                                                  \
+            }                                                                                         \
+        }                                                                                             \
+        for (int k_ = 0; k_ < 2; k_++) {                                                              \
+            spt__mb_lane Lx = k_ ? L1 : L0;                                                           \
+            while (SPT__MB_LIVE(Lx)) SPT__MB_STEP(T, BOTH, KEEP, Lx, R_);                             \
+            /* one operand exhausted: the other's entries up to the lane's end */                     \
+            int64_t n_ = Lx.dend - Lx.i - Lx.j;                                                       \
+            if (n_ > 0) {                                                                             \
+                const int64_t *src_;                                                                  \
+                const T *sv_;                                                                         \
+                if (Lx.i < na_) src_ = ia_ + Lx.i * R_, sv_ = va_ + Lx.i, Lx.i += n_;                 \
+                else src_ = ib_ + Lx.j * R_, sv_ = vb_ + Lx.j, Lx.j += n_;                            \
+                memcpy(bi + Lx.w * R_, src_, (size_t)(n_ * R_) * sizeof(int64_t));                    \
+                memcpy(bv_ + Lx.w, sv_, (size_t)n_ * sizeof(T));                                      \
+                Lx.w += n_;                                                                           \
+            }                                                                                         \
+            L[k_] = Lx;                                                                               \
+        }                                                                                             \
+    }                                                                                                 \
+    static void NAME(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv) {                      \
+        switch (m->rank) {                                                                            \
+        case 1: NAME##_rank(m, L, bi, bv, 1); break;                                                  \
+        case 2: NAME##_rank(m, L, bi, bv, 2); break;                                                  \
+        case 3: NAME##_rank(m, L, bi, bv, 3); break;                                                  \
+        default: NAME##_rank(m, L, bi, bv, m->rank); break;                                           \
+        }                                                                                             \
+    }
+
+typedef void (*spt__mb_fn)(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv);
+
+#endif /* SPT_KERNELS_MERGE_BLOCKS_H */

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* ttv.c -- spt_ttv: tensor times vector along one mode. Each value is scaled by the vector element its
+ * index in that mode names, then the mode is summed away by spt_reduce_sum_sparse. */
+#include "ops/kernel.h"
+
+#define OK_BOOL 0
+#define OK_INT 1
+#define OK_UINT 1
+#define OK_FLOAT 1
+#define OK_COMPLEX 1
+#define OK_STRING 0
+
+#define DEF_SCALE(E, T, KIND)                                                                           \
+    static void scale_##E(const void *vals, const int64_t *ix, int64_t N, int64_t mode, const void *vec, int64_t n, \
+                          void *out) {                                                                 \
+        const T *v_ = vals, *x_ = vec;                                                                 \
+        T *o_ = out;                                                                                   \
+        for (int64_t i_ = 0; i_ < n; i_++) o_[i_] = SPT__MUL_##KIND(T, v_[i_], x_[ix[i_ * N + mode]]); \
+    }
+#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, DEF_SCALE(E, T, KIND))
+#include "spt_dtypes.def"
+#undef X
+
+typedef void (*scale_fn)(const void *, const int64_t *, int64_t, int64_t, const void *, int64_t, void *);
+static const scale_fn table[SPT_NUM_DTYPES] = {
+#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = scale_##E, )
+#include "spt_dtypes.def"
+#undef X
+};
+
+spt_status spt_ttv(const spt_tensor *t, const spt_dense *v, int64_t mode, spt_tensor **out) {
+    static const char fn[] = "spt_ttv";
+    spt_status st = SPT_OK;
+    SPT__TRY(spt__mode_operand_check(fn, t, v, mode, "vector", out));
+    const int64_t N = t->rank;
+    scale_fn f = table[t->dtype];
+    if (!f) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(t->dtype));
+    if (v->rank != 1 || v->shape[0] != t->shape[mode])
+        return spt__err(SPT_EINVAL, "%s: the vector must have rank 1 and length %lld (mode %lld's size)", fn,
+                        (long long)t->shape[mode], (long long)mode);
+    SPT__TRY(spt__ensure_valid(fn, t));
+    spt_tensor *s = NULL;
+    SPT__CHECK(spt__tensor_alloc_uninit(fn, t->dtype, N, t->shape, t->nnz, t->order, &s));
+    if (t->nnz) {
+        memcpy(s->indices, t->indices, (size_t)t->nnz * (size_t)N * sizeof(int64_t));
+        f(t->values, t->indices, N, mode, v->data, t->nnz, s->values);
+    }
+    s->flags = t->flags | SPT__F_VALID;
+    SPT__CHECK(spt_reduce_sum_sparse(s, &mode, 1, false, out));
+    spt_tensor_free(s);
+    return SPT_OK;
+fail:
+    spt_tensor_free(s);
+    return st;
+}
