@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_slice.c -- SparseSlice: clipping, empty results, huge sizes, order kept, errors. */
+#include "../layout_test_util.h"
+
+/* sparse_tensor_test.cc Slice. */
+static void test_seed_slice(void **state) {
+    (void)state;
+    int64_t s[2] = {4, 3}, ix[8] = {0, 0, 1, 1, 1, 2, 3, 0}, v[4] = {1, 2, 3, 4};
+    spt_tensor *t, *o;
+    ASSERT_OK(spt_tensor_new(SPT_INT64, 2, s, 4, ix, v, NULL, &t));
+    ASSERT_OK(spt_reorder(t, NULL));
+    int64_t st[2] = {0, 0}, sz[2] = {2, 3};
+    ASSERT_OK(spt_slice(t, st, sz, &o));
+    int64_t ws[2] = {2, 3}, wi[6] = {0, 0, 1, 1, 1, 2}, wv[3] = {1, 2, 3};
+    spt_test_expect_tensor(o, 2, ws, 3, wi, wv);
+    lt_expect_row_major(o); /* order kept */
+    spt_tensor_free(o);
+    /* SliceReducesOutputDimension: shape [2,2]-like clipping: start past the end gives 0 */
+    int64_t st2[2] = {5, 1}, sz2[2] = {1, 5};
+    ASSERT_OK(spt_slice(t, st2, sz2, &o));
+    int64_t ws2[2] = {0, 2};
+    spt_test_expect_tensor(o, 2, ws2, 0, NULL, NULL);
+    spt_tensor_free(o);
+    spt_tensor_free(t);
+}
+
+/* start + size would overflow: clipping without forming it; strings. */
+static void test_huge_size_strings(void **state) {
+    (void)state;
+    int64_t s[1] = {10}, ix[2] = {7, 3};
+    spt_str v[2] = {{"seven", 5}, {"three", 5}};
+    spt_tensor *t, *o;
+    ASSERT_OK(spt_tensor_new(SPT_STRING, 1, s, 2, ix, v, NULL, &t));
+    int64_t st[1] = {5}, sz[1] = {INT64_MAX};
+    ASSERT_OK(spt_slice(t, st, sz, &o));
+    int64_t ws[1] = {5}, wi[1] = {2};
+    spt_str wv[1] = {{"seven", 5}};
+    spt_test_expect_tensor(o, 1, ws, 1, wi, wv);
+    assert_false(spt_tensor_known_sorted(o));
+    spt_tensor_free(o);
+    int64_t st2[1] = {(int64_t)1 << 62}, sz2[1] = {(int64_t)1 << 62};
+    ASSERT_OK(spt_slice(t, st2, sz2, &o));
+    int64_t ws2[1] = {0};
+    spt_test_expect_tensor(o, 1, ws2, 0, NULL, NULL);
+    spt_tensor_free(o);
+    spt_tensor_free(t);
+}
+
+static void test_rank0_and_errors(void **state) {
+    (void)state;
+    spt_tensor *t, *o = (spt_tensor *)1;
+    double v = 2.5;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 0, NULL, 1, NULL, &v, NULL, &t));
+    ASSERT_OK(spt_slice(t, NULL, NULL, &o));
+    spt_test_expect_tensor(o, 0, NULL, 1, NULL, &v);
+    spt_tensor_free(o);
+    spt_tensor_free(t);
+    int64_t s[2] = {3, 3}, ix[2] = {0, 3}, st[2] = {0, 0}, sz[2] = {1, 1}, neg[2] = {-1, 0};
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 2, s, 1, ix, &v, NULL, &t));
+    ASSERT_ST(SPT_ERANGE, spt_slice(t, st, sz, &o)); /* TF does not check: we do */
+    assert_null(o);
+    ASSERT_ST(SPT_EINVAL, spt_slice(t, neg, sz, &o));
+    ASSERT_ST(SPT_EINVAL, spt_slice(t, st, neg, &o));
+    ASSERT_ST(SPT_EINVAL, spt_slice(t, NULL, sz, &o));
+    ASSERT_ST(SPT_EINVAL, spt_slice(NULL, st, sz, &o));
+    ASSERT_ST(SPT_EINVAL, spt_slice(t, st, sz, NULL));
+    spt_tensor_free(t);
+}
+
+/* Property: against slicing the dense array. */
+static void test_property_dense(void **state) {
+    (void)state;
+    lt_rng g = {31337};
+    for (int iter = 0; iter < 400; iter++) {
+        int64_t r = 1 + lt_int(&g, 3), sh[3], st[3], sz[3], os[3], shift[3];
+        lt_rand_shape(&g, r, 0, 5, sh);
+        for (int64_t d = 0; d < r; d++) {
+            st[d] = lt_int(&g, 7);
+            sz[d] = lt_int(&g, 7);
+            os[d] = st[d] >= sh[d] ? 0 : (sz[d] < sh[d] - st[d] ? sz[d] : sh[d] - st[d]);
+            shift[d] = -st[d];
+        }
+        spt_tensor *t = lt_rand_tensor(&g, r, sh, 50, lt_int(&g, 2)), *o;
+        int64_t *dn = lt_dense(t);
+        ASSERT_OK(spt_slice(t, st, sz, &o));
+        int64_t *want = lt_zeros(lt_volume(r, os));
+        lt_shift_copy(r, sh, dn, shift, os, want, false);
+        lt_expect_dense(o, r, os, want);
+        lt_check_claims(o);
+        free(want);
+        free(dn);
+        spt_tensor_free(o);
+        spt_tensor_free(t);
+    }
+}
+
+static spt_status sweep_op(lt_sweep *x) {
+    int64_t st[2] = {1, 0}, sz[2] = {1, 3};
+    return spt_slice(x->in[0], st, sz, &x->out[0]);
+}
+
+static void test_alloc_sweep(void **state) {
+    (void)state;
+    lt_sweep_one(sweep_op);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_seed_slice),     cmocka_unit_test(test_huge_size_strings),
+        cmocka_unit_test(test_rank0_and_errors), cmocka_unit_test(test_property_dense),
+        cmocka_unit_test(test_alloc_sweep),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

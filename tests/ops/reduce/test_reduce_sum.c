@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_reduce_sum.c -- spt_reduce_sum and spt_reduce_sum_sparse. */
+#include "../reduce_test_common.h"
+
+/* tf.sparse.reduce_sum docstring: [[1, ?, 1], [?, 1, ?]] */
+static spt_tensor *doc_tensor(void) {
+    int64_t shape[2] = {2, 3}, ix[6] = {0, 0, 0, 2, 1, 1};
+    int32_t v[3] = {1, 1, 1};
+    spt_tensor *t;
+    ASSERT_OK(spt_tensor_new(SPT_INT32, 2, shape, 3, ix, v, NULL, &t));
+    return t;
+}
+
+static void expect_dense_i32(const spt_dense *d, int64_t rank, const int64_t *shape, const int32_t *want) {
+    assert_int_equal(spt_dense_rank(d), rank);
+    for (int64_t k = 0; k < rank; k++) assert_int_equal(spt_dense_shape(d)[k], shape[k]);
+    for (int64_t i = 0; i < spt_dense_size(d); i++) assert_int_equal(((const int32_t *)spt_dense_data(d))[i], want[i]);
+}
+
+static void test_docstring(void **state) {
+    (void)state;
+    spt_tensor *t = doc_tensor();
+    spt_dense *d;
+    int64_t a0[1] = {0}, a1[1] = {1}, am1[1] = {-1}, a01[2] = {0, 1};
+    int64_t s3[1] = {3}, s2[1] = {2}, s21[2] = {2, 1};
+    ASSERT_OK(spt_reduce_sum(t, a0, 1, false, &d));
+    expect_dense_i32(d, 1, s3, (int32_t[]){1, 1, 1});
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum(t, a1, 1, false, &d));
+    expect_dense_i32(d, 1, s2, (int32_t[]){2, 1});
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum(t, am1, 1, true, &d));
+    expect_dense_i32(d, 2, s21, (int32_t[]){2, 1});
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum(t, a01, 2, false, &d));
+    expect_dense_i32(d, 0, NULL, (int32_t[]){3});
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum(t, NULL, 0, false, &d)); /* axes NULL = all */
+    expect_dense_i32(d, 0, NULL, (int32_t[]){3});
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum(t, NULL, 0, true, &d));
+    int64_t s11[2] = {1, 1};
+    expect_dense_i32(d, 2, s11, (int32_t[]){3});
+    spt_dense_free(d);
+    spt_tensor_free(t);
+}
+
+static void test_sparse_output(void **state) {
+    (void)state;
+    /* SparseReduceSumSparse test: [3,2] float, axis 0 -> [5, 6] */
+    int64_t shape[2] = {3, 2}, ix[8] = {0, 1, 1, 0, 2, 0, 2, 1};
+    float v[4] = {2, 2, 3, 4};
+    spt_tensor *t, *s;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT32, 2, shape, 4, ix, v, NULL, &t));
+    int64_t a0[1] = {0};
+    ASSERT_OK(spt_reduce_sum_sparse(t, a0, 1, false, &s));
+    int64_t want_shape[1] = {2}, want_ix[2] = {0, 1};
+    spt_test_expect_tensor(s, 1, want_shape, 2, want_ix, (float[]){5, 6});
+    spt_tensor_free(s);
+    /* keep_dims: reduced coordinates are 0, dim 1 */
+    ASSERT_OK(spt_reduce_sum_sparse(t, a0, 1, true, &s));
+    int64_t ks[2] = {1, 2}, kix[4] = {0, 0, 0, 1};
+    spt_test_expect_tensor(s, 2, ks, 2, kix, (float[]){5, 6});
+    spt_tensor_free(s);
+    spt_tensor_free(t);
+    /* empty axes at kernel level: nothing reduced, duplicates merged (a zero sum stays) */
+    int64_t sh2[2] = {2, 2}, ix2[8] = {1, 1, 0, 0, 1, 1, 0, 1};
+    int32_t v2[4] = {5, 1, 2, 0};
+    ASSERT_OK(spt_tensor_new(SPT_INT32, 2, sh2, 4, ix2, v2, NULL, &t));
+    int64_t none[1] = {0};
+    ASSERT_OK(spt_reduce_sum_sparse(t, none, 0, false, &s));
+    int64_t wix[6] = {0, 0, 0, 1, 1, 1};
+    spt_test_expect_tensor(s, 2, sh2, 3, wix, (int32_t[]){1, 0, 7});
+    spt_tensor_free(s);
+    spt_tensor_free(t);
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    spt_tensor *t = doc_tensor(), *s = (spt_tensor *)1;
+    spt_dense *d = (spt_dense *)1;
+    int64_t a2[1] = {2}, am3[1] = {-3};
+    ASSERT_ST(SPT_ERANGE, spt_reduce_sum(t, a2, 1, false, &d));
+    assert_null(d);
+    ASSERT_MSG("Invalid reduction dimension 2, for input with 2 dimensions.");
+    ASSERT_ST(SPT_ERANGE, spt_reduce_sum_sparse(t, am3, 1, false, &s));
+    assert_null(s);
+    ASSERT_MSG("Invalid reduction dimension -3, for input with 2 dimensions.");
+    ASSERT_ST(SPT_EINVAL, spt_reduce_sum(t, a2, -1, false, &d));
+    ASSERT_ST(SPT_EINVAL, spt_reduce_sum(NULL, NULL, 0, false, &d));
+    ASSERT_ST(SPT_EINVAL, spt_reduce_sum(t, NULL, 0, false, NULL));
+    spt_tensor_free(t);
+    /* out-of-bounds index (CVE-2021-37635 PoC) */
+    int64_t shape[3] = {337, 337, 337}, ix[6] = {773, 773, 773, 773, 773, 773}, a1[1] = {1};
+    int32_t v[2] = {1, 1};
+    ASSERT_OK(spt_tensor_new(SPT_INT32, 3, shape, 2, ix, v, NULL, &t));
+    ASSERT_ST(SPT_ERANGE, spt_reduce_sum(t, a1, 1, false, &d));
+    ASSERT_ST(SPT_ERANGE, spt_reduce_sum_sparse(t, a1, 1, false, &s));
+    spt_tensor_free(t);
+    /* dtypes: bool and string are not summed */
+    int64_t sh1[1] = {2}, ix1[1] = {0};
+    bool b = true;
+    ASSERT_OK(spt_tensor_new(SPT_BOOL, 1, sh1, 1, ix1, &b, NULL, &t));
+    ASSERT_ST(SPT_EDTYPE, spt_reduce_sum(t, NULL, 0, false, &d));
+    spt_tensor_free(t);
+    spt_str str = {"x", 1};
+    ASSERT_OK(spt_tensor_new(SPT_STRING, 1, sh1, 1, ix1, &str, NULL, &t));
+    ASSERT_ST(SPT_EDTYPE, spt_reduce_sum_sparse(t, NULL, 0, false, &s));
+    spt_tensor_free(t);
+}
+
+static void test_empty_and_zero_dims(void **state) {
+    (void)state;
+    spt_tensor *t, *s;
+    spt_dense *d;
+    int64_t shape[2] = {0, 3}, a1[1] = {1};
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 2, shape, 0, NULL, NULL, NULL, &t));
+    ASSERT_OK(spt_reduce_sum(t, a1, 1, false, &d));
+    assert_int_equal(spt_dense_rank(d), 1);
+    assert_int_equal(spt_dense_shape(d)[0], 0);
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum(t, NULL, 0, false, &d));
+    assert_int_equal(spt_dense_size(d), 1);
+    assert_true(((const double *)spt_dense_data(d))[0] == 0);
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum_sparse(t, NULL, 0, false, &s));
+    assert_int_equal(spt_tensor_nnz(s), 0);
+    assert_int_equal(spt_tensor_rank(s), 0);
+    spt_tensor_free(s);
+    spt_tensor_free(t);
+    /* N = 0 with a non-empty shape */
+    int64_t sh3[3] = {2, 3, 4};
+    ASSERT_OK(spt_tensor_new(SPT_INT16, 3, sh3, 0, NULL, NULL, NULL, &t));
+    ASSERT_OK(spt_reduce_sum_sparse(t, a1, 1, true, &s));
+    assert_int_equal(spt_tensor_nnz(s), 0);
+    assert_int_equal(spt_tensor_shape(s)[1], 1);
+    spt_tensor_free(s);
+    ASSERT_OK(spt_reduce_sum(t, a1, 1, false, &d));
+    assert_int_equal(spt_dense_size(d), 8);
+    spt_dense_free(d);
+    spt_tensor_free(t);
+    /* rank 0: a scalar with duplicates */
+    int64_t v[2] = {4, 5};
+    ASSERT_OK(spt_tensor_new(SPT_INT64, 0, NULL, 2, NULL, v, NULL, &t));
+    ASSERT_OK(spt_reduce_sum(t, NULL, 0, false, &d));
+    assert_int_equal(((const int64_t *)spt_dense_data(d))[0], 9);
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum_sparse(t, NULL, 0, false, &s));
+    spt_test_expect_tensor(s, 0, NULL, 1, NULL, (int64_t[]){9});
+    spt_tensor_free(s);
+    spt_tensor_free(t);
+}
+
+static void test_huge_sparse_output(void **state) {
+    (void)state;
+    /* sparse output of a huge shape allocates nothing of the dense size; unsorted keys take the radix path */
+    int64_t shape[3] = {1073741824, 1073741824, 2}, ix[9] = {5, 7, 1, 1, 2, 0, 5, 7, 0}, a2[1] = {2};
+    double v[3] = {3, 1, 0.5};
+    spt_tensor *t, *s;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 3, shape, 3, ix, v, NULL, &t));
+    ASSERT_OK(spt_reduce_sum_sparse(t, a2, 1, false, &s));
+    int64_t ws[2] = {1073741824, 1073741824}, wix[4] = {1, 2, 5, 7};
+    spt_test_expect_tensor(s, 2, ws, 2, wix, (double[]){1, 3.5});
+    spt_tensor_free(s);
+    spt_dense *d = (spt_dense *)1;
+    spt_status st = spt_reduce_sum(t, a2, 1, false, &d); /* 2^60 doubles: cannot be allocated */
+    assert_true(st == SPT_ENOMEM || st == SPT_EOVERFLOW);
+    assert_null(d);
+    spt_tensor_free(t);
+}
+
+static void test_complex(void **state) {
+    (void)state;
+    int64_t shape[2] = {2, 2}, ix[6] = {0, 0, 0, 1, 1, 1}, a1[1] = {1};
+    double _Complex v[3] = {1 + 2 * I, 3 - 1 * I, 2};
+    spt_tensor *t;
+    spt_dense *d;
+    ASSERT_OK(spt_tensor_new(SPT_COMPLEX128, 2, shape, 3, ix, v, NULL, &t));
+    ASSERT_OK(spt_reduce_sum(t, a1, 1, false, &d));
+    const double _Complex *o = spt_dense_data(d);
+    assert_true(o[0] == 4 + 1 * I && o[1] == 2);
+    spt_dense_free(d);
+    spt_tensor_free(t);
+}
+
+static void test_integer_wraps(void **state) {
+    (void)state;
+    int64_t shape[1] = {2}, ix[2] = {0, 0};
+    int8_t v[2] = {100, 100};
+    spt_tensor *t;
+    spt_dense *d;
+    ASSERT_OK(spt_tensor_new(SPT_INT8, 1, shape, 2, ix, v, NULL, &t));
+    ASSERT_OK(spt_reduce_sum(t, NULL, 0, false, &d));
+    assert_int_equal(((const int8_t *)spt_dense_data(d))[0], -56);
+    spt_dense_free(d);
+    spt_tensor_free(t);
+    int64_t big[2] = {INT64_MAX, 1};
+    ASSERT_OK(spt_tensor_new(SPT_INT64, 1, shape, 2, ix, big, NULL, &t));
+    ASSERT_OK(spt_reduce_sum(t, NULL, 0, false, &d));
+    assert_true(((const int64_t *)spt_dense_data(d))[0] == INT64_MIN);
+    spt_dense_free(d);
+    spt_tensor_free(t);
+}
+
+static void test_property(void **state) {
+    (void)state;
+    rt_property(false, spt_reduce_sum, spt_reduce_sum_sparse, MT_NUMERIC, MT_NNUMERIC);
+}
+static void test_threads(void **state) {
+    (void)state;
+    rt_threads(spt_reduce_sum, spt_reduce_sum_sparse);
+}
+static void test_alloc_sweep(void **state) {
+    (void)state;
+    rt_sweep(spt_reduce_sum, spt_reduce_sum_sparse);
+}
+
+/* The sum over every axis groups each thread's values into 8 interleaved partial sums (spt.h). With
+ * v = {1e16, 1 x 34} in one thread: lane 0 = 1e16 + 6 ones, each lost to rounding (ulp 2, ties to even);
+ * lanes 1-7 = 4 each; pairwise: (1e16 + 4) + 8 -> 1e16 + 12, then + 16 -> 1e16 + 28 exactly. A single
+ * chain in storage order would give 1e16, and the sparse output must give the same number. */
+static void test_all_axes_lanes(void **state) {
+    (void)state;
+    enum { N = 35 };
+    int64_t shape[1] = {N}, ix[N];
+    double v[N];
+    for (int i = 0; i < N; i++) {
+        ix[i] = i;
+        v[i] = i == 0 ? 1e16 : 1.0;
+    }
+    spt_tensor *t, *s;
+    spt_dense *d;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 1, shape, N, ix, v, NULL, &t));
+    spt_set_num_threads(1);
+    ASSERT_OK(spt_reduce_sum(t, NULL, 0, false, &d));
+    assert_true(*(const double *)spt_dense_data(d) == 1e16 + 28.0);
+    spt_dense_free(d);
+    ASSERT_OK(spt_reduce_sum_sparse(t, NULL, 0, false, &s));
+    assert_int_equal(spt_tensor_nnz(s), 1);
+    assert_true(*(const double *)spt_tensor_values(s) == 1e16 + 28.0);
+    spt_tensor_free(s);
+    /* 15 values: below the lanes' minimum of 16, one chain in storage order */
+    spt_tensor *u;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 1, shape, 15, ix, v, NULL, &u));
+    ASSERT_OK(spt_reduce_sum(u, NULL, 0, false, &d));
+    assert_true(*(const double *)spt_dense_data(d) == 1e16);
+    spt_dense_free(d);
+    spt_set_num_threads(0);
+    spt_tensor_free(u);
+    spt_tensor_free(t);
+}
+
+/* The dense outputs read straight from the index rows (runs when the entries are sorted by the kept
+ * dims, blocks when only a leading prefix of them is sorted, the key scatter otherwise) must give,
+ * bit for bit, each cell's left fold in storage order (first value, then + / max with the next ones),
+ * 0 in the empty cells, whatever the thread count and whether sortedness comes from the flags or from
+ * the check. The values make the order visible: 1e16 and -1e16 cancel only if the ones between them
+ * are added in storage order. And a cell holding only -0.0 stays -0.0 (a fold started from +0.0 would
+ * give +0.0) while an empty one is +0.0. */
+static void fold_ref(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool max, double *ref, int64_t ovol) {
+    const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t), *sh = spt_tensor_shape(t), *ix = spt_tensor_indices(t);
+    const double *v = spt_tensor_values(t);
+    bool red[4] = {false, false, false, false};
+    for (int64_t j = 0; j < naxes; j++) red[axes[j]] = true;
+    unsigned char *seen = calloc((size_t)ovol + 1, 1);
+    assert_non_null(seen);
+    for (int64_t o = 0; o < ovol; o++) ref[o] = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t key = 0;
+        for (int64_t d = 0; d < r; d++)
+            if (!red[d]) key = key * sh[d] + ix[i * r + d];
+        double x = v[i];
+        if (seen[key]) ref[key] = max ? (ref[key] < x ? x : ref[key]) : ref[key] + x;
+        else ref[key] = x;
+        seen[key] = 1;
+    }
+    free(seen);
+}
+
+static void test_direct_paths_exact(void **state) {
+    (void)state;
+    { /* [3, 4]: row 0 = 1e16 + 1 + 1 - 1e16 = 0 in storage order (2 otherwise), row 1 only -0.0, row 2 empty */
+        int64_t shape[2] = {3, 4}, ix[12] = {0, 0, 0, 1, 0, 2, 0, 3, 1, 1, 1, 3}, ax[1] = {1};
+        double v[6] = {1e16, 1.0, 1.0, -1e16, -0.0, -0.0};
+        for (int flagged = 0; flagged < 2; flagged++) {
+            spt_tensor *t;
+            spt_dense *d;
+            ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 2, shape, 6, ix, v, NULL, &t));
+            if (flagged) ASSERT_OK(spt_reorder(t, NULL));
+            ASSERT_OK(spt_reduce_sum(t, ax, 1, false, &d));
+            const double *o = spt_dense_data(d);
+            assert_true(o[0] == 0.0 && !signbit(o[0]));
+            assert_true(o[1] == 0.0 && signbit(o[1]));
+            assert_true(o[2] == 0.0 && !signbit(o[2]));
+            spt_dense_free(d);
+            spt_tensor_free(t);
+        }
+    }
+    mt_seed(4242);
+    int64_t shapes[3][3] = {{40, 30, 20}, {300, 7, 50}, {5, 400, 60}};
+    const int64_t orders[4][3] = {{0, 1, 2}, {0, 2, 1}, {2, 0, 1}, {1, 0, 2}};
+    const int64_t axes_sets[4][2] = {{1, 1}, {2, 2}, {0, 0}, {1, 2}};
+    const int64_t nax[4] = {1, 1, 1, 2};
+    for (int si = 0; si < 3; si++) {
+        const int64_t *shape = shapes[si], n = 60000 + si * 20000;
+        int64_t *ix = malloc((size_t)n * 3 * sizeof *ix);
+        double *v = malloc((size_t)n * sizeof *v);
+        assert_true(ix && v);
+        for (int64_t i = 0; i < n; i++) {
+            for (int d = 0; d < 3; d++) ix[i * 3 + d] = mt_int(shape[d]);
+            int64_t c = mt_int(20);
+            v[i] = c == 0 ? 1e16 : c == 1 ? -1e16 : c == 2 ? -0.0 : c < 12 ? 1.0 : (double)(mt_int(2001) - 1000) / 8;
+        }
+        /* one cell that only holds -0.0 (at the first index of every dim) */
+        for (int d = 0; d < 3; d++) ix[d] = 0;
+        v[0] = -0.0;
+        for (int64_t i = 1; i < n; i++)
+            if (ix[i * 3] == 0 && ix[i * 3 + 1] == 0 && ix[i * 3 + 2] == 0) ix[i * 3 + 2] = 1 + mt_int(shape[2] - 1);
+        for (int oi = 0; oi < 4; oi++)
+            for (int flagged = 0; flagged < 2; flagged++) {
+                spt_tensor *t, *u;
+                ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 3, shape, n, ix, v, NULL, &t));
+                ASSERT_OK(spt_reorder(t, orders[oi]));
+                if (!flagged) { /* the same sorted entries without the flags: sortedness found by the check */
+                    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 3, shape, n, spt_tensor_indices(t), spt_tensor_values(t),
+                                             NULL, &u));
+                    spt_tensor_free(t);
+                    t = u;
+                }
+                for (int a = 0; a < 4; a++)
+                    for (int max = 0; max < 2; max++) {
+                        int64_t ovol = 1;
+                        bool red[3] = {false, false, false};
+                        for (int j = 0; j < nax[a]; j++) red[axes_sets[a][j]] = true;
+                        for (int d = 0; d < 3; d++)
+                            if (!red[d]) ovol *= shape[d];
+                        double *ref = malloc((size_t)ovol * sizeof *ref);
+                        assert_non_null(ref);
+                        fold_ref(t, axes_sets[a], nax[a], max, ref, ovol);
+                        for (int th = 1; th <= 4; th++) {
+                            spt_dense *d;
+                            spt_set_num_threads(th);
+                            ASSERT_OK(max ? spt_reduce_max(t, axes_sets[a], nax[a], false, &d)
+                                          : spt_reduce_sum(t, axes_sets[a], nax[a], false, &d));
+                            assert_int_equal(spt_dense_size(d), ovol);
+                            if (memcmp(spt_dense_data(d), ref, (size_t)ovol * sizeof *ref) != 0) {
+                                const double *got = spt_dense_data(d);
+                                for (int64_t o = 0; o < ovol; o++)
+                                    if (memcmp(&got[o], &ref[o], sizeof *ref))
+                                        fail_msg("shape %d order %d flagged %d axes %d max %d threads %d: cell %lld "
+                                                 "is %a, the fold in storage order %a",
+                                                 si, oi, flagged, a, max, th, (long long)o, got[o], ref[o]);
+                            }
+                            spt_dense_free(d);
+                        }
+                        spt_set_num_threads(0);
+                        free(ref);
+                    }
+                spt_tensor_free(t);
+            }
+        free(ix);
+        free(v);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_docstring),  cmocka_unit_test(test_sparse_output), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_empty_and_zero_dims), cmocka_unit_test(test_huge_sparse_output),
+        cmocka_unit_test(test_complex),    cmocka_unit_test(test_integer_wraps), cmocka_unit_test(test_property),
+        cmocka_unit_test(test_threads),    cmocka_unit_test(test_all_axes_lanes),    cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_direct_paths_exact),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
