@@ -7,7 +7,7 @@
 
 Every op calls the C library (libspt.so, found through $SPT_LIB, next to the package, the install
 prefix, or build/ of the repository); nothing is recomputed in Python. C statuses become exceptions:
-InvalidArgumentError (ValueError), OutOfRangeError (IndexError), OverflowError (OverflowError),
+InvalidArgumentError (ValueError), OutOfRangeError (an InvalidArgumentError and IndexError), OverflowError,
 FailedPreconditionError (RuntimeError), DtypeError (TypeError), OutOfMemoryError (MemoryError),
 IOError (OSError), ParseError (ValueError), InternalError (RuntimeError); all derive from SptError and
 carry the C message (`.message`) and status (`.status`).
@@ -24,7 +24,7 @@ from ._tfsparse import *  # noqa: F401,F403  (segment ops, bincount, cross, map_
 from ._tfsparse import abs, round  # noqa: F401,A004  (not in __all__: `from spt import *` keeps the builtins)
 from . import math  # noqa: F401  (spt.math.abs, ... on SparseTensor values, as TensorFlow's tf.math dispatches)
 from ._algebra import *  # noqa: F401,F403  (sparse algebra and gradient kernels)
-from ._interop import from_scipy, to_scipy, from_pydata, to_pydata, from_torch, to_torch
+from ._interop import from_scipy, to_scipy, from_pydata, to_pydata, from_torch, to_torch, from_tf, to_tf
 from . import _tot
 from ._tot import *  # noqa: F401,F403
 from . import _io

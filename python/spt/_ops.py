@@ -15,7 +15,7 @@ def available_ops():
     """The names of the ops (module functions) this libspt provides."""
     core = ["reorder", "argsort", "validate", "indices_valid", "to_dense", "to_dense_into", "from_dense",
             "sparse_to_dense", "group", "from_scipy", "to_scipy", "from_pydata", "to_pydata", "from_torch",
-            "to_torch"]
+            "to_torch", "from_tf", "to_tf"]
     return sorted(set(core) | set(AVAILABLE))
 
 
@@ -232,10 +232,15 @@ def reduce_max_sparse(sp_input, axis=_UNSET, keepdims=_UNSET, name=None, reducti
 def add(a, b, threshold=_UNSET, name=None, thresh=_UNSET):
     """tf.sparse.add: sparse + sparse -> SparseTensor (sums with |a + b| < threshold dropped; entries held
     by one side are kept as they are); sparse + numpy array (either order) -> numpy array. `threshold`
-    is a real scalar (TF1 spelling: thresh)."""
+    is a real scalar (TF1 spelling: thresh); for integer values an integer (a float there, even 1.0, is a
+    DtypeError, as TensorFlow's TypeError when it converts the threshold to the values' dtype)."""
+    given = threshold is not _UNSET or thresh is not _UNSET
     threshold = _alias("add", threshold, "threshold", thresh, "thresh", 0.0)
     a_sp, b_sp = isinstance(a, SparseTensor), isinstance(b, SparseTensor)
     if a_sp and b_sp:
+        if given and a.dtype.kind in "iu" and isinstance(threshold, (float, np.floating)):
+            raise L.err(L.DtypeError, "add", "threshold %r is a float; the values are %s, so it must be an integer"
+                        % (threshold, a.spt_dtype))
         return C.spt_add(a, b, threshold)
     if not a_sp and not b_sp:
         raise L.err(L.DtypeError, "add", "at least one operand must be a SparseTensor")

@@ -82,8 +82,9 @@ def test_eye():
     assert e.dtype == np.float32 and list(e.shape) == [2, 4] and e.indices.tolist() == [[0, 0], [1, 1]]
     assert spt.eye(3, dtype=np.complex64).values.tolist() == [1 + 0j] * 3
     assert spt.eye(0).nnz == 0
-    with pytest.raises(spt.OutOfRangeError, match="num_rows"):
+    with pytest.raises(spt.InvalidArgumentError, match="num_rows") as ei:  # a count, not an index (TF's class)
         spt.eye(-1)
+    assert not isinstance(ei.value, spt.OutOfRangeError)
     with pytest.raises(spt.InvalidArgumentError, match="num_columns"):
         spt.eye(2, -1)  # -1 is not None
     with pytest.raises(spt.OverflowError, match="num_rows"):
@@ -135,16 +136,49 @@ def test_numpy_ufuncs_map_to_c_ops():
     assert spt.map_values(spt.cast, a, dtype="int8").values.tolist() == [1, 2]
 
 
-def test_map_values_refuses_what_is_not_a_c_op():
-    with pytest.raises(spt.InvalidArgumentError, match="<lambda>"):
-        spt.map_values(lambda v: v * 2, SP)
-    with pytest.raises(spt.InvalidArgumentError, match="log"):
-        spt.map_values(np.log, SP)
+def test_map_values_calls_any_function_once_on_the_values():
+    """As TensorFlow: op is called once with the values arrays; its result is the new values."""
+    calls = []
+
+    def f(v, w, k=0):
+        calls.append((v.copy(), w.copy(), k))
+        return v * 2 + w + k
+
+    a = st([[0], [2]], np.array([1.5, -2.0], np.float32), [3])
+    r = spt.map_values(f, a, a, k=1)
+    assert len(calls) == 1 and calls[0][0].tolist() == [1.5, -2.0] and calls[0][2] == 1
+    assert r.dtype == np.float32 and r.values.tolist() == [5.5, -5.0] and r.indices.tolist() == [[0], [2]]
+    r = spt.map_values(lambda v: (v > 0), a)  # the result's dtype is the function's
+    assert r.dtype == np.bool_ and r.values.tolist() == [True, False]
+    assert np.allclose(spt.map_values(np.log, st([[1]], [np.e], [2])).values, [1.0])
+    with pytest.raises(spt.InvalidArgumentError, match="returned shape \\(1,\\) values for 2 entries"):
+        spt.map_values(lambda v: v[:1], a)
+    with pytest.raises(spt.InvalidArgumentError, match="a scalar"):
+        spt.map_values(lambda v: 3.0, a)
+    with pytest.raises(ZeroDivisionError):  # the caller's own error passes through
+        spt.map_values(lambda v: 1 // 0, a)
+    assert a.values.tolist() == [1.5, -2.0]
+    with pytest.raises(ValueError):  # the values given to the function are read-only views
+        spt.map_values(lambda v: v.__setitem__(0, 7), a)
+    # complex values with a scalar (no C kernel): TensorFlow computes, so does spt
+    z = st([[0], [1]], np.array([1 + 1j, 2], np.complex64), [2])
+    assert spt.map_values(spt.math.multiply, z, np.complex64(2j)).values.tolist() == [-2 + 2j, 4j]
+    assert spt.map_values(spt.math.add, z, np.complex64(2j)).values.tolist() == [1 + 3j, 2 + 2j]
+    r0 = spt.SparseTensor(np.zeros((1, 0), np.int64), np.array([3], np.int32), [])
+    assert spt.map_values(spt.math.multiply, r0, 2).values.tolist() == [6]  # rank 0: numpy, not cwise
+    assert spt.map_values(spt.math.subtract, z, np.complex64(1)).values.tolist() == [1j, 1]
+
+
+def test_map_values_refusals():
     with pytest.raises(spt.InvalidArgumentError, match="no SparseTensor"):
         spt.map_values(spt.abs, np.ones(3))
+    with pytest.raises(spt.DtypeError, match="callable"):
+        spt.map_values(5, SP)
     a = st([[0], [2]], [1.0, 2.0], [3])
     with pytest.raises(spt.InvalidArgumentError, match="same indices"):
         spt.map_values(np.add, a, st([[0], [1]], [1.0, 2.0], [3]))
+    with pytest.raises(spt.InvalidArgumentError, match="other indices or shape"):
+        spt.map_values(lambda x, y: x + y, a, st([[0], [1]], [1.0, 2.0], [3]))
     with pytest.raises(spt.DtypeError):
         spt.map_values(np.add, a, st([[0], [2]], np.array([1, 2], np.int64), [3]))
     with pytest.raises(spt.InvalidArgumentError):
@@ -210,7 +244,7 @@ def test_bincount_dense_and_sparse():
 
 
 @pytest.mark.parametrize("kw,err,text", [
-    (dict(minlength=-1), spt.InvalidArgumentError, "minlength"),
+    (dict(minlength=-2), spt.InvalidArgumentError, "minlength"),
     (dict(maxlength=-2), spt.InvalidArgumentError, "maxlength"),
     (dict(minlength=2 ** 63), spt.OverflowError, "minlength"),
     (dict(maxlength=2 ** 64 + 1), spt.OverflowError, "maxlength"),
@@ -228,8 +262,19 @@ def test_bincount_bad_inputs(kw, err, text):
 
 
 def test_bincount_value_checks():
-    with pytest.raises(spt.OutOfRangeError, match="negative"):
+    with pytest.raises(spt.InvalidArgumentError, match="negative") as ei:  # TF: InvalidArgument
         spt.bincount(np.array([1, -1]))
+    assert not isinstance(ei.value, spt.OutOfRangeError)
+    with pytest.raises(spt.InvalidArgumentError, match="negative"):
+        spt.bincount(np.array([1, -1]), maxlength=0)  # checked even where maxlength drops it
+    # maxlength 0 keeps nothing, width 0, whatever minlength (TensorFlow 2.21), dense and sparse
+    for v in (np.array([1, 3]), st([[0], [1]], np.array([1, 3]), [2])):
+        for kw in (dict(maxlength=0), dict(maxlength=0, minlength=5)):
+            r = spt.bincount(v, **kw)
+            assert list(r.shape) == [0] and r.nnz == 0
+    # -1 means "not given", as TensorFlow's attributes
+    assert list(spt.bincount(np.array([1, 3]), minlength=-1, maxlength=-1).shape) == [4]
+    assert list(spt.bincount(np.array([1, 3]), minlength=5, maxlength=3).shape) == [3]
     with pytest.raises(spt.DtypeError):
         spt.bincount(np.array([1.0, 2.0]))
     with pytest.raises(spt.OverflowError):
@@ -271,8 +316,13 @@ def test_cross_bad_inputs():
         spt.cross(a)
     with pytest.raises(spt.DtypeError):
         spt.cross([a, st([[0, 0]], [1.5], [2, 1])])
-    with pytest.raises(spt.OutOfRangeError, match="num_buckets"):
+    with pytest.raises(spt.InvalidArgumentError, match="num_buckets") as ei:
         spt.cross_hashed([a, a], num_buckets=-1)
+    assert not isinstance(ei.value, spt.OutOfRangeError)
+    # hash_key 0 is TensorFlow's default key (its Python layer: hash_key or default)
+    x = np.array([[b"a"], [b"b"]], dtype=object)
+    assert spt.cross_hashed([x], hash_key=0).values.tolist() == [3550520439517529108, 5701958020731327761]
+    assert spt.cross_hashed([x], hash_key=np.uint64(0)).values.tolist() == spt.cross_hashed([x]).values.tolist()
     with pytest.raises(spt.OverflowError, match="hash_key"):
         spt.cross_hashed([a, a], hash_key=2 ** 64)
     with pytest.raises(spt.OverflowError, match="hash_key"):
