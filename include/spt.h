@@ -467,7 +467,8 @@ spt_status spt_fill_empty_rows(const spt_tensor *t, const void *default_value, s
  * otherwise; never 32-bit). Entry order kept; a row-major sorted input gives a row-major sorted output. */
 spt_status spt_reshape(const spt_tensor *t, int64_t new_rank, const int64_t *new_shape, spt_tensor **out);
 
-/* tf.sparse.transpose: perm (rank entries, a permutation, SPT_EINVAL otherwise; NULL = reversed dims):
+/* tf.sparse.transpose: perm (rank entries, a permutation; an entry outside [0, rank) is SPT_ERANGE, a
+ * repeated one SPT_EINVAL; NULL = reversed dims):
  * output index[k] = input index[perm[k]], shape likewise; the output is sorted into row-major order
  * (stable radix sort; no work beyond one pass when the input's known order already gives it). */
 spt_status spt_transpose(const spt_tensor *t, const int64_t *perm, spt_tensor **out);

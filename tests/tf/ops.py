@@ -287,7 +287,7 @@ def g_reset_shape(rng, dt):
 
 
 def g_fill_empty_rows(rng, dt):
-    x = gen_sparse(rng, dt, rmin=1)
+    x = gen_sparse(rng, dt, rmin=0 if rng.random() < 0.05 else 1)  # rank 0: no rows to fill (both refuse)
     return maybe_bad_index(rng, Case(dt, x=x, default=scalar(rng, dt)), "x")
 
 
@@ -360,8 +360,12 @@ def g_to_indicator(rng, dt):
     vocab = int(rng.integers(1, 9)) if rng.random() < 0.9 else [0, -1, -7][int(rng.integers(0, 3))]
     ids = rng.integers(0, max(vocab, 1), x.nnz).astype(npdt(dt))
     x = Sp(x.indices, ids, x.shape, dt)
+    if x.rank >= 2 and rng.random() < 0.04:
+        vocab = 2 ** 62  # the dense output's volume passes int64 (unless a dim is 0)
     c = Case(dt, x=x, vocab=vocab)
-    if vocab < 0:
+    if vocab == 2 ** 62:
+        c.fault = "huge_vocab"
+    elif vocab < 0:
         c.fault, c.expect = "negative_vocab", spt.InvalidArgumentError
     elif vocab == 0 and x.nnz:
         c.fault, c.expect = "bad_id", spt.OutOfRangeError
@@ -382,6 +386,8 @@ def g_merge(rng, dt):
     k = int(rng.integers(1, 3))
     vocab = [int(rng.integers(1, 8)) for _ in range(k)]
     ids = [Sp(vals.indices, rng.integers(0, v, vals.nnz).astype(np.int64), vals.shape, "int64") for v in vocab]
+    if vals.nnz == 0 and rng.random() < 0.3:
+        vocab[0] = [0, -1][int(rng.integers(0, 2))]  # no id to check: the output dim itself
     listy = k > 1 or rng.random() < 0.5
     c = Case(dt, ids=ids if listy else ids[0], vals=vals, vocab=vocab if listy else vocab[0],
              already_sorted=bool(rng.random() < 0.3))

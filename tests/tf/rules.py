@@ -250,6 +250,7 @@ RULES_LIST = [
          lambda c: c.fault == "bad_index" and any_oob(c), spt_error=spt.OutOfRangeError),
     Rule("P4-slice-start", ["slice"], fault("negative_start"), spt_error=spt.InvalidArgumentError),
     Rule("merge-ids", ["merge"], fault("bad_id"), spt_error=spt.OutOfRangeError),
+    Rule("merge-vocab", ["merge"], lambda c: min(np.atleast_1d(c.vocab)) < 0, spt_error=spt.InvalidArgumentError),
     Rule("sorted-first", ["add", "maximum", "minimum", "softmax"], lambda c: not all_sorted(c),
          transform=lambda c: sorted_case(c)),
     Rule("concat-one", ["concat"], lambda c: len(c.sps) == 1 and not in_order(c.sps[0]) and c.fault is None,
