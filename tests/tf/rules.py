@@ -112,40 +112,36 @@ def all_sorted(case):
     return all(in_order(s) for s in sparse_args(case))
 
 
-def sorted_case(case):
-    """The case with every sparse operand stably sorted in row-major order (duplicates kept)."""
+def map_sparse(case, f):
+    """A copy of the case with f applied to every sparse operand (alone or in a list)."""
     import copy
 
     c2 = copy.copy(case)
     c2.args = {}
     for k, v in case.args.items():
         if isinstance(v, Sp):
-            v = canonical(v)
+            v = f(v)
         elif isinstance(v, list) and any(isinstance(s, Sp) for s in v):
-            v = [canonical(s) if isinstance(s, Sp) else s for s in v]
+            v = [f(s) if isinstance(s, Sp) else s for s in v]
         c2.args[k] = v
     return c2
+
+
+def sorted_case(case):
+    """The case with every sparse operand stably sorted in row-major order (duplicates kept)."""
+    return map_sparse(case, canonical)
+
+
+def by_row(sp):
+    """sp stably sorted by row (index[0]) only: the order within a row kept."""
+    if sp.nnz < 2 or sp.rank == 0:
+        return sp
+    p = np.argsort(sp.indices[:, 0], kind="stable")
+    return Sp(sp.indices[p], sp.values[p], sp.shape, sp.dtype)
 
 
 def rows_sorted_case(case):
-    """The case with every sparse operand stably sorted by row (index[0]) only: the order within a row kept."""
-    import copy
-
-    def by_row(sp):
-        if sp.nnz < 2 or sp.rank == 0:
-            return sp
-        p = np.argsort(sp.indices[:, 0], kind="stable")
-        return Sp(sp.indices[p], sp.values[p], sp.shape, sp.dtype)
-
-    c2 = copy.copy(case)
-    c2.args = {}
-    for k, v in case.args.items():
-        if isinstance(v, Sp):
-            v = by_row(v)
-        elif isinstance(v, list) and any(isinstance(s, Sp) for s in v):
-            v = [by_row(s) if isinstance(s, Sp) else s for s in v]
-        c2.args[k] = v
-    return c2
+    return map_sparse(case, by_row)
 
 
 def rows_in_order(case):
@@ -330,16 +326,12 @@ def compress_case(case):
     """The case with every huge dim compressed: the coordinates used in that dim (over all operands) are
     renumbered 0, 1, ... in order and the dim becomes their count. Ops that pass coordinates through (or
     only compare and group them) give the same result up to that renumbering."""
-    import copy
-
     sps = sparse_args(case)
     hd = sorted(set(d for s in sps for d in getattr(s, "huge_dims", [])))
     maps = {}
     for d in hd:
         vals = sorted(set(int(v) for s in sps for v in s.indices[:, d].tolist()))
         maps[d] = vals
-    c2 = copy.copy(case)
-    c2.args = {}
 
     def comp(s):
         ix = s.indices.copy()
@@ -350,12 +342,7 @@ def compress_case(case):
             sh[d] = max(1, len(vals))
         return Sp(ix, s.values, sh, s.dtype)
 
-    for k, v in case.args.items():
-        if isinstance(v, Sp):
-            v = comp(v)
-        elif isinstance(v, list) and v and isinstance(v[0], Sp):
-            v = [comp(s) for s in v]
-        c2.args[k] = v
+    c2 = map_sparse(case, comp)
     c2.maps = maps
     return c2
 
