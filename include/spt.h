@@ -1158,7 +1158,8 @@ spt_status spt_cross(const spt_cross_input *inputs, int64_t n, const char *separ
  * h % num_buckets (num_buckets > 0) or h % (2^63 - 1) (num_buckets == 0), where h starts at hash_key
  * and takes h = FingerprintCat64(h, f) for each feature f in turn, f = Fingerprint64(bytes) for a
  * string feature and the value's 64 bits for an integer feature -- bit-exact with TensorFlow.
- * num_buckets < 0 is SPT_EINVAL; other checks as spt_cross. */
+ * num_buckets < 0 is SPT_EINVAL; other checks as spt_cross. hash_key is used as given, 0 included (as the
+ * raw op; TensorFlow's Python layer, and spt's, take 0 as SPT_CROSS_DEFAULT_HASH_KEY). */
 spt_status spt_cross_hashed(const spt_cross_input *inputs, int64_t n, int64_t num_buckets, uint64_t hash_key,
                             spt_tensor **out);
 

@@ -126,3 +126,18 @@ def test_to_tf_round_trip():
         y = spt.from_tf(t)
         assert y.dtype == x.dtype and y.indices.tolist() == x.indices.tolist()
         assert y.values.tolist() == x.values.tolist() and list(y.shape) == list(x.shape)
+
+
+def test_differences_table_and_harness_rules_are_one_set():
+    """README.md's table of differences and tests/tf/rules.py's rules have the same ids (the harness checks
+    this too when it runs, with TensorFlow; this check needs neither TensorFlow nor the harness)."""
+    import re
+
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+    i = readme.index("## Where TensorFlow is lax, spt is strict")
+    j = readme.find("\n## ", i + 10)
+    table = re.findall(r"^\| `([^`]+)` \|", readme[i:j], re.M)
+    assert len(table) == len(set(table)), "a rule twice in the table"
+    rules = set(re.findall(r'Rule\(\s*"([^"]+)"', open(os.path.join(root, "tests", "tf", "rules.py")).read()))
+    assert set(table) == rules, (sorted(set(table) - rules), sorted(rules - set(table)))
