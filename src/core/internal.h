@@ -134,6 +134,10 @@ spt_status spt__check_dims(const char *fn, int64_t rank, const int64_t *shape, i
 spt_status spt__check_order(const char *fn, int64_t rank, const int64_t *order);
 /* True when order is a full permutation (no -1). */
 bool spt__order_defined(int64_t rank, const int64_t *order);
+/* A new zero-filled dense array of `shape` for an op's output (dense.c): the element count and bytes are
+ * checked first, naming `fn` (SPT_EOVERFLOW "fn: the output of N x M ... elements does not fit"), then
+ * allocated (SPT_ENOMEM naming fn). */
+spt_status spt__tf_dense_out(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out);
 
 /* A new owned tensor with zeroed buffers; order NULL = all -1. Large buffers get huge pages advised
  * (spt__hint_huge) before their first touch, here and in spt__tensor_alloc_uninit. */

@@ -128,4 +128,9 @@ typedef int64_t (*spt__merge_fn)(const spt__merge_ctx *m, int64_t alo, int64_t a
 spt_status spt__merge2(const char *fn, const spt_tensor *a, const spt_tensor *b, double thresh, spt__merge_fn merge,
                        spt_tensor **out);
 
+/* Element i of a rank-1 int32 or int64 array (the caller has checked the dtype). */
+static inline int64_t spt__int_at(const spt_dense *d, int64_t i) {
+    return d->dtype == SPT_INT32 ? (int64_t)((const int32_t *)d->data)[i] : ((const int64_t *)d->data)[i];
+}
+
 #endif /* SPT_KERNELS_MATH_H */

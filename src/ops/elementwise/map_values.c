@@ -3,7 +3,7 @@
  * rsqrt, exp, log1p, sin, tan, asin, atan, asinh, atanh, tanh, erf, floor, ceil, round, ones_like) and
  * with add / subtract / multiply of two tensors holding the same indices. Only the stored values change;
  * indices, shape, order and flags are kept. Per-dtype loops generated from spt_dtypes.def. */
-#include "ops/tfsparse_internal.h"
+#include "ops/kernel.h"
 
 #include <complex.h>
 #include <math.h>

@@ -5,7 +5,7 @@
  * input), each row's values are sorted on their own and its groups written in order (bc_rows); otherwise
  * the kept entries are ordered by (row, value) with two stable radix sorts -- one on the value, one on
  * the row -- so no index is ever linearized. A group's weights are summed in storage order either way. */
-#include "ops/tfsparse_internal.h"
+#include "ops/features/features_internal.h"
 
 #define BC_OK_BOOL 0
 #define BC_OK_INT 1

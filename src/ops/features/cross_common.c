@@ -5,7 +5,7 @@
  * chained through FingerprintCat64. Entries of a sparse input are grouped by row with a stable radix
  * sort of their row coordinate when they are not already in row order, so a row's features keep their
  * storage order. Two passes: counts (every size checked), then the output. */
-#include "ops/tfsparse_internal.h"
+#include "ops/features/features_internal.h"
 
 #include <stdio.h>
 

@@ -4,7 +4,7 @@
  * with the "mod" strategy), then the row is divided by its weight sum (mean) or the square root of its
  * squared weight sum (sqrtn), 0 / 0 giving 0. Rows are accumulated in storage order, so entries need not
  * be sorted and nothing is ever sorted or linearized beyond the dense output's own row number. */
-#include "ops/tfsparse_internal.h"
+#include "ops/features/features_internal.h"
 
 #include <math.h>
 
