@@ -24,6 +24,51 @@
 #define SPT__PICK_(c, a, b) SPT__PICK_##c(a, b)
 #define SPT__PICK(c, a, b) SPT__PICK_(c, a, b)
 
+/* ---- the dtype kinds an op supports ------------------------------------------------------------ */
+/* SPT__KINDS_<SET>(KIND) is 1 when KIND (BOOL, INT, UINT, FLOAT, COMPLEX, STRING) is in the set, else 0.
+ * An op file names its set once, `#define OK(KIND) SPT__KINDS_NUMERIC(KIND)`, and keeps the dtypes of its
+ * kinds with SPT__WHEN(OK(KIND), ...) in its X-macros over include/spt_dtypes.def. */
+/* every integer, float and complex type */
+#define SPT__KINDS_NUMERIC(K) SPT__KINDS_NUMERIC_##K
+#define SPT__KINDS_NUMERIC_BOOL 0
+#define SPT__KINDS_NUMERIC_INT 1
+#define SPT__KINDS_NUMERIC_UINT 1
+#define SPT__KINDS_NUMERIC_FLOAT 1
+#define SPT__KINDS_NUMERIC_COMPLEX 1
+#define SPT__KINDS_NUMERIC_STRING 0
+/* integers and floats (no complex) */
+#define SPT__KINDS_REAL(K) SPT__KINDS_REAL_##K
+#define SPT__KINDS_REAL_BOOL 0
+#define SPT__KINDS_REAL_INT 1
+#define SPT__KINDS_REAL_UINT 1
+#define SPT__KINDS_REAL_FLOAT 1
+#define SPT__KINDS_REAL_COMPLEX 0
+#define SPT__KINDS_REAL_STRING 0
+/* signed integers, floats and complex (no unsigned) */
+#define SPT__KINDS_SIGNED(K) SPT__KINDS_SIGNED_##K
+#define SPT__KINDS_SIGNED_BOOL 0
+#define SPT__KINDS_SIGNED_INT 1
+#define SPT__KINDS_SIGNED_UINT 0
+#define SPT__KINDS_SIGNED_FLOAT 1
+#define SPT__KINDS_SIGNED_COMPLEX 1
+#define SPT__KINDS_SIGNED_STRING 0
+/* floats only */
+#define SPT__KINDS_FLOAT(K) SPT__KINDS_FLOAT_##K
+#define SPT__KINDS_FLOAT_BOOL 0
+#define SPT__KINDS_FLOAT_INT 0
+#define SPT__KINDS_FLOAT_UINT 0
+#define SPT__KINDS_FLOAT_FLOAT 1
+#define SPT__KINDS_FLOAT_COMPLEX 0
+#define SPT__KINDS_FLOAT_STRING 0
+/* every type but string */
+#define SPT__KINDS_NONSTRING(K) SPT__KINDS_NONSTRING_##K
+#define SPT__KINDS_NONSTRING_BOOL 1
+#define SPT__KINDS_NONSTRING_INT 1
+#define SPT__KINDS_NONSTRING_UINT 1
+#define SPT__KINDS_NONSTRING_FLOAT 1
+#define SPT__KINDS_NONSTRING_COMPLEX 1
+#define SPT__KINDS_NONSTRING_STRING 0
+
 /* ---- arithmetic per kind ------------------------------------------------------------------------- */
 /* Integers wrap modulo 2^bits (computed in uint64_t, so never signed-overflow UB); floats and complex
  * follow IEEE. */

@@ -5,12 +5,7 @@
  * chunks of key ranges, one thread per chunk, each chunk counting then writing its own output range. */
 #include "ops/kernel.h"
 
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 1
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
 typedef struct {
     const uint64_t *ka, *kb;
@@ -52,13 +47,13 @@ typedef struct {
         }                                                                                              \
         return c_;                                                                                     \
     }
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, DEF_ISECT(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF_ISECT(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
 typedef int64_t (*isect_fn)(const isect_ctx *, int64_t, int64_t, int64_t, int64_t, int64_t, bool);
 static const isect_fn table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = isect_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = isect_##E, )
 #include "spt_dtypes.def"
 #undef X
 };

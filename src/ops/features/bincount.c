@@ -7,12 +7,7 @@
  * the row -- so no index is ever linearized. A group's weights are summed in storage order either way. */
 #include "ops/features/features_internal.h"
 
-#define BC_OK_BOOL 0
-#define BC_OK_INT 1
-#define BC_OK_UINT 1
-#define BC_OK_FLOAT 1
-#define BC_OK_COMPLEX 0
-#define BC_OK_STRING 0
+#define BC_OK(KIND) SPT__KINDS_REAL(KIND)
 
 /* out[o] = sum of w[src[k]] for k in [lo, hi), in that order (integers wrap). */
 #define BC_SUM(E, T, KIND)                                                                         \
@@ -23,18 +18,18 @@
         ((T *)out)[o] = acc_;                                                                      \
     }                                                                                              \
     static void wset_##E(void *out, int64_t o, int64_t v) { ((T *)out)[o] = (T)v; }
-#define X(E, name, T, KIND) SPT__WHEN(BC_OK_##KIND, BC_SUM(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(BC_OK(KIND), BC_SUM(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 typedef void (*wsum_fn)(const void *, const int64_t *, int64_t, int64_t, void *, int64_t);
 typedef void (*wset_fn)(void *, int64_t, int64_t);
 static const wsum_fn wsum_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(BC_OK_##KIND, [E] = wsum_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(BC_OK(KIND), [E] = wsum_##E, )
 #include "spt_dtypes.def"
 #undef X
 };
 static const wset_fn wset_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(BC_OK_##KIND, [E] = wset_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(BC_OK(KIND), [E] = wset_##E, )
 #include "spt_dtypes.def"
 #undef X
 };

@@ -14,20 +14,15 @@
 #include <stdlib.h>
 
 /* Every integer, float and complex type (as spt_sparse_dense_matmul). */
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 1
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, SPT__DEF_SPGEMM(gemm_##E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), SPT__DEF_SPGEMM(gemm_##E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
 typedef void (*rows_fn)(const spt__gemm *, int64_t, int64_t, spt__gemm_chunk *);
 static const rows_fn rows_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = gemm_##E##_rows, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = gemm_##E##_rows, )
 #include "spt_dtypes.def"
 #undef X
 };

@@ -19,12 +19,7 @@ static bool seg_start(const void *ctx, int64_t i) {
     return spt__int_at(ids, i) != spt__int_at(ids, i - 1);
 }
 
-#define SEG_OK_BOOL 0
-#define SEG_OK_INT 1
-#define SEG_OK_UINT 1
-#define SEG_OK_FLOAT 1
-#define SEG_OK_COMPLEX 0
-#define SEG_OK_STRING 0
+#define SEG_OK(KIND) SPT__KINDS_REAL(KIND)
 #define SEG_IS_FLOAT_INT 0
 #define SEG_IS_FLOAT_UINT 0
 #define SEG_IS_FLOAT_FLOAT 1
@@ -76,7 +71,7 @@ static bool seg_start(const void *ctx, int64_t i) {
         }                                                                                           \
         return true;                                                                                \
     }
-#define X(E, name, T, KIND) SPT__WHEN(SEG_OK_##KIND, SEG_DEF(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(SEG_OK(KIND), SEG_DEF(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
@@ -125,7 +120,7 @@ SEG_FIX(seg_f64_16, double, 16)
 
 typedef bool (*seg_fn)(const seg_ctx *, int64_t, int64_t, int64_t);
 static const seg_fn seg_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(SEG_OK_##KIND, [E] = seg_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(SEG_OK(KIND), [E] = seg_##E, )
 #include "spt_dtypes.def"
 #undef X
 };
