@@ -36,6 +36,12 @@ __attribute__((noinline)) static spt_status cg_op(void) {
     return spt_sparse_sparse_matmul(a, b, false, false, false, &out);
 }
 
+/* FNV-1a of n bytes (the output's bits, to compare builds). */
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+    for (size_t i = 0; i < n; i++) h = (h ^ ((const unsigned char *)p)[i]) * 0x100000001b3ull;
+    return h;
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) return 2;
     op = argv[1];
@@ -50,7 +56,16 @@ int main(int argc, char **argv) {
         dout = NULL;
     }
     spt_status st = cg_op();
-    printf("%s %lld: %s nnz_out %lld\n", op, (long long)n, spt_status_name(st), out ? (long long)spt_tensor_nnz(out) : -1LL);
+    uint64_t h = 0xcbf29ce484222325ull;
+    const spt_tensor *res = !strcmp(op, "reorder") ? a : out;
+    if (res) {
+        int64_t m = spt_tensor_nnz(res);
+        h = fnv(h, spt_tensor_indices(res), (size_t)(m * spt_tensor_rank(res)) * sizeof(int64_t));
+        h = fnv(h, spt_tensor_values(res), (size_t)m * sizeof(double));
+    }
+    if (dout) h = fnv(h, spt_dense_data(dout), (size_t)spt_dense_size(dout) * sizeof(double));
+    printf("%s %lld: %s nnz_out %lld bits %016llx\n", op, (long long)n, spt_status_name(st),
+           out ? (long long)spt_tensor_nnz(out) : -1LL, (unsigned long long)h);
     spt_tensor_free(a);
     spt_tensor_free(b);
     spt_tensor_free(out);

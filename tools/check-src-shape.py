@@ -11,7 +11,8 @@ Checks: (1) the graph of `#include "..."` among the files of src/ (a name is loo
 including file, then under src/, then include/) has no cycle; (2) src/ops/ has no .c file at its top
 level and every op file sits in a family folder src/ops/<family>/; (3) no file under a template/ folder is
 a compiled source that does not say so (templates are #included, never compiled on their own: the
-Makefile globs src/ops/*/*.c, which does not reach src/ops/<family>/template/); (4) no function over
+Makefile globs src/ops/*/*.c, which does not reach src/ops/<family>/template/); (4) src/ops/each_dtype.h
+lists the dtypes of include/spt_dtypes.def, in order, with their C types and kinds; (5) no function over
 MAX_FN lines and no macro over MAX_MACRO lines in src/, except in the folders listed in OWNED_ELSEWHERE.
 Function extents come from Universal Ctags (`ctags --fields=+e`); a macro is a #define with its
 continuation lines.
@@ -131,6 +132,16 @@ def main(argv):
         parts = rel(f).split(os.sep)
         if "template" in parts[:-1] and not f.endswith(".c"):
             bad.append(f"{rel(f)}: a template folder holds only template .c files")
+    with open(os.path.join(ROOT, "include", "spt_dtypes.def"), encoding="utf-8") as fh:
+        want = [(e, t.strip(), k) for e, t, k in re.findall(r'^X\((\w+),\s*"[^"]*",\s*([^,]+?),\s*(\w+)\)', fh.read(), re.M)]
+    each = os.path.join(SRC, "ops", "each_dtype.h")
+    if os.path.isfile(each):
+        with open(each, encoding="utf-8") as fh:
+            text = fh.read()
+        got = [(e, t.strip(), k) for k, e, t, k2 in re.findall(
+            r"#if OK\((\w+)\)\n#define SPT__E (\w+)\n#define SPT__T ([^\n]+)\n#define SPT__KIND (\w+)\n", text) if k == k2]
+        if got != want:
+            bad.append("src/ops/each_dtype.h: its rows differ from include/spt_dtypes.def")
     for length, path, line, name in functions(files):
         if length > MAX_FN and owned_here(path):
             bad.append(f"{path}:{line}: function {name} is {length} lines (over {MAX_FN})")

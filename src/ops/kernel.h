@@ -24,6 +24,16 @@
 #define SPT__PICK_(c, a, b) SPT__PICK_##c(a, b)
 #define SPT__PICK(c, a, b) SPT__PICK_(c, a, b)
 
+/* ---- templates (ops/each_dtype.h) ----------------------------------------------------------------- */
+#define SPT__CAT_(a, b) a##_##b
+#define SPT__CAT(a, b) SPT__CAT_(a, b)
+/* Within a template instantiated by ops/each_dtype.h: the function name x_<enum> (x_SPT_FLOAT64). */
+#define SPT__NAME(x) SPT__CAT(x, SPT__E)
+/* The per-kind arithmetic below for the instantiation's kind: SPT__KOP(ADD)(T, a, b) is SPT__ADD_<KIND>. */
+#define SPT__KOP_(OP, K) SPT__##OP##_##K
+#define SPT__KOP__(OP, K) SPT__KOP_(OP, K)
+#define SPT__KOP(OP) SPT__KOP__(OP, SPT__KIND)
+
 /* ---- the dtype kinds an op supports ------------------------------------------------------------ */
 /* SPT__KINDS_<SET>(KIND) is 1 when KIND (BOOL, INT, UINT, FLOAT, COMPLEX, STRING) is in the set, else 0.
  * An op file names its set once, `#define OK(KIND) SPT__KINDS_NUMERIC(KIND)`, and keeps the dtypes of its

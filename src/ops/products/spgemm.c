@@ -16,13 +16,12 @@
 /* Every integer, float and complex type (as spt_sparse_dense_matmul). */
 #define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), SPT__DEF_SPGEMM(gemm_##E, T, KIND))
-#include "spt_dtypes.def"
-#undef X
+#define SPT__TEMPLATE "ops/products/template/spgemm_rows.c"
+#include "ops/each_dtype.h"
 
 typedef void (*rows_fn)(const spt__gemm *, int64_t, int64_t, spt__gemm_chunk *);
 static const rows_fn rows_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = gemm_##E##_rows, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = gemm_rows_##E, )
 #include "spt_dtypes.def"
 #undef X
 };
