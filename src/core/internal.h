@@ -214,8 +214,8 @@ void spt__rowptr_drop(spt_tensor *t);
 /* The zero element of a dtype (enough bytes for every dtype, all zero; for strings an empty spt_str). */
 extern const unsigned char spt__zero_elem[16];
 
-/* A per-dtype kernel table: `SPT__KERNEL_TABLE(name, KERNEL)` where KERNEL(ENUM, ctype, KIND) expands to
- * a function pointer or NULL is built with X-macros in the op files from spt_dtypes.def. */
+/* Per-dtype kernel tables are built in the op files with X-macros over include/spt_dtypes.def (the
+ * dtype kinds an op supports, and the templates instantiated per dtype: ops/kernel.h, ops/each_dtype.h). */
 
 /* ---- threads ----------------------------------------------------------------------------------- */
 
@@ -227,8 +227,8 @@ int spt__threads_for(int64_t work);
 
 /* ---- prefix sums (scan.c) ----------------------------------------------------------------------- */
 
-/* a[i] = a[0] + ... + a[i-1] in place; returns the total. Callers bound the counts (they count entries
- * of one tensor, so the total never exceeds its nnz). */
+/* a[i] = a[0] + ... + a[i-1] in place; returns the total. The caller knows the total fits in int64: the
+ * counts are of things already in memory (entries, bytes, lines, ranks' shares). */
 int64_t spt__scan_exclusive(int64_t *a, int64_t n);
 
 /* Per-chunk histograms h[c * nb + b] (chunk c's count of bucket b) to exclusive offsets in bucket-major,
@@ -236,7 +236,7 @@ int64_t spt__scan_exclusive(int64_t *a, int64_t n);
  * start of every bucket and the total. Returns the total. */
 int64_t spt__scan_histograms(int64_t *h, int64_t chunks, int64_t nb, int64_t *bounds);
 
-/* ---- sorting (sort.c) -------------------------------------------------------------------------- */
+/* ---- sorting (src/sort/: sort.c, sort_radix.c, sort_gather.c) ----------------------------------------------------------------------- */
 
 /* Compute the linear key of every entry in `order` (NULL = row-major) with strides from the shape,
  * checking bounds unless the tensor is known valid (SPT_ERANGE names `fn`). keys has nnz slots.

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* math.h -- what the math ops (reduce, add, cwise, maximum/minimum, softmax, matmul) share:
- * per-kind arithmetic used by the value-loop templates, the "supported dtype" selector, fixed chunking
- * for deterministic threading, and the row-major sorted-key helper. Internal, not installed.
+/* kernel.h -- what the op families share: the per-kind arithmetic, the dtype-kind sets and the template
+ * naming used by the per-dtype kernels, fixed chunking for deterministic threading, the row-major
+ * sorted-key helpers, the reduce engine's and the sparse-sparse merge's interfaces. Internal, not
+ * installed.
  *
- * Value-loop templates (src/kernels/<op>.h) are macros DEF(E, T, KIND) that an op file instantiates
- * once per dtype of include/spt_dtypes.def through X-macros; SPT__WHEN(OK_<KIND>, ...) keeps only the
- * kinds the op supports, so an unsupported dtype leaves an empty (NULL) table slot = SPT_EDTYPE. */
-#ifndef SPT_KERNELS_MATH_H
-#define SPT_KERNELS_MATH_H
+ * Per-dtype kernels are template files (src/ops/<family>/template/<name>.c) that ops/each_dtype.h includes
+ * once per dtype an op supports, or small X-macros over include/spt_dtypes.def; an op names the dtype
+ * kinds it supports once (OK(KIND), a SPT__KINDS_<SET> below), so an unsupported dtype leaves an empty
+ * (NULL) table slot = SPT_EDTYPE. */
+#ifndef SPT_OPS_KERNEL_H
+#define SPT_OPS_KERNEL_H
 
 #include "core/internal.h"
 
@@ -148,11 +150,11 @@ typedef struct spt__reduce_kernel {
     /* *acc = reduction of vals[lo, hi) (hi > lo) in a fixed grouping other than storage order (faster);
      * NULL when the op's result depends on the order (then seg is used). */
     void (*lanes)(const void *vals, int64_t lo, int64_t hi, void *acc);
-    /* The dense-output loops that read the index rows directly (no key array): see kernels/reduce.h. */
+    /* The dense-output loops that read the index rows directly (no key array): see ops/reduce/reduce.h. */
     void (*runs)(const struct spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, void *out);
     void (*blocks)(const struct spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, void *out,
                    unsigned char *seen);
-    /* Row sums of a row-major sorted 2-D tensor and its cached row pointer (kernels/reduce.h):
+    /* Row sums of a row-major sorted 2-D tensor and its cached row pointer (ops/reduce/reduce.h):
      * runs_rp is runs for a one-dim key that also fills the row pointer of its cells; rows reads the
      * row pointer and the values only. */
     void (*runs_rp)(const struct spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, void *out,
@@ -188,4 +190,4 @@ static inline int64_t spt__int_at(const spt_dense *d, int64_t i) {
     return d->dtype == SPT_INT32 ? (int64_t)((const int32_t *)d->data)[i] : ((const int64_t *)d->data)[i];
 }
 
-#endif /* SPT_KERNELS_MATH_H */
+#endif /* SPT_OPS_KERNEL_H */

@@ -14,8 +14,8 @@
  * interleaved entries, moved one entry further in b when it falls between the two entries of a
  * coinciding pair (a[i-1] and b[j] equal): a pair is never cut, and a merge that stops at the first
  * position with i + j >= d stops exactly at split(d). */
-#ifndef SPT_KERNELS_MERGE_BLOCKS_H
-#define SPT_KERNELS_MERGE_BLOCKS_H
+#ifndef SPT_OPS_ELEMENTWISE_MERGE_BLOCKS_H
+#define SPT_OPS_ELEMENTWISE_MERGE_BLOCKS_H
 
 #include "ops/kernel.h"
 
@@ -183,4 +183,4 @@ static inline void spt__mb_fence(void) {
 
 typedef void (*spt__mb_fn)(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv);
 
-#endif /* SPT_KERNELS_MERGE_BLOCKS_H */
+#endif /* SPT_OPS_ELEMENTWISE_MERGE_BLOCKS_H */

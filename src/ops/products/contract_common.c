@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* contract_common.c -- the shared part of spt_tensordot and spt_einsum (contract_internal.h): a sparse
  * tensor times a dense matrix over tuples of its modes, reduced to the row kernel of
- * spt_sparse_dense_matmul (kernels/matmul.h), and the rearrangement of dense operands and results. */
+ * spt_sparse_dense_matmul (ops/products/matmul.h), and the rearrangement of dense operands and results. */
 #include "ops/products/contract_internal.h"
 #include "ops/products/matmul.h"
 

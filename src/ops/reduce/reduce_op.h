@@ -3,7 +3,7 @@
  * an op file defines OK(KIND) (its set of dtype kinds, ops/kernel.h), REDUCE_NAME (sum, max: names the
  * kernels), REDUCE_LANES (1 when the reduction over every axis may use several partial results) and
  * REDUCE_OP(KIND), the binary reduction OP(T, acc, x) for that kind. It instantiates the
- * value loops of kernels/reduce.h for every supported dtype of include/spt_dtypes.def and the lookup
+ * value loops of ops/reduce/reduce.h for every supported dtype of include/spt_dtypes.def and the lookup
  * kernel(t) (NULL = an unsupported dtype, SPT_EDTYPE in spt__reduce) the public functions pass on. */
 #ifndef SPT_OPS_REDUCE_OP_H
 #define SPT_OPS_REDUCE_OP_H
