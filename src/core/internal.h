@@ -25,6 +25,33 @@ static inline bool spt__add_i64(int64_t a, int64_t b, int64_t *r) { return __bui
 static inline bool spt__sub_i64(int64_t a, int64_t b, int64_t *r) { return __builtin_sub_overflow(a, b, r); }
 static inline bool spt__mul_sz(size_t a, size_t b, size_t *r) { return __builtin_mul_overflow(a, b, r); }
 static inline bool spt__add_sz(size_t a, size_t b, size_t *r) { return __builtin_add_overflow(a, b, r); }
+
+/* The first i in [lo, hi) for which below(ctx, i) is false, hi when there is none: below must hold on a
+ * prefix of the range and fail on the rest (an ascending sequence compared with a target). The one
+ * binary search of spt, every other is written on it; always inlined, so a constant `below` is too. */
+static inline __attribute__((always_inline)) int64_t spt__lower_bound(int64_t lo, int64_t hi,
+                                                                      bool (*below)(const void *ctx, int64_t i),
+                                                                      const void *ctx) {
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (below(ctx, mid)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+typedef struct {
+    const int64_t *a;
+    int64_t x;
+} spt__i64_target;
+static inline bool spt__i64_below(const void *ctx, int64_t i) {
+    const spt__i64_target *t = ctx;
+    return t->a[i] < t->x;
+}
+/* First position in the ascending a[0, n) whose value is >= x. */
+static inline int64_t spt__lower_bound_i64(const int64_t *a, int64_t n, int64_t x) {
+    const spt__i64_target t = {a, x};
+    return spt__lower_bound(0, n, spt__i64_below, &t);
+}
 /* bytes = a * b * c as size_t from non-negative int64 counts; true on overflow or negative input. */
 bool spt__bytes3(int64_t a, int64_t b, size_t c, size_t *r);
 

@@ -185,7 +185,29 @@ typedef int64_t (*spt__merge_fn)(const spt__merge_ctx *m, int64_t alo, int64_t a
 spt_status spt__merge2(const char *fn, const spt_tensor *a, const spt_tensor *b, double thresh, spt__merge_fn merge,
                        spt_tensor **out);
 
-/* Element i of a rank-1 int32 or int64 array (the caller has checked the dtype). */
+/* Value i of an array v of an integer dtype dt (signed or unsigned) as int64. A uint64 above INT64_MAX:
+ * with huge NULL its bits are kept (a negative int64); otherwise *huge is set and INT64_MAX returned
+ * (*huge is false for every other value). */
+static inline int64_t spt__int_value(spt_dtype dt, const void *v, int64_t i, bool *huge) {
+    if (huge) *huge = false;
+    switch (dt) {
+    case SPT_INT8: return ((const int8_t *)v)[i];
+    case SPT_INT16: return ((const int16_t *)v)[i];
+    case SPT_INT32: return ((const int32_t *)v)[i];
+    case SPT_INT64: return ((const int64_t *)v)[i];
+    case SPT_UINT8: return ((const uint8_t *)v)[i];
+    case SPT_UINT16: return ((const uint16_t *)v)[i];
+    case SPT_UINT32: return ((const uint32_t *)v)[i];
+    default: {
+        uint64_t u = ((const uint64_t *)v)[i];
+        if (!huge) return (int64_t)u;
+        *huge = u > (uint64_t)INT64_MAX;
+        return *huge ? INT64_MAX : (int64_t)u;
+    }
+    }
+}
+/* The rank-1 index arrays' reader: element i of an int32 or int64 array (the caller has checked the
+ * dtype), without the general switch of spt__int_value. */
 static inline int64_t spt__int_at(const spt_dense *d, int64_t i) {
     return d->dtype == SPT_INT32 ? (int64_t)((const int32_t *)d->data)[i] : ((const int64_t *)d->data)[i];
 }

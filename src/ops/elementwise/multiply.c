@@ -4,6 +4,7 @@
  * already sorted), duplicates within an operand are summed, and the two key lists are intersected in
  * chunks of key ranges, one thread per chunk, each chunk counting then writing its own output range. */
 #include "ops/kernel.h"
+#include "sort/keys.h"
 
 #define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
@@ -58,16 +59,6 @@ static const isect_fn table[SPT_NUM_DTYPES] = {
 #undef X
 };
 
-static int64_t lower_bound(const uint64_t *keys, int64_t n, uint64_t s) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (keys[mid] < s) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 spt_status spt_multiply(const spt_tensor *a, const spt_tensor *b, spt_tensor **out) {
     static const char fn[] = "spt_multiply";
     spt_status st = SPT_OK;
@@ -99,7 +90,7 @@ spt_status spt_multiply(const spt_tensor *a, const spt_tensor *b, spt_tensor **o
     int64_t alo[SPT__MAX_CHUNKS + 1], blo[SPT__MAX_CHUNKS + 1], cnt[SPT__MAX_CHUNKS + 1] = {0};
     /* chunk boundaries at keys of a; a key's entries never straddle two chunks */
     spt__chunks(na, nch, alo, spt__key_start, ka);
-    for (int c = 0; c <= nch; c++) blo[c] = c == nch ? nb : alo[c] < na ? lower_bound(kb, nb, ka[alo[c]]) : nb;
+    for (int c = 0; c <= nch; c++) blo[c] = c == nch ? nb : alo[c] < na ? spt__key_lower_bound(kb, nb, ka[alo[c]]) : nb;
     blo[0] = 0;
     isect_ctx m = {ka, kb, pa, pb, a->values, b->values, a->indices, a->rank, NULL, NULL};
 #pragma omp parallel for schedule(static, 1) num_threads(nch)

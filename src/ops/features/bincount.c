@@ -34,25 +34,6 @@ static const wset_fn wset_table[SPT_NUM_DTYPES] = {
 #undef X
 };
 
-/* Value i of an integer array as int64; *huge for a uint64 above INT64_MAX. */
-static int64_t int_value(spt_dtype dt, const void *v, int64_t i, bool *huge) {
-    *huge = false;
-    switch (dt) {
-    case SPT_INT8: return ((const int8_t *)v)[i];
-    case SPT_INT16: return ((const int16_t *)v)[i];
-    case SPT_INT32: return ((const int32_t *)v)[i];
-    case SPT_INT64: return ((const int64_t *)v)[i];
-    case SPT_UINT8: return ((const uint8_t *)v)[i];
-    case SPT_UINT16: return ((const uint16_t *)v)[i];
-    case SPT_UINT32: return ((const uint32_t *)v)[i];
-    default: {
-        uint64_t u = ((const uint64_t *)v)[i];
-        *huge = u > (uint64_t)INT64_MAX;
-        return *huge ? INT64_MAX : (int64_t)u;
-    }
-    }
-}
-
 /* The input, flattened: n values; row of entry i = per_row ? (ix ? ix[i * ixstride] : i / cols) : 0. */
 typedef struct {
     int64_t n;
@@ -195,7 +176,7 @@ static spt_status bc_rows(const char *fn, const bc_in *in, int64_t m, int64_t ma
                 uint64_t *key = (uint64_t *)buf;
                 for (int64_t i = a; i < b; i++) {
                     bool huge;
-                    int64_t v = int_value(in->vdt, in->vals, i, &huge);
+                    int64_t v = spt__int_value(in->vdt, in->vals, i, &huge);
                     if (cut && (huge || v >= maxlength)) continue;
                     key[k++] = (uint64_t)v << bits | (uint64_t)(i - a);
                 }
@@ -210,7 +191,7 @@ static spt_status bc_rows(const char *fn, const bc_in *in, int64_t m, int64_t ma
             } else {
                 for (int64_t i = a; i < b; i++) {
                     bool huge;
-                    int64_t v = int_value(in->vdt, in->vals, i, &huge);
+                    int64_t v = spt__int_value(in->vdt, in->vals, i, &huge);
                     if (cut && (huge || v >= maxlength)) continue;
                     pv[k] = v;
                     pp[k++] = i;
@@ -267,7 +248,7 @@ static spt_status bincount(const char *fn, const bc_in *in, int64_t minlength, i
     reduction(min : bad) reduction(+ : m) reduction(max : maxv) reduction(| : unsorted)
     for (int64_t i = 0; i < n; i++) {
         bool huge;
-        int64_t v = int_value(in->vdt, in->vals, i, &huge);
+        int64_t v = spt__int_value(in->vdt, in->vals, i, &huge);
         if (in->per_row && in->ix && i > 0 && in->ix[i * in->ixstride] < in->ix[(i - 1) * in->ixstride]) unsorted = 1;
         if (v < 0 || (huge && !cut)) {
             if (i < bad) bad = i;
@@ -279,7 +260,7 @@ static spt_status bincount(const char *fn, const bc_in *in, int64_t minlength, i
     }
     if (bad < n) {
         bool huge;
-        int64_t v = int_value(in->vdt, in->vals, bad, &huge);
+        int64_t v = spt__int_value(in->vdt, in->vals, bad, &huge);
         if (v < 0)
             return spt__err(SPT_ERANGE, "%s: values[%lld] = %lld is negative (bincount takes non-negative values)", fn,
                             (long long)bad, (long long)v);
@@ -318,7 +299,7 @@ static spt_status bincount(const char *fn, const bc_in *in, int64_t minlength, i
             int64_t *mine = cnt + (int64_t)t * (maxv + 1);
             for (int64_t i = n / nct * t; i < (t == nct - 1 ? n : n / nct * (t + 1)); i++) {
                 bool huge;
-                int64_t v = int_value(in->vdt, in->vals, i, &huge);
+                int64_t v = spt__int_value(in->vdt, in->vals, i, &huge);
                 if (!(maxlength > 0 && (huge || v >= maxlength))) mine[v]++;
             }
         }
@@ -355,7 +336,7 @@ static spt_status bincount(const char *fn, const bc_in *in, int64_t minlength, i
         int64_t j = 0;
         for (int64_t i = 0; i < n; i++) {
             bool huge;
-            int64_t v = int_value(in->vdt, in->vals, i, &huge);
+            int64_t v = spt__int_value(in->vdt, in->vals, i, &huge);
             if (maxlength > 0 && (huge || v >= maxlength)) continue;
             keep[j] = i;
             keys[j++] = (uint64_t)v;

@@ -203,12 +203,7 @@ fail:
 
 /* Position of key in the ascending array rid[0, n), or -1. */
 static int64_t find_row(const int64_t *rid, int64_t n, int64_t key) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (rid[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
+    const int64_t lo = spt__lower_bound_i64(rid, n, key);
     return lo < n && rid[lo] == key ? lo : -1;
 }
 
