@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* io.h -- what the file-format readers and writers share (internal to src/io). */
+/* io.h -- what the file-format readers and writers share (internal to src/io).
+ *
+ * The toolbox files (load.c, lex.c, values.c, coords.c, order.c, out.c, progress.c, format.c) call
+ * nothing above them; the formats (tns.c, mtx.c, npy.c, npz.c, png.c) call the toolbox; dispatch.c
+ * (spt_read, spt_write) calls the formats. No format calls the dispatcher. */
 #ifndef SPT_IO_H
 #define SPT_IO_H
 
@@ -7,7 +11,7 @@
 
 #include <stdio.h>
 
-/* ---- whole-file input ------------------------------------------------------------------------- */
+/* ---- whole-file input (load.c) --------------------------------------------------------------- */
 
 /* A file's bytes: mapped read-only (regular files) or read into an spt buffer (stdin, pipes). */
 typedef struct spt__file {
@@ -26,7 +30,7 @@ size_t spt__max_stream_bytes(void);
 /* The name to use in messages for `path` ("<stdin>" for "-"). */
 const char *spt__display_name(const char *path);
 
-/* ---- output (out.c): the one path every writer takes ------------------------------------------ */
+/* ---- output (out.c): the one path every writer takes ----------------------------------------- */
 
 /* An output in progress. New files and single-link regular files are written to a temporary
  * ".sptXXXXXX" beside the target (after following symlinks) and renamed over it on commit, keeping the
@@ -51,7 +55,7 @@ spt_status spt__out_commit(const char *fn, spt__out *o);
 /* Drop the output without touching the target (a direct write may have written part of it). */
 void spt__out_abort(spt__out *o);
 
-/* ---- lexing ------------------------------------------------------------------------------------ */
+/* ---- lexing (lex.c) -------------------------------------------------------------------------- */
 
 static inline bool spt__is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
@@ -66,7 +70,7 @@ int spt__parse_u64(const char *p, const char *e, uint64_t *v);
  * optional sign). 0 ok, 1 not a number, 2 out of range (finite literal that overflows). */
 int spt__parse_f64(const char *p, const char *e, double *v);
 
-/* ---- the coordinate-list parser shared by .tns and .mtx ------------------------------------------ */
+/* ---- the coordinate-list parser shared by .tns and .mtx (coords.c) --------------------------- */
 
 enum { SPT__VK_INFER, SPT__VK_INT, SPT__VK_UINT64, SPT__VK_FLOAT, SPT__VK_NONE };
 
@@ -116,7 +120,7 @@ void spt__read_progress(spt_progress_fn *fn, void **ctx);
 spt_status spt__tensor_from_coords(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
                                    spt__coord_result *res, bool ones, spt_tensor **out);
 
-/* ---- the order a file states (order.c) ------------------------------------------------------------ */
+/* ---- the order a file states (order.c) ------------------------------------------------------- */
 
 #define SPT__META_CAP (16 + 21 * SPT_MAX_RANK)
 /* "order: D0 D1 ... sorted[ unique]" into buf when t is known valid and sorted by a full order, else
@@ -131,14 +135,14 @@ void spt__order_restore_meta(spt_tensor *t, const char *p, const char *e);
  * that starts with `prefix` and then "order:" ("#" for .tns, "% spt" for Matrix Market). */
 void spt__order_restore_header(spt_tensor *t, const char *buf, size_t len, const char *prefix);
 
-/* ---- number formatting ------------------------------------------------------------------------- */
+/* ---- number formatting (values.c) ------------------------------------------------------------ */
 
 /* Shortest "%.Ng" that reads back to the same double (or float when is_float32). Returns length. */
 int spt__fmt_double(char *buf, size_t cap, double v, bool is_float32);
 /* Format value i of `values` (numeric or bool dtype) as text; complex writes "re im". */
 int spt__fmt_value(char *buf, size_t cap, spt_dtype d, const void *values, int64_t i);
 
-/* ---- .npy in memory (npy.c), for npz ---------------------------------------------------------- */
+/* ---- .npy in memory (npy.c), for npz --------------------------------------------------------- */
 
 /* What a .npy header declares. */
 typedef struct spt__npy_head {
