@@ -18,16 +18,33 @@ static const struct {
                     {"npz-scipy-csr", SPT_FORMAT_NPZ_SCIPY_CSR},
                     {"scipy-csr", SPT_FORMAT_NPZ_SCIPY_CSR}};
 
+/* The extension before `end` (after the last '.' of the last path component), or NULL. */
+static const char *ext_before(const char *path, const char *end) {
+    for (const char *p = end; p > path; p--) {
+        if (p[-1] == '/') return NULL;
+        if (p[-1] == '.') return p;
+    }
+    return NULL;
+}
+
+static bool ext_is(const char *ext, const char *end, const char *w) {
+    size_t n = strlen(w);
+    return (size_t)(end - ext) == n && !strncasecmp(ext, w, n);
+}
+
 spt_format spt_format_from_path(const char *path) {
     if (!path) return SPT_FORMAT_AUTO;
-    const char *dot = strrchr(path, '.');
-    const char *slash = strrchr(path, '/');
-    if (!dot || (slash && dot < slash)) return SPT_FORMAT_AUTO;
-    dot++;
-    if (!strcasecmp(dot, "tns")) return SPT_FORMAT_TNS;
-    if (!strcasecmp(dot, "mtx")) return SPT_FORMAT_MTX;
-    if (!strcasecmp(dot, "npy")) return SPT_FORMAT_NPY;
-    if (!strcasecmp(dot, "npz")) return SPT_FORMAT_NPZ;
+    const char *end = path + strlen(path), *dot = ext_before(path, end);
+    if (!dot) return SPT_FORMAT_AUTO;
+    /* a compression suffix names the format of what it holds: x.tns.gz is a .tns */
+    if (ext_is(dot, end, "gz") || ext_is(dot, end, "bz2") || ext_is(dot, end, "xz") || ext_is(dot, end, "zst")) {
+        end = dot - 1;
+        if (!(dot = ext_before(path, end))) return SPT_FORMAT_AUTO;
+    }
+    if (ext_is(dot, end, "tns")) return SPT_FORMAT_TNS;
+    if (ext_is(dot, end, "mtx")) return SPT_FORMAT_MTX;
+    if (ext_is(dot, end, "npy")) return SPT_FORMAT_NPY;
+    if (ext_is(dot, end, "npz")) return SPT_FORMAT_NPZ;
     return SPT_FORMAT_AUTO;
 }
 

@@ -20,11 +20,23 @@ typedef struct spt__file {
     void *map;    /* non-NULL when mapped */
     size_t maplen;
     char *buf;    /* non-NULL when read */
+    const char *name; /* for messages: "<stdin>", the path, or "PATH[MEMBER]" for a tar member */
+    char *name_buf;   /* owns name when it was built */
+    char *member;     /* the tar member read, or NULL */
 } spt__file;
 
-/* Load `path` ("-" = stdin). SPT_EIO naming `fn` and the system error when it cannot be read. */
+/* Load `path` ("-" = stdin). SPT_EIO naming `fn` and the system error when it cannot be read.
+ * Compressed and tar inputs (recognised by their first bytes) are decoded (decode.c). */
 spt_status spt__file_load(const char *fn, const char *path, spt__file *f);
+/* The same for a binary format whose bytes start with `magic` (after any decoding): another start is
+ * refused from the first bytes of a stream, before reading on. `what` names the format in messages. */
+spt_status spt__file_load_magic(const char *fn, const char *path, const char *magic, size_t mlen, const char *what,
+                                spt__file *f);
 void spt__file_release(spt__file *f);
+/* "gzip", "bzip2", "xz", "zstd" or "tar" when p[0..len) starts like one, else NULL (decode.c). */
+const char *spt__packed_kind(const char *p, size_t len);
+/* Replace f's bytes by their decoded content (a tar archive's chosen member). */
+spt_status spt__file_unpack(const char *fn, const char *path, spt__file *f);
 /* The most bytes spt__file_load reads from a non-regular file (see SPT_MAX_STREAM_BYTES in spt.h). */
 size_t spt__max_stream_bytes(void);
 /* The name to use in messages for `path` ("<stdin>" for "-"). */
@@ -45,6 +57,7 @@ typedef struct spt__out {
     int mode;         /* how the target is written (out.c) */
     int slot;         /* signal-cleanup registration of tmp, or -1 */
     bool is_stdout;
+    FILE *raw;        /* the file under a compressor (encode.c) while fp writes into the compressor */
 } spt__out;
 
 /* Open for writing: "-" is stdout (only when allow_stdout). SPT_EINVAL for an empty or over-long
@@ -54,6 +67,10 @@ spt_status spt__out_open(const char *fn, const char *path, bool allow_stdout, sp
 spt_status spt__out_commit(const char *fn, spt__out *o);
 /* Drop the output without touching the target (a direct write may have written part of it). */
 void spt__out_abort(spt__out *o);
+/* encode.c: when o's name ends in .gz, .bz2, .xz or .zst, put that compressor between fp and the file
+ * (o->raw); spt__out_unpack finishes the compressed stream and puts fp back. */
+spt_status spt__out_pack(const char *fn, spt__out *o);
+spt_status spt__out_unpack(const char *fn, spt__out *o);
 
 /* ---- lexing (lex.c) -------------------------------------------------------------------------- */
 
@@ -164,5 +181,13 @@ spt_status spt__npy_parse(const char *fn, const char *name, const char *buf, siz
 /* Serialize a dense array (or raw typed data) into a new spt buffer (*out, *outlen). */
 spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
                           const void *data, char **out, size_t *outlen);
+
+/* ---- the formats' readers from bytes in memory (for dispatch.c) ------------------------------- */
+
+spt_status spt__tns_from_bytes(const char *buf, size_t len, const char *name, const spt_read_opts *opts, int base,
+                               spt_tensor **out);
+spt_status spt__mtx_from_bytes(const char *fn, const char *name, const char *data, size_t len,
+                               const spt_read_opts *opts, spt_tensor **out);
+spt_status spt__npz_from_bytes(const char *fn, const char *name, const char *data, size_t len, spt_tensor **out);
 
 #endif

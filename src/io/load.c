@@ -36,7 +36,18 @@ size_t spt__max_stream_bytes(void) {
     return lim;
 }
 
-static spt_status read_fd(const char *fn, const char *path, int fd, spt__file *f) {
+/* Refuse a stream whose first bytes are neither `magic` nor a compressed or tar start. */
+static spt_status check_magic(const char *fn, const char *path, const char *buf, size_t len, const char *magic,
+                              size_t mlen, const char *what) {
+    if (!magic || spt__packed_kind(buf, len)) return SPT_OK;
+    if (len >= mlen && !memcmp(buf, magic, mlen)) return SPT_OK;
+    (void)fn; /* parse errors start with the file's name */
+    return spt__err(SPT_EPARSE, "%s: expected a %s file (its magic bytes first), found other bytes", spt__display_name(path),
+                    what);
+}
+
+static spt_status read_fd(const char *fn, const char *path, int fd, const char *magic, size_t mlen, const char *what,
+                          spt__file *f) {
     size_t cap = 1 << 16, len = 0;
     struct stat sb; /* a regular file (stdin redirected from one) has an end: no bound */
     const size_t most = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? SIZE_MAX : spt__max_stream_bytes();
@@ -74,6 +85,21 @@ static spt_status read_fd(const char *fn, const char *path, int fd, spt__file *f
         }
         if (r == 0) break;
         len += (size_t)r;
+        if (magic && len >= 263) { /* enough to tell (a tar's magic is at 257) */
+            spt_status st = check_magic(fn, path, buf, len, magic, mlen, what);
+            if (st != SPT_OK) {
+                spt__free(buf);
+                return st;
+            }
+            magic = NULL;
+        }
+    }
+    if (magic) {
+        spt_status st = check_magic(fn, path, buf, len, magic, mlen, what);
+        if (st != SPT_OK) {
+            spt__free(buf);
+            return st;
+        }
     }
     f->buf = buf;
     f->data = buf;
@@ -81,10 +107,9 @@ static spt_status read_fd(const char *fn, const char *path, int fd, spt__file *f
     return SPT_OK;
 }
 
-spt_status spt__file_load(const char *fn, const char *path, spt__file *f) {
-    memset(f, 0, sizeof *f);
-    if (!path) return spt__err(SPT_EINVAL, "%s: path is NULL", fn);
-    if (!strcmp(path, "-")) return read_fd(fn, path, 0, f);
+static spt_status load(const char *fn, const char *path, const char *magic, size_t mlen, const char *what,
+                       spt__file *f) {
+    if (!strcmp(path, "-")) return read_fd(fn, path, 0, magic, mlen, what, f);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return spt__err(SPT_EIO, "%s: cannot open %s: %s", fn, path, strerror(errno));
     struct stat sb;
@@ -110,13 +135,32 @@ spt_status spt__file_load(const char *fn, const char *path, spt__file *f) {
             return SPT_OK;
         }
     }
-    st = read_fd(fn, path, fd, f);
+    st = read_fd(fn, path, fd, magic, mlen, what, f);
     close(fd);
     return st;
+}
+
+spt_status spt__file_load_magic(const char *fn, const char *path, const char *magic, size_t mlen, const char *what,
+                                spt__file *f) {
+    memset(f, 0, sizeof *f);
+    if (!path) return spt__err(SPT_EINVAL, "%s: path is NULL", fn);
+    SPT__TRY(load(fn, path, magic, mlen, what, f));
+    f->name = spt__display_name(path);
+    if (!spt__packed_kind(f->data, f->len)) return SPT_OK;
+    spt_status st = spt__file_unpack(fn, path, f);
+    if (st == SPT_OK) st = check_magic(fn, path, f->data, f->len, magic, mlen, what);
+    if (st != SPT_OK) spt__file_release(f);
+    return st;
+}
+
+spt_status spt__file_load(const char *fn, const char *path, spt__file *f) {
+    return spt__file_load_magic(fn, path, NULL, 0, NULL, f);
 }
 
 void spt__file_release(spt__file *f) {
     if (f->map) munmap(f->map, f->maplen);
     spt__free(f->buf);
+    spt__free(f->name_buf);
+    spt__free(f->member);
     memset(f, 0, sizeof *f);
 }

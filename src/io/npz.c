@@ -374,18 +374,11 @@ fail:
     return st;
 }
 
-spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor **out) {
-    static const char fn[] = "spt_read_npz";
-    (void)opts;
-    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
-    *out = NULL;
-    spt__file f;
-    SPT__TRY(spt__file_load(fn, path, &f));
-    const char *name = spt__display_name(path);
+spt_status spt__npz_from_bytes(const char *fn, const char *name, const char *data, size_t len, spt_tensor **out) {
     spt_status st;
     zip_error_t ze;
     zip_error_init(&ze);
-    zip_source_t *src = zip_source_buffer_create(f.len ? f.data : "", f.len, 0, &ze);
+    zip_source_t *src = zip_source_buffer_create(len ? data : "", len, 0, &ze);
     zip_t *z = NULL;
     if (src) {
         z = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
@@ -394,7 +387,6 @@ spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor 
     if (!z) {
         st = spt__err(SPT_EPARSE, "%s: expected a zip archive (.npz), found something else: %s", name, zip_error_strerror(&ze));
         zip_error_fini(&ze);
-        spt__file_release(&f);
         return st;
     }
     zip_error_fini(&ze);
@@ -404,6 +396,17 @@ spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor 
         st = spt__err(SPT_EPARSE, "%s: expected a COO archive (coords.npy), found a GCXS one (not supported)", name);
     else st = spt__err(SPT_EPARSE, "%s: expected the members coords.npy or format.npy, found neither", name);
     zip_discard(z);
+    return st;
+}
+
+spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor **out) {
+    static const char fn[] = "spt_read_npz";
+    (void)opts;
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    spt__file f;
+    SPT__TRY(spt__file_load_magic(fn, path, "PK", 2, "zip (.npz)", &f));
+    spt_status st = spt__npz_from_bytes(fn, f.name, f.data, f.len, out);
     spt__file_release(&f);
     return st;
 }

@@ -78,8 +78,8 @@ static spt_status read_header(const char *fn, const char *name, const char *buf,
     return SPT_OK;
 }
 
-static spt_status parse_tns(const char *buf, size_t len, const char *name, const spt_read_opts *opts, int base,
-                            spt_tensor **out) {
+spt_status spt__tns_from_bytes(const char *buf, size_t len, const char *name, const spt_read_opts *opts, int base,
+                               spt_tensor **out) {
     static const char fn[] = "spt_read_tns";
     spt_status st;
     spt__coord_result res = {0};
@@ -154,12 +154,12 @@ fail:
 
 spt_status spt_parse_tns(const char *buf, size_t len, const char *name, const spt_read_opts *opts,
                          spt_tensor **out) {
-    return parse_tns(buf, len, name, opts, 1, out);
+    return spt__tns_from_bytes(buf, len, name, opts, 1, out);
 }
 
 spt_status spt_parse_tns_base(const char *buf, size_t len, const char *name, const spt_read_opts *opts, int index_base,
                               spt_tensor **out) {
-    return parse_tns(buf, len, name, opts, index_base, out);
+    return spt__tns_from_bytes(buf, len, name, opts, index_base, out);
 }
 
 spt_status spt_read_tns_base(const char *path, const spt_read_opts *opts, int index_base, spt_tensor **out) {
@@ -168,7 +168,7 @@ spt_status spt_read_tns_base(const char *path, const spt_read_opts *opts, int in
     *out = NULL;
     spt__file f;
     SPT__TRY(spt__file_load(fn, path, &f));
-    spt_status st = parse_tns(f.data, f.len, spt__display_name(path), opts, index_base, out);
+    spt_status st = spt__tns_from_bytes(f.data, f.len, f.name, opts, index_base, out);
     spt__file_release(&f);
     return st;
 }
