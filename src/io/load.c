@@ -39,11 +39,12 @@ size_t spt__max_stream_bytes(void) {
 /* Refuse a stream whose first bytes are neither `magic` nor a compressed or tar start. */
 static spt_status check_magic(const char *fn, const char *path, const char *buf, size_t len, const char *magic,
                               size_t mlen, const char *what) {
-    if (!magic || spt__packed_kind(buf, len)) return SPT_OK;
-    if (len >= mlen && !memcmp(buf, magic, mlen)) return SPT_OK;
+    /* a start shorter than the magic is left to the format's parser, which says what is missing */
+    if (!magic || len < mlen || spt__packed_kind(buf, len) || !memcmp(buf, magic, mlen)) return SPT_OK;
     (void)fn; /* parse errors start with the file's name */
-    return spt__err(SPT_EPARSE, "%s: expected a %s file (its magic bytes first), found other bytes", spt__display_name(path),
-                    what);
+    const unsigned char *b = (const unsigned char *)buf;
+    return spt__err(SPT_EPARSE, "%s: expected a %s file (its magic bytes first), found the bytes %02x %02x %02x %02x",
+                    spt__display_name(path), what, b[0], len > 1 ? b[1] : 0, len > 2 ? b[2] : 0, len > 3 ? b[3] : 0);
 }
 
 static spt_status read_fd(const char *fn, const char *path, int fd, const char *magic, size_t mlen, const char *what,
