@@ -862,9 +862,9 @@ void spt_set_read_progress(spt_progress_fn fn, void *ctx);
 /* The member of a tar archive that readers started later on the calling thread take (NULL or "" for
  * the default): its path in the archive or its base name. By default a tar archive yields its one data
  * file (a name ending in .tns, .mtx, .npy or .npz), or among several the SuiteSparse Matrix Collection's
- * main matrix NAME/NAME.mtx; several other data files are SPT_EINVAL listing them. The string is not
- * copied: keep it alive until the reads are done. */
-void spt_set_read_member(const char *member);
+ * main matrix NAME/NAME.mtx; several other data files are SPT_EINVAL listing them. The name is copied;
+ * SPT_EINVAL (and the default) for a name over 4095 bytes. */
+spt_status spt_set_read_member(const char *member);
 
 /* Read a FROSTT .tns file ("-" = stdin) into a new tensor. SPT_EIO when the file cannot be read,
  * SPT_EPARSE for malformed text (wrong field count, an index < 1 or beyond a given shape, a number that

@@ -32,16 +32,12 @@ def _fmt(f, arg, fn):
 
 
 _PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_double, ctypes.c_void_p)
-L.lib.spt_set_read_member.argtypes = [ctypes.c_char_p]
-L.lib.spt_set_read_member.restype = None
-L.lib.spt_set_read_progress.argtypes = [_PROGRESS_FN, ctypes.c_void_p]
-L.lib.spt_set_read_progress.restype = None
 
 
 @contextlib.contextmanager
 def _reading(member, progress, fn):
     """The tar member and the progress callback for the reads on this thread inside the block."""
-    m = None if member is None else L.path_arg(member, "member", fn)
+    m = b"" if member is None else L.path_arg(member, "member", fn)
     if progress is not None and not callable(progress):
         raise L.err(L.DtypeError, fn, "progress must be callable, got %s" % type(progress).__name__)
     cb = None
@@ -51,16 +47,16 @@ def _reading(member, progress, fn):
                 progress(float(done))
             except Exception:  # a callback's error must not unwind through C
                 pass
-        cb = _PROGRESS_FN(cb_py)
-    L.lib.spt_set_read_member(m)
+        cb = _PROGRESS_FN(cb_py)  # kept alive by this frame until the read is done
+    C.spt_set_read_member(m)
     if cb is not None:
-        L.lib.spt_set_read_progress(cb, None)
+        C.spt_set_read_progress(ctypes.cast(cb, ctypes.c_void_p).value, None)
     try:
         yield
     finally:
-        L.lib.spt_set_read_member(None)
+        C.spt_set_read_member(b"")
         if cb is not None:
-            L.lib.spt_set_read_progress(_PROGRESS_FN(), None)
+            C.spt_set_read_progress(None, None)
 
 
 def _opts(dtype=None, shape=None, fn="read"):

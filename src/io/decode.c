@@ -25,9 +25,20 @@ const char *spt__packed_kind(const char *p, size_t len) {
 
 /* ---- the member to read ------------------------------------------------------------------------ */
 
+static __thread char want_buf[4096];
 static __thread const char *want_member;
 
-void spt_set_read_member(const char *member) { want_member = member && *member ? member : NULL; }
+spt_status spt_set_read_member(const char *member) {
+    want_member = NULL;
+    if (!member || !*member) return SPT_OK;
+    size_t n = strlen(member);
+    if (n >= sizeof want_buf)
+        return spt__err(SPT_EINVAL, "spt_set_read_member: the member name is %zu bytes long, more than %zu", n,
+                        sizeof want_buf - 1);
+    memcpy(want_buf, member, n + 1);
+    want_member = want_buf;
+    return SPT_OK;
+}
 
 static const char *base_name(const char *p) {
     const char *s = strrchr(p, '/');
