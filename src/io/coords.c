@@ -276,6 +276,7 @@ spt_status spt__parse_coords(const char *fn, const char *buf, size_t len, const 
             if (tmax[(size_t)c * (size_t)R + (size_t)k] > res->maxidx[k]) res->maxidx[k] = tmax[(size_t)c * (size_t)R + (size_t)k];
     }
     res->n = n;
+    res->lines = nlines;
     if (sp->progress) sp->progress(1.0, sp->progress_ctx);
     spt__free(ch);
     spt__free(tmax);
@@ -284,6 +285,62 @@ fail:
     spt__free(ch);
     spt__free(tmax);
     spt__coord_result_free(res);
+    return st;
+}
+
+/* ---- a stream's pieces, one after another ------------------------------------------------------ */
+
+/* Reallocate *p to c elements of `es` bytes (a failure leaves *p as it was). */
+static bool grow_to(void **p, int64_t c, size_t es) {
+    size_t bytes;
+    if (spt__bytes3(c, 1, es, &bytes)) return false;
+    void *q = spt__realloc(*p, bytes ? bytes : 1);
+    if (!q) return false;
+    *p = q;
+    return true;
+}
+
+spt_status spt__coord_result_append(const char *fn, const spt__coord_spec *sp, spt__coord_result *acc,
+                                    spt__coord_result *part) {
+    spt_status st = SPT_OK;
+    const int64_t R = sp->rank, n = acc->n, m = part->n;
+    if (!acc->maxidx) { /* the first piece: taken over whole */
+        *acc = *part;
+        acc->cap = acc->n;
+        memset(part, 0, sizeof *part);
+        return SPT_OK;
+    }
+    int64_t need, cap = acc->cap;
+    if (spt__add_i64(n, m, &need) || need > INT64_MAX / (R > 0 ? R : 1)) {
+        st = spt__err(SPT_EOVERFLOW, "%s: %lld + %lld entries do not fit in memory sizes", fn, (long long)n, (long long)m);
+        goto done;
+    }
+    if (need > cap) {
+        int64_t c = cap < 4096 ? 4096 : cap;
+        while (c < need) c = c > INT64_MAX / 2 ? need : c * 2;
+        bool ok = grow_to((void **)&acc->idx, c, (size_t)(R > 0 ? R : 1) * sizeof(int64_t)) &&
+                  (!acc->v0 || grow_to((void **)&acc->v0, c, sizeof(uint64_t))) &&
+                  (!acc->v1 || grow_to((void **)&acc->v1, c, sizeof(double))) &&
+                  (!acc->isflt || grow_to((void **)&acc->isflt, c, 1));
+        if (!ok) {
+            st = spt__err(SPT_ENOMEM, "%s: out of memory for %lld entries", fn, (long long)need);
+            goto done;
+        }
+        acc->cap = c;
+    }
+    if (m > 0) {
+        memcpy(acc->idx + n * R, part->idx, (size_t)m * (size_t)R * sizeof(int64_t));
+        if (acc->v0) memcpy(acc->v0 + n, part->v0, (size_t)m * sizeof(uint64_t));
+        if (acc->v1) memcpy(acc->v1 + n, part->v1, (size_t)m * sizeof(double));
+        if (acc->isflt) memcpy(acc->isflt + n, part->isflt, (size_t)m);
+    }
+    acc->n = need;
+    acc->lines += part->lines;
+    acc->any_float |= part->any_float;
+    for (int64_t k = 0; k < R; k++)
+        if (part->maxidx[k] > acc->maxidx[k]) acc->maxidx[k] = part->maxidx[k];
+done:
+    spt__coord_result_free(part);
     return st;
 }
 

@@ -33,14 +33,50 @@ spt_status spt__file_load(const char *fn, const char *path, spt__file *f);
 spt_status spt__file_load_magic(const char *fn, const char *path, const char *magic, size_t mlen, const char *what,
                                 spt__file *f);
 void spt__file_release(spt__file *f);
+/* The same for a stream of which the `plen` bytes `pre` (an spt buffer, taken over) were read already. */
+spt_status spt__file_load_rest(const char *fn, const char *path, int fd, char *pre, size_t plen, spt__file *f);
 /* "gzip", "bzip2", "xz", "zstd" or "tar" when p[0..len) starts like one, else NULL (decode.c). */
 const char *spt__packed_kind(const char *p, size_t len);
 /* Replace f's bytes by their decoded content (a tar archive's chosen member). */
 spt_status spt__file_unpack(const char *fn, const char *path, spt__file *f);
 /* The most bytes spt__file_load reads from a non-regular file (see SPT_MAX_STREAM_BYTES in spt.h). */
 size_t spt__max_stream_bytes(void);
+/* The bound on a streamed text's bytes: SPT_MAX_STREAM_BYTES when the environment sets it, else none
+ * (the parser holds the tensor and a fixed buffer, not the text). */
+size_t spt__max_text_stream_bytes(void);
 /* The name to use in messages for `path` ("<stdin>" for "-"). */
 const char *spt__display_name(const char *path);
+
+/* ---- streamed input (stream.c) -------------------------------------------------------------- */
+
+/* Text read in pieces: a pipe, stdin, a FIFO, or a gzip, bzip2, xz or zstd stream (from any of those or
+ * a regular file), so that a parser holds a fixed buffer rather than the whole text. */
+typedef struct spt__stream {
+    const char *name; /* for messages */
+    int fd;
+    bool close_fd;
+    int kind;         /* 0 plain, 1 gzip (zlib), 2 bzip2/xz/zstd (libarchive) */
+    char *pre;        /* bytes read from fd before the decision, handed out first */
+    size_t pre_len, pre_pos;
+    char *seen;       /* while deciding: every byte a decoder took, to load the whole input after all */
+    size_t seen_len, seen_cap;
+    bool record, raw_eof, done;
+    char *raw;        /* the decoder's input buffer */
+    void *z;          /* z_stream */
+    void *a;          /* struct archive */
+    char *head;       /* decoded bytes looked at before the first read, handed out first */
+    size_t head_len, head_pos;
+    uint64_t in_bytes, total, out_bytes; /* compressed bytes consumed, the file's size (0: unknown), decoded */
+    size_t most;      /* the bound on decoded bytes (spt__max_text_stream_bytes) */
+} spt__stream;
+
+/* Open `path` ("-" = stdin) for reading. When a stream is not worth it -- a regular uncompressed file
+ * (mapped), or a tar archive (a member is chosen from the whole) -- the input is loaded into *f instead
+ * and *loaded is true; otherwise s is ready for spt__stream_read. */
+spt_status spt__stream_open(const char *fn, const char *path, spt__stream *s, spt__file *f, bool *loaded);
+/* Up to cap decoded bytes into buf; *got == 0 at the end. Corrupt or truncated data is SPT_EPARSE. */
+spt_status spt__stream_read(const char *fn, spt__stream *s, char *buf, size_t cap, size_t *got);
+void spt__stream_close(spt__stream *s);
 
 /* ---- output (out.c): the one path every writer takes ----------------------------------------- */
 
@@ -114,6 +150,8 @@ typedef struct spt__coord_result {
     uint8_t *isflt;   /* VK_INFER: 1 where v0 holds a double */
     bool any_float;   /* VK_INFER: some value was not an integer */
     int64_t *maxidx;  /* rank: 1 + the largest 0-based index per mode (0 when n == 0) */
+    int64_t lines;    /* line starts in the text parsed */
+    int64_t cap;      /* spt__coord_result_append: the arrays' capacity in entries */
 } spt__coord_result;
 
 /* Parse buf[0..len) as lines of `rank` 1-based indices and `nval` values with both cores.
@@ -121,6 +159,10 @@ typedef struct spt__coord_result {
 spt_status spt__parse_coords(const char *fn, const char *buf, size_t len, const spt__coord_spec *spec,
                              spt__coord_result *res);
 void spt__coord_result_free(spt__coord_result *res);
+/* Append `part` (parsed from the next piece of a stream, same spec) to `acc` (empty at first: zeroed);
+ * part is freed either way. Arrays grow by doubling (large blocks are remapped, not copied). */
+spt_status spt__coord_result_append(const char *fn, const spt__coord_spec *sp, spt__coord_result *acc,
+                                    spt__coord_result *part);
 
 /* Store element i of a value array of dtype `d` from the parsed bit pattern (int64/uint64/double)
  * and imaginary part. */

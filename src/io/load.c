@@ -36,6 +36,11 @@ size_t spt__max_stream_bytes(void) {
     return lim;
 }
 
+size_t spt__max_text_stream_bytes(void) {
+    const char *e = getenv("SPT_MAX_STREAM_BYTES");
+    return e && *e ? spt__max_stream_bytes() : SIZE_MAX;
+}
+
 /* Refuse a stream whose first bytes are neither `magic` nor a compressed or tar start. */
 static spt_status check_magic(const char *fn, const char *path, const char *buf, size_t len, const char *magic,
                               size_t mlen, const char *what) {
@@ -47,13 +52,17 @@ static spt_status check_magic(const char *fn, const char *path, const char *buf,
                     spt__display_name(path), what, b[0], len > 1 ? b[1] : 0, len > 2 ? b[2] : 0, len > 3 ? b[3] : 0);
 }
 
+/* Read fd to its end after the `plen` bytes `pre` already read from it (pre is taken over). */
 static spt_status read_fd(const char *fn, const char *path, int fd, const char *magic, size_t mlen, const char *what,
-                          spt__file *f) {
-    size_t cap = 1 << 16, len = 0;
+                          char *pre, size_t plen, spt__file *f) {
+    size_t cap = plen > (1 << 16) ? plen : 1 << 16, len = plen;
     struct stat sb; /* a regular file (stdin redirected from one) has an end: no bound */
     const size_t most = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? SIZE_MAX : spt__max_stream_bytes();
-    char *buf = spt__malloc(cap);
-    if (!buf) return spt__err(SPT_ENOMEM, "%s: out of memory reading %s", fn, spt__display_name(path));
+    char *buf = spt__realloc(pre, cap);
+    if (!buf) {
+        spt__free(pre);
+        return spt__err(SPT_ENOMEM, "%s: out of memory reading %s", fn, spt__display_name(path));
+    }
     for (;;) {
         if (len > most) {
             spt__free(buf);
@@ -110,7 +119,7 @@ static spt_status read_fd(const char *fn, const char *path, int fd, const char *
 
 static spt_status load(const char *fn, const char *path, const char *magic, size_t mlen, const char *what,
                        spt__file *f) {
-    if (!strcmp(path, "-")) return read_fd(fn, path, 0, magic, mlen, what, f);
+    if (!strcmp(path, "-")) return read_fd(fn, path, 0, magic, mlen, what, NULL, 0, f);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return spt__err(SPT_EIO, "%s: cannot open %s: %s", fn, path, strerror(errno));
     struct stat sb;
@@ -136,7 +145,7 @@ static spt_status load(const char *fn, const char *path, const char *magic, size
             return SPT_OK;
         }
     }
-    st = read_fd(fn, path, fd, magic, mlen, what, f);
+    st = read_fd(fn, path, fd, magic, mlen, what, NULL, 0, f);
     close(fd);
     return st;
 }
@@ -150,6 +159,16 @@ spt_status spt__file_load_magic(const char *fn, const char *path, const char *ma
     if (!spt__packed_kind(f->data, f->len)) return SPT_OK;
     spt_status st = spt__file_unpack(fn, path, f);
     if (st == SPT_OK) st = check_magic(fn, path, f->data, f->len, magic, mlen, what);
+    if (st != SPT_OK) spt__file_release(f);
+    return st;
+}
+
+spt_status spt__file_load_rest(const char *fn, const char *path, int fd, char *pre, size_t plen, spt__file *f) {
+    memset(f, 0, sizeof *f);
+    SPT__TRY(read_fd(fn, path, fd, NULL, 0, NULL, pre, plen, f));
+    f->name = spt__display_name(path);
+    if (!spt__packed_kind(f->data, f->len)) return SPT_OK;
+    spt_status st = spt__file_unpack(fn, path, f);
     if (st != SPT_OK) spt__file_release(f);
     return st;
 }
