@@ -132,7 +132,11 @@ def g_sparse_to_dense(rng, dt):
     vals = gen_values(rng, dt, n) if rng.random() < 0.8 else np.array(gen_values(rng, dt, 1)[0], dtype=npdt(dt))
     c = Case(dt, ix=ix, shape=shape.astype(itype), vals=vals, default=np.array(scalar(rng, dt), dtype=npdt(dt)),
              validate=bool(rng.random() < 0.7))
-    if rng.random() < P_FAULT and ix.size:
+    if rng.random() < 0.05:
+        c.args["shape"] = c.shape.copy()
+        c.shape.reshape(-1)[int(rng.integers(0, c.shape.size))] = -1  # a negative output dim
+        c.fault = "negative_dim"
+    elif rng.random() < P_FAULT and ix.size:
         flat = c.ix.reshape(-1).copy()
         flat[int(rng.integers(0, flat.size))] = [-1, int(shape.max()) + 1][int(rng.integers(0, 2))]
         c.args["ix"] = flat.reshape(c.ix.shape)
