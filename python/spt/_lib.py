@@ -296,7 +296,11 @@ def view(owner, addr, shape, dtype, readonly=True):
     for s in shape:
         n *= s
     if not addr or n == 0:
-        a = np.empty(shape, dtype)
+        try:
+            a = np.empty(shape, dtype)
+        except ValueError as e:  # numpy refuses dims whose product passes its limit, even with a 0 among them
+            raise err(OverflowError, "numpy", "a dense result of shape %s is beyond numpy's array size (%s)"
+                      % (list(shape), e)) from None
         a.flags.writeable = not readonly
         return a
     return np.asarray(_View(owner, addr, shape, dtype, readonly))
