@@ -23,11 +23,11 @@ OMPFLAG  = $(if $(filter 1,$(OPENMP)),-fopenmp,)
 CPPFLAGS = -Iinclude -Isrc
 CFLAGS_REL  = $(CSTD) $(WARN) -O2 -g -fPIC $(OMPFLAG)
 CFLAGS_SAN  = $(CSTD) $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined $(OMPFLAG)
-LDLIBS_LIB  = -lm
+LDLIBS_LIB  = -lm -lz
 PKG_LIBS    = $(shell pkg-config --libs libzip libpng 2>/dev/null)
 TEST_LIBS   = -lcmocka -ljansson
 
-LIB_SRC   := $(sort $(wildcard src/core/*.c src/sort/*.c src/ops/*/*.c src/io/*.c src/tot/*.c))
+LIB_SRC   := $(sort $(wildcard src/core/*.c src/sort/*.c src/ops/*/*.c src/io/*.c src/tot/*.c src/tf/*.c))
 CLI_SRC   := $(sort $(wildcard cli/*.c))
 TEST_SUP  := $(sort $(wildcard tests/support/*.c))
 TEST_SRC  := $(sort $(wildcard tests/*/test_*.c tests/*/*/test_*.c))

@@ -9,11 +9,11 @@ Every op calls the C library (libspt.so, found through $SPT_LIB, next to the pac
 prefix, or build/ of the repository); nothing is recomputed in Python. C statuses become exceptions:
 InvalidArgumentError (ValueError), OutOfRangeError (IndexError), OverflowError (OverflowError),
 FailedPreconditionError (RuntimeError), DtypeError (TypeError), OutOfMemoryError (MemoryError),
-IOError (OSError), ParseError (ValueError), InternalError (RuntimeError); all derive from SptError and
+IOError (OSError), ParseError (ValueError), InternalError (RuntimeError), DataLossError (OSError); all derive from SptError and
 carry the C message (`.message`) and status (`.status`).
 """
 from ._lib import (SptError, InvalidArgumentError, OutOfRangeError, OverflowError, FailedPreconditionError,
-                   DtypeError, OutOfMemoryError, IOError, ParseError, InternalError, lib_path)
+                   DtypeError, OutOfMemoryError, IOError, ParseError, InternalError, DataLossError, lib_path)
 from ._registry import has as _has
 from ._tensor import SparseTensor
 from ._core import (reorder, argsort, validate, indices_valid, with_order, to_dense, to_dense_into, from_dense,
@@ -29,6 +29,7 @@ from . import _tot
 from ._tot import *  # noqa: F401,F403
 from . import _io
 from ._io import *  # noqa: F401,F403
+from ._tfio import *  # noqa: F401,F403  (TensorFlow's serialized SparseTensors, TFRecord files, tf.train.Example)
 
 __version__ = "0.1.0"
 

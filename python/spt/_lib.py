@@ -139,8 +139,14 @@ class InternalError(SptError, RuntimeError):
     """SPT_EINTERNAL: an internal invariant failed (a bug in spt)."""
 
 
+class DataLossError(SptError, builtins.OSError):
+    """SPT_EDATALOSS: a file's records are damaged or truncated (TensorFlow's DataLossError: a bad checksum,
+    a truncated record, a length larger than what follows)."""
+
+
 _ERRORS = {-1: OutOfMemoryError, -2: InvalidArgumentError, -3: OutOfRangeError, -4: OverflowError,
-           -5: FailedPreconditionError, -6: DtypeError, -7: IOError, -8: ParseError, -9: InternalError}
+           -5: FailedPreconditionError, -6: DtypeError, -7: IOError, -8: ParseError, -9: InternalError,
+           -10: DataLossError}
 _STATUS = {cls: st for st, cls in _ERRORS.items()}
 
 

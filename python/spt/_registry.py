@@ -124,14 +124,15 @@ def double(name):
 
 
 _HANDLE_C = {"tensor": "spt_tensor", "dense": "spt_dense", "dense_obj": "spt_dense", "domain": "spt_domain", "smap": "spt_sparse_map",
-             "tot": "spt_tot", "iter": "spt_group_iter"}
+             "tot": "spt_tot", "iter": "spt_group_iter", "recreader": "spt_tfrecord_reader",
+             "recwriter": "spt_tfrecord_writer"}
 
 
 # Ownership: an output of each handle kind is released by this registry entry (called by the Owner that
 # the Python object and its numpy views share).
 FREE = {"tensor": "spt_tensor_free", "dense": "spt_dense_free", "dense_obj": "spt_dense_free",
         "domain": "spt_domain_free", "smap": "spt_sparse_map_free", "tot": "spt_tot_free",
-        "iter": "spt_group_end"}
+        "iter": "spt_group_end", "recreader": "spt_tfrecord_reader_close", "recwriter": "spt_tfrecord_writer_close"}
 
 
 def handle(name, cls, const=True, nullable=False):
@@ -228,7 +229,7 @@ ENTRIES = [
     # errors, dtypes, threads
     Entry("spt_last_error", R_CSTR),
     Entry("spt_clear_error", VOID),
-    Entry("spt_status_name", R_CSTR, enum("s", "spt_status", 10, lo=-9)),
+    Entry("spt_status_name", R_CSTR, enum("s", "spt_status", 11, lo=-10)),
     Entry("spt_dtype_name", R_CSTR, enum("d", "spt_dtype", NDT)),
     Entry("spt_set_num_threads", VOID, cint("n")),
     Entry("spt_get_num_threads", R_INT),
@@ -428,22 +429,49 @@ ENTRIES = [
     Entry("spt_safe_embedding_lookup_sparse", STATUS, handles("params", D), i64("nparams", len_of="params"),
           handle("sparse_ids", T), handle("sparse_weights", T, nullable=True), enum("combiner", "spt_combiner", 3),
           i64("default_id", lo=-1), out("out", D)),
-    Entry("spt_serialize_sparse", STATUS, handle("t", T), buffer("data", "void * *", nullable=False),
+    # spt's own packed form (pack / unpack)
+    Entry("spt_pack_sparse", STATUS, handle("t", T), buffer("data", "void * *", nullable=False),
           buffer("len", "size_t *", nullable=False)),
     Entry("spt_bytes_free", VOID, buffer("p", "void *")),
-    Entry("spt_serialize_many_sparse", STATUS, handle("t", T), buffer("data", "void * * *", nullable=False),
+    Entry("spt_pack_many_sparse", STATUS, handle("t", T), buffer("data", "void * * *", nullable=False),
           buffer("lens", "size_t * *", nullable=False), buffer("n", "int64_t *", nullable=False)),
-    Entry("spt_serialized_free", VOID, buffer("data", "void * *"), buffer("lens", "size_t *"), i64("n", lo=0)),
-    Entry("spt_deserialize_sparse", STATUS, buffer("data", "const void * const *", nullable=False),
+    Entry("spt_packed_free", VOID, buffer("data", "void * *"), buffer("lens", "size_t *"), i64("n", lo=0)),
+    Entry("spt_unpack_sparse", STATUS, buffer("data", "const void * const *", nullable=False),
           buffer("lens", "const size_t *", nullable=False), i64("batch_rank", 0, len_of="batch_shape"),
           i64in("batch_shape"), enum("dtype", "spt_dtype", NDT), out("out", T)),
-    Entry("spt_deserialize_many_sparse", STATUS, buffer("data", "const void * const *", nullable=False),
+    Entry("spt_unpack_many_sparse", STATUS, buffer("data", "const void * const *", nullable=False),
           buffer("lens", "const size_t *", nullable=False), i64("n", lo=0), enum("dtype", "spt_dtype", NDT),
           out("out", T)),
     Entry("spt_mask_indices", STATUS, i64in("indices"), i64("n", len_of="indices"), i64in("mask_indices"),
           i64("m", len_of="mask_indices"), i64out("keep", n="n"), i64out("nkeep", n=1)),
     Entry("spt_write_spy_png_values", STATUS, handle("sp_input", T), i64("row_mode"), i64("col_mode"), i64("max_side"),
           path("path")),
+    # TensorFlow's bytes and files (_tfio.py)
+    Entry("spt_serialize_sparse", STATUS, handle("t", T), out("out", D)),
+    Entry("spt_serialize_many_sparse", STATUS, handle("t", T), out("out", D)),
+    Entry("spt_deserialize_sparse", STATUS, handle("serialized", D), enum("dtype", "spt_dtype", NDT), out("out", T)),
+    Entry("spt_deserialize_many_sparse", STATUS, handle("serialized", D), enum("dtype", "spt_dtype", NDT),
+          out("out", T)),
+    Entry("spt_tfrecord_reader_open", STATUS, path("path"), enum("compression", "spt_tfrecord_compression", 3),
+          out("out", "recreader")),
+    Entry("spt_tfrecord_read", STATUS, handle("r", "recreader", const=False), buffer("data", "const void * *", nullable=False),
+          buffer("len", "size_t *", nullable=False), buffer("eof", "bool *", nullable=False)),
+    Entry("spt_tfrecord_read_batch", STATUS, handle("r", "recreader", const=False), i64("max_records", lo=1),
+          out("out", D)),
+    Entry("spt_tfrecord_reader_offset", R_I64, handle("r", "recreader")),
+    Entry("spt_tfrecord_reader_close", VOID, handle("r", "recreader", const=False)),
+    Entry("spt_tfrecord_writer_open", STATUS, path("path"), enum("compression", "spt_tfrecord_compression", 3),
+          out("out", "recwriter")),
+    Entry("spt_tfrecord_write", STATUS, handle("w", "recwriter", const=False), bytes_("data"),
+          size("len", len_of="data")),
+    Entry("spt_tfrecord_write_batch", STATUS, handle("w", "recwriter", const=False), handle("records", D)),
+    Entry("spt_tfrecord_writer_close", STATUS, handle("w", "recwriter", const=False)),
+    Entry("spt_parse_example", STATUS, handle("serialized", D), buffer("features", "const spt_feature *", nullable=False),
+          i64("nfeatures", lo=0), out_array("sparse_out"), out_array("dense_out", D)),
+    Entry("spt_encode_example", STATUS, buffer("features", "const spt_example_feature *", nullable=False),
+          i64("n", lo=0), buffer("data", "void * *", nullable=False), buffer("len", "size_t *", nullable=False)),
+    Entry("spt_encode_examples", STATUS, handle("t", T), text("value_key"),
+          buffer("index_keys", "const char * const *"), out("out", D)),
 ]
 
 BY_NAME = {e.name: e for e in ENTRIES}

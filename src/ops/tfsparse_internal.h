@@ -40,5 +40,22 @@ spt_status spt__serialize_part(const char *fn, const spt_tensor *t, const int64_
 /* Read one serialized tensor, checking every field (SPT_EPARSE for malformed bytes, SPT_ERANGE for an
  * index outside the shape); `item` numbers it in messages. The result is known valid. */
 spt_status spt__deserialize_one(const char *fn, int64_t item, const void *data, size_t len, spt_tensor **out);
+/* Read item k of a batch into *out (a new valid tensor), checking it; messages name fn. */
+typedef spt_status (*spt__item_reader)(const char *fn, int64_t k, void *ctx, spt_tensor **out);
+/* Read count >= 1 items with `read` and stack them (serial_stack.c): batch_rank 0 returns the one item;
+ * otherwise entry index = the item's batch multi-index (row-major over batch_shape) then its own index,
+ * shape = batch_shape + the largest dim of each item dim; one rank for all (SPT_EINVAL). */
+/* TensorFlow's form (serial_tf.c): the three TensorProtos of entries pick[0..n) of t (NULL: all) without
+ * their first `drop` coordinates, stored as string elements base..base+2 of d. */
+spt_status spt__tf_sparse_put(const char *fn, const spt_tensor *t, const int64_t *pick, int64_t n, int64_t drop,
+                              spt_dense *d, int64_t base);
+/* Read item k (parts[0..3): indices, values, dense_shape TensorProtos) as a new valid tensor of `dtype`,
+ * with TensorFlow's checks (SPT_EINVAL: shapes, dtype; SPT_EPARSE: malformed bytes; SPT_ERANGE: an
+ * index outside dense_shape). */
+spt_status spt__tf_sparse_get(const char *fn, int64_t k, const spt_str *parts, spt_dtype dtype, spt_tensor **out);
+/* deserialize_sparse's engine, messages naming fn (deserialize_sparse.c). */
+spt_status spt__deserialize_tf(const char *fn, const spt_dense *serialized, spt_dtype dtype, spt_tensor **out);
+spt_status spt__deserialize_stack(const char *fn, int64_t count, int64_t batch_rank, const int64_t *batch_shape,
+                                  spt__item_reader read, void *ctx, spt_tensor **out);
 
 #endif

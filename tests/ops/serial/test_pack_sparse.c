@@ -14,10 +14,10 @@ static void reseal(unsigned char *b, size_t len) { put64(b + len - 8, spt_finger
 static spt_tensor *roundtrip(const spt_tensor *t) {
     void *buf;
     size_t len;
-    ASSERT_OK(spt_serialize_sparse(t, &buf, &len));
+    ASSERT_OK(spt_pack_sparse(t, &buf, &len));
     const void *const bufs[1] = {buf};
     spt_tensor *back;
-    ASSERT_OK(spt_deserialize_sparse(bufs, &len, 0, NULL, spt_tensor_dtype(t), &back));
+    ASSERT_OK(spt_unpack_sparse(bufs, &len, 0, NULL, spt_tensor_dtype(t), &back));
     spt_bytes_free(buf);
     return back;
 }
@@ -71,9 +71,9 @@ static void test_many_and_batches(void **state) {
     void **bufs;
     size_t *lens;
     int64_t n;
-    ASSERT_OK(spt_serialize_many_sparse(t, &bufs, &lens, &n));
+    ASSERT_OK(spt_pack_many_sparse(t, &bufs, &lens, &n));
     assert_int_equal(n, 3);
-    ASSERT_OK(spt_deserialize_many_sparse((const void *const *)bufs, lens, n, SPT_INT64, &back));
+    ASSERT_OK(spt_unpack_many_sparse((const void *const *)bufs, lens, n, SPT_INT64, &back));
     /* grouped by row, storage order within a row */
     int64_t wi[12] = {0, 0, 0, 0, 4, 4, 2, 1, 1, 2, 0, 5};
     int64_t wv[4] = {20, 40, 10, 30};
@@ -81,16 +81,16 @@ static void test_many_and_batches(void **state) {
     spt_tensor_free(back);
     /* a [3] batch as [1, 3]: one more leading dim of size 1 */
     int64_t bs[2] = {1, 3};
-    ASSERT_OK(spt_deserialize_sparse((const void *const *)bufs, lens, 2, bs, SPT_INT64, &back));
+    ASSERT_OK(spt_unpack_sparse((const void *const *)bufs, lens, 2, bs, SPT_INT64, &back));
     assert_int_equal(spt_tensor_rank(back), 4);
     assert_int_equal(spt_tensor_shape(back)[0], 1);
     spt_tensor_free(back);
-    ASSERT_ST(SPT_EDTYPE, spt_deserialize_many_sparse((const void *const *)bufs, lens, n, SPT_INT32, &back));
+    ASSERT_ST(SPT_EDTYPE, spt_unpack_many_sparse((const void *const *)bufs, lens, n, SPT_INT32, &back));
     ASSERT_MSG("requested a SparseTensor of type int32 but serialized[0] holds int64");
     assert_null(back);
-    ASSERT_ST(SPT_EINVAL, spt_deserialize_many_sparse((const void *const *)bufs, lens, 0, SPT_INT64, &back));
-    ASSERT_ST(SPT_EINVAL, spt_deserialize_many_sparse((const void *const *)bufs, lens, -1, SPT_INT64, &back));
-    spt_serialized_free(bufs, lens, n);
+    ASSERT_ST(SPT_EINVAL, spt_unpack_many_sparse((const void *const *)bufs, lens, 0, SPT_INT64, &back));
+    ASSERT_ST(SPT_EINVAL, spt_unpack_many_sparse((const void *const *)bufs, lens, -1, SPT_INT64, &back));
+    spt_packed_free(bufs, lens, n);
     /* items of different shapes and ranks */
     int64_t sa[2] = {5, 6}, sb[2] = {3, 9}, ia[2] = {4, 5}, ib[2] = {2, 8}, s1[1] = {5};
     spt_tensor *a, *b, *r1;
@@ -99,34 +99,34 @@ static void test_many_and_batches(void **state) {
     ASSERT_OK(spt_tensor_new(SPT_INT64, 1, s1, 1, ia, v, NULL, &r1));
     void *ba[3];
     size_t la[3];
-    ASSERT_OK(spt_serialize_sparse(a, &ba[0], &la[0]));
-    ASSERT_OK(spt_serialize_sparse(b, &ba[1], &la[1]));
-    ASSERT_OK(spt_serialize_sparse(r1, &ba[2], &la[2]));
-    ASSERT_OK(spt_deserialize_many_sparse((const void *const *)ba, la, 2, SPT_INT64, &back));
+    ASSERT_OK(spt_pack_sparse(a, &ba[0], &la[0]));
+    ASSERT_OK(spt_pack_sparse(b, &ba[1], &la[1]));
+    ASSERT_OK(spt_pack_sparse(r1, &ba[2], &la[2]));
+    ASSERT_OK(spt_unpack_many_sparse((const void *const *)ba, la, 2, SPT_INT64, &back));
     int64_t ws[3] = {2, 5, 9}, wix[6] = {0, 4, 5, 1, 2, 8};
     spt_test_expect_tensor(back, 3, ws, 2, wix, v);
     assert_true(spt_tensor_is_row_major(back, true));
     spt_tensor_free(back);
     const void *mixed[2] = {ba[0], ba[2]};
     size_t lm[2] = {la[0], la[2]};
-    ASSERT_ST(SPT_EINVAL, spt_deserialize_many_sparse(mixed, lm, 2, SPT_INT64, &back));
+    ASSERT_ST(SPT_EINVAL, spt_unpack_many_sparse(mixed, lm, 2, SPT_INT64, &back));
     ASSERT_MSG("inconsistent rank");
     for (int k = 0; k < 3; k++) spt_bytes_free(ba[k]);
     spt_tensor_free(a);
     spt_tensor_free(b);
     spt_tensor_free(r1);
-    ASSERT_ST(SPT_EINVAL, spt_serialize_many_sparse(t, NULL, &lens, &n));
+    ASSERT_ST(SPT_EINVAL, spt_pack_many_sparse(t, NULL, &lens, &n));
     spt_tensor_free(t);
     int64_t one[1] = {3};
     ASSERT_OK(spt_tensor_new(SPT_INT64, 1, one, 0, NULL, NULL, NULL, &t));
-    ASSERT_ST(SPT_EINVAL, spt_serialize_many_sparse(t, &bufs, &lens, &n));
+    ASSERT_ST(SPT_EINVAL, spt_pack_many_sparse(t, &bufs, &lens, &n));
     ASSERT_MSG("should be > 1");
     spt_tensor_free(t);
 }
 
 static spt_status read1(const void *b, size_t len, spt_dtype dt, spt_tensor **out) {
     const void *const bufs[1] = {b};
-    return spt_deserialize_sparse(bufs, &len, 0, NULL, dt, out);
+    return spt_unpack_sparse(bufs, &len, 0, NULL, dt, out);
 }
 
 static void test_damaged(void **state) {
@@ -137,7 +137,7 @@ static void test_damaged(void **state) {
     ASSERT_OK(spt_tensor_new(SPT_STRING, 2, s, 2, ix, sv, NULL, &t));
     void *buf;
     size_t len;
-    ASSERT_OK(spt_serialize_sparse(t, &buf, &len));
+    ASSERT_OK(spt_pack_sparse(t, &buf, &len));
     spt_tensor_free(t);
     assert_int_equal(len, 24 + 16 + 32 + 16 + 5 + 8);
     unsigned char *b = malloc(len);
@@ -193,7 +193,7 @@ static void test_damaged(void **state) {
     /* a bool byte other than 0 / 1 */
     bool bv = true;
     ASSERT_OK(spt_tensor_new(SPT_BOOL, 2, s, 1, ix, &bv, NULL, &t));
-    ASSERT_OK(spt_serialize_sparse(t, &buf, &len));
+    ASSERT_OK(spt_pack_sparse(t, &buf, &len));
     spt_tensor_free(t);
     ((unsigned char *)buf)[24 + 16 + 16] = 2;
     reseal(buf, len);
