@@ -186,8 +186,8 @@ bad:
 
 static spt_status type_check(const char *fn, const slot *s, int64_t b, const char *key, spt_dtype dt) {
     if (s->type == L_NONE || s->type == list_of(dt)) return SPT_OK;
-    return spt__err(SPT_EINVAL, "%s: Name: <unknown>, Key: %s, Index: %lld.  Data types don't match. Data type: %s but "
-                    "expected type: %s", fn, key, (long long)b, list_name(s->type), list_name(list_of(dt)));
+    return spt__err(SPT_EINVAL, "%s: Name: <unknown>, Key: %s, Index: %lld.  Data types don't match. Expected type: %s, "
+                    "Actual type: %s", fn, key, (long long)b, list_name(list_of(dt)), list_name(s->type));
 }
 
 /* Decode slot s's values into values + at (elements of dt). */
