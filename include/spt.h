@@ -1523,11 +1523,13 @@ void spt_tfrecord_reader_close(spt_tfrecord_reader *r); /* NULL-safe */
 /* Create (truncate) `path` for writing records. */
 spt_status spt_tfrecord_writer_open(const char *path, spt_tfrecord_compression compression, spt_tfrecord_writer **out);
 /* Append one record of len bytes (data may be NULL when len is 0). */
-spt_status spt_tfrecord_write(spt_tfrecord_writer *w, const void *data, size_t len);
+spt_status spt_tfrecord_write(spt_tfrecord_writer *w, const char *data, size_t len);
 /* Append every element of a string dense as one record each. */
 spt_status spt_tfrecord_write_batch(spt_tfrecord_writer *w, const spt_dense *records);
 /* Finish the stream and close the file; the status of the last writes (SPT_EIO). NULL-safe. */
 spt_status spt_tfrecord_writer_close(spt_tfrecord_writer *w);
+/* spt_tfrecord_writer_close without its status (for owners that drop a writer, e.g. a garbage collector). */
+void spt_tfrecord_writer_free(spt_tfrecord_writer *w);
 
 /*
  * TF.TRAIN.EXAMPLE: parsing as tf.io.parse_example does, for the three list types of a Feature (int64,

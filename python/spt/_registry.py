@@ -132,7 +132,7 @@ _HANDLE_C = {"tensor": "spt_tensor", "dense": "spt_dense", "dense_obj": "spt_den
 # the Python object and its numpy views share).
 FREE = {"tensor": "spt_tensor_free", "dense": "spt_dense_free", "dense_obj": "spt_dense_free",
         "domain": "spt_domain_free", "smap": "spt_sparse_map_free", "tot": "spt_tot_free",
-        "iter": "spt_group_end", "recreader": "spt_tfrecord_reader_close", "recwriter": "spt_tfrecord_writer_close"}
+        "iter": "spt_group_end", "recreader": "spt_tfrecord_reader_close", "recwriter": "spt_tfrecord_writer_free"}
 
 
 def handle(name, cls, const=True, nullable=False):
@@ -466,6 +466,7 @@ ENTRIES = [
           size("len", len_of="data")),
     Entry("spt_tfrecord_write_batch", STATUS, handle("w", "recwriter", const=False), handle("records", D)),
     Entry("spt_tfrecord_writer_close", STATUS, handle("w", "recwriter", const=False)),
+    Entry("spt_tfrecord_writer_free", VOID, handle("w", "recwriter", const=False)),
     Entry("spt_parse_example", STATUS, handle("serialized", D), buffer("features", "const spt_feature *", nullable=False),
           i64("nfeatures", lo=0), out_array("sparse_out"), out_array("dense_out", D)),
     Entry("spt_encode_example", STATUS, buffer("features", "const spt_example_feature *", nullable=False),

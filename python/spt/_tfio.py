@@ -284,7 +284,7 @@ class TFRecordWriter:
         h, w._c.h = w._c.h, None  # closed here, once: the owner must not close it again
         st = raw("spt_tfrecord_writer_close")(h)
         if st:
-            raise L.error_for(st, self._fn)
+            raise L.error_for(st, "TFRecordWriter.close")
 
     def __enter__(self):
         return self

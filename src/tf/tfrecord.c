@@ -369,7 +369,7 @@ static spt_status write_one(spt_tfrecord_writer *w, const char *fn, const void *
     return w_bytes(w, fn, c, 4, Z_NO_FLUSH);
 }
 
-spt_status spt_tfrecord_write(spt_tfrecord_writer *w, const void *data, size_t len) {
+spt_status spt_tfrecord_write(spt_tfrecord_writer *w, const char *data, size_t len) {
     static const char fn[] = "spt_tfrecord_write";
     if (!w) return spt__err(SPT_EINVAL, "%s: writer is NULL", fn);
     if (!data && len) return spt__err(SPT_EINVAL, "%s: data is NULL with len %zu", fn, len);
@@ -400,3 +400,5 @@ spt_status spt_tfrecord_writer_close(spt_tfrecord_writer *w) {
     spt__free(w);
     return st;
 }
+
+void spt_tfrecord_writer_free(spt_tfrecord_writer *w) { (void)spt_tfrecord_writer_close(w); }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_serialize_sparse.c -- spt's serialized form: round trips of every dtype, rank 0 and empty
- * tensors, serialize_many / deserialize_many, batches of different shapes, and a reader that rejects
+/* test_pack_sparse.c -- spt's own packed form: round trips of every dtype, rank 0 and empty
+ * tensors, pack_many / unpack_many, batches of different shapes, and a reader that rejects
  * every damaged or forged input cleanly (each byte flipped, every truncation, counts forged under a
  * valid checksum, an index outside the shape). */
 #include "../tfsparse_test_util.h"
@@ -110,7 +110,7 @@ static void test_many_and_batches(void **state) {
     const void *mixed[2] = {ba[0], ba[2]};
     size_t lm[2] = {la[0], la[2]};
     ASSERT_ST(SPT_EINVAL, spt_unpack_many_sparse(mixed, lm, 2, SPT_INT64, &back));
-    ASSERT_MSG("inconsistent rank");
+    ASSERT_MSG("Inconsistent shape across SparseTensors");
     for (int k = 0; k < 3; k++) spt_bytes_free(ba[k]);
     spt_tensor_free(a);
     spt_tensor_free(b);
