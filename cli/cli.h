@@ -74,6 +74,13 @@ const char *cli_output(const cli_args *a);
 void cli_matmul_b_args(const cli_args *a, cli_args *b_args);
 void cli_matmul_a_args(const cli_args *a, const spt_dense *b, cli_args *a_args);
 
+/* TFRecord files of tf.train.Example (tfrecord.c): whether `path` is one (--format tfrecord, or a
+ * .tfrecord / .tfrecords extension); spt info's feature table; one feature (--feature NAME) as a
+ * VarLenFeature's sparse tensor [records, longest list]. Compression: --compression, else detected. */
+bool cli_is_tfrecord(const cli_args *a, const char *path);
+int cli_tfrecord_info(const cli_args *a, const char *path);
+int cli_tfrecord_read_feature(const cli_args *a, const char *path, spt_tensor **out);
+
 /* The subcommands. */
 extern const cli_cmd cli_cmd_info, cli_cmd_validate, cli_cmd_convert, cli_cmd_reorder, cli_cmd_concat,
     cli_cmd_split, cli_cmd_slice, cli_cmd_reduce, cli_cmd_add, cli_cmd_matmul, cli_cmd_to_dense,

@@ -1567,6 +1567,20 @@ typedef struct spt_feature {
 spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *features, int64_t nfeatures,
                              spt_tensor **sparse_out, spt_dense **dense_out);
 
+/* One feature found in an Example (spt_example_describe): its key (borrowed from the Example's bytes:
+ * key_len bytes, not NUL-terminated), whether a list is set, its dtype (SPT_INT64, SPT_FLOAT32 or
+ * SPT_STRING) and its number of values. */
+typedef struct spt_example_key {
+    const char *key;
+    int64_t key_len;
+    bool has_list;
+    spt_dtype dtype;
+    int64_t count;
+} spt_example_key;
+/* The features of one serialized Example, in stored order (a repeated key each time): *keys a new
+ * array of *n entries (free with spt_bytes_free; NULL when *n is 0). Malformed bytes are SPT_EPARSE. */
+spt_status spt_example_describe(const void *data, size_t len, spt_example_key **keys, int64_t *n);
+
 /* One feature of an Example to encode: n values of dtype (int64, float32 or string: spt_str). */
 typedef struct spt_example_feature {
     const char *key;

@@ -484,6 +484,68 @@ fail:
     return st;
 }
 
+spt_status spt_example_describe(const void *data, size_t len, spt_example_key **keys, int64_t *n) {
+    static const char fn[] = "spt_example_describe";
+    if (!keys || !n) return spt__err(SPT_EINVAL, "%s: keys or n is NULL", fn);
+    *keys = NULL;
+    *n = 0;
+    if (!data && len) return spt__err(SPT_EINVAL, "%s: data is NULL", fn);
+    spt_example_key *out = NULL;
+    int64_t cnt = 0, cap = 0;
+    spt__pb r = {data, (const unsigned char *)data + len}, fs, e, fv;
+    spt__pb_field f, g, h;
+    const char *why = "wrong wire type";
+    int k;
+    while ((k = spt__pb_next(&r, &f, &why)) > 0) {
+        if (f.num != 1) continue;
+        if (f.wire != SPT__PB_LEN) goto bad;
+        fs = (spt__pb){f.data, f.data + f.len};
+        while ((k = spt__pb_next(&fs, &g, &why)) > 0) {
+            if (g.num != 1) continue;
+            if (g.wire != SPT__PB_LEN) goto bad;
+            spt_example_key ek = {"", 0, false, SPT_INT64, 0};
+            const unsigned char *val = NULL;
+            size_t vlen = 0;
+            e = (spt__pb){g.data, g.data + g.len};
+            while ((k = spt__pb_next(&e, &h, &why)) > 0) {
+                if (h.num == 1 && h.wire == SPT__PB_LEN) ek.key = (const char *)h.data, ek.key_len = (int64_t)h.len;
+                else if (h.num == 2 && h.wire == SPT__PB_LEN) val = h.data, vlen = h.len;
+            }
+            if (k < 0) goto bad;
+            int type = L_NONE;
+            const unsigned char *lp = NULL;
+            size_t ll = 0;
+            fv = (spt__pb){val, val ? val + vlen : NULL};
+            while (val && (k = spt__pb_next(&fv, &h, &why)) > 0)
+                if (h.num >= 1 && h.num <= 3 && h.wire == SPT__PB_LEN) type = (int)h.num, lp = h.data, ll = h.len;
+            if (val && k < 0) goto bad;
+            if (type != L_NONE) {
+                ek.has_list = true;
+                ek.dtype = type == L_BYTES ? SPT_STRING : type == L_FLOAT ? SPT_FLOAT32 : SPT_INT64;
+                if (!count_list(type, lp, ll, &ek.count, &why)) goto bad;
+            }
+            if (cnt == cap) {
+                int64_t nc = cap ? 2 * cap : 16;
+                spt_example_key *nk = spt__realloc(out, (size_t)nc * sizeof *nk);
+                if (!nk) {
+                    spt__free(out);
+                    return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+                }
+                out = nk, cap = nc;
+            }
+            out[cnt++] = ek;
+        }
+        if (k < 0) goto bad;
+    }
+    if (k < 0) goto bad;
+    *keys = out;
+    *n = cnt;
+    return SPT_OK;
+bad:
+    spt__free(out);
+    return spt__err(SPT_EPARSE, "%s: malformed Example: %s", fn, why);
+}
+
 /* ---- encoding ---------------------------------------------------------------------------------- */
 
 /* The size of a list message of n values. */
