@@ -391,6 +391,8 @@ test-tf: all
 	@sh tests/tf/setup-venv.sh $(TF_VENV) $(PYTHON)
 	@PYTHONPATH=python SPT_LIB=$(REL)/libspt.so OMP_NUM_THREADS=2 TF_CPP_MIN_LOG_LEVEL=2 \
 	  $(TF_VENV)/bin/python tests/tf/harness.py
+	@PYTHONPATH=python SPT_LIB=$(REL)/libspt.so OMP_NUM_THREADS=2 TF_CPP_MIN_LOG_LEVEL=2 \
+	  $(TF_VENV)/bin/python tests/tf/tfbytes.py
 .PHONY: test-tf
 # ==== end TensorFlow block ====
 
