@@ -22,6 +22,13 @@ def _out_type(out_type, fn):
         raise L.err(L.DtypeError, fn, "out_type must be string (spt has no variant tensors), got %r" % (out_type,))
 
 
+def _bytes_list(x):
+    """x itself when it is a list of bytes objects only (the fast path of large batches), else None."""
+    if type(x) is list and all(type(v) is bytes for v in x):
+        return x
+    return None
+
+
 def _bytes_array(x, fn, arg):
     """x (bytes, or nested lists / an object array of bytes) as a numpy object array of bytes."""
     if isinstance(x, (bytes, bytearray, memoryview, np.bytes_)):
@@ -48,12 +55,16 @@ def _bytes_array(x, fn, arg):
 
 
 def _strings_dense(a, fn, arg):
-    """A string Dense over the bytes of an object array (borrowed: the Dense keeps them alive). Built with
-    numpy (one join, one length pass) rather than element by element, for large batches."""
-    flat = a.reshape(-1)
-    n = flat.size
-    blob = b"".join(flat.tolist()) if n else b""
-    lens = np.fromiter(map(len, flat.tolist()), dtype=np.int64, count=n)
+    """A string Dense over the bytes of an object array, or of a list of bytes (a vector; borrowed: the Dense
+    keeps them alive). Built with numpy (one join, one length pass) rather than element by element, for
+    large batches."""
+    if isinstance(a, list):
+        items, shape = a, (len(a),)
+    else:
+        items, shape = a.reshape(-1).tolist(), a.shape
+    n = len(items)
+    blob = b"".join(items) if n else b""
+    lens = np.fromiter(map(len, items), dtype=np.int64, count=n)
     base = ctypes.cast(ctypes.c_char_p(blob), ctypes.c_void_p).value or 0
     arr = np.empty((max(n, 1), 2), dtype=np.int64)
     if n:
@@ -61,7 +72,7 @@ def _strings_dense(a, fn, arg):
         np.cumsum(lens[:-1], out=arr[1:n, 0])
         arr[:n, 0] += base
         arr[:n, 1] = lens
-    d = C.spt_dense_wrap(L.SPT_STRING, np.asarray(a.shape, dtype=np.int64), arr)
+    d = C.spt_dense_wrap(L.SPT_STRING, np.asarray(shape, dtype=np.int64), arr)
     d.keep = (arr, blob)
     d._c.keep = (arr, blob)
     return d

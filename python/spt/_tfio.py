@@ -11,7 +11,7 @@ import numpy as np
 from . import _lib as L
 from ._export import exports, public
 from ._registry import C, op, provide, raw, FREE
-from ._serial import _bytes_array, _strings_dense
+from ._serial import _bytes_array, _bytes_list, _strings_dense
 from ._tensor import SparseTensor, sparse_arg
 from ._dense import Dense
 
@@ -322,9 +322,11 @@ def parse_example(serialized, features, example_names=None, name=None):
     OutOfRangeError; malformed bytes: ParseError naming the Example and the field)."""
     fn = "parse_example"
     specs = _Specs(features, fn)
-    a = _bytes_array(serialized, fn, "serialized")
-    if a.ndim != 1:
-        raise L.err(L.InvalidArgumentError, fn, "serialized must be a vector, got shape %s" % (a.shape,))
+    a = _bytes_list(serialized)
+    if a is None:
+        a = _bytes_array(serialized, fn, "serialized")
+        if a.ndim != 1:
+            raise L.err(L.InvalidArgumentError, fn, "serialized must be a vector, got shape %s" % (a.shape,))
     return specs.parse(_strings_dense(a, fn, "serialized"), fn)
 
 

@@ -206,37 +206,53 @@ static spt_status finish_strings(spt_tensor *t) {
 static spt_status varlen_out(const char *fn, const slot *slots, int64_t K, int64_t kid, int64_t B, bool batched,
                              const spt_feature *f, spt_tensor **out) {
     spt_status st = SPT_OK;
-    int64_t total = 0, maxlen = 0;
+    int64_t total = 0, maxlen = 0, *off = NULL;
+    spt_tensor *t = NULL;
+    off = spt__alloc_array(fn, B + 1, 1, sizeof(int64_t), false, &st);
+    if (!off) return st;
     for (int64_t b = 0; b < B; b++) {
         const slot *s = &slots[b * K + kid];
-        SPT__TRY(type_check(fn, s, b, f->key, f->dtype));
+        SPT__CHECK(type_check(fn, s, b, f->key, f->dtype));
         int64_t c = s->type ? s->count : 0;
+        off[b] = total;
         total += c;
         if (c > maxlen) maxlen = c;
     }
+    off[B] = total;
     const int64_t shape[2] = {B, maxlen}, rank = batched ? 2 : 1;
-    spt_tensor *t = NULL;
-    SPT__TRY(spt__tensor_alloc_uninit(fn, f->dtype, rank, batched ? shape : shape + 1, total, NULL, &t));
-    int64_t e = 0;
+    SPT__CHECK(spt__tensor_alloc_uninit(fn, f->dtype, rank, batched ? shape : shape + 1, total, NULL, &t));
+    /* every Example into its own range of the output, in parallel; the first failing one reports */
+    const int nth = spt__threads_for(total * 2);
+    int64_t first_bad = INT64_MAX;
+    const size_t es = spt_dtype_size(f->dtype);
+#pragma omp parallel for schedule(static) num_threads(nth) reduction(min : first_bad) if (nth > 1)
     for (int64_t b = 0; b < B; b++) {
         const slot *s = &slots[b * K + kid];
-        int64_t c = s->type ? s->count : 0;
-        SPT__CHECK(decode_at(fn, b, f->key, s, f->dtype, t->values, e));
-        for (int64_t j = 0; j < c; j++, e++) {
-            if (batched) {
-                t->indices[2 * e] = b;
-                t->indices[2 * e + 1] = j;
-            } else {
-                t->indices[e] = j;
-            }
+        const int64_t e = off[b], c = off[b + 1] - e;
+        const char *why;
+        if (c && !decode_list(s->type, s->p, s->len, (char *)t->values + (size_t)e * es, &why)) {
+            if (b < first_bad) first_bad = b;
+            continue;
         }
+        if (batched) {
+            int64_t *ix = t->indices + 2 * e;
+            for (int64_t j = 0; j < c; j++) ix[2 * j] = b, ix[2 * j + 1] = j;
+        } else {
+            for (int64_t j = 0; j < c; j++) t->indices[e + j] = j;
+        }
+    }
+    if (first_bad != INT64_MAX) { /* again on this thread, for the message */
+        SPT__CHECK(decode_at(fn, first_bad, f->key, &slots[first_bad * K + kid], f->dtype, t->values, off[first_bad]));
+        st = spt__err(SPT_EINTERNAL, "%s: Example %lld failed to decode once only", fn, (long long)first_bad);
+        goto fail;
     }
     SPT__CHECK(finish_strings(t));
     spt__set_row_major(t, SPT__F_VALID | SPT__F_SORTED | SPT__F_UNIQUE);
     *out = t;
-    return SPT_OK;
+    t = NULL;
 fail:
     spt_tensor_free(t);
+    spt__free(off);
     return st;
 }
 
@@ -461,7 +477,19 @@ spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *fea
     slots = spt__alloc_array(fn, B ? B : 1, K ? K : 1, sizeof(slot), true, &st);
     if (!slots) goto fail;
     const spt_str *ex = serialized->data;
-    for (int64_t b = 0; b < B; b++) SPT__CHECK(scan_example(fn, b, &ex[b], &kt, slots + b * K));
+    int64_t bytes = 0;
+    for (int64_t b = 0; b < B; b++) bytes += ex[b].len;
+    const int nth = spt__threads_for(bytes / 8);
+    int64_t first_bad = INT64_MAX;
+#pragma omp parallel for schedule(static) num_threads(nth) reduction(min : first_bad) if (nth > 1)
+    for (int64_t b = 0; b < B; b++)
+        if (scan_example(fn, b, &ex[b], &kt, slots + b * K) != SPT_OK && b < first_bad) first_bad = b;
+    if (first_bad != INT64_MAX) { /* again on this thread, for the message (from a clean row) */
+        memset(slots + first_bad * K, 0, (size_t)K * sizeof(slot));
+        st = scan_example(fn, first_bad, &ex[first_bad], &kt, slots + first_bad * K);
+        if (st == SPT_OK) st = spt__err(SPT_EINTERNAL, "%s: Example %lld failed to scan once only", fn, (long long)first_bad);
+        goto fail;
+    }
     for (int64_t i = 0, q = 0; i < nfeatures; i++) {
         const spt_feature *f = &features[i];
         if (f->kind == SPT_FEATURE_VARLEN) SPT__CHECK(varlen_out(fn, slots, K, kid[q], B, batched, f, &sparse_out[i]));
