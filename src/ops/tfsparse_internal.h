@@ -53,6 +53,10 @@ spt_status spt__tf_sparse_put(const char *fn, const spt_tensor *t, const int64_t
  * with TensorFlow's checks (SPT_EINVAL: shapes, dtype; SPT_EPARSE: malformed bytes; SPT_ERANGE: an
  * index outside dense_shape). */
 spt_status spt__tf_sparse_get(const char *fn, int64_t k, const spt_str *parts, spt_dtype dtype, spt_tensor **out);
+/* The entries of a valid tensor of rank >= 2 grouped by their row of dim 0 (serial_stack.c): row r's
+ * entries are keep[start[r] .. start[r + 1]) in storage order; *start (shape[0] + 1) and *keep (nnz) are
+ * new arrays. */
+spt_status spt__rows_of(const char *fn, const spt_tensor *t, int64_t **start, int64_t **keep);
 /* deserialize_sparse's engine, messages naming fn (deserialize_sparse.c). */
 spt_status spt__deserialize_tf(const char *fn, const spt_dense *serialized, spt_dtype dtype, spt_tensor **out);
 spt_status spt__deserialize_stack(const char *fn, int64_t count, int64_t batch_rank, const int64_t *batch_shape,

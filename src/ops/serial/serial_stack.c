@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* serial_stack.c -- the stacking shared by deserialize_sparse (TensorFlow's bytes) and unpack_sparse
- * (spt's own format): a batch of items read one by one, stacked into one tensor whose leading dims are
- * the batch's and whose other dims are the largest of the items' (TensorFlow's rule). */
+/* serial_stack.c -- what the serialization ops of both forms share: the split of a tensor's entries by
+ * their row of dim 0 (serialize_many_sparse, pack_many_sparse), and the stacking of a batch of items read
+ * one by one into one tensor whose leading dims are the batch's and whose other dims are the largest of
+ * the items' (TensorFlow's rule; deserialize_sparse, unpack_sparse). */
 #include "ops/layout/layout_internal.h"
 #include "ops/tfsparse_internal.h"
 
@@ -72,4 +73,26 @@ fail:
         for (int64_t k = 0; k < count; k++) spt_tensor_free(items[k]);
     spt__free(items);
     return st;
+}
+
+spt_status spt__rows_of(const char *fn, const spt_tensor *t, int64_t **start_out, int64_t **keep_out) {
+    spt_status st = SPT_OK;
+    *start_out = *keep_out = NULL;
+    const int64_t rows = t->shape[0], m = t->nnz;
+    if (rows == INT64_MAX) return spt__err(SPT_EOVERFLOW, "%s: %lld rows cannot be counted", fn, (long long)rows);
+    int64_t *start = spt__alloc_array(fn, rows + 1, 1, sizeof(int64_t), true, &st);
+    int64_t *keep = start ? spt__alloc_array(fn, m, 1, sizeof(int64_t), false, &st) : NULL;
+    if (!keep) {
+        spt__free(start);
+        return st;
+    }
+    /* a stable counting sort of the entries by their row */
+    for (int64_t i = 0; i < m; i++) start[t->indices[i * t->rank]]++;
+    start[rows] = spt__scan_exclusive(start, rows);
+    for (int64_t i = 0; i < m; i++) keep[start[t->indices[i * t->rank]]++] = i;
+    for (int64_t r = rows; r > 0; r--) start[r] = start[r - 1];
+    start[0] = 0;
+    *start_out = start;
+    *keep_out = keep;
+    return SPT_OK;
 }

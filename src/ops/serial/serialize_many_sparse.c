@@ -14,19 +14,9 @@ spt_status spt_serialize_many_sparse(const spt_tensor *t, spt_dense **out) {
     if (t->rank < 2)
         return spt__err(SPT_EINVAL, "%s: Rank of input SparseTensor should be > 1, but saw rank: %lld", fn, (long long)t->rank);
     SPT__TRY(spt__ensure_valid(fn, t));
-    const int64_t rows = t->shape[0], m = t->nnz;
-    if (rows == INT64_MAX) return spt__err(SPT_EOVERFLOW, "%s: %lld rows cannot be counted", fn, (long long)rows);
-    const int64_t oshape[2] = {rows, 3};
-    SPT__TRY(spt__tf_dense_out(fn, SPT_STRING, 2, oshape, &d));
-    /* a stable counting sort of the entries by their row */
-    start = spt__alloc_array(fn, rows + 1, 1, sizeof(int64_t), true, &st);
-    keep = start ? spt__alloc_array(fn, m, 1, sizeof(int64_t), false, &st) : NULL;
-    if (!keep) goto fail;
-    for (int64_t i = 0; i < m; i++) start[t->indices[i * t->rank]]++;
-    start[rows] = spt__scan_exclusive(start, rows);
-    for (int64_t i = 0; i < m; i++) keep[start[t->indices[i * t->rank]]++] = i;
-    for (int64_t r = rows; r > 0; r--) start[r] = start[r - 1];
-    start[0] = 0;
+    const int64_t rows = t->shape[0], oshape[2] = {rows, 3};
+    SPT__TRY(spt__rows_of(fn, t, &start, &keep));
+    SPT__CHECK(spt__tf_dense_out(fn, SPT_STRING, 2, oshape, &d));
     for (int64_t r = 0; r < rows; r++)
         SPT__CHECK(spt__tf_sparse_put(fn, t, keep + start[r], start[r + 1] - start[r], 1, d, 3 * r));
     *out = d;
