@@ -24,6 +24,43 @@ typedef struct slot {
     bool seen;
 } slot;
 
+/* The number of bytes below 0x80 (each ends one varint), eight at a time. */
+static int64_t count_terminators(const unsigned char *p, size_t n) {
+    int64_t c = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        c += (int64_t)((((~w & UINT64_C(0x8080808080808080)) >> 7) * UINT64_C(0x0101010101010101)) >> 56);
+    }
+    for (; i < n; i++) c += p[i] < 0x80;
+    return c;
+}
+
+/* One varint of a packed list with at least 10 bytes left (no bounds checks): the next byte, or NULL
+ * for a varint longer than 10 bytes. Each continuation bit is subtracted rather than masked. */
+static inline const unsigned char *varint10(const unsigned char *p, uint64_t *v) {
+    uint64_t r = p[0], b;
+    if (r < 0x80) return *v = r, p + 1;
+#define SPT__VARINT_STEP(k)                                                                                  \
+    b = p[k];                                                                                                \
+    r += (b - 1) << (7 * k); /* removes the previous byte's continuation bit */                               \
+    if (b < 0x80) return *v = r, p + k + 1;
+    SPT__VARINT_STEP(1)
+    SPT__VARINT_STEP(2)
+    SPT__VARINT_STEP(3)
+    SPT__VARINT_STEP(4)
+    SPT__VARINT_STEP(5)
+    SPT__VARINT_STEP(6)
+    SPT__VARINT_STEP(7)
+    SPT__VARINT_STEP(8)
+#undef SPT__VARINT_STEP
+    b = p[9];
+    if (b > 1) return NULL; /* the tenth byte holds one bit; more is no int64 */
+    *v = r + ((b - 1) << 63);
+    return p + 10;
+}
+
 /* Count the values of a list message (checking its framing). */
 static bool count_list(int type, const unsigned char *p, size_t len, int64_t *count, const char **why) {
     spt__pb r = {p, p + len};
@@ -41,7 +78,7 @@ static bool count_list(int type, const unsigned char *p, size_t len, int64_t *co
                 n += (int64_t)(f.len / 4);
             } else {
                 if (f.len && f.data[f.len - 1] >= 0x80) return *why = "packed int64 list ends inside a varint", false;
-                for (size_t i = 0; i < f.len; i++) n += f.data[i] < 0x80;
+                n += count_terminators(f.data, f.len);
             }
         } else if ((type == L_FLOAT && f.wire == SPT__PB_I32) || (type == L_INT64 && f.wire == SPT__PB_VARINT)) {
             n++;
@@ -73,6 +110,11 @@ static bool decode_list(int type, const unsigned char *p, size_t len, void *out,
         } else if (f.wire == SPT__PB_LEN) {
             spt__pb q = {f.data, f.data + f.len};
             int64_t *o = out;
+            while (q.end - q.p >= 10) { /* the fast path, away from the end */
+                uint64_t v;
+                if (!(q.p = varint10(q.p, &v))) return *why = "malformed varint in a packed int64 list", false;
+                o[i++] = (int64_t)v;
+            }
             while (q.p < q.end) {
                 uint64_t v;
                 if (!spt__pb_varint(&q, &v)) return *why = "malformed varint in a packed int64 list", false;
