@@ -105,7 +105,7 @@ def test_every_c_function_the_package_names_is_in_the_registry():
             assert ".argtypes" not in src and ".restype" not in src and "CDLL" not in src, fn
     structs = {"spt_str", "spt_group", "spt_tot_inner", "spt_read_opts", "spt_dtype", "spt_format", "spt_status",
                "spt_tensor", "spt_dense", "spt_domain", "spt_sparse_map", "spt_tot", "spt_group_iter",
-               "spt_release_fn", "spt_dtype_of", "spt_error", "spt_sparse_map_arg", "spt_dtypes",
+               "spt_release_fn", "spt_progress_fn", "spt_dtype_of", "spt_error", "spt_sparse_map_arg", "spt_dtypes",
                "spt_cross_input", "spt_unary_op", "spt_binary_op", "spt_combiner"}
     prefixes = ("spt_dense_", "spt_tensor_", "spt_sparse_map_", "spt_domain_", "spt_tot_")
     missing = sorted(n for n in used - structs if n not in R.BY_NAME and not n.endswith("_")
