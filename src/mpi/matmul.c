@@ -103,46 +103,23 @@ static spt_status inner_mismatch(const char *fn, const spt_tensor *t, int64_t K,
                     (long long)b1);
 }
 
-/* Each rank multiplies its entries into the window of output rows they touch, reading op(B) row k of
- * entry i from `bd` (bcols columns) at row/column kc ? kc[i] : k; the windows go to the gather root and
- * are summed there in rank order; root == -1: broadcast. Collective; errors agreed. */
-static spt_status local_and_gather(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const void *bd, int64_t bcols,
-                                   const int64_t *kc, int64_t M, int64_t NC, bool adjoint_a, bool adjoint_b, int root,
-                                   spt_dense **out) {
+spt_status spt__mpi_sum_windows(spt_mpi_ctx *ctx, const char *fn, spt_dtype dtype, const void *block, int64_t lo,
+                                int64_t rows, int64_t M, int64_t NC, int root, spt_dense **out) {
     spt_status st = SPT_OK;
     const int P = ctx->size, me = ctx->rank;
-    char *block = NULL, *rbuf = NULL;
-    int64_t *w = NULL;
+    char *rbuf = NULL;
     spt_dense *res = NULL;
     const int gather_root = root < 0 ? 0 : root;
-    const size_t es = spt_dtype_size(t->dtype);
-    const int mcol = adjoint_a ? 1 : 0, kcol = 1 - mcol;
-    /* the window of output rows this rank touches */
-    int64_t lo = INT64_MAX, hi = -1;
-    for (int64_t i = 0; i < t->nnz; i++) {
-        int64_t m = t->indices[2 * i + mcol];
-        lo = m < lo ? m : lo;
-        hi = m > hi ? m : hi;
-    }
-    int64_t rows = hi < lo ? 0 : hi - lo + 1;
-    if (rows == 0) lo = 0;
+    const size_t es = spt_dtype_size(dtype);
+    const bool mine = me == gather_root || root == -1;
     /* w: P windows lo | P rows | scounts | sdispls | rcounts | rdispls (P each) */
-    w = spt__alloc_array(fn, 6, P, sizeof(int64_t), true, &st);
-    if (w) block = spt__alloc_array(fn, rows, NC, es, true, &st);
-    if (block) {
-        const madd_fn madd = madd_table[t->dtype];
-        for (int64_t i = 0; i < t->nnz; i++) {
-            int64_t m = t->indices[2 * i + mcol], k = kc ? kc[i] : t->indices[2 * i + kcol];
-            madd(block + (size_t)((m - lo) * NC) * es, t->values, i, bd, bcols, k, NC, adjoint_a, adjoint_b);
-        }
-    }
-    bool mine = me == gather_root || root == -1;
-    if (block && mine) st = spt_dense_new(t->dtype, 2, (const int64_t[]){M, NC}, &res);
+    int64_t *w = spt__alloc_array(fn, 6, P, sizeof(int64_t), true, &st);
+    if (w && mine) st = spt_dense_new(dtype, 2, (const int64_t[]){M, NC}, &res);
     SPT__AGREE(ctx, fn);
     int64_t win[2] = {lo, rows};
     int64_t *wl = w, *sc = w + 2 * P, *sd = w + 3 * P, *rc = w + 4 * P, *rd = w + 5 * P;
     SPT__CHECK(spt__mpi_allgather_i64(ctx, fn, win, 2, wl));
-    int64_t bytes = rows * NC * (int64_t)es; /* allocated above: fits */
+    int64_t bytes = rows * NC * (int64_t)es; /* allocated by the caller: fits */
     sc[gather_root] = me == gather_root ? 0 : bytes;
     int64_t total = 0;
     if (me == gather_root) {
@@ -153,7 +130,7 @@ static spt_status local_and_gather(spt_mpi_ctx *ctx, const char *fn, const spt_t
     SPT__AGREE(ctx, fn);
     SPT__CHECK(spt__mpi_alltoallv(ctx, fn, block, sc, sd, rbuf, rc, rd));
     if (me == gather_root) {
-        const acc_fn acc = acc_table[t->dtype];
+        const acc_fn acc = acc_table[dtype];
         for (int q = 0; q < P; q++)
             if (wl[2 * q + 1])
                 acc((char *)res->data + (size_t)(wl[2 * q] * NC) * es, q == me ? block : rbuf + rd[q], wl[2 * q + 1] * NC);
@@ -166,8 +143,41 @@ static spt_status local_and_gather(spt_mpi_ctx *ctx, const char *fn, const spt_t
 fail:
     spt_dense_free(res);
     spt__free(rbuf);
-    spt__free(block);
     spt__free(w);
+    return st;
+}
+
+/* Each rank multiplies its entries into the window of output rows they touch, reading op(B) row k of
+ * entry i from `bd` (bcols columns) at row/column kc ? kc[i] : k; the windows go to the gather root and
+ * are summed there in rank order; root == -1: broadcast. Collective; errors agreed. */
+static spt_status local_and_gather(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const void *bd, int64_t bcols,
+                                   const int64_t *kc, int64_t M, int64_t NC, bool adjoint_a, bool adjoint_b, int root,
+                                   spt_dense **out) {
+    spt_status st = SPT_OK;
+    char *block = NULL;
+    const size_t es = spt_dtype_size(t->dtype);
+    const int mcol = adjoint_a ? 1 : 0, kcol = 1 - mcol;
+    /* the window of output rows this rank touches */
+    int64_t lo = INT64_MAX, hi = -1;
+    for (int64_t i = 0; i < t->nnz; i++) {
+        int64_t m = t->indices[2 * i + mcol];
+        lo = m < lo ? m : lo;
+        hi = m > hi ? m : hi;
+    }
+    int64_t rows = hi < lo ? 0 : hi - lo + 1;
+    if (rows == 0) lo = 0;
+    block = spt__alloc_array(fn, rows, NC, es, true, &st);
+    if (block) {
+        const madd_fn madd = madd_table[t->dtype];
+        for (int64_t i = 0; i < t->nnz; i++) {
+            int64_t m = t->indices[2 * i + mcol], k = kc ? kc[i] : t->indices[2 * i + kcol];
+            madd(block + (size_t)((m - lo) * NC) * es, t->values, i, bd, bcols, k, NC, adjoint_a, adjoint_b);
+        }
+    }
+    SPT__AGREE(ctx, fn);
+    st = spt__mpi_sum_windows(ctx, fn, t->dtype, block, lo, rows, M, NC, root, out);
+fail:
+    spt__free(block);
     return st;
 }
 

@@ -6,6 +6,7 @@
 #include <complex.h>
 #include <dirent.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -575,6 +576,146 @@ static void test_matmul(spt_mpi_ctx *ctx) {
     }
     spt_dtensor_free(d);
     spt_tensor_free(A);
+}
+
+/* ---- sparse x sparse product and MTTKRP vs the serial library ------------------------------------- */
+
+static void run_spgemm(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t R, const int64_t *sa, const int64_t *sb,
+                       int64_t na, int64_t nb, int mode, int ordmode, bool adj_a, bool adj_b, bool keep) {
+    spt_tensor *A = random_tensor(seed, dt, R, sa, na, -3), *B = random_tensor(seed + 1, dt, R, sb, nb, -4), *ref = NULL;
+    static const int64_t cm2[] = {1, 0}, cm3[] = {2, 1, 0}, mix3[] = {1, 0, 2};
+    const int64_t *ord = ordmode == 0 ? NULL : R == 2 ? cm2 : ordmode == 1 ? cm3 : mix3;
+    spt_dtensor *da = distribute(ctx, A, mode, ord), *db = distribute(ctx, B, (mode + 1) % 4, ordmode == 2 ? NULL : ord);
+    spt_dtensor *dc = NULL;
+    /* the serial op on the gathered inputs (in the dtensors' orders) */
+    spt_tensor *ga = NULL, *gb = NULL;
+    CHECK_ST(SPT_OK, spt_dtensor_gather(da, 0, &ga));
+    CHECK_ST(SPT_OK, spt_dtensor_gather(db, 0, &gb));
+    spt_status want = SPT_OK;
+    if (g_rank == 0) want = spt_sparse_sparse_matmul(ga, gb, adj_a, adj_b, keep, &ref);
+    MPI_Bcast(&want, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    CHECK_ST(want, spt_dtensor_sparse_sparse_matmul(da, db, adj_a, adj_b, keep, &dc));
+    if (want == SPT_OK && dc) {
+        spt_tensor *gc = NULL;
+        CHECK_ST(SPT_OK, spt_dtensor_gather(dc, 0, &gc));
+        if (g_rank == 0) CHECK(gc && spt_tensor_nnz(gc) == spt_tensor_nnz(ref) && same_range(gc, ref, 0));
+        CHECK(spt_tensor_known_sorted(spt_dtensor_local(dc)) && spt_tensor_known_valid(spt_dtensor_local(dc)));
+        spt_tensor_free(gc);
+    } else {
+        CHECK(dc == NULL);
+    }
+    spt_dtensor_free(dc);
+    spt_tensor_free(ga);
+    spt_tensor_free(gb);
+    spt_tensor_free(ref);
+    spt_dtensor_free(da);
+    spt_dtensor_free(db);
+    spt_tensor_free(A);
+    spt_tensor_free(B);
+}
+
+static void test_spgemm(spt_mpi_ctx *ctx) {
+    uint64_t seed = 5100;
+    for (int mode = 0; mode < 4; mode++)
+        for (int adj = 0; adj < 4; adj++)
+            for (int om = 0; om < 2; om++) {
+                bool aa = adj & 1, ab = adj & 2;
+                int64_t m = 9, k = 7, n = 8;
+                int64_t sa[2] = {aa ? k : m, aa ? m : k}, sb[2] = {ab ? n : k, ab ? k : n};
+                run_spgemm(ctx, seed++, SPT_FLOAT64, 2, sa, sb, 40, 35, mode, om, aa, ab, false);
+                run_spgemm(ctx, seed++, SPT_COMPLEX128, 2, sa, sb, 25, 30, mode, om, aa, ab, om == 1);
+                run_spgemm(ctx, seed++, SPT_INT32, 2, sa, sb, 3, 4, mode, om, aa, ab, false); /* N < P possible */
+                int64_t ta[3] = {3, sa[0], sa[1]}, tb[3] = {3, sb[0], sb[1]};
+                run_spgemm(ctx, seed++, SPT_FLOAT64, 3, ta, tb, 60, 50, mode, om + (mode & 1), aa, ab, false);
+            }
+    /* a few wide rows (one row of A read by every rank's part of B), empty operands, one dim 0 */
+    static const int64_t w[] = {2, 300}, wb[] = {300, 5}, z[] = {0, 4}, zb[] = {4, 6};
+    run_spgemm(ctx, seed++, SPT_FLOAT64, 2, w, wb, 500, 600, 0, 0, false, false, false);
+    run_spgemm(ctx, seed++, SPT_FLOAT64, 2, w, wb, 0, 600, 1, 0, false, false, false);
+    run_spgemm(ctx, seed++, SPT_FLOAT64, 2, z, zb, 0, 10, 0, 0, false, false, false);
+    /* errors: the serial op's, agreed */
+    static const int64_t s34[] = {3, 4}, s54[] = {5, 4};
+    spt_tensor *A = random_tensor(1, SPT_FLOAT64, 2, s34, 6, 0), *B = random_tensor(2, SPT_FLOAT64, 2, s54, 6, 0);
+    spt_tensor *Bi = random_tensor(2, SPT_INT32, 2, s54, 6, 0);
+    spt_dtensor *da = distribute(ctx, A, 0, NULL), *db = distribute(ctx, B, 3, NULL), *dbi = distribute(ctx, Bi, 1, NULL);
+    spt_dtensor *dc = (spt_dtensor *)&dc;
+    CHECK_ST(SPT_EINVAL, spt_dtensor_sparse_sparse_matmul(da, db, false, false, false, &dc));
+    CHECK(dc == NULL && strstr(spt_last_error(), "spt_dtensor_sparse_sparse_matmul: ") == spt_last_error() &&
+          strstr(spt_last_error(), "inner dimension does not match") != NULL);
+    CHECK_ST(SPT_OK, spt_dtensor_sparse_sparse_matmul(da, db, false, true, false, &dc));
+    spt_dtensor_free(dc);
+    CHECK_ST(SPT_EDTYPE, spt_dtensor_sparse_sparse_matmul(da, dbi, false, true, false, &dc));
+    CHECK_ST(SPT_EINVAL, spt_dtensor_sparse_sparse_matmul(da, NULL, false, true, false, &dc));
+    spt_dtensor_free(dbi);
+    spt_dtensor_free(db);
+    spt_dtensor_free(da);
+    spt_tensor_free(Bi);
+    spt_tensor_free(B);
+    spt_tensor_free(A);
+}
+
+static void run_mttkrp(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t R, const int64_t *S, int64_t n, int mode,
+                       const int64_t *ord, int64_t rank_r, int root) {
+    spt_tensor *T = random_tensor(seed, dt, R, S, n, -5);
+    spt_dtensor *d = distribute(ctx, T, mode, ord);
+    spt_dense *f[SPT_MAX_RANK] = {0};
+    for (int64_t m = 0; m < R; m++) f[m] = random_dense(seed + 10 + (uint64_t)m, dt, S[m], rank_r);
+    for (int64_t md = 0; md < R; md++) {
+        spt_dense *ref = NULL, *C = NULL;
+        CHECK_ST(SPT_OK, spt_mttkrp(T, (const spt_dense *const *)f, R, md, &ref));
+        CHECK_ST(SPT_OK, spt_dtensor_mttkrp(d, (const spt_dense *const *)f, R, md, root, &C));
+        if (root == -1 || g_rank == root) {
+            CHECK(C && ref && spt_dense_size(C) == spt_dense_size(ref));
+            if (C && ref && dt == SPT_INT32) {
+                CHECK(memcmp(spt_dense_data(C), spt_dense_data(ref), (size_t)spt_dense_size(C) * 4) == 0);
+            } else if (C && ref) {
+                const double *x = spt_dense_data(C), *y = spt_dense_data(ref);
+                double worst = 0;
+                for (int64_t i = 0; i < spt_dense_size(C); i++) {
+                    double e = fabs(x[i] - y[i]) / (fabs(y[i]) > 1 ? fabs(y[i]) : 1);
+                    worst = e > worst ? e : worst;
+                }
+                CHECK(worst <= 1e-12);
+            }
+        } else {
+            CHECK(C == NULL);
+        }
+        spt_dense_free(C);
+        spt_dense_free(ref);
+    }
+    for (int64_t m = 0; m < R; m++) spt_dense_free(f[m]);
+    spt_dtensor_free(d);
+    spt_tensor_free(T);
+}
+
+static void test_mttkrp(spt_mpi_ctx *ctx) {
+    static const int64_t s3[] = {7, 5, 6}, s4[] = {4, 3, 5, 2}, s2[] = {30, 4}, o3[] = {2, 0, 1};
+    uint64_t seed = 6100;
+    for (int mode = 0; mode < 4; mode++) {
+        run_mttkrp(ctx, seed++, SPT_FLOAT64, 3, s3, 80, mode, NULL, 4, -1);
+        run_mttkrp(ctx, seed++, SPT_INT32, 3, s3, 80, mode, o3, 3, mode % g_size);
+        run_mttkrp(ctx, seed++, SPT_FLOAT64, 4, s4, 50, mode, NULL, 2, 0);
+        run_mttkrp(ctx, seed++, SPT_INT32, 2, s2, 3, mode, NULL, 5, -1); /* N < P possible */
+        run_mttkrp(ctx, seed++, SPT_FLOAT64, 3, s3, 0, mode, NULL, 2, -1);
+    }
+    /* errors: the serial op's (agreed), a bad root, factors differing between ranks */
+    spt_tensor *T = random_tensor(3, SPT_FLOAT64, 3, s3, 10, 0);
+    spt_dtensor *d = distribute(ctx, T, 0, NULL);
+    const int64_t rr = g_rank == g_size - 1 && g_size > 1 ? 3 : 2; /* the last rank's factors are wider */
+    spt_dense *f[3] = {random_dense(4, SPT_FLOAT64, 7, rr), random_dense(5, SPT_FLOAT64, 5, rr),
+                       random_dense(6, SPT_FLOAT64, 6, rr)};
+    spt_dense *C = (spt_dense *)&C;
+    CHECK_ST(SPT_ERANGE, spt_dtensor_mttkrp(d, (const spt_dense *const *)f, 3, 3, 0, &C));
+    CHECK(C == NULL && strstr(spt_last_error(), "spt_dtensor_mttkrp: ") == spt_last_error());
+    CHECK_ST(SPT_EINVAL, spt_dtensor_mttkrp(d, (const spt_dense *const *)f, 2, 0, 0, &C));
+    CHECK_ST(SPT_EINVAL, spt_dtensor_mttkrp(d, (const spt_dense *const *)f, 3, 0, g_size, &C));
+    if (g_size > 1) {
+        CHECK_ST(SPT_EINVAL, spt_dtensor_mttkrp(d, (const spt_dense *const *)f, 3, 0, -1, &C));
+        CHECK(C == NULL && strstr(spt_last_error(), "differ between ranks") != NULL);
+    }
+    for (int m = 0; m < 3; m++) spt_dense_free(f[m]);
+    spt_dtensor_free(d);
+    spt_tensor_free(T);
 }
 
 /* ---- sparsify: the distributed tensor-of-tensors vs the serial spt_sparsify ------------------------- */
@@ -1515,6 +1656,26 @@ static void cleanup_reduce(void *arg) {
     a->r = NULL;
 }
 
+struct sweep_prod {
+    spt_dtensor *a, *b, *c;
+    const spt_dense *f[3];
+    spt_dense *d;
+};
+static spt_status op_spgemm(spt_mpi_ctx *ctx, void *arg) {
+    struct sweep_prod *p = arg;
+    (void)ctx;
+    spt_status st = spt_dtensor_sparse_sparse_matmul(p->a, p->b, false, true, false, &p->c);
+    if (st == SPT_OK) st = spt_dtensor_mttkrp(p->a, p->f, 3, 1, -1, &p->d);
+    return st;
+}
+static void cleanup_prod(void *arg) {
+    struct sweep_prod *p = arg;
+    spt_dtensor_free(p->c);
+    spt_dense_free(p->d);
+    p->c = NULL;
+    p->d = NULL;
+}
+
 static void test_alloc_sweep(spt_mpi_ctx *ctx) {
     static const int64_t s2[] = {9, 8}, s3[] = {40, 30, 20};
     struct sweep_arg a = {0};
@@ -1560,6 +1721,21 @@ static void test_alloc_sweep(spt_mpi_ctx *ctx) {
     spt_sparse_map_free(b.sm);
     spt_dtensor_free(b.d);
     spt_tensor_free(full);
+    /* the sparse x sparse product (batched, B read transposed) and MTTKRP */
+    static const int64_t sp[] = {3, 6, 5};
+    spt_tensor *pa = random_tensor(93, SPT_FLOAT64, 3, sp, 70, 1), *pb = random_tensor(94, SPT_FLOAT64, 3, sp, 60, 1);
+    spt_dense *pf[3] = {random_dense(95, SPT_FLOAT64, 3, 2), random_dense(96, SPT_FLOAT64, 6, 2),
+                        random_dense(97, SPT_FLOAT64, 5, 2)};
+    struct sweep_prod c = {distribute(ctx, pa, 0, NULL), distribute(ctx, pb, 3, (const int64_t[]){2, 1, 0}), NULL,
+                           {pf[0], pf[1], pf[2]}, NULL};
+    spt_set_allocator(t_malloc, t_realloc, t_free);
+    for (int victim = 0; victim < g_size; victim++) sweep(ctx, op_spgemm, cleanup_prod, &c, victim);
+    spt_set_allocator(NULL, NULL, NULL);
+    for (int m = 0; m < 3; m++) spt_dense_free(pf[m]);
+    spt_dtensor_free(c.a);
+    spt_dtensor_free(c.b);
+    spt_tensor_free(pa);
+    spt_tensor_free(pb);
 }
 
 int main(int argc, char **argv) {
@@ -1577,6 +1753,8 @@ int main(int argc, char **argv) {
         test_sort_donor(ctx);
         test_concat(ctx);
         test_matmul(ctx);
+        test_spgemm(ctx);
+        test_mttkrp(ctx);
         test_sparsify(ctx);
         test_sparsify_dense(ctx);
         test_matmul_rows(ctx);
