@@ -200,6 +200,12 @@ $(REL)/mpi/cliobj/%.o: %.c $(HDRS) $(MPI_HDRS) $(wildcard cli/*.h)
 	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) -DSPT_WITH_MPI $(if $(filter cli/main.c,$<),-Dmain=spt_cli_serial_main -Wno-missing-prototypes,) -c $< -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
 $(REL)/spt-mpi: $(MPI_CLI_OBJ) $(REL)/libspt_mpi.a $(REL)/libspt.a
 	$(MPICC) $(OMPFLAG) -o $@.$$$$.tmp $^ $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
+# build/libspt_mpi.so: the whole library and the distributed layer in one shared object, for Python's
+# spt.mpi (python/spt/_lib.py loads it instead of libspt.so under mpirun, or through SPT_LIB).
+MPI_OBJ_REL := $(MPI_SRC:%.c=$(REL)/mpi/obj/%.o)
+$(REL)/libspt_mpi.so: $(LIB_OBJ_REL) $(MPI_OBJ_REL) src/libspt.map
+	$(MPICC) -shared $(OMPFLAG) -Wl,-soname,libspt_mpi.so -Wl,--version-script=src/libspt.map -Wl,-z,defs \
+	  -o $@.$$$$.tmp $(LIB_OBJ_REL) $(MPI_OBJ_REL) $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
 test-mpi-cli: $(REL)/spt $(REL)/spt-mpi
 	@$(MPI_ENV) MPIRUN="$(MPIRUN)" MPI_NP="$(MPI_NP)" sh tests/mpi/cli_mpi.sh $(REL)/spt $(REL)/spt-mpi
 mpi-bench: $(REL)/tests/mpi/mpi_bench
