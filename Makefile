@@ -148,11 +148,14 @@ memcheck: all $(TESTS_REL) $(REL)/conformance
 # the core never includes mpi.h. `make MPI=1` adds it to `all`. make test-mpi: tests/mpi/mpi_test at
 # mpirun -np $(MPI_NP), oversubscribed, loopback/shared memory only (recipe: shared/spec/distributed.md),
 # plain and under ASan+UBSan, again at np 2 and 3 over TCP on loopback (btl self,tcp), then
-# tests/mpi/cli_mpi.sh (build/spt-mpi vs build/spt, byte for byte).
+# tests/mpi/cli_mpi.sh (build/spt-mpi vs build/spt, byte for byte), mpi_test --small at np $(MPI_NP_MANY)
+# (8 and 16 ranks on this machine's cores, oversubscribed), and tests/mpi/python_mpi.sh (spt.mpi through
+# build/libspt_mpi.so: python/tests/mpi_check.py at np $(MPI_NP) and, --small, $(MPI_NP_MANY); Ctrl-C).
 # make mpi-bench: tests/mpi/mpi_bench (10^7-entry distributed reorder vs serial spt_reorder).
 MPICC    ?= mpicc
 MPIRUN   ?= mpirun
 MPI_NP   ?= 1 2 3 4
+MPI_NP_MANY ?= 8 16
 MPI_SRC  := $(sort $(wildcard src/mpi/*.c))
 MPI_HDRS := include/spt_mpi.h $(wildcard src/mpi/priv/*.h)
 MPI_ENV   = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
@@ -176,7 +179,7 @@ $(SAN)/tests/mpi/mpi_%: tests/mpi/mpi_%.c $(SAN)/libspt_mpi.a $(SAN)/libspt.a $(
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(CFLAGS_SAN) -o $@.$$$$.tmp $< $(SAN)/libspt_mpi.a $(SAN)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
 # plain, then under ASan + UBSan (leak checking off: Open MPI's own allocations; the test counts spt's)
-test-mpi: $(REL)/tests/mpi/mpi_test $(SAN)/tests/mpi/mpi_test $(REL)/spt $(REL)/spt-mpi
+test-mpi: $(REL)/tests/mpi/mpi_test $(SAN)/tests/mpi/mpi_test $(REL)/spt $(REL)/spt-mpi $(REL)/libspt_mpi.so
 	@for np in $(MPI_NP); do \
 	  $(MPI_ENV) timeout 600 $(MPIRUN) --quiet -np $$np $(REL)/tests/mpi/mpi_test || { echo "[mpi] np=$$np FAILED"; exit 1; }; \
 	done
@@ -191,6 +194,11 @@ test-mpi: $(REL)/tests/mpi/mpi_test $(SAN)/tests/mpi/mpi_test $(REL)/spt $(REL)/
 	  sed 's/^/[tcp loopback] /' $(REL)/tests/mpi/mpi_test_tcp.log; [ $$rc -eq 0 ] || { echo "[mpi tcp] np=$$np FAILED"; exit 1; }; \
 	done
 	@$(MPI_ENV) MPIRUN="$(MPIRUN)" MPI_NP="$(MPI_NP)" sh tests/mpi/cli_mpi.sh $(REL)/spt $(REL)/spt-mpi
+	@for np in $(MPI_NP_MANY); do \
+	  $(MPI_ENV) timeout 900 $(MPIRUN) --quiet -np $$np $(REL)/tests/mpi/mpi_test --small || { echo "[mpi] np=$$np FAILED"; exit 1; }; \
+	done
+	@$(MPI_ENV) MPIRUN="$(MPIRUN)" MPI_NP="$(MPI_NP)" MPI_NP_MANY="$(MPI_NP_MANY)" PYTHON="$(PYTHON)" \
+	  sh tests/mpi/python_mpi.sh $(REL)/libspt_mpi.so
 # build/spt-mpi: the spt command whose reorder, concat, reduce, matmul and sparsify run distributed under
 # mpirun (cli/mpi_main.c): every cli/*.c compiled again with mpicc -DSPT_WITH_MPI, cli/main.c with its
 # main renamed spt_cli_serial_main. tests/mpi/cli_mpi.sh compares its output files with build/spt's.

@@ -17,6 +17,7 @@
 #include "spt_mpi.h"
 
 static int g_rank, g_size;
+static int g_mode_step = 1; /* --small: only the pieces cut unevenly (0) and alternate ranks empty (3) */
 static long g_checks, g_fails;
 
 #define CHECK(cond)                                                                                \
@@ -198,7 +199,7 @@ static void test_redistribute(spt_mpi_ctx *ctx) {
     static const spt_dtype dts[] = {SPT_INT64, SPT_FLOAT64, SPT_INT32, SPT_INT8, SPT_COMPLEX128, SPT_STRING};
     uint64_t seed = 1;
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
-        for (int mode = 0; mode < 4; mode++) {
+        for (int mode = 0; mode < 4; mode += g_mode_step) {
             run_from_local(ctx, seed++, SPT_INT64, 3, s3, ns[i], mode, NULL);
             run_from_local(ctx, seed++, SPT_FLOAT64, 3, s3, ns[i], mode, o3a);
         }
@@ -207,7 +208,7 @@ static void test_redistribute(spt_mpi_ctx *ctx) {
         run_from_local(ctx, seed++, dts[k], 3, s3, 3, 3, NULL);
     }
     /* heavy duplicates: 4 distinct keys, stability and balance through split keys */
-    for (int mode = 0; mode < 4; mode++) run_from_local(ctx, seed++, SPT_INT64, 2, s2, 203, mode, NULL);
+    for (int mode = 0; mode < 4; mode += g_mode_step) run_from_local(ctx, seed++, SPT_INT64, 2, s2, 203, mode, NULL);
     /* scalars (rank 0, every entry the same key), a zero dim, a large sparse key space */
     run_from_local(ctx, seed++, SPT_INT64, 0, NULL, 7, 0, NULL);
     run_from_local(ctx, seed++, SPT_INT64, 3, s0z, 0, 0, NULL);
@@ -332,7 +333,7 @@ static void run_reduce(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t ra
 static void test_reduce(spt_mpi_ctx *ctx) {
     static const int64_t s3[] = {6, 5, 4}, ax0[] = {0}, ax1[] = {-2}, ax02[] = {2, 0, 2}, s2[] = {3, 2};
     uint64_t seed = 500;
-    for (int mode = 0; mode < 4; mode++)
+    for (int mode = 0; mode < 4; mode += g_mode_step)
         for (int64_t n = 0; n <= 300; n += 100) {
             run_reduce(ctx, seed++, SPT_INT64, 3, s3, n, mode, ax0, 1, false);
             run_reduce(ctx, seed++, SPT_FLOAT64, 3, s3, n, mode, ax1, 1, true);
@@ -344,7 +345,7 @@ static void test_reduce(spt_mpi_ctx *ctx) {
     run_reduce(ctx, seed++, SPT_INT8, 2, s2, 1000, 0, ax1, 1, false); /* wrapping int8 sums */
     /* the chunked exchange (partial sums summed after the packed path) */
     spt_mpi_ctx_set_message_limit(ctx, 40);
-    for (int mode = 0; mode < 4; mode++) {
+    for (int mode = 0; mode < 4; mode += g_mode_step) {
         run_reduce(ctx, seed++, SPT_INT64, 3, s3, 200, mode, ax0, 1, false);
         run_reduce(ctx, seed++, SPT_FLOAT64, 3, s3, 300, mode, ax02, 3, true);
     }
@@ -390,7 +391,7 @@ static void test_reduce_inplace(spt_mpi_ctx *ctx) {
     }
     g_clustered = false;
     /* int32 sums that wrap: every value within 2^12 of INT32_MAX */
-    for (int mode = 0; mode < 4; mode++) {
+    for (int mode = 0; mode < 4; mode += g_mode_step) {
         run_reduce(ctx, seed++, SPT_INT32, 3, dense, 20000, mode, ax1, 1, false);
         run_reduce(ctx, seed++, SPT_INT32, 3, sparse, 3000, mode, ax1, 1, true);
     }
@@ -548,7 +549,7 @@ static void run_matmul(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t m,
 
 static void test_matmul(spt_mpi_ctx *ctx) {
     uint64_t seed = 1300;
-    for (int mode = 0; mode < 4; mode++)
+    for (int mode = 0; mode < 4; mode += g_mode_step)
         for (int adj = 0; adj < 4; adj++) {
             run_matmul(ctx, seed++, SPT_FLOAT64, 7, 5, 3, 40, mode, adj & 1, adj & 2, mode % g_size);
             run_matmul(ctx, seed++, SPT_COMPLEX128, 6, 4, 5, 30, mode, adj & 1, adj & 2, -1);
@@ -616,9 +617,9 @@ static void run_spgemm(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t R,
 
 static void test_spgemm(spt_mpi_ctx *ctx) {
     uint64_t seed = 5100;
-    for (int mode = 0; mode < 4; mode++)
+    for (int mode = 0; mode < 4; mode += g_mode_step)
         for (int adj = 0; adj < 4; adj++)
-            for (int om = 0; om < 2; om++) {
+            for (int om = g_mode_step == 1 ? 0 : mode / 3; om < (g_mode_step == 1 ? 2 : mode / 3 + 1); om++) {
                 bool aa = adj & 1, ab = adj & 2;
                 int64_t m = 9, k = 7, n = 8;
                 int64_t sa[2] = {aa ? k : m, aa ? m : k}, sb[2] = {ab ? n : k, ab ? k : n};
@@ -691,7 +692,7 @@ static void run_mttkrp(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t R,
 static void test_mttkrp(spt_mpi_ctx *ctx) {
     static const int64_t s3[] = {7, 5, 6}, s4[] = {4, 3, 5, 2}, s2[] = {30, 4}, o3[] = {2, 0, 1};
     uint64_t seed = 6100;
-    for (int mode = 0; mode < 4; mode++) {
+    for (int mode = 0; mode < 4; mode += g_mode_step) {
         run_mttkrp(ctx, seed++, SPT_FLOAT64, 3, s3, 80, mode, NULL, 4, -1);
         run_mttkrp(ctx, seed++, SPT_INT32, 3, s3, 80, mode, o3, 3, mode % g_size);
         run_mttkrp(ctx, seed++, SPT_FLOAT64, 4, s4, 50, mode, NULL, 2, 0);
@@ -823,7 +824,7 @@ static void test_sparsify(spt_mpi_ctx *ctx) {
     static const spt_dtype dts[] = {SPT_INT64, SPT_FLOAT64, SPT_INT32, SPT_COMPLEX128, SPT_INT8};
     uint64_t seed = 2000;
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
-        for (int mode = 0; mode < 4; mode++) {
+        for (int mode = 0; mode < 4; mode += g_mode_step) {
             spt_dtype dt = dts[(i + (size_t)mode) % (sizeof dts / sizeof *dts)];
             /* the key pins T's leading mode (whole keys pruned) */
             run_sparsify(ctx, seed++, dt, 3, S, ns[i], mode, NULL, 1, os1, 1, p00, 30, 2);
@@ -843,7 +844,7 @@ static void test_sparsify(spt_mpi_ctx *ctx) {
     run_sparsify(ctx, seed++, SPT_FLOAT64, 3, S, 100, 3, NULL, 2, os2, 1, p10, 200, 5);
     /* heavy duplicates in T (a tiny shape): the last stored wins, across rank boundaries too */
     static const int64_t S2[] = {2, 3};
-    for (int mode = 0; mode < 4; mode++) run_sparsify(ctx, seed++, SPT_INT64, 2, S2, 60, mode, NULL, 1, os1, 1, p00, 6, 0);
+    for (int mode = 0; mode < 4; mode += g_mode_step) run_sparsify(ctx, seed++, SPT_INT64, 2, S2, 60, mode, NULL, 1, os1, 1, p00, 6, 0);
     /* a scalar T (rank 0): dep_rank 0, nothing pinned */
     run_sparsify(ctx, seed++, SPT_INT64, 0, NULL, 5, 0, NULL, 1, os9, 0, NULL, 4, 2);
     /* the chunked exchange */
@@ -958,7 +959,7 @@ static void test_sparsify_dense(spt_mpi_ctx *ctx) {
     static const int64_t S[] = {6, 5, 4}, os1[] = {6}, os2[] = {3, 6}, os9[] = {9};
     static const int64_t p00[] = {0, 0}, p02[] = {0, 2}, p10[] = {1, 0};
     uint64_t seed = 7000;
-    for (int mode = 0; mode < 4; mode++) {
+    for (int mode = 0; mode < 4; mode += g_mode_step) {
         run_sparsify_dense(ctx, seed++, SPT_FLOAT64, 3, S, 40, mode, 1, os1, 1, p00, 30, 2);
         run_sparsify_dense(ctx, seed++, SPT_INT64, 3, S, 70, mode, 1, os1, 1, p02, 25, 0);
         run_sparsify_dense(ctx, seed++, SPT_COMPLEX128, 3, S, 30, mode, 2, os2, 1, p10, 40, 3);
@@ -1010,7 +1011,7 @@ static void run_matmul_rows(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64
 
 static void test_matmul_rows(spt_mpi_ctx *ctx) {
     uint64_t seed = 8000;
-    for (int mode = 0; mode < 4; mode++)
+    for (int mode = 0; mode < 4; mode += g_mode_step)
         for (int adj = 0; adj < 4; adj++) {
             run_matmul_rows(ctx, seed++, SPT_FLOAT64, 7, 9, 3, 40, mode, (mode + adj) % 4, adj & 1, adj & 2, mode % g_size);
             run_matmul_rows(ctx, seed++, SPT_COMPLEX128, 6, 4, 5, 30, mode, adj % 4, adj & 1, adj & 2, -1);
@@ -1067,7 +1068,7 @@ static void run_add(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t R, co
 static void test_add(spt_mpi_ctx *ctx) {
     static const int64_t S3[] = {5, 7, 3}, S2[] = {3, 2}, o[] = {2, 0, 1};
     uint64_t seed = 9000;
-    for (int mode = 0; mode < 4; mode++)
+    for (int mode = 0; mode < 4; mode += g_mode_step)
         for (int64_t n = 0; n <= 120; n += 40) {
             run_add(ctx, seed++, SPT_INT64, 3, S3, n, 100 - n / 2, mode, (mode + 1) % 4, NULL, 0);
             run_add(ctx, seed++, SPT_FLOAT64, 3, S3, n + 3, n, mode, (mode + 2) % 4, o, 4.0); /* b sorted (2,0,1) */
@@ -1098,7 +1099,7 @@ static void test_concat_axes(spt_mpi_ctx *ctx) {
     static const int64_t S[] = {20, 9, 6};
     uint64_t seed = 9500;
     for (int64_t axis = 1; axis <= 2; axis++)
-        for (int mode = 0; mode < 4; mode++) {
+        for (int mode = 0; mode < 4; mode += g_mode_step) {
             spt_tensor *full[3] = {0}, *ref = NULL;
             spt_dtensor *d[3] = {0}, *r = NULL;
             for (int i = 0; i < 3; i++) {
@@ -1398,7 +1399,7 @@ static void test_any_volume(spt_mpi_ctx *ctx) {
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
         const int64_t R = shapes[k].R, *S = shapes[k].S;
         const int64_t *o = R == 3 ? o3 : R == 6 ? o6 : o2;
-        for (int mode = 0; mode < 4; mode++) {
+        for (int mode = 0; mode < 4; mode += g_mode_step) {
             run_from_local(ctx, seed++, SPT_FLOAT64, R, S, mode == 3 ? 3 : 157, mode, NULL);
             run_from_local(ctx, seed++, SPT_INT32, R, S, 211, mode, o);
             run_reduce(ctx, seed++, SPT_INT64, R, S, 190, mode, ax1, 1, false);
@@ -1421,7 +1422,7 @@ static void test_any_volume(spt_mpi_ctx *ctx) {
         r64[k] = M63;
         o64[k] = (k * 37) % 64;
     }
-    for (int mode = 0; mode < 4; mode++) {
+    for (int mode = 0; mode < 4; mode += g_mode_step) {
         run_from_local(ctx, seed++, SPT_FLOAT64, 64, r64, 60, mode, o64);
         run_add(ctx, seed++, SPT_INT64, 64, r64, 40, 50, mode, (mode + 3) % 4, NULL, 0);
     }
@@ -1464,13 +1465,13 @@ static void run_all_orders(spt_mpi_ctx *ctx, const spt_tensor *full, int mode) {
     piece_range(mode, spt_tensor_nnz(full), g_rank, g_size, &lo, &hi);
     spt_tensor *piece = slice_entries(full, lo, hi);
     CHECK(piece != NULL);
-    for (int a = 0; a < 6 && piece; a++) {
+    for (int a = 0; a < 6 && piece; a += g_mode_step == 1 ? 1 : 5) { /* --small: 2 starting orders */
         spt_tensor *ref = NULL;
         spt_dtensor *d = NULL;
         CHECK_ST(SPT_OK, spt_reordered(full, ords[a], &ref));
         CHECK_ST(SPT_OK, spt_dtensor_from_local(ctx, piece, ords[a], &d));
         if (d && ref) check_dtensor(d, ref, true, a % g_size);
-        for (int k = 1; k < 6 && d; k++) {
+        for (int k = 1; k < 6 && d; k += g_mode_step == 1 ? 1 : 2) {
             const int64_t *o = ords[(a + k) % 6];
             spt_tensor *ref2 = NULL;
             CHECK_ST(SPT_OK, spt_reordered(full, o, &ref2));
@@ -1509,7 +1510,7 @@ static void test_msd(spt_mpi_ctx *ctx) {
      * over ranks (clustered indices: repeated rows and the extremes of every dim; tiny: 12 keys, so
      * nothing below the bucket digit) */
     g_clustered = true;
-    for (int mode = 0; mode < 4; mode++) {
+    for (int mode = 0; mode < 4; mode += g_mode_step) {
         spt_tensor *a = random_tensor(seed++, SPT_FLOAT64, 3, small, 3000, 1);
         spt_tensor *b = random_tensor(seed++, SPT_INT32, 3, tiny, 700, -300);
         spt_tensor *c = random_tensor(seed++, SPT_INT64, 3, big, 2500, 5);
@@ -1567,7 +1568,7 @@ static void test_msd(spt_mpi_ctx *ctx) {
         int64_t sent = from_rank0(ctx, full, NULL);
         if (g_rank == 0 && g_size > 1) CHECK(sent == 28 * others);
         /* and every piece cut, every order */
-        for (int mode = 0; mode < 4; mode++) run_all_orders(ctx, full, mode);
+        for (int mode = 0; mode < 4; mode += g_mode_step) run_all_orders(ctx, full, mode);
         spt_tensor_free(full);
     }
     /* the 64-bit boundary: two dims of 2^32 pack into exactly 64 bits (the MSD sort), 2^32 + 1 does not */
@@ -1580,7 +1581,7 @@ static void test_msd(spt_mpi_ctx *ctx) {
             CHECK(s64 >= 16 * others && s64 <= 16 * others + 16 * 64 * (g_size - 1));
             CHECK(s65 == 24 * others);
         }
-        for (int mode = 0; mode < 4; mode++) {
+        for (int mode = 0; mode < 4; mode += g_mode_step) {
             run_from_local(ctx, seed++, SPT_FLOAT64, 2, b64, 500, mode, rev);
             run_from_local(ctx, seed++, SPT_INT32, 2, b65, 500, mode, rev);
         }
@@ -1590,7 +1591,7 @@ static void test_msd(spt_mpi_ctx *ctx) {
     /* rank 1 and rank 4 (the decoders' general loops) */
     {
         static const int64_t s1[] = {100000}, s4[] = {7, 5, 3, 9}, o4[] = {3, 1, 0, 2};
-        for (int mode = 0; mode < 4; mode++) {
+        for (int mode = 0; mode < 4; mode += g_mode_step) {
             run_from_local(ctx, seed++, SPT_FLOAT64, 1, s1, 2000, mode, NULL);
             run_from_local(ctx, seed++, SPT_INT32, 4, s4, 1500, mode, o4);
         }
@@ -1608,7 +1609,7 @@ static void test_msd(spt_mpi_ctx *ctx) {
     /* the chunked transfer (every MPI call at most 40 bytes) */
     spt_mpi_ctx_set_message_limit(ctx, 40);
     g_clustered = true;
-    for (int mode = 0; mode < 4; mode++) run_from_local(ctx, seed++, SPT_FLOAT64, 3, small, 800, mode, o);
+    for (int mode = 0; mode < 4; mode += g_mode_step) run_from_local(ctx, seed++, SPT_FLOAT64, 3, small, 800, mode, o);
     g_clustered = false;
     spt_mpi_ctx_set_message_limit(ctx, 0);
 }
@@ -1744,32 +1745,35 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
     spt_mpi_ctx *ctx = NULL;
     CHECK_ST(SPT_OK, spt_mpi_ctx_new(MPI_COMM_WORLD, &ctx));
-    if (ctx) {
-        test_redistribute(ctx);
-        test_scatter(ctx);
-        test_errors(ctx);
-        test_reduce(ctx);
-        test_reduce_inplace(ctx);
-        test_sort_donor(ctx);
-        test_concat(ctx);
-        test_matmul(ctx);
-        test_spgemm(ctx);
-        test_mttkrp(ctx);
-        test_sparsify(ctx);
-        test_sparsify_dense(ctx);
-        test_matmul_rows(ctx);
-        test_add(ctx);
-        test_concat_axes(ctx);
-        test_tns(ctx);
-        test_any_volume(ctx);
-        test_msd(ctx);
-        test_alloc_sweep(ctx);
+    /* --small (the runs at 8 and 16 ranks): every op once over, without the allocation sweeps and the
+     * long loops of shapes and orders */
+    bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
+    if (small) g_mode_step = 3;
+    static const struct {
+        const char *name;
+        void (*fn)(spt_mpi_ctx *);
+        bool small;
+    } tests[] = {
+        {"redistribute", test_redistribute, true}, {"scatter", test_scatter, true}, {"errors", test_errors, true},
+        {"reduce", test_reduce, false}, {"reduce_inplace", test_reduce_inplace, true},
+        {"sort_donor", test_sort_donor, true}, {"concat", test_concat, false}, {"matmul", test_matmul, true},
+        {"spgemm", test_spgemm, true}, {"mttkrp", test_mttkrp, true}, {"sparsify", test_sparsify, false},
+        {"sparsify_dense", test_sparsify_dense, false}, {"matmul_rows", test_matmul_rows, true},
+        {"add", test_add, true}, {"concat_axes", test_concat_axes, true}, {"tns", test_tns, true},
+        {"any_volume", test_any_volume, false}, {"msd", test_msd, true}, {"alloc_sweep", test_alloc_sweep, false},
+    };
+    const bool times = getenv("SPT_MPI_TEST_TIMES") != NULL;
+    for (size_t i = 0; ctx && i < sizeof tests / sizeof *tests; i++) {
+        if (small && !tests[i].small) continue;
+        double t0 = MPI_Wtime();
+        tests[i].fn(ctx);
+        if (times && g_rank == 0) printf("  %-16s %.2f s\n", tests[i].name, MPI_Wtime() - t0);
     }
     spt_mpi_ctx_free(ctx);
     long tot[2] = {g_checks, g_fails}, all[2] = {0, 0};
     MPI_Allreduce(tot, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (g_rank == 0)
-        printf("mpi_test at np=%d: %ld checks, %ld failed\n", g_size, all[0], all[1]);
+        printf("mpi_test at np=%d%s: %ld checks, %ld failed\n", g_size, small ? " (small)" : "", all[0], all[1]);
     MPI_Finalize();
     return all[1] ? 1 : 0;
 }
