@@ -20,8 +20,19 @@ run() { # np, extra args
 for np in ${MPI_NP:-1 2 3 4}; do run "$np" ""; done
 for np in ${MPI_NP_MANY:-8 16}; do run "$np" --small; done
 
-# Ctrl-C
 dir=$(mktemp -d)
+# the README's example at np 4 on a random .tns file
+"$PY" -c "
+import numpy as np
+rng = np.random.default_rng(11)
+with open('$dir/t.tns', 'w') as f:
+    for _ in range(3000):
+        f.write('%d %d %d %d\\n' % (rng.integers(1, 41), rng.integers(1, 31), rng.integers(1, 21), rng.integers(-9, 10)))
+"
+SPT_LIB="$LIB" PYTHONPATH="$ROOT/python" timeout 300 "$MPIRUN" --quiet -x SPT_LIB -x PYTHONPATH -np 4 "$PY" \
+  "$ROOT/python/tests/mpi_readme.py" "$dir/t.tns" || { echo "[python mpi] README example FAILED"; exit 1; }
+
+# Ctrl-C
 prog="$dir/ctrl_c.py"
 cat > "$prog" <<'PY'
 import time
