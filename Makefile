@@ -24,7 +24,7 @@ CPPFLAGS = -Iinclude -Isrc
 CFLAGS_REL  = $(CSTD) $(WARN) -O2 -g -fPIC $(OMPFLAG)
 CFLAGS_SAN  = $(CSTD) $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined $(OMPFLAG)
 LDLIBS_LIB  = -lm
-PKG_LIBS    = $(shell pkg-config --libs libzip libpng 2>/dev/null)
+PKG_LIBS    = $(shell pkg-config --libs libzip libpng libarchive libdeflate zlib 2>/dev/null)
 TEST_LIBS   = -lcmocka -ljansson
 
 LIB_SRC   := $(sort $(wildcard src/core/*.c src/sort/*.c src/ops/*/*.c src/io/*.c src/tot/*.c))

@@ -87,11 +87,12 @@ static void *probe_wait(void *arg) {
 /* How many of `n` threads the system lets this process run at once (>= 1): up to n - 1 helper threads
  * are started (they wait at a gate, then end) and joined. libgomp ends the process when it cannot start
  * a thread, so a count the system refuses is lowered here, before any parallel region uses it. Only
- * counts above the processor count are probed (a few milliseconds for a thousand threads). */
+ * counts above the processor count are probed (a few milliseconds for a thousand threads). Without
+ * memory for the thread ids the processor count is taken. */
 static int probe_threads(int n) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (n <= 1 || n <= cpus) return n < 1 ? 1 : n;
-    pthread_t *tid = malloc((size_t)n * sizeof *tid);
+    pthread_t *tid = spt__malloc((size_t)n * sizeof *tid);
     if (!tid) return cpus > 0 ? (int)cpus : 1;
     probe_gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
     pthread_attr_t attr;
@@ -105,7 +106,7 @@ static int probe_threads(int n) {
     pthread_mutex_unlock(&g.mu);
     for (int k = 0; k < started; k++) pthread_join(tid[k], NULL);
     pthread_attr_destroy(&attr);
-    free(tid);
+    spt__free(tid);
     int ok = started + 1;
     if (ok < n && ok > 8) ok -= ok / 8; /* leave room for the threads the program itself runs */
     return ok;
