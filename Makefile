@@ -236,9 +236,9 @@ $(REL)/bench/bench_mpi: bench/bench_mpi.c $(REL)/libspt_mpi.a $(REL)/libspt.a $(
 # matrices at np 1 and 4 (square process grids only) and checks its result against spt's.
 COMBBLAS_H := $(wildcard /usr/include/CombBLAS/CombBLAS.h)
 MPICXX ?= mpicxx
-$(REL)/bench/bench_combblas: bench/bench_combblas.cpp $(REL)/libspt.a $(HDRS)
+$(REL)/bench/bench_combblas: bench/bench_combblas.cpp $(REL)/libspt_mpi.a $(REL)/libspt.a $(HDRS) $(MPI_HDRS)
 	@mkdir -p $(@D)
-	$(MPICXX) -O2 -std=c++14 -Iinclude $(OMPFLAG) -o $@.$$$$.tmp $< -lCombBLAS $(REL)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
+	$(MPICXX) -O2 -std=c++14 -Iinclude $(OMPFLAG) -o $@.$$$$.tmp $< -lCombBLAS $(REL)/libspt_mpi.a $(REL)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
 bench-mpi: $(REL)/bench/bench_mpi $(if $(COMBBLAS_H),$(REL)/bench/bench_combblas)
 	@mkdir -p $(REL)/bench-mpi bench/results/mpi
 	@rm -f $(REL)/bench-mpi/raw.tsv*
@@ -246,7 +246,9 @@ bench-mpi: $(REL)/bench/bench_mpi $(if $(COMBBLAS_H),$(REL)/bench/bench_combblas
 	  $(MPI_ENV) timeout 1800 $(MPIRUN) --quiet --bind-to $$bind -np $$np $(REL)/bench/bench_mpi run $(REL)/bench-mpi/raw.tsv $(BENCH_MPI_N) $(BENCH_MPI_REPS) || exit 1; done
 	@if [ -n "$(COMBBLAS_H)" ]; then for np in 1 4; do for kind in random power-law; do \
 	  $(MPI_ENV) timeout 1800 $(MPIRUN) --quiet --bind-to none -np $$np $(REL)/bench/bench_combblas $(REL)/bench-mpi/raw.tsv $$kind $(BENCH_MPI_REPS) > $(REL)/bench-mpi/combblas.log 2>&1 || { cat $(REL)/bench-mpi/combblas.log; exit 1; }; \
-	done; done; fi
+	done; done; for np in 1 2 4; do case $$np in 2) bind=core;; *) bind=none;; esac; \
+	  $(MPI_ENV) timeout 1800 $(MPIRUN) --quiet --bind-to $$bind -np $$np $(REL)/bench/bench_combblas $(REL)/bench-mpi/raw.tsv sort $(BENCH_MPI_N) $(BENCH_MPI_REPS) > $(REL)/bench-mpi/combblas.log 2>&1 || { cat $(REL)/bench-mpi/combblas.log; exit 1; }; \
+	done; fi
 	@$(MPI_ENV) timeout 600 $(MPIRUN) --quiet -np 2 $(REL)/bench/bench_mpi net $(REL)/bench-mpi/raw.tsv "shared memory (vader)"
 	@$(MPI_ENV) OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo timeout 600 $(MPIRUN) --quiet -np 2 $(REL)/bench/bench_mpi net $(REL)/bench-mpi/raw.tsv "TCP loopback"
 	@$(REL)/bench/bench_mpi report $(REL)/bench-mpi/raw.tsv bench/results/mpi/latest.md

@@ -607,7 +607,21 @@ static int report(const char *rawpath, const char *outpath) {
         }
         fprintf(o, "\n");
     }
-    fprintf(o, "\nResults compared (CombBLAS's C against spt's at np 1, every entry; values are exact integers):\n\n");
+    fprintf(o, "\n| parallel sort of the N-entry tensor (unsorted pieces -> row-major) | np 1 | np 2 | np 4 |\n"
+               "| --- | --- | --- | --- |\n");
+    for (int k = 0; k < 2; k++) {
+        static const char *sorts[2][2] = {{"spt_dtensor_from_local", "dist from_local"},
+                                          {"CombBLAS psort (parallel_sort, 32-byte records)", "combblas psort row-major"}};
+        fprintf(o, "| %s |", sorts[k][0]);
+        for (int c = 0; c < 3; c++) {
+            const row *x = find(r, n, sorts[k][1], c == 0 ? 1 : c == 1 ? 2 : 4, -1);
+            if (x) fprintf(o, " %.1f (%.1f) |", x->med, x->cpu);
+            else fprintf(o, " n/a |");
+        }
+        fprintf(o, "\n");
+    }
+    fprintf(o, "\nResults compared (CombBLAS's C against spt's at np 1, every entry, values exact integers; psort's "
+               "keys against spt's on every rank):\n\n");
     for (int i = 0; i < nchk; i++) fprintf(o, "- %s", chk[i]);
     if (!nchk) fprintf(o, "- none (CombBLAS not installed: `apt-get install libcombblas-dev`)\n");
     fprintf(o, "\n## Transport (alpha-beta inputs of MODEL.md), np 2\n\n| measure | median | min-max (latency) / worst-best (bandwidth) | load |\n| --- | --- | --- | --- |\n");
