@@ -17,10 +17,30 @@ from ._export import export_name, exports, public
 # --------------------------------------------------------------------------------------------------
 
 
+def _mpi_launched():
+    """True in a process started by an MPI launcher (Open MPI's mpirun, or a PMI/PMIx one)."""
+    return any(v in os.environ for v in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"))
+
+
+def _with_mpi(paths):
+    """Under an MPI launcher each libspt.so is preceded by libspt_mpi.so of the same folder (the whole
+    library with the distributed layer, which spt.mpi needs), when that file exists."""
+    for path in paths:
+        if _mpi_launched() and os.path.basename(path) == "libspt.so":
+            mpi = os.path.join(os.path.dirname(path), "libspt_mpi.so")
+            if os.path.exists(mpi):
+                yield mpi
+        yield path
+
+
 def _candidates():
     env = os.environ.get("SPT_LIB")
     if env:
         yield env
+    yield from _with_mpi(_default_candidates())
+
+
+def _default_candidates():
     here = os.path.dirname(os.path.abspath(__file__))
     yield os.path.join(here, "libspt.so")  # a copy next to the package
     try:  # written by `make install`

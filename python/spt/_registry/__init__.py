@@ -222,8 +222,10 @@ def signature(e):
     return "%s %s(%s)" % (e.ret[0], e.name, ", ".join("%s %s" % (a.c, a.name) for a in e.args))
 
 
-def _bind():
-    for e in ENTRIES:
+def bind(entries):
+    """Generate and bind C.<name> for each entry (the package's ENTRIES at import; spt.mpi binds the
+    entries of the distributed layer, which only libspt_mpi.so has, itself)."""
+    for e in entries:
         try:
             f = getattr(L.lib, e.name)
         except AttributeError:
@@ -250,7 +252,7 @@ def raw(name):
     return NS["_f_" + name]
 
 
-_bind()
+bind(ENTRIES)
 
 
 # ---------------------------------------------------------------------------------------------------
