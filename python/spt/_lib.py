@@ -132,8 +132,9 @@ class InvalidArgumentError(SptError, ValueError):
 
 
 @public
-class OutOfRangeError(SptError, IndexError):
-    """SPT_ERANGE: an index, axis or id outside its range."""
+class OutOfRangeError(InvalidArgumentError, IndexError):
+    """SPT_ERANGE: an index, axis or id outside its range. A subclass of InvalidArgumentError (TensorFlow
+    reports these as InvalidArgumentError, so code catching that class catches both) and of IndexError."""
 
     status_name = "OUT_OF_RANGE"
 
@@ -405,10 +406,18 @@ def int_arg(x, arg, op):
 
 
 def range_error(v, arg, op, ctype, clo, chi, lo, hi):
-    """The error of an integer outside its C type (OverflowError) or the declared range (OutOfRangeError)."""
+    """The error of an integer outside its C type (OverflowError) or the declared range: OutOfRangeError
+    for an index, axis or id (an argument whose name says so), InvalidArgumentError for any other value
+    (a negative count or size), as TensorFlow's classes."""
     if not clo <= v <= chi:
         return err(OverflowError, op, "%s=%d does not fit in the C type %s [%d, %d]" % (arg, v, ctype, clo, chi))
-    return err(OutOfRangeError, op, "%s=%d is outside [%d, %d]" % (arg, v, lo, hi))
+    return err(range_class(arg), op, "%s=%d is outside [%d, %d]" % (arg, v, lo, hi))
+
+
+def range_class(arg):
+    """The class of an in-type integer outside an argument's declared range: OutOfRangeError for an
+    index, axis or id (by the argument's name), InvalidArgumentError for a count, size or other value."""
+    return OutOfRangeError if arg == "axis" or arg.endswith(("_id", "_axis", "index")) else InvalidArgumentError
 
 
 def length_error(a, n, arg, op, at_least=False):
