@@ -53,6 +53,18 @@
  *   Read-only ops (every op taking a const tensor) may run on one shared tensor from several threads at
  *   once: what they record on an input, the "validated" flag and the row pointer of row sums (see
  *   spt_reduce_sum), is set atomically.
+ *   spt_set_num_threads may be called at any time from any thread, also while ops run in others: each
+ *   op reads the count when it sizes its work and never runs more threads than it sized for, so a
+ *   count changed during a call only changes how many threads the next calls use.
+ *   The OpenMP runtime (libgomp) ends the process when it cannot start a thread. Before a parallel
+ *   region, spt starts and joins the threads it is about to ask for, with the stack size libgomp gives
+ *   its threads (OMP_STACKSIZE, else the default of RLIMIT_STACK, 8 MB when unlimited), and runs with
+ *   as many as started: always for a count above the number of processors, and for every count when
+ *   the address space is limited (RLIMIT_AS, `ulimit -v`) or that stack size is above 256 MB. Under
+ *   such a limit an op thus completes with fewer threads or returns SPT_ENOMEM.
+ *   The last-error message is per thread; a thread's first error allocates its buffer (1 KB, freed
+ *   when the thread ends). When that fails the status is still returned and spt_last_error() says the
+ *   message could not be stored; nothing aborts.
  *
  * WHERE THE MODEL COMES FROM
  *   spt is the sparse tensor of TensorFlow without TensorFlow: the SparseTensor class of TensorFlow's C++
@@ -184,7 +196,8 @@ void spt_set_allocator(spt_malloc_fn malloc_fn, spt_realloc_fn realloc_fn, spt_f
  * and a count above the number of processors is first tried: when the system refuses to start that
  * many threads (RLIMIT_NPROC, a cgroup's pids.max), the count is lowered to about what it allowed.
  * (The OpenMP runtime ends the process when a thread cannot start; checking here keeps that from
- * happening later inside an op.) spt_get_num_threads() tells the count in effect. */
+ * happening later inside an op; see THREADS at the top for the address-space limit.)
+ * spt_get_num_threads() tells the count in effect. May be called while ops run in other threads. */
 #define SPT_MAX_THREADS 1024
 void spt_set_num_threads(int n);
 int spt_get_num_threads(void);
