@@ -859,7 +859,8 @@ const char *spt_format_name(spt_format f);
 
 /* Read options; a NULL pointer means all defaults (a zero-initialised struct is the defaults). */
 typedef struct spt_read_opts {
-    bool has_dtype;       /* read values as `dtype` (checked: out-of-range integers are parse errors) */
+    bool has_dtype;       /* read values as `dtype` (checked: out-of-range integers are parse errors;
+                             a .tns "# dtype:" header naming another dtype is SPT_EINVAL) */
     spt_dtype dtype;      /* otherwise: .tns int64 when every value is an integer, else float64;
                              .mtx by its field; .npy/.npz as stored */
     int64_t rank;         /* .tns: the shape's length when `shape` is given */

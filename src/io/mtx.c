@@ -265,7 +265,7 @@ static spt_status read_array(const char *fn, const char *name, const char *buf, 
     spt__value_kind(dt, &sp);
     if (h->field == F_REAL && !(opts && opts->has_dtype)) sp.vkind = SPT__VK_FLOAT;
     int64_t shape[2] = {h->m, h->n};
-    SPT__TRY(spt_dense_new(dt, 2, shape, &d));
+    SPT__TRY(spt__dense_new(fn, dt, 2, shape, &d));
     const char *p = h->body, *end = buf + len;
     int64_t line = h->body_line;
     char tk[64];

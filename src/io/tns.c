@@ -175,6 +175,10 @@ static spt_status parse_tns(const char *buf, size_t len, const char *name, const
     const char *first = NULL;
     int64_t first_line = 1;
     SPT__TRY(read_header(fn, name, buf, len, &h, &first, &first_line));
+    if (opts->has_dtype && h.has_dtype && opts->dtype != h.dtype) /* complex would read two columns as one value */
+        return spt__err(SPT_EINVAL, "%s: %s: the header says dtype %s, but %s was asked for", fn, name,
+                        spt_dtype_name(h.dtype),
+                        spt_dtype_name(opts->dtype) ? spt_dtype_name(opts->dtype) : "an invalid dtype");
     bool has_dtype = opts->has_dtype || h.has_dtype;
     spt_dtype dtype = opts->has_dtype ? opts->dtype : h.dtype;
     if (has_dtype && ((unsigned)dtype >= SPT_NUM_DTYPES || dtype == SPT_STRING))

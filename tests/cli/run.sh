@@ -118,6 +118,8 @@ check spy_bad 'spt spy --modes 0,5 in/t3.tns -o $T/x.png; echo "rc=$?"; ls -a $T
 # the format follows the name: only .png is drawn, other names are refused before anything is written
 check spy_format 'spt spy in/m.tns -o $T/x.jpg; echo "rc=$?"; spt spy in/m.tns -o $T/x; echo "rc=$?"; spt spy in/m.tns -o $T/X.PNG && od -An -tx1 -j16 -N8 $T/X.PNG; ls -a $T'
 check spy_values 'spt spy --values in/m.tns -o $T/v.png && od -An -tx1 -j16 -N10 $T/v.png; spt spy --values --modes 0,1 in/ids.tns -o $T/w.png && od -An -tx1 -j24 -N2 $T/w.png'
+# dims near INT64_MAX with a 1-pixel side: binned into one cell (the plot size is the PNG's width/height)
+check spy_huge 'printf "# shape: 9223372036854775807\n1 2.5\n" > $T/h.tns && timeout 20 spt spy --size 1 $T/h.tns -o $T/h.png && od -An -tx1 -j16 -N8 $T/h.png; printf "# shape: 9223372036854775807 9223372036854775807\n1 1 2.5\n9223372036854775807 3 1\n" > $T/h2.tns && timeout 20 spt spy $T/h2.tns -o $T/h2.png && od -An -tx1 -j16 -N8 $T/h2.png'
 
 # ---- issue 19: bincount, map, expand-dims ----
 check bincount_all 'spt bincount in/ids.tns'
