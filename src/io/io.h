@@ -25,6 +25,10 @@ void spt__file_release(spt__file *f);
 size_t spt__max_stream_bytes(void);
 /* The name to use in messages for `path` ("<stdin>" for "-"). */
 const char *spt__display_name(const char *path);
+/* A text file's UTF-8 byte-order mark (EF BB BF) at the start of buf is skipped: *buf, *len past it. */
+static inline void spt__skip_bom(const char **buf, size_t *len) {
+    if (*buf && *len >= 3 && !memcmp(*buf, "\xEF\xBB\xBF", 3)) *buf += 3, *len -= 3;
+}
 
 /* ---- output (out.c): the one path every writer takes ------------------------------------------ */
 

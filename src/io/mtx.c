@@ -360,16 +360,18 @@ spt_status spt_read_mtx(const char *path, const spt_read_opts *opts, spt_tensor 
     *out = NULL;
     spt__file f;
     SPT__TRY(spt__file_load(fn, path, &f));
-    const char *name = spt__display_name(path);
+    const char *name = spt__display_name(path), *data = f.data;
+    size_t len = f.len;
+    spt__skip_bom(&data, &len);
     mm h;
-    spt_status st = read_banner(name, f.data, f.len, &h);
+    spt_status st = read_banner(name, data, len, &h);
     if (st == SPT_OK) {
         if (h.coordinate) {
-            st = read_coordinate(fn, name, f.data, f.len, &h, opts, out);
-            if (st == SPT_OK) spt__order_restore_header(*out, f.data, f.len, "% spt"); /* a stated order, verified */
+            st = read_coordinate(fn, name, data, len, &h, opts, out);
+            if (st == SPT_OK) spt__order_restore_header(*out, data, len, "% spt"); /* a stated order, verified */
         } else {
             spt_dense *d = NULL;
-            st = read_array(fn, name, f.data, f.len, &h, opts, &d);
+            st = read_array(fn, name, data, len, &h, opts, &d);
             if (st == SPT_OK) st = spt_from_dense(d, NULL, out);
             spt_dense_free(d);
         }
@@ -384,13 +386,15 @@ spt_status spt_read_mtx_dense(const char *path, const spt_read_opts *opts, spt_d
     *out = NULL;
     spt__file f;
     SPT__TRY(spt__file_load(fn, path, &f));
-    const char *name = spt__display_name(path);
+    const char *name = spt__display_name(path), *data = f.data;
+    size_t len = f.len;
+    spt__skip_bom(&data, &len);
     mm h;
-    spt_status st = read_banner(name, f.data, f.len, &h);
+    spt_status st = read_banner(name, data, len, &h);
     if (st == SPT_OK) {
         if (h.coordinate)
             st = spt__err(SPT_EPARSE, "%s:1: expected the format 'array', found 'coordinate' (use spt_read_mtx)", name);
-        else st = read_array(fn, name, f.data, f.len, &h, opts, out);
+        else st = read_array(fn, name, data, len, &h, opts, out);
     }
     spt__file_release(&f);
     return st;

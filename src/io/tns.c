@@ -169,6 +169,7 @@ static spt_status parse_tns(const char *buf, size_t len, const char *name, const
     *out = NULL;
     if (!buf && len) return spt__err(SPT_EINVAL, "%s: buffer is NULL", fn);
     if (!name) name = "<memory>";
+    spt__skip_bom(&buf, &len);
     static const spt_read_opts none = {0};
     if (!opts) opts = &none;
     header h = {0};
