@@ -191,6 +191,7 @@ test-mpi: $(REL)/tests/mpi/mpi_test $(SAN)/tests/mpi/mpi_test $(REL)/spt $(REL)/
 	  sed 's/^/[tcp loopback] /' $(REL)/tests/mpi/mpi_test_tcp.log; [ $$rc -eq 0 ] || { echo "[mpi tcp] np=$$np FAILED"; exit 1; }; \
 	done
 	@$(MPI_ENV) MPIRUN="$(MPIRUN)" MPI_NP="$(MPI_NP)" sh tests/mpi/cli_mpi.sh $(REL)/spt $(REL)/spt-mpi
+	@$(MPI_ENV) MPIRUN="$(MPIRUN)" sh tests/mpi/cli_mpi_ranks.sh $(REL)/spt-mpi
 # build/spt-mpi: the spt command whose reorder, concat, reduce, matmul and sparsify run distributed under
 # mpirun (cli/mpi_main.c): every cli/*.c compiled again with mpicc -DSPT_WITH_MPI, cli/main.c with its
 # main renamed spt_cli_serial_main. tests/mpi/cli_mpi.sh compares its output files with build/spt's.

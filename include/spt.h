@@ -930,7 +930,8 @@ spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavo
  * inputs (pipes, FIFOs, devices such as /dev/zero, a terminal) are read as a stream, up to a bound:
  * SPT_MAX_STREAM_BYTES from the environment (a byte count, optionally with a K, M, G or T suffix in
  * powers of 1024), by default 4 GiB or half the physical memory, whichever is smaller. A longer stream ends the read with SPT_EOVERFLOW naming the
- * bound. .npy and .npz members are checked before their data is read: the bytes the header's shape
+ * bound. A FIFO is waited for until a writer opens it, at most SPT_FIFO_TIMEOUT seconds from the
+ * environment (default 30), then SPT_EIO. .npy and .npz members are checked before their data is read: the bytes the header's shape
  * and dtype need must be the bytes present (for .npz, the size in the archive's directory), and an
  * .npz's members must agree with one another (coords [rank, n] with data [n] and shape [rank]; SciPy's
  * row/col/indices [n] and indptr [dim + 1]) before any of them is inflated. NumPy unicode arrays

@@ -5,11 +5,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <math.h>
 #include <stdlib.h>
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *spt__display_name(const char *path) { return strcmp(path, "-") ? path : "<stdin>"; }
@@ -84,17 +86,54 @@ static spt_status read_fd(const char *fn, const char *path, int fd, spt__file *f
     return SPT_OK;
 }
 
+/* Seconds to wait for a FIFO's writer: SPT_FIFO_TIMEOUT from the environment (1 .. 86400), else 30. */
+static int fifo_timeout(void) {
+    const char *v = getenv("SPT_FIFO_TIMEOUT");
+    char *e;
+    long x = v ? strtol(v, &e, 10) : 0;
+    return v && e != v && !*e && x >= 1 && x <= 86400 ? (int)x : 30;
+}
+
+/* Whether data or a writer's end came within fifo_timeout() (fd: a FIFO opened O_NONBLOCK for reading;
+ * with no writer yet, poll reports nothing). */
+static bool fifo_writer(int fd) {
+    struct pollfd p = {fd, POLLIN, 0};
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const long long limit = (long long)fifo_timeout() * 1000;
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long long left = limit - ((long long)(t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+        if (left <= 0) return false;
+        int r = poll(&p, 1, (int)left);
+        if (r > 0) return true;
+        if (r < 0 && errno != EINTR) return true; /* let the read report it */
+    }
+}
+
 spt_status spt__file_load(const char *fn, const char *path, spt__file *f) {
     memset(f, 0, sizeof *f);
     if (!path) return spt__err(SPT_EINVAL, "%s: path is NULL", fn);
     if (!strcmp(path, "-")) return read_fd(fn, path, 0, f);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* non-blocking open: a FIFO nobody writes to would block open() for ever */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return spt__err(SPT_EIO, "%s: cannot open %s: %s", fn, path, strerror(errno));
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
         int e = errno;
         close(fd);
         return spt__err(SPT_EIO, "%s: cannot stat %s: %s", fn, path, strerror(e));
+    }
+    if (S_ISFIFO(sb.st_mode) && !fifo_writer(fd)) {
+        close(fd);
+        return spt__err(SPT_EIO, "%s: %s is a FIFO that no writer opened within %d s (SPT_FIFO_TIMEOUT)", fn, path,
+                        fifo_timeout());
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+        int e = errno;
+        close(fd);
+        return spt__err(SPT_EIO, "%s: cannot read %s: %s", fn, path, strerror(e));
     }
     if (S_ISDIR(sb.st_mode)) {
         close(fd);
@@ -351,8 +390,11 @@ void spt__store_value(spt_dtype d, void *values, int64_t i, uint64_t bits, doubl
 
 /* ---- progress -------------------------------------------------------------------------------- */
 
-static __thread spt_progress_fn progress_fn;
-static __thread void *progress_ctx;
+/* initial-exec: in a dlopen'ed libspt.so a dynamic TLS variable is allocated on a thread's first use,
+ * and the C library ends the process when that allocation fails (these 16 bytes fit the static
+ * reserve the C library keeps for libraries loaded later) */
+static __thread spt_progress_fn progress_fn __attribute__((tls_model("initial-exec")));
+static __thread void *progress_ctx __attribute__((tls_model("initial-exec")));
 
 void spt_set_read_progress(spt_progress_fn fn, void *ctx) {
     progress_fn = fn;
