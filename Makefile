@@ -24,7 +24,7 @@ CPPFLAGS = -Iinclude -Isrc
 CFLAGS_REL  = $(CSTD) $(WARN) -O2 -g -fPIC $(OMPFLAG)
 CFLAGS_SAN  = $(CSTD) $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined $(OMPFLAG)
 LDLIBS_LIB  = -lm
-PKG_LIBS    = $(shell pkg-config --libs libzip libpng 2>/dev/null)
+PKG_LIBS    = $(shell pkg-config --libs libzip libpng libarchive libdeflate zlib 2>/dev/null)
 TEST_LIBS   = -lcmocka -ljansson
 
 LIB_SRC   := $(sort $(wildcard src/core/*.c src/sort/*.c src/ops/*/*.c src/io/*.c src/tot/*.c))
@@ -344,8 +344,9 @@ install: all $(REL)/spt.pc
 	  install -m 644 $(REL)/doc/man/man3/spt.3 $(D)$(MAN3DIR)/spt.3; fi
 	@if [ "$(PYTHON_INSTALL)" = 1 ] && [ -n "$(PYVER)" ]; then \
 	  echo "install the Python package in $(D)$(PYSITE)/spt"; \
-	  install -d $(D)$(PYSITE)/spt && \
+	  install -d $(D)$(PYSITE)/spt $(D)$(PYSITE)/spt/_registry && \
 	  install -m 644 $$(find python/spt -maxdepth 1 -type f -name '*.py') $(D)$(PYSITE)/spt/ && \
+	  install -m 644 python/spt/_registry/*.py $(D)$(PYSITE)/spt/_registry/ && \
 	  ln -sf ../../../libspt.so.$(SPT_MAJOR) $(D)$(PYSITE)/spt/libspt.so && \
 	  echo "  use it with: PYTHONPATH=$(PYSITE) $(PYTHON)"; \
 	else echo "the Python package is not installed (PYTHON_INSTALL=$(PYTHON_INSTALL)); see python/README.md"; fi

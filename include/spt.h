@@ -860,7 +860,8 @@ const char *spt_format_name(spt_format f);
 /* Read options; a NULL pointer means all defaults (a zero-initialised struct is the defaults). */
 typedef struct spt_read_opts {
     bool has_dtype;       /* read values as `dtype` (checked: out-of-range integers are parse errors;
-                             a .tns "# dtype:" header naming another dtype is SPT_EINVAL) */
+                             it wins over a .tns "# dtype:" header, except that a complex dtype
+                             for a real header or the reverse is SPT_EINVAL: the columns differ) */
     spt_dtype dtype;      /* otherwise: .tns int64 when every value is an integer, else float64;
                              .mtx by its field; .npy/.npz as stored */
     int64_t rank;         /* .tns: the shape's length when `shape` is given */
@@ -873,6 +874,13 @@ typedef struct spt_read_opts {
  * concurrently) with the fraction parsed in [0, 1], and with 1 at the end. For progress bars. */
 typedef void (*spt_progress_fn)(double done, void *ctx);
 void spt_set_read_progress(spt_progress_fn fn, void *ctx);
+/* The member of a tar archive that readers started later on the calling thread take (NULL or "" for
+ * the default): its path in the archive or its base name. By default a tar archive yields its one data
+ * file (a name ending in .tns, .mtx, .npy or .npz), or among several the SuiteSparse Matrix Collection's
+ * main matrix NAME/NAME.mtx; several other data files are SPT_EINVAL listing them. The name is copied
+ * (freed when the thread ends or the member is set again); SPT_EINVAL (and the default) for a name over
+ * 4095 bytes, SPT_ENOMEM (and the default) when the copy cannot be allocated. */
+spt_status spt_set_read_member(const char *member);
 
 /* Read a FROSTT .tns file ("-" = stdin) into a new tensor. SPT_EIO when the file cannot be read,
  * SPT_EPARSE for malformed text (wrong field count, an index < 1 or beyond a given shape, a number that
@@ -936,6 +944,16 @@ spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavo
  * .npz's members must agree with one another (coords [rank, n] with data [n] and shape [rank]; SciPy's
  * row/col/indices [n] and indptr [dim + 1]) before any of them is inflated. NumPy unicode arrays
  * ('<U<n>') are read as UTF-8 strings.
+ *
+ * Compressed and archived inputs. Every reader recognises gzip, bzip2, xz and zstd streams and tar
+ * archives (also compressed, as SuiteSparse's NAME.tar.gz) by their first bytes, whatever the name, and
+ * reads what they hold (for tar, see spt_set_read_member). They are decoded in memory with libarchive,
+ * up to the same bound as a stream (SPT_MAX_STREAM_BYTES): the text parsers need the whole text at once
+ * to split it between threads. A name ending in .gz, .bz2, .xz or .zst names the format of its content
+ * (x.tns.gz is a .tns); spt_write compresses its output when the name ends so. A corrupt or truncated
+ * stream is SPT_EPARSE naming the file and the decoded bytes before the fault. .npy and .npz readers look
+ * at the first bytes of a stream before reading on: a stream that starts neither with the format's
+ * magic nor as a compressed or tar input is refused at once (/dev/zero reads 64 KiB, not gigabytes).
  *
  * Order in files. A tensor known to be sorted by a full order is written with that statement:
  * "order: 2 0 1 sorted" (plus " unique" when no two entries are equal) as the .tns comment

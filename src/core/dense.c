@@ -144,3 +144,24 @@ spt_status spt_shape_volume(int64_t rank, const int64_t *shape, int64_t *volume)
     if (volume) *volume = v;
     return SPT_OK;
 }
+
+spt_status spt__tf_dense_out(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out) {
+    int64_t vol = 1;
+    for (int64_t d = 0; d < rank; d++) {
+        if (shape[d] < 0) return spt__err(SPT_EINVAL, "%s: output dim %lld is negative (%lld)", fn, (long long)d, (long long)shape[d]);
+        if (spt__mul_i64(vol, shape[d], &vol)) {
+            char sb[SPT__IDXBUF];
+            spt__fmt_index(sb, sizeof sb, shape, rank);
+            return spt__err(SPT_EOVERFLOW, "%s: the output shape %s has more than 2^63-1 elements", fn, sb);
+        }
+    }
+    size_t bytes;
+    if (spt__bytes3(vol, 1, spt_dtype_size(dtype), &bytes))
+        return spt__err(SPT_EOVERFLOW, "%s: the output of %lld %s elements does not fit in size_t bytes", fn,
+                        (long long)vol, spt_dtype_name(dtype));
+    spt_status st = spt_dense_new(dtype, rank, shape, out);
+    if (st == SPT_ENOMEM)
+        return spt__err(SPT_ENOMEM, "%s: out of memory for the output of %lld %s elements", fn, (long long)vol,
+                        spt_dtype_name(dtype));
+    return st;
+}

@@ -265,7 +265,7 @@ static spt_status read_array(const char *fn, const char *name, const char *buf, 
     spt__value_kind(dt, &sp);
     if (h->field == F_REAL && !(opts && opts->has_dtype)) sp.vkind = SPT__VK_FLOAT;
     int64_t shape[2] = {h->m, h->n};
-    SPT__TRY(spt__dense_new(fn, dt, 2, shape, &d));
+    SPT__TRY(spt_dense_new(dt, 2, shape, &d));
     const char *p = h->body, *end = buf + len;
     int64_t line = h->body_line;
     char tk[64];
@@ -354,28 +354,30 @@ fail:
     return st;
 }
 
+spt_status spt__mtx_from_bytes(const char *fn, const char *name, const char *data, size_t len,
+                               const spt_read_opts *opts, spt_tensor **out) {
+    mm h;
+    spt__skip_bom(&data, &len);
+    SPT__TRY(read_banner(name, data, len, &h));
+    if (h.coordinate) {
+        SPT__TRY(read_coordinate(fn, name, data, len, &h, opts, out));
+        spt__order_restore_header(*out, data, len, "% spt"); /* a stated order, verified */
+        return SPT_OK;
+    }
+    spt_dense *d = NULL;
+    spt_status st = read_array(fn, name, data, len, &h, opts, &d);
+    if (st == SPT_OK) st = spt_from_dense(d, NULL, out);
+    spt_dense_free(d);
+    return st;
+}
+
 spt_status spt_read_mtx(const char *path, const spt_read_opts *opts, spt_tensor **out) {
     static const char fn[] = "spt_read_mtx";
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
     spt__file f;
     SPT__TRY(spt__file_load(fn, path, &f));
-    const char *name = spt__display_name(path), *data = f.data;
-    size_t len = f.len;
-    spt__skip_bom(&data, &len);
-    mm h;
-    spt_status st = read_banner(name, data, len, &h);
-    if (st == SPT_OK) {
-        if (h.coordinate) {
-            st = read_coordinate(fn, name, data, len, &h, opts, out);
-            if (st == SPT_OK) spt__order_restore_header(*out, data, len, "% spt"); /* a stated order, verified */
-        } else {
-            spt_dense *d = NULL;
-            st = read_array(fn, name, data, len, &h, opts, &d);
-            if (st == SPT_OK) st = spt_from_dense(d, NULL, out);
-            spt_dense_free(d);
-        }
-    }
+    spt_status st = spt__mtx_from_bytes(fn, f.name, f.data, f.len, opts, out);
     spt__file_release(&f);
     return st;
 }
@@ -386,7 +388,7 @@ spt_status spt_read_mtx_dense(const char *path, const spt_read_opts *opts, spt_d
     *out = NULL;
     spt__file f;
     SPT__TRY(spt__file_load(fn, path, &f));
-    const char *name = spt__display_name(path), *data = f.data;
+    const char *name = f.name, *data = f.data;
     size_t len = f.len;
     spt__skip_bom(&data, &len);
     mm h;

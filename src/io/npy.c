@@ -398,8 +398,8 @@ spt_status spt_read_npy(const char *path, spt_dense **out) {
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
     spt__file f;
-    SPT__TRY(spt__file_load(fn, path, &f));
-    spt_status st = spt__npy_parse(fn, spt__display_name(path), f.data, f.len, out);
+    SPT__TRY(spt__file_load_magic(fn, path, "\x93NUMPY", 6, "NumPy .npy", &f));
+    spt_status st = spt__npy_parse(fn, f.name, f.data, f.len, out);
     spt__file_release(&f);
     return st;
 }

@@ -255,7 +255,7 @@ static int lsd_passes(const radix_plan *rp, int64_t *hist, uint64_t *keys, uint6
     }
     return in_scratch;
 }
-/* One decoded index: an ordinary store, or with `nt` a streaming one (kernels/stream.h; the caller
+/* One decoded index: an ordinary store, or with `nt` a streaming one (core/stream.h; the caller
  * fences). */
 static inline void put_index(int64_t *p, uint64_t v, bool nt) {
     if (nt) spt__stream_put64(p, v);

@@ -4,12 +4,7 @@
 #include "ops/elementwise/cwise.h"
 
 /* Real number types only (TF). */
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 0
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_REAL(KIND)
 
 /* OP(T, x, y, bad) per kind */
 #define MUL_INT(T, x, y, bad) SPT__MUL_INT(T, x, y)
@@ -27,7 +22,7 @@
     SPT__DEF_CWISE(mul_##E, T, MUL_##KIND)                                                         \
     SPT__DEF_CWISE(div_##E, T, DIV_##KIND)                                                         \
     SPT__DEF_CWISE(add_##E, T, ADD_##KIND)
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, DEF(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
@@ -35,17 +30,17 @@ typedef int64_t (*cwise_fn)(const void *, const void *, const int64_t *, int64_t
                             void *);
 enum { OP_MUL, OP_DIV, OP_ADD, NOPS };
 static const cwise_fn table[NOPS][SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = mul_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mul_##E, )
     {
 #include "spt_dtypes.def"
     },
 #undef X
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = div_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = div_##E, )
     {
 #include "spt_dtypes.def"
     },
 #undef X
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = add_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = add_##E, )
     {
 #include "spt_dtypes.def"
     },

@@ -7,14 +7,9 @@
 #include "ops/products/matmul.h"
 
 /* Every integer, float and complex type (TF's CPU kernel: int32, float, double, complex). */
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 1
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, SPT__DEF_MATMUL(mm_##E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), SPT__DEF_MATMUL(mm_##E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
@@ -22,12 +17,12 @@ typedef void (*rows_fn)(const void *, const int64_t *, const int64_t *, int64_t,
                         int64_t, void *);
 typedef void (*adjb_fn)(const void *, int64_t, int64_t, void *);
 static const rows_fn rows_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = mm_##E##_rows, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_##E##_rows, )
 #include "spt_dtypes.def"
 #undef X
 };
 static const adjb_fn adjb_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = mm_##E##_adjb, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_##E##_adjb, )
 #include "spt_dtypes.def"
 #undef X
 };

@@ -3,12 +3,12 @@
  * forms), instantiated once per supported dtype.
  *
  * SPT__DEF_REDUCE(P, E, T, OP, LANES) defines P_seg_E, P_combine_E, P_scatter_E, P_runs_E,
- * P_blocks_E, P_runs_rp_E and P_rows_E (see spt__reduce_kernel in kernels/math.h) where OP(T, acc, x) is the binary reduction (wrapping add, std::max, ...). Values are
+ * P_blocks_E, P_runs_rp_E and P_rows_E (see spt__reduce_kernel in ops/kernel.h) where OP(T, acc, x) is the binary reduction (wrapping add, std::max, ...). Values are
  * visited in storage order (through a stable permutation), so a group's result does not depend on the
  * thread count. With LANES (1: OP is associative up to rounding, as sums are; 0: order matters, as for
  * std::max with NaN or signed zeros) it also defines P_lanes_E, the kernel's `lanes` loop. */
-#ifndef SPT_KERNELS_REDUCE_H
-#define SPT_KERNELS_REDUCE_H
+#ifndef SPT_OPS_REDUCE_REDUCE_H
+#define SPT_OPS_REDUCE_REDUCE_H
 
 #include "ops/kernel.h"
 
@@ -250,4 +250,4 @@ static inline uint64_t spt__rkey(const spt__reduce_src *s, int64_t a, int64_t b,
                                                       SPT__PICK(LANES, P##_lanes_##E, NULL), P##_runs_##E, \
                                                       P##_blocks_##E, P##_runs_rp_##E, P##_rows_##E};
 
-#endif /* SPT_KERNELS_REDUCE_H */
+#endif /* SPT_OPS_REDUCE_REDUCE_H */
