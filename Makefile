@@ -199,6 +199,7 @@ test-mpi: $(REL)/tests/mpi/mpi_test $(SAN)/tests/mpi/mpi_test $(REL)/spt $(REL)/
 	done
 	@$(MPI_ENV) MPIRUN="$(MPIRUN)" MPI_NP="$(MPI_NP)" MPI_NP_MANY="$(MPI_NP_MANY)" PYTHON="$(PYTHON)" \
 	  sh tests/mpi/python_mpi.sh $(REL)/libspt_mpi.so
+	@$(MPI_ENV) MPIRUN="$(MPIRUN)" sh tests/mpi/cli_mpi_ranks.sh $(REL)/spt-mpi
 # build/spt-mpi: the spt command whose reorder, concat, reduce, matmul and sparsify run distributed under
 # mpirun (cli/mpi_main.c): every cli/*.c compiled again with mpicc -DSPT_WITH_MPI, cli/main.c with its
 # main renamed spt_cli_serial_main. tests/mpi/cli_mpi.sh compares its output files with build/spt's.
@@ -271,8 +272,11 @@ $(TSAN)/libspt.a: $(LIB_SRC:%.c=$(TSAN)/obj/%.o)
 	@rm -f $@; ar rcs $@ $^
 $(TSAN)/test_shared_reads: tests/core/test_shared_reads.c $(TEST_SUP) $(TSAN)/libspt.a $(HDRS) $(TEST_HDRS)
 	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_TSAN) -o $@ $< $(TEST_SUP) $(TSAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
-test-tsan: $(TSAN)/test_shared_reads
+$(TSAN)/test_threads_race: tests/core/test_threads_race.c $(TEST_SUP) $(TSAN)/libspt.a $(HDRS) $(TEST_HDRS)
+	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_TSAN) -o $@ $< $(TEST_SUP) $(TSAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
+test-tsan: $(TSAN)/test_shared_reads $(TSAN)/test_threads_race
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(TSAN)/test_shared_reads
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(TSAN)/test_threads_race
 .PHONY: test-tsan
 # ==== end test-tsan block ====
 

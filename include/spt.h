@@ -53,6 +53,18 @@
  *   Read-only ops (every op taking a const tensor) may run on one shared tensor from several threads at
  *   once: what they record on an input, the "validated" flag and the row pointer of row sums (see
  *   spt_reduce_sum), is set atomically.
+ *   spt_set_num_threads may be called at any time from any thread, also while ops run in others: each
+ *   op reads the count when it sizes its work and never runs more threads than it sized for, so a
+ *   count changed during a call only changes how many threads the next calls use.
+ *   The OpenMP runtime (libgomp) ends the process when it cannot start a thread. Before a parallel
+ *   region, spt starts and joins the threads it is about to ask for, with the stack size libgomp gives
+ *   its threads (OMP_STACKSIZE, else the default of RLIMIT_STACK, 8 MB when unlimited), and runs with
+ *   as many as started: always for a count above the number of processors, and for every count when
+ *   the address space is limited (RLIMIT_AS, `ulimit -v`) or that stack size is above 256 MB. Under
+ *   such a limit an op thus completes with fewer threads or returns SPT_ENOMEM.
+ *   The last-error message is per thread; a thread's first error allocates its buffer (1 KB, freed
+ *   when the thread ends). When that fails the status is still returned and spt_last_error() says the
+ *   message could not be stored; nothing aborts.
  *
  * WHERE THE MODEL COMES FROM
  *   spt is the sparse tensor of TensorFlow without TensorFlow: the SparseTensor class of TensorFlow's C++
@@ -184,7 +196,8 @@ void spt_set_allocator(spt_malloc_fn malloc_fn, spt_realloc_fn realloc_fn, spt_f
  * and a count above the number of processors is first tried: when the system refuses to start that
  * many threads (RLIMIT_NPROC, a cgroup's pids.max), the count is lowered to about what it allowed.
  * (The OpenMP runtime ends the process when a thread cannot start; checking here keeps that from
- * happening later inside an op.) spt_get_num_threads() tells the count in effect. */
+ * happening later inside an op; see THREADS at the top for the address-space limit.)
+ * spt_get_num_threads() tells the count in effect. May be called while ops run in other threads. */
 #define SPT_MAX_THREADS 1024
 void spt_set_num_threads(int n);
 int spt_get_num_threads(void);
@@ -853,7 +866,9 @@ const char *spt_format_name(spt_format f);
 
 /* Read options; a NULL pointer means all defaults (a zero-initialised struct is the defaults). */
 typedef struct spt_read_opts {
-    bool has_dtype;       /* read values as `dtype` (checked: out-of-range integers are parse errors) */
+    bool has_dtype;       /* read values as `dtype` (checked: out-of-range integers are parse errors;
+                             it wins over a .tns "# dtype:" header, except that a complex dtype
+                             for a real header or the reverse is SPT_EINVAL: the columns differ) */
     spt_dtype dtype;      /* otherwise: .tns int64 when every value is an integer, else float64;
                              .mtx by its field; .npy/.npz as stored */
     int64_t rank;         /* .tns: the shape's length when `shape` is given */
@@ -869,8 +884,9 @@ void spt_set_read_progress(spt_progress_fn fn, void *ctx);
 /* The member of a tar archive that readers started later on the calling thread take (NULL or "" for
  * the default): its path in the archive or its base name. By default a tar archive yields its one data
  * file (a name ending in .tns, .mtx, .npy or .npz), or among several the SuiteSparse Matrix Collection's
- * main matrix NAME/NAME.mtx; several other data files are SPT_EINVAL listing them. The name is copied;
- * SPT_EINVAL (and the default) for a name over 4095 bytes. */
+ * main matrix NAME/NAME.mtx; several other data files are SPT_EINVAL listing them. The name is copied
+ * (freed when the thread ends or the member is set again); SPT_EINVAL (and the default) for a name over
+ * 4095 bytes, SPT_ENOMEM (and the default) when the copy cannot be allocated. */
 spt_status spt_set_read_member(const char *member);
 
 /* Read a FROSTT .tns file ("-" = stdin) into a new tensor. SPT_EIO when the file cannot be read,
@@ -929,7 +945,8 @@ spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavo
  * inputs (pipes, FIFOs, devices such as /dev/zero, a terminal) are read as a stream, up to a bound:
  * SPT_MAX_STREAM_BYTES from the environment (a byte count, optionally with a K, M, G or T suffix in
  * powers of 1024), by default 4 GiB or half the physical memory, whichever is smaller. A longer stream ends the read with SPT_EOVERFLOW naming the
- * bound. .npy and .npz members are checked before their data is read: the bytes the header's shape
+ * bound. A FIFO is waited for until a writer opens it, at most SPT_FIFO_TIMEOUT seconds from the
+ * environment (default 30), then SPT_EIO. .npy and .npz members are checked before their data is read: the bytes the header's shape
  * and dtype need must be the bytes present (for .npz, the size in the archive's directory), and an
  * .npz's members must agree with one another (coords [rank, n] with data [n] and shape [rank]; SciPy's
  * row/col/indices [n] and indptr [dim + 1]) before any of them is inflated. NumPy unicode arrays
