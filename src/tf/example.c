@@ -5,7 +5,6 @@
  * and encoding. The parser makes two passes: the first finds, for every Example and wanted key, its list
  * and counts its values (checking the framing); the second decodes the values straight into outputs
  * allocated to their exact size. */
-#include "ops/tfsparse_internal.h"
 #include "tf/tf_internal.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* deserialize_many_sparse.c -- tf.io.deserialize_many_sparse: a string matrix [N, 3] of TensorFlow's
  * serialized SparseTensors stacked along a new first dim of size N. */
-#include "ops/tfsparse_internal.h"
+#include "ops/serial/serial_internal.h"
 
 spt_status spt_deserialize_many_sparse(const spt_dense *serialized, spt_dtype dtype, spt_tensor **out) {
     static const char fn[] = "spt_deserialize_many_sparse";

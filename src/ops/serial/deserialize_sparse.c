@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* deserialize_sparse.c -- tf.io.deserialize_sparse: a string array [..., 3] of TensorFlow's serialized
  * SparseTensors; [3] gives the tensor, more leading dims stack the items (serial_stack.c). */
-#include "ops/tfsparse_internal.h"
+#include "ops/serial/serial_internal.h"
 
 typedef struct {
     const spt_str *s;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* pack_many_sparse.c -- spt's own format, serialize_many_sparse's split: one packed tensor per row of dim 0, each
  * holding that row's entries (in storage order) without their first coordinate. */
-#include "ops/tfsparse_internal.h"
+#include "ops/serial/serial_internal.h"
 
 void spt_packed_free(void **data, size_t *lens, int64_t n) {
     if (data)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* pack_sparse.c -- one sparse tensor in spt's own checksummed format (serial_format.c). */
-#include "ops/tfsparse_internal.h"
+#include "ops/serial/serial_internal.h"
 
 spt_status spt_pack_sparse(const spt_tensor *t, void **data, size_t *len) {
     static const char fn[] = "spt_pack_sparse";

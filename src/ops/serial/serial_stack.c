@@ -4,7 +4,7 @@
  * one by one into one tensor whose leading dims are the batch's and whose other dims are the largest of
  * the items' (TensorFlow's rule; deserialize_sparse, unpack_sparse). */
 #include "ops/layout/layout_internal.h"
-#include "ops/tfsparse_internal.h"
+#include "ops/serial/serial_internal.h"
 
 spt_status spt__deserialize_stack(const char *fn, int64_t count, int64_t batch_rank, const int64_t *batch_shape,
                                   spt__item_reader read, void *ctx, spt_tensor **out) {

@@ -3,7 +3,7 @@
  * values [N], dense_shape int64 [R]), written byte for byte as TensorFlow writes them and read with every
  * check of TensorFlow's deserializer. Shared by serialize_sparse / serialize_many_sparse and
  * deserialize_sparse / deserialize_many_sparse. */
-#include "ops/tfsparse_internal.h"
+#include "ops/serial/serial_internal.h"
 #include "tf/tf_internal.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* serialize_many_sparse.c -- tf.io.serialize_many_sparse: a string matrix [shape[0], 3], row i the
  * TensorProtos of the entries whose first coordinate is i, without it (TensorFlow's bytes). */
-#include "ops/tfsparse_internal.h"
+#include "ops/serial/serial_internal.h"
 
 spt_status spt_serialize_many_sparse(const spt_tensor *t, spt_dense **out) {
     static const char fn[] = "spt_serialize_many_sparse";

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* serialize_sparse.c -- tf.io.serialize_sparse: a string vector [3] of the TensorProtos of indices,
  * values and dense_shape, the bytes TensorFlow writes (serial_tf.c). */
-#include "ops/tfsparse_internal.h"
+#include "ops/serial/serial_internal.h"
 
 spt_status spt_serialize_sparse(const spt_tensor *t, spt_dense **out) {
     static const char fn[] = "spt_serialize_sparse";

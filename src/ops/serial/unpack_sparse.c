@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* unpack_sparse.c -- a batch of tensors in spt's own format (any batch shape) stacked into one tensor
  * whose leading dims are the batch's and whose other dims are the largest of the items'. */
-#include "ops/tfsparse_internal.h"
+#include "ops/serial/serial_internal.h"
 
 typedef struct {
     const void *const *data;
