@@ -32,7 +32,7 @@ CLI_SRC   := $(sort $(wildcard cli/*.c))
 TEST_SUP  := $(sort $(wildcard tests/support/*.c))
 TEST_SRC  := $(sort $(wildcard tests/*/test_*.c tests/*/*/test_*.c))
 CONF_SRC  := $(sort $(wildcard tests/conformance/*.c))
-HDRS      := $(wildcard include/*.h include/*.def src/*/*.h src/*/*/*.h)
+HDRS      := $(wildcard include/*.h include/*.def src/*/*.h src/*/*.def src/*/*/*.h)
 TEST_HDRS := $(wildcard tests/*/*.h)
 
 REL = build
