@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz_algebra.c -- the sparse algebra ops of issue 20 (spt_sparse_sparse_matmul, spt_multiply,
+/* fuzz_algebra.c -- the sparse algebra ops (spt_sparse_sparse_matmul, spt_multiply,
  * spt_subtract, spt_multiply_dense / spt_divide_dense, spt_sparse_dense_bmm, spt_mttkrp, spt_ttv,
  * spt_ttm, spt_tensordot, spt_einsum) on decoded tensors with arbitrary shapes (huge dims included where no dense storage of them
  * is made), out-of-range indices and raw value bits, with allocation failures injected. Results must

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz_tfsparse.c -- the issue-19 ops (segment reductions, expand_dims, eye, map_values, cast,
+/* fuzz_tfsparse.c -- the rest of tf.sparse (segment reductions, expand_dims, eye, map_values, cast,
  * bincount, cross / cross_hashed, embedding lookups, serialization) on decoded inputs, and the
  * deserializer on raw bytes. Results must satisfy the invariants; inputs must not change; a serialized
  * tensor must read back as itself. */

@@ -57,6 +57,34 @@ def _load():
 lib, lib_path = _load()
 export_name(__name__, "lib_path")
 
+
+def _version():
+    """The version, written once: include/spt.h's SPT_VERSION_MAJOR.MINOR.PATCH. Read from the header of
+    the repository this package sits in, else from the installed library's file name (libspt.so.X.Y.Z,
+    make install), else from the wheel's metadata; "unknown" when none says."""
+    import re
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    header = os.path.join(here, "..", "..", "include", "spt.h")
+    if os.path.exists(header):
+        with open(header, encoding="utf-8") as f:
+            text = f.read()
+        parts = [re.search(r"^#define SPT_VERSION_%s\s+(\d+)" % k, text, re.M) for k in ("MAJOR", "MINOR", "PATCH")]
+        if all(parts):
+            return ".".join(m.group(1) for m in parts)
+    m = re.search(r"libspt\.so\.(\d+\.\d+\.\d+)$", os.path.realpath(lib_path))
+    if m:
+        return m.group(1)
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        return version("spt")
+    except (ImportError, PackageNotFoundError):
+        return "unknown"
+
+
+VERSION = _version()
+
 # ---------------------------------------------------------------------------------------------------
 # Structs of include/spt.h (the functions are declared by the _registry package)
 # ---------------------------------------------------------------------------------------------------

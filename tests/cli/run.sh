@@ -118,7 +118,7 @@ check spy_bad 'spt spy --modes 0,5 in/t3.tns -o $T/x.png; echo "rc=$?"; ls -a $T
 check spy_format 'spt spy in/m.tns -o $T/x.jpg; echo "rc=$?"; spt spy in/m.tns -o $T/x; echo "rc=$?"; spt spy in/m.tns -o $T/X.PNG && od -An -tx1 -j16 -N8 $T/X.PNG; ls -a $T'
 check spy_values 'spt spy --values in/m.tns -o $T/v.png && od -An -tx1 -j16 -N10 $T/v.png; spt spy --values --modes 0,1 in/ids.tns -o $T/w.png && od -An -tx1 -j24 -N2 $T/w.png'
 
-# ---- issue 19: bincount, map, expand-dims ----
+# ---- bincount, map, expand-dims ----
 check bincount_all 'spt bincount in/ids.tns'
 check bincount_rows 'spt bincount --axis -1 --minlength 7 in/ids.tns'
 check bincount_max 'spt bincount --axis -1 --maxlength 4 --binary in/ids.tns'

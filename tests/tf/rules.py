@@ -477,7 +477,7 @@ RULES_LIST += [
          lambda c: getattr(c, "huge", False) and huge_volume(c) and not harness.ANY_VOLUME,
          spt_error=spt.OverflowError,
          tf="SparseReorder and SparseSlice take a shape whose volume exceeds int64; other kernels reject it",
-         reason="a libspt from before the any-volume policy (issue 15) documents that a shape's volume must fit "
+         reason="a libspt from before the any-volume policy documents that a shape's volume must fit "
                 "in int64 (include/spt.h, SPT_EOVERFLOW); the harness switches to P1-any-volume as soon as the "
                 "library takes such a shape"),
     Rule("P1-slice", ["slice"], lambda c: getattr(c, "huge", False) and huge_volume(c) and harness.ANY_VOLUME,
