@@ -207,3 +207,17 @@ def test_readme_op_tables_name_every_op():
                       if not named(r.command.replace("_", "-")) and not named(r.command)})
     assert not missing, "commands the README's op tables do not name: %s" % missing
 
+
+
+def test_header_sections_follow_the_families():
+    """include/spt.h declares the functions family by family, in the list's family order, one section each."""
+    text = _strip_c_comments(_read("include", "spt.h"))
+    seen = []
+    for name in re.findall(r"\b(spt_\w+)\s*\(", text):
+        if name in BY_FN and name not in seen:
+            seen.append(name)
+    fams = [BY_FN[n].family for n in seen]
+    runs = [f for i, f in enumerate(fams) if i == 0 or fams[i - 1] != f]
+    assert runs == [f for f in FAMILIES if f in fams], "include/spt.h's family order: %s" % runs
+    titles = re.findall(r"^/\* ([A-Z][^*]*?)\s*\*/\n/\* -{20,}", _read("include", "spt.h"), re.M)
+    assert not [t for t in titles if re.search(r"issue \d|wave|completion", t, re.I)], titles
