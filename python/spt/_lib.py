@@ -64,14 +64,12 @@ def _version():
     make install), else from the wheel's metadata; "unknown" when none says."""
     import re
 
+    from ._version import from_header
+
     here = os.path.dirname(os.path.abspath(__file__))
-    header = os.path.join(here, "..", "..", "include", "spt.h")
-    if os.path.exists(header):
-        with open(header, encoding="utf-8") as f:
-            text = f.read()
-        parts = [re.search(r"^#define SPT_VERSION_%s\s+(\d+)" % k, text, re.M) for k in ("MAJOR", "MINOR", "PATCH")]
-        if all(parts):
-            return ".".join(m.group(1) for m in parts)
+    v = from_header(os.path.join(here, "..", "..", "include", "spt.h"))
+    if v:
+        return v
     m = re.search(r"libspt\.so\.(\d+\.\d+\.\d+)$", os.path.realpath(lib_path))
     if m:
         return m.group(1)
