@@ -77,7 +77,7 @@ static int run_info(cli_args *a) {
     if (cli_opt(a, "format")) spt_format_from_name(cli_opt(a, "format"), &fmt);
     if (fmt == SPT_FORMAT_AUTO) fmt = spt_format_from_path(path);
     printf("file:       %s\n", strcmp(path, "-") ? path : "<stdin>");
-    printf("format:     %s\n", fmt == SPT_FORMAT_AUTO ? "tns" : spt_format_name(fmt));
+    printf("format:     %s\n", fmt != SPT_FORMAT_AUTO ? spt_format_name(fmt) : strcmp(path, "-") ? "from the content" : "tns");
     printf("dtype:      %s\n", spt_dtype_name(spt_tensor_dtype(t)));
     printf("rank:       %lld\n", (long long)r);
     printf("shape:      ");

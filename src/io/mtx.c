@@ -354,26 +354,30 @@ fail:
     return st;
 }
 
+spt_status spt__mtx_from_bytes(const char *fn, const char *name, const char *data, size_t len,
+                               const spt_read_opts *opts, spt_tensor **out) {
+    mm h;
+    spt__skip_bom(&data, &len);
+    SPT__TRY(read_banner(name, data, len, &h));
+    if (h.coordinate) {
+        SPT__TRY(read_coordinate(fn, name, data, len, &h, opts, out));
+        spt__order_restore_header(*out, data, len, "% spt"); /* a stated order, verified */
+        return SPT_OK;
+    }
+    spt_dense *d = NULL;
+    spt_status st = read_array(fn, name, data, len, &h, opts, &d);
+    if (st == SPT_OK) st = spt_from_dense(d, NULL, out);
+    spt_dense_free(d);
+    return st;
+}
+
 spt_status spt_read_mtx(const char *path, const spt_read_opts *opts, spt_tensor **out) {
     static const char fn[] = "spt_read_mtx";
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
     spt__file f;
     SPT__TRY(spt__file_load(fn, path, &f));
-    const char *name = spt__display_name(path);
-    mm h;
-    spt_status st = read_banner(name, f.data, f.len, &h);
-    if (st == SPT_OK) {
-        if (h.coordinate) {
-            st = read_coordinate(fn, name, f.data, f.len, &h, opts, out);
-            if (st == SPT_OK) spt__order_restore_header(*out, f.data, f.len, "% spt"); /* a stated order, verified */
-        } else {
-            spt_dense *d = NULL;
-            st = read_array(fn, name, f.data, f.len, &h, opts, &d);
-            if (st == SPT_OK) st = spt_from_dense(d, NULL, out);
-            spt_dense_free(d);
-        }
-    }
+    spt_status st = spt__mtx_from_bytes(fn, f.name, f.data, f.len, opts, out);
     spt__file_release(&f);
     return st;
 }
@@ -384,13 +388,15 @@ spt_status spt_read_mtx_dense(const char *path, const spt_read_opts *opts, spt_d
     *out = NULL;
     spt__file f;
     SPT__TRY(spt__file_load(fn, path, &f));
-    const char *name = spt__display_name(path);
+    const char *name = f.name, *data = f.data;
+    size_t len = f.len;
+    spt__skip_bom(&data, &len);
     mm h;
-    spt_status st = read_banner(name, f.data, f.len, &h);
+    spt_status st = read_banner(name, data, len, &h);
     if (st == SPT_OK) {
         if (h.coordinate)
             st = spt__err(SPT_EPARSE, "%s:1: expected the format 'array', found 'coordinate' (use spt_read_mtx)", name);
-        else st = read_array(fn, name, f.data, f.len, &h, opts, out);
+        else st = read_array(fn, name, data, len, &h, opts, out);
     }
     spt__file_release(&f);
     return st;
