@@ -78,6 +78,7 @@ spt_status spt__stream_open(const char *fn, const char *path, spt__stream *s, sp
 spt_status spt__stream_read(const char *fn, spt__stream *s, char *buf, size_t cap, size_t *got);
 void spt__stream_close(spt__stream *s);
 
+
 /* ---- output (out.c): the one path every writer takes ----------------------------------------- */
 
 /* An output in progress. New files and single-link regular files are written to a temporary
@@ -178,6 +179,24 @@ void spt__read_progress(spt_progress_fn *fn, void **ctx);
  * bits, res->v0); `ones` stores 1 in every value (pattern files). Known valid, order undefined. */
 spt_status spt__tensor_from_coords(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
                                    spt__coord_result *res, bool ones, spt_tensor **out);
+
+/* ---- streamed coordinates (stream.c) ---------------------------------------------------------- */
+
+/* A stream's text a piece at a time: complete lines are parsed, the rest kept for the next piece. */
+enum { SPT__PIECE = 16 << 20, SPT__MAX_LINE = 1 << 20 };
+typedef struct spt__pieces {
+    char *p;
+    size_t len, cap;
+    bool eof;
+} spt__pieces;
+/* Read until b is full or the stream ends (doubling b first when `grow`). */
+spt_status spt__pieces_fill(const char *fn, spt__stream *s, spt__pieces *b, bool grow);
+/* Parse b's complete lines as coordinates, then the rest of the stream, piece after piece, into acc
+ * (line: the line number of b->p[0]); calls the thread's progress callback by the bytes consumed. */
+spt_status spt__pieces_parse(const char *fn, spt__stream *s, spt__pieces *b, spt__coord_spec *sp, int64_t line,
+                             spt__coord_result *acc);
+/* SPT_EPARSE "NAME:LINE: expected an end of line within SPT__MAX_LINE bytes". */
+spt_status spt__line_too_long(const char *name, int64_t line);
 
 /* ---- the order a file states (order.c) ------------------------------------------------------- */
 

@@ -179,96 +179,28 @@ spt_status spt__tns_from_bytes(const char *buf, size_t len, const char *name, co
     return tns_finish(fn, &pl, &res, buf, len, out);
 }
 
-/* ---- a stream: parsed a piece at a time ------------------------------------------------------- */
-
-enum { PIECE = 16 << 20, MAX_LINE = 1 << 20 };
-
-static spt_status line_too_long(const char *name, int64_t line) {
-    return spt__err(SPT_EPARSE, "%s:%lld: expected an end of line within %d bytes, found none", name, (long long)line,
-                    MAX_LINE);
-}
-
-typedef struct piece_buf {
-    char *p;
-    size_t len, cap;
-    bool eof;
-} piece_buf;
-
-/* Fill b from the stream (growing it first when `grow`). */
-static spt_status fill(const char *fn, spt__stream *s, piece_buf *b, bool grow) {
-    if (grow) {
-        size_t c;
-        if (spt__mul_sz(b->cap, 2, &c)) return spt__err(SPT_EOVERFLOW, "%s: %s: a line too long", fn, s->name);
-        char *q = spt__realloc(b->p, c);
-        if (!q) return spt__err(SPT_ENOMEM, "%s: out of memory reading %s", fn, s->name);
-        b->p = q;
-        b->cap = c;
-    }
-    while (b->len < b->cap && !b->eof) {
-        size_t got;
-        SPT__TRY(spt__stream_read(fn, s, b->p + b->len, b->cap - b->len, &got));
-        if (!got) b->eof = true;
-        b->len += got;
-    }
-    return SPT_OK;
-}
-
-static void report(spt__stream *s, spt_progress_fn prog, void *ctx) {
-    if (prog && s->total) prog(s->in_bytes >= s->total ? 1.0 : (double)s->in_bytes / (double)s->total, ctx);
-}
-
-/* Parse b's complete lines (all of it at the end), one piece after another, into acc. */
-static spt_status parse_pieces(const char *fn, spt__stream *s, piece_buf *b, tns_plan *pl, spt__coord_result *acc) {
-    spt_progress_fn prog;
-    void *ctx;
-    spt__read_progress(&prog, &ctx);
-    int64_t line = 1;
-    for (;;) {
-        size_t end = b->len;
-        if (!b->eof) {
-            const char *nl = memrchr(b->p, '\n', b->len);
-            if (!nl) { /* a line longer than the buffer */
-                if (b->len >= MAX_LINE) return line_too_long(s->name, line);
-                SPT__TRY(fill(fn, s, b, true));
-                continue;
-            }
-            end = (size_t)(nl - b->p) + 1;
-        }
-        spt__coord_result part;
-        pl->sp.first_line = line;
-        SPT__TRY(spt__parse_coords(fn, b->p, end, &pl->sp, &part));
-        line += part.lines;
-        SPT__TRY(spt__coord_result_append(fn, &pl->sp, acc, &part));
-        memmove(b->p, b->p + end, b->len - end);
-        b->len -= end;
-        report(s, prog, ctx);
-        if (b->eof && !b->len) break;
-        SPT__TRY(fill(fn, s, b, false));
-    }
-    if (prog) prog(1.0, ctx);
-    return SPT_OK;
-}
+/* ---- a stream: parsed a piece at a time (stream.c) ---------------------------------------------- */
 
 static spt_status tns_stream(const char *fn, spt__stream *s, const spt_read_opts *opts, int base, spt_tensor **out) {
     spt_status st;
-    piece_buf b = {spt__malloc(PIECE), 0, PIECE, false};
+    spt__pieces b = {spt__malloc(SPT__PIECE), 0, SPT__PIECE, false};
     spt__coord_result acc = {0};
     char *hdr = NULL;
     if (!b.p) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
-    SPT__CHECK(fill(fn, s, &b, false));
+    SPT__CHECK(spt__pieces_fill(fn, s, &b, false));
     tns_plan pl;
     const char *first = NULL;
     for (;;) { /* the header and the first entry line, however long */
         bool more = false;
         SPT__CHECK(tns_plan_make(fn, s->name, b.p, b.len, opts, base, &pl, b.eof ? NULL : &more, &first));
         if (!more) break;
-        if (first && b.len - (size_t)(first - b.p) >= MAX_LINE) { /* no end to the first entry line */
+        if (first && b.len - (size_t)(first - b.p) >= SPT__MAX_LINE) { /* no end to the first entry line */
             int64_t line = 1;
             for (const char *q = b.p; (q = memchr(q, '\n', (size_t)(first - q))) != NULL; q++) line++;
-            st = line_too_long(s->name, line);
+            st = spt__line_too_long(s->name, line);
             goto fail;
         }
-        SPT__CHECK(fill(fn, s, &b, true));
+        SPT__CHECK(spt__pieces_fill(fn, s, &b, true));
     }
     size_t hlen = first ? (size_t)(first - b.p) : b.len; /* kept for an order statement */
     if (!(hdr = spt__malloc(hlen ? hlen : 1))) {
@@ -276,7 +208,7 @@ static spt_status tns_stream(const char *fn, spt__stream *s, const spt_read_opts
         goto fail;
     }
     memcpy(hdr, b.p, hlen);
-    SPT__CHECK(parse_pieces(fn, s, &b, &pl, &acc));
+    SPT__CHECK(spt__pieces_parse(fn, s, &b, &pl.sp, 1, &acc));
     if (!acc.maxidx) { /* an empty text: one empty piece */
         SPT__CHECK(spt__parse_coords(fn, "", 0, &pl.sp, &acc));
     }
