@@ -372,6 +372,7 @@ fail:
 spt_status spt__mtx_from_bytes(const char *fn, const char *name, const char *data, size_t len,
                                const spt_read_opts *opts, spt_tensor **out) {
     mm h;
+    spt__skip_bom(&data, &len);
     SPT__TRY(read_banner(name, data, len, false, &h));
     if (h.coordinate) {
         SPT__TRY(read_coordinate(fn, name, data, len, &h, opts, out));
@@ -428,6 +429,10 @@ static spt_status mtx_stream(const char *fn, spt__stream *s, const spt_read_opts
     spt__pieces b = {spt__malloc(SPT__PIECE), 0, SPT__PIECE, false};
     if (!b.p) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
     SPT__CHECK(spt__pieces_fill(fn, s, &b, false));
+    const char *nb = b.p;
+    size_t nl = b.len;
+    spt__skip_bom(&nb, &nl);
+    if (nl != b.len) memmove(b.p, nb, b.len = nl); /* a byte-order mark before the banner: dropped */
     while (!b.eof && !head_complete(b.p, b.len)) SPT__CHECK(spt__pieces_fill(fn, s, &b, true)); /* long comments */
     mm h;
     SPT__CHECK(read_banner(s->name, b.p, b.len, !b.eof, &h));
@@ -466,13 +471,15 @@ spt_status spt_read_mtx_dense(const char *path, const spt_read_opts *opts, spt_d
     *out = NULL;
     spt__file f;
     SPT__TRY(spt__file_load(fn, path, &f));
-    const char *name = f.name;
+    const char *name = f.name, *data = f.data;
+    size_t len = f.len;
+    spt__skip_bom(&data, &len);
     mm h;
-    spt_status st = read_banner(name, f.data, f.len, false, &h);
+    spt_status st = read_banner(name, data, len, false, &h);
     if (st == SPT_OK) {
         if (h.coordinate)
             st = spt__err(SPT_EPARSE, "%s:1: expected the format 'array', found 'coordinate' (use spt_read_mtx)", name);
-        else st = read_array(fn, name, f.data, f.len, &h, opts, out);
+        else st = read_array(fn, name, data, len, &h, opts, out);
     }
     spt__file_release(&f);
     return st;
