@@ -55,7 +55,9 @@ CASES = {
     ],
     "tns_read": [
         ("spt", "import spt", "spt.read_tns({tns!r})"),
-        ("pyarrow_csv", "import pyarrow.csv as pc; ro = pc.ReadOptions(column_names=['i','j','k','v']); "
+        ("pyarrow_csv", "import pyarrow.csv as pc, itertools; "
+         "skip = sum(1 for _ in itertools.takewhile(lambda l: l.startswith('#'), open({tns!r}))); "
+         "ro = pc.ReadOptions(column_names=['i','j','k','v'], skip_rows=skip); "
          "po = pc.ParseOptions(delimiter=' ')", "pc.read_csv({tns!r}, read_options=ro, parse_options=po)"),
     ],
     "npz_read": [
