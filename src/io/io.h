@@ -226,6 +226,9 @@ void spt__order_restore_header(spt_tensor *t, const char *buf, size_t len, const
 int spt__fmt_double(char *buf, size_t cap, double v, bool is_float32);
 /* Format value i of `values` (numeric or bool dtype) as text; complex writes "re im". */
 int spt__fmt_value(char *buf, size_t cap, spt_dtype d, const void *values, int64_t i);
+/* Every entry of t as a line "i j k ... value" (indices from `base`) to fp, blocks formatted by the
+ * threads and written in order (.tns and Matrix Market coordinate bodies). */
+spt_status spt__write_entry_lines(const char *fn, const spt_tensor *t, int base, FILE *fp);
 
 /* ---- .npy in memory (npy.c), for npz --------------------------------------------------------- */
 

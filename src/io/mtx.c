@@ -499,10 +499,10 @@ spt_status spt_write_mtx(const spt_tensor *t, const char *path) {
     fprintf(o.fp, "%%%%MatrixMarket matrix coordinate %s general\n", field);
     if (spt__order_meta_format(t, meta, sizeof meta)) fprintf(o.fp, "%% spt %s\n", meta);
     fprintf(o.fp, "%lld %lld %lld\n", (long long)t->shape[0], (long long)t->shape[1], (long long)t->nnz);
-    char v[128];
-    for (int64_t i = 0; i < t->nnz; i++) {
-        spt__fmt_value(v, sizeof v, t->dtype, t->values, i);
-        fprintf(o.fp, "%lld %lld %s\n", (long long)t->indices[2 * i] + 1, (long long)t->indices[2 * i + 1] + 1, v);
+    spt_status st = spt__write_entry_lines(fn, t, 1, o.fp);
+    if (st != SPT_OK) {
+        spt__out_abort(&o);
+        return st;
     }
     return spt__out_commit(fn, &o);
 }
