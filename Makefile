@@ -307,7 +307,16 @@ bench:
 	@sh bench/install-peers.sh build/bench-venv
 	@$(MAKE) --no-print-directory bench-programs
 	$(PYTHON) bench/run.py --venv build/bench-venv $(if $(filter 1,$(QUICK)),--quick,) $(BENCH_ARGS)
-.PHONY: bench-programs
+	@$(MAKE) --no-print-directory bench-readers
+# make bench-readers: bench/readers.py (.mtx/.tns/.npz/gzip readers and writers against fast_matrix_market,
+# pyarrow's CSV reader, pydata/sparse and zcat; spt info against a plain read), peers from PyPI in
+# build/io-bench-venv (made here when missing; a peer that cannot be installed is reported unavailable).
+bench-readers: $(REL)/libspt.so $(REL)/spt
+	@[ -x build/io-bench-venv/bin/python ] || { $(PYTHON) -m venv build/io-bench-venv && \
+	  build/io-bench-venv/bin/pip install -q fast_matrix_market pyarrow sparse numpy scipy; } || true
+	$(PYTHON) bench/readers.py --venv build/io-bench-venv $(if $(filter 1,$(QUICK)),--nnz 1000000,) \
+	  --out bench/results/$(if $(filter 1,$(QUICK)),trial/,)readers
+.PHONY: bench-programs bench-readers
 # ==== end bench block ====
 
 # ==== install, shared library ABI, pkg-config, doc, walkthrough ====

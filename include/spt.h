@@ -1462,26 +1462,40 @@ spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor 
  * int64) or SPT_FORMAT_NPZ_SCIPY_CSR (rows sorted, duplicates kept) for rank 2. Members deflated. */
 spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavour);
 
-/* Reading files. Regular files are mapped (or read whole, as stdin "-" redirected from one). Other
- * inputs (pipes, FIFOs, devices such as /dev/zero, a terminal) are read as a stream, up to a bound:
- * SPT_MAX_STREAM_BYTES from the environment (a byte count, optionally with a K, M, G or T suffix in
- * powers of 1024), by default 4 GiB or half the physical memory, whichever is smaller. A longer stream ends the read with SPT_EOVERFLOW naming the
- * bound. A FIFO is waited for until a writer opens it, at most SPT_FIFO_TIMEOUT seconds from the
- * environment (default 30), then SPT_EIO. .npy and .npz members are checked before their data is read: the bytes the header's shape
- * and dtype need must be the bytes present (for .npz, the size in the archive's directory), and an
- * .npz's members must agree with one another (coords [rank, n] with data [n] and shape [rank]; SciPy's
+/* Reading files. Regular files are mapped. The text formats (.tns, and .mtx coordinate files) are
+ * parsed as a stream when the input is a pipe, a FIFO, stdin, a device, or compressed: a piece of
+ * 16 MiB at a time, by all threads, into arrays that grow with the entries, so memory is the tensor
+ * plus a fixed buffer, whatever the length; no bound applies unless SPT_MAX_STREAM_BYTES is set in the
+ * environment (a byte count, optionally with a K, M, G or T suffix in powers of 1024): then a longer
+ * text ends the read with SPT_EOVERFLOW naming the bound. A line with no end within 1 MiB is
+ * SPT_EPARSE (/dev/zero read as text stops there). A FIFO is waited for until a writer opens it, at
+ * most SPT_FIFO_TIMEOUT seconds from the environment (default 30), then SPT_EIO. Inputs still read
+ * whole, and why (each bounded by
+ * SPT_MAX_STREAM_BYTES, by default 4 GiB or half the physical memory, whichever is smaller, when it is
+ * not a regular file or is decoded):
+ *  - .npz from a stream: a zip archive's directory is at its end, so the bytes are gathered first;
+ *  - .npy from a stream: the array is built from the whole image (after the magic check below);
+ *  - a tar archive (compressed or not): its member is chosen from the whole directory;
+ *  - Matrix Market array files, which list every element of a dense matrix;
+ *  - compressed .npy and .npz files, decoded in memory.
+ * .npy and .npz members are checked before their data is read: the bytes the header's shape and dtype
+ * need must be the bytes present (for .npz, the size in the archive's directory), and an .npz's members
+ * must agree with one another (coords [rank, n] with data [n] and shape [rank]; SciPy's
  * row/col/indices [n] and indptr [dim + 1]) before any of them is inflated. NumPy unicode arrays
- * ('<U<n>') are read as UTF-8 strings.
+ * ('<U<n>') are read as UTF-8 strings. The .npy and .npz readers look at a stream's first bytes before
+ * reading on: a stream that starts neither with the format's magic nor as a compressed or tar input is
+ * SPT_EPARSE at once (/dev/zero costs a few KiB, not gigabytes).
  *
  * Compressed and archived inputs. Every reader recognises gzip, bzip2, xz and zstd streams and tar
- * archives (also compressed, as SuiteSparse's NAME.tar.gz) by their first bytes, whatever the name, and
- * reads what they hold (for tar, see spt_set_read_member). They are decoded in memory with libarchive,
- * up to the same bound as a stream (SPT_MAX_STREAM_BYTES): the text parsers need the whole text at once
- * to split it between threads. A name ending in .gz, .bz2, .xz or .zst names the format of its content
- * (x.tns.gz is a .tns); spt_write compresses its output when the name ends so. A corrupt or truncated
- * stream is SPT_EPARSE naming the file and the decoded bytes before the fault. .npy and .npz readers look
- * at the first bytes of a stream before reading on: a stream that starts neither with the format's
- * magic nor as a compressed or tar input is refused at once (/dev/zero reads 64 KiB, not gigabytes).
+ * archives (also compressed, as the SuiteSparse Matrix Collection's NAME.tar.gz) by their first bytes,
+ * whatever the name, and reads what they hold (for tar, see spt_set_read_member). gzip is decoded with
+ * zlib when streamed and libdeflate when decoded whole, both checking every member's CRC and length
+ * (several members one after another, as pigz and bgzip write, are one text); bzip2, xz, zstd and tar
+ * with libarchive. A name ending in .gz, .bz2, .xz or .zst names the format of its content (x.tns.gz is
+ * a .tns); when the name does not tell (an archive, no extension), spt_read goes by the tar member's
+ * name, then by the content's magic (.npy, .npz, Matrix Market); .tns text has no magic and needs its
+ * name or the format given. A corrupt or truncated stream is SPT_EPARSE naming the file and the decoded
+ * bytes before the fault. spt_write compresses its output when the name ends in one of those suffixes.
  *
  * Order in files. A tensor known to be sorted by a full order is written with that statement:
  * "order: 2 0 1 sorted" (plus " unique" when no two entries are equal) as the .tns comment
