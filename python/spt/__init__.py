@@ -35,10 +35,10 @@ from ._io import *  # noqa: F401,F403
 from ._tfio import *  # noqa: F401,F403
 from ._interop import *  # noqa: F401,F403
 from . import math  # noqa: F401  (spt.math.abs, ... on SparseTensor values, as TensorFlow's tf.math dispatches)
-from . import _registry
+from . import _lib, _registry
 from ._export import exports as _exports, package_all as _package_all, public as _public
 
-__version__ = "0.1.0"
+__version__ = _lib.VERSION  # include/spt.h's, the one place it is written
 
 
 @_public

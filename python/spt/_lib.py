@@ -77,6 +77,32 @@ def _load():
 lib, lib_path = _load()
 export_name(__name__, "lib_path")
 
+
+def _version():
+    """The version, written once: include/spt.h's SPT_VERSION_MAJOR.MINOR.PATCH. Read from the header of
+    the repository this package sits in, else from the installed library's file name (libspt.so.X.Y.Z,
+    make install), else from the wheel's metadata; "unknown" when none says."""
+    import re
+
+    from ._version import from_header
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    v = from_header(os.path.join(here, "..", "..", "include", "spt.h"))
+    if v:
+        return v
+    m = re.search(r"libspt\.so\.(\d+\.\d+\.\d+)$", os.path.realpath(lib_path))
+    if m:
+        return m.group(1)
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        return version("spt")
+    except (ImportError, PackageNotFoundError):
+        return "unknown"
+
+
+VERSION = _version()
+
 # ---------------------------------------------------------------------------------------------------
 # Structs of include/spt.h (the functions are declared by the _registry package)
 # ---------------------------------------------------------------------------------------------------
