@@ -340,8 +340,9 @@ install: all $(REL)/spt.pc
 	  install -m 644 $(REL)/doc/man/man3/spt.3 $(D)$(MAN3DIR)/spt.3; fi
 	@if [ "$(PYTHON_INSTALL)" = 1 ] && [ -n "$(PYVER)" ]; then \
 	  echo "install the Python package in $(D)$(PYSITE)/spt"; \
-	  install -d $(D)$(PYSITE)/spt && \
+	  install -d $(D)$(PYSITE)/spt $(D)$(PYSITE)/spt/_registry && \
 	  install -m 644 $$(find python/spt -maxdepth 1 -type f -name '*.py') $(D)$(PYSITE)/spt/ && \
+	  install -m 644 python/spt/_registry/*.py $(D)$(PYSITE)/spt/_registry/ && \
 	  ln -sf ../../../libspt.so.$(SPT_MAJOR) $(D)$(PYSITE)/spt/libspt.so && \
 	  echo "  use it with: PYTHONPATH=$(PYSITE) $(PYTHON)"; \
 	else echo "the Python package is not installed (PYTHON_INSTALL=$(PYTHON_INSTALL)); see python/README.md"; fi

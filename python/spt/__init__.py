@@ -11,28 +11,43 @@ InvalidArgumentError (ValueError), OutOfRangeError (IndexError), OverflowError (
 FailedPreconditionError (RuntimeError), DtypeError (TypeError), OutOfMemoryError (MemoryError),
 IOError (OSError), ParseError (ValueError), InternalError (RuntimeError); all derive from SptError and
 carry the C message (`.message`) and status (`.status`).
+
+The package mirrors the library's families: _core (sorting, validation, group, threads), _layout,
+_elementwise, _reduce, _products, _features, _serial, _grad (the op families of src/ops), _tot (tensors
+of tensors), _io (files), _interop (SciPy, pydata/sparse, PyTorch), and spt.math. `from spt import *`
+binds the public names except those of Python's builtins: spt.abs, spt.round, spt.slice, spt.IOError and
+spt.OverflowError are reached through the package.
 """
-from ._lib import (SptError, InvalidArgumentError, OutOfRangeError, OverflowError, FailedPreconditionError,
-                   DtypeError, OutOfMemoryError, IOError, ParseError, InternalError, lib_path)
-from ._registry import has as _has
-from ._tensor import SparseTensor
-from ._core import (reorder, argsort, validate, indices_valid, with_order, to_dense, to_dense_into, from_dense,
-                    sparse_to_dense, group, set_num_threads, get_num_threads)
-from ._ops import *  # noqa: F401,F403  (the ops whose C functions this libspt has)
-from ._ops import available_ops
-from ._tfsparse import *  # noqa: F401,F403  (segment ops, bincount, cross, map_values, embeddings, serialization)
-from ._tfsparse import abs, round  # noqa: F401,A004  (not in __all__: `from spt import *` keeps the builtins)
-from . import math  # noqa: F401  (spt.math.abs, ... on SparseTensor values, as TensorFlow's tf.math dispatches)
-from ._algebra import *  # noqa: F401,F403  (sparse algebra and gradient kernels)
-from ._interop import from_scipy, to_scipy, from_pydata, to_pydata, from_torch, to_torch
-from . import _tot
+from ._lib import *  # noqa: F401,F403  (the exceptions and lib_path)
+from ._tensor import *  # noqa: F401,F403
+from ._core import *  # noqa: F401,F403
+from ._layout import *  # noqa: F401,F403
+from ._elementwise import *  # noqa: F401,F403
+from ._reduce import *  # noqa: F401,F403
+from ._products import *  # noqa: F401,F403
+from ._features import *  # noqa: F401,F403
+from ._serial import *  # noqa: F401,F403
+from ._grad import *  # noqa: F401,F403
 from ._tot import *  # noqa: F401,F403
-from . import _io
 from ._io import *  # noqa: F401,F403
+from ._interop import *  # noqa: F401,F403
+from . import math  # noqa: F401  (spt.math.abs, ... on SparseTensor values, as TensorFlow's tf.math dispatches)
+from . import _registry
+from ._export import exports as _exports, package_all as _package_all, public as _public
 
 __version__ = "0.1.0"
 
 
+@_public
+def available_ops():
+    """The names of the ops (module functions) this libspt provides."""
+    return sorted(set(_registry.AVAILABLE) | set(_exports("spt._interop")))
+
+
+@_public
 def has_op(name):
     """True when this libspt provides the op `name` (a Python function name of this module)."""
     return name in available_ops()
+
+
+__all__ = _package_all()

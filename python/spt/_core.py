@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The core ops: reorder, validation, dense conversion, group, threads."""
+"""The core ops (src/core, src/sort): reorder, argsort, validation, the order metadata, group and the
+thread count."""
 import threading
 
 import numpy as np
 
 from . import _lib as L
-from ._registry import C, FREE, provide, raw
-from ._tensor import SparseTensor, sparse_arg
+from ._export import exports, public
+from ._registry import C, FREE, op, provide, raw
+from ._tensor import sparse_arg
 
 
+@op("spt_reordered")
 def reorder(sp_input, order=None, name=None):
     """tf.sparse.reorder: a new tensor with the entries sorted by `order` (None = row-major; else a
     permutation: the dimension order) and that order recorded. Stable. The input is never modified: the
@@ -22,6 +25,7 @@ def reorder(sp_input, order=None, name=None):
 _reorder = raw("spt_reorder")
 
 
+@op("spt_argsort")
 def argsort(sp_input, order=None):
     """The stable sorting permutation by `order` (None = row-major): perm[k] = the entry that goes to k."""
     sp = sparse_arg(sp_input)
@@ -30,6 +34,7 @@ def argsort(sp_input, order=None):
     return perm
 
 
+@op("spt_validate")
 def validate(sp_input):
     """Every index inside the shape, else OutOfRangeError (the message names the first bad entry).
     Caches the fact on the tensor. Returns the tensor."""
@@ -38,6 +43,7 @@ def validate(sp_input):
     return sp
 
 
+@op("spt_indices_valid")
 def indices_valid(sp_input):
     """TensorFlow's IndicesValid() with the tensor's own `order`: raises OutOfRangeError (out of bounds),
     InvalidArgumentError (out of order / repeated) or FailedPreconditionError (no order, rank != 1);
@@ -46,6 +52,7 @@ def indices_valid(sp_input):
     return True
 
 
+@public
 def with_order(sp_input, order):
     """A copy of the tensor claiming `order` (None = undefined) without sorting (the order metadata)."""
     t = sparse_arg(sp_input).copy()
@@ -53,77 +60,21 @@ def with_order(sp_input, order):
     return t
 
 
-def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
-    """tf.sparse.to_dense: a new numpy array of the dense shape filled with `default_value` (None = 0,
-    False or b"" for strings; it must be exact in the tensor's dtype: -1 for uint8 or 0.5 for int32 is
-    InvalidArgumentError), then the entries (last write wins). validate_indices: the indices must also be
-    strictly increasing in row-major order. The array owns a C buffer (no extra copy); string tensors give
-    an object array of bytes."""
-    return C.spt_to_dense(sp_input, default_value, validate_indices)
-
-
-def to_dense_into(sp_input, out, initialize=True, default_value=None):
-    """ToDense into the caller's numpy array `out` (same dtype and rank, every dim >= the tensor's;
-    C-contiguous, writable), written in place without a copy. Not for string tensors."""
-    sp = sparse_arg(sp_input)
-    if not isinstance(out, np.ndarray) or not out.flags.c_contiguous or not out.flags.writeable:
-        raise L.err(L.DtypeError, "to_dense_into", "out must be a writable C-contiguous numpy array")
-    if out.dtype.kind == "O":
-        raise L.err(L.DtypeError, "to_dense_into", "string tensors are not supported")
-    from ._dense import Dense
-
-    d = Dense.from_numpy(out)
-    if d.keep is not out:
-        raise L.err(L.DtypeError, "to_dense_into", "out has dtype %s, the tensor %s" % (out.dtype, sp.dtype))
-    C.spt_to_dense_into(sp, d, initialize, default_value)
-    return out
-
-
-def from_dense(tensor, default_value=None, name=None):
-    """tf.sparse.from_dense: the entries of a numpy array that differ from `default_value` (None = 0;
-    NaN always differs, -0.0 equals 0.0), row-major, as a SparseTensor known valid and sorted. The input
-    is read in place when it is C-contiguous (a copy otherwise)."""
-    a = np.asarray(tensor)
-    if a.dtype.kind in "SU":
-        a = a.astype(object)
-    return C.spt_from_dense(a, default_value)
-
-
-def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0, validate_indices=True,
-                    name=None):
-    """tf.sparse_to_dense: indices (int32 or int64, rank 0, 1 or 2), output_shape (same integer dtype),
-    values (rank 0 = broadcast, or [N]), default_value (a scalar of the values' dtype). Every conversion
-    is exact: an output_shape or default_value the target dtype cannot hold is refused."""
-    op = "sparse_to_dense"
-    ix = np.asarray(sparse_indices)
-    if ix.dtype not in (np.int32, np.int64):
-        ix = L.i64_arg(ix, "sparse_indices", op)
-    osh = np.asarray(output_shape)
-    if osh.dtype != ix.dtype:
-        if osh.size and osh.dtype.kind not in "iuO":
-            raise L.err(L.DtypeError, op, "output_shape must be integers, got %s" % osh.dtype)
-        osh = L.exact_cast(osh if osh.dtype.kind != "O" else L.i64_arg(osh, "output_shape", op), ix.dtype,
-                           "output_shape", op)
-    vals = np.asarray(sparse_values)
-    if vals.dtype.kind in "SU":
-        vals = vals.astype(object)
-    dv = default_value if default_value is not None else (b"" if vals.dtype.kind == "O" else 0)
-    dv = np.asarray(dv, dtype=object if vals.dtype.kind == "O" else None)
-    if dv.ndim != 0:
-        raise L.err(L.InvalidArgumentError, op, "default_value must be a scalar, got shape %s" % (dv.shape,))
-    dv = L.exact_cast(dv, vals.dtype, "default_value", op)
-    return C.spt_sparse_to_dense(ix, osh, vals, dv, validate_indices)
-
-
-def group(sp, dims):
+@op("spt_group_begin", "spt_group_next", "spt_group_end")
+def group(sp_input=None, dims=None, sp=None):
     """An iterator of (key, indices, values) over the maximal runs of consecutive entries with equal
     values in `dims` (the group() of TensorFlow's C++ SparseTensor). The tensor's order must start with
     `dims` (reorder it first), else FailedPreconditionError. `key` is a tuple of ints; `indices`
     (count x rank) and `values` are read-only views into the tensor (strings: a copy).
 
     The iterator may be shared between threads (a lock serialises next()); copying or pickling it gives
-    an independent iterator at the same position (it carries the tensor, the dims and the position)."""
-    sp = sparse_arg(sp)
+    an independent iterator at the same position (it carries the tensor, the dims and the position).
+    `sp` is the earlier name of sp_input, still accepted."""
+    if sp is not None:
+        if sp_input is not None:
+            raise L.err(L.InvalidArgumentError, "group", "give sp_input or its earlier name sp, not both")
+        sp_input = sp
+    sp = sparse_arg(sp_input)
     d = L.i64_arg(L.as_list(dims, "dims", "group") if not isinstance(dims, np.ndarray) else dims, "dims",
                   "group").reshape(-1)
     return GroupIter(sp, d)
@@ -212,11 +163,16 @@ class _IterHandle:
 provide("iter", _IterHandle, _IterHandle)
 
 
+@public
 def set_num_threads(n):
     """The number of threads spt's ops may use (n <= 0 restores the default: OMP_NUM_THREADS). n must fit
     in a C int (OverflowError otherwise)."""
     C.spt_set_num_threads(n)
 
 
+@public
 def get_num_threads():
     return C.spt_get_num_threads()
+
+
+__all__ = exports(__name__)

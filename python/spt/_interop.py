@@ -15,9 +15,11 @@ A shared values array must not be modified while the SparseTensor lives.
 import numpy as np
 
 from . import _lib as L
+from ._export import exports, public
 from ._tensor import SparseTensor, sparse_arg
 
 
+@public
 def from_scipy(m):
     """A SparseTensor of rank 2 from any SciPy sparse matrix or array. Duplicates and the stored order
     are kept; a matrix in canonical format (sorted, no duplicates) records the row-major order.
@@ -34,6 +36,7 @@ def from_scipy(m):
     return SparseTensor._adopting(ix, c.data, c.shape, order=[0, 1] if canonical else None)
 
 
+@public
 def to_scipy(sp_input, format="coo"):
     """A SciPy sparse matrix of a rank-2 tensor: format "coo" (duplicates kept, entries in storage
     order), or any format SciPy converts to ("csr", "csc", ...: duplicates summed by SciPy). Copies."""
@@ -49,6 +52,7 @@ def to_scipy(sp_input, format="coo"):
     return m if format == "coo" else m.asformat(format)
 
 
+@public
 def from_pydata(x):
     """A SparseTensor from a pydata/sparse array (COO, or any format it converts to COO). The fill
     value must be zero (InvalidArgumentError otherwise). A sorted COO records the row-major order.
@@ -68,6 +72,7 @@ def from_pydata(x):
     return SparseTensor._adopting(ix.reshape(x.nnz, rank), x.data, x.shape, order=order)
 
 
+@public
 def to_pydata(sp_input):
     """A sparse.COO of the tensor (copies; duplicates are kept and summed by pydata when it needs to)."""
     import sparse
@@ -80,6 +85,7 @@ def to_pydata(sp_input):
                       prune=False, fill_value=np.zeros((), sp.dtype)[()])
 
 
+@public
 def from_torch(t):
     """A SparseTensor from a torch sparse COO tensor (CPU; values 1-D, no hybrid dims) or a dense torch
     tensor (through from_dense). A coalesced tensor records the row-major order. Copies the indices
@@ -90,7 +96,7 @@ def from_torch(t):
         raise L.err(L.DtypeError, "from_torch", "expected a torch.Tensor, got %s" % type(t).__name__)
     t = t.detach()
     if t.layout == torch.strided:
-        from ._core import from_dense
+        from ._layout import from_dense
 
         return from_dense(t.cpu().numpy())
     if t.layout != torch.sparse_coo:
@@ -106,6 +112,7 @@ def from_torch(t):
     return SparseTensor._adopting(ix, vals, tuple(t.shape), order=list(range(rank)) if coalesced and rank > 0 else None)
 
 
+@public
 def to_torch(sp_input):
     """A torch.sparse_coo_tensor of the tensor (copies; duplicates kept, not coalesced). torch lacks
     uint16/32/64 and strings (DtypeError)."""
@@ -117,3 +124,6 @@ def to_torch(sp_input):
     ix = torch.from_numpy(np.array(sp.indices.T, order="C"))
     vals = torch.from_numpy(np.array(sp.values))
     return torch.sparse_coo_tensor(ix, vals, size=sp.shape)
+
+
+__all__ = exports(__name__)

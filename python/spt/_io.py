@@ -6,10 +6,8 @@ import numpy as np
 
 from . import _lib as L
 from ._lib import DtypeError
+from ._export import exports
 from ._registry import C, op
-
-__all__ = ["read", "write", "read_tns", "parse_tns", "write_tns", "read_mtx", "read_mtx_dense", "write_mtx",
-           "read_npy", "write_npy", "read_npz", "write_npz", "write_spy_png"]
 
 _FORMATS = {None: 0, "auto": 0, "tns": 1, "frostt": 1, "mtx": 2, "mm": 2, "npy": 3, "npz": 4, "pydata": 4,
             "npz-scipy-coo": 5, "scipy-coo": 5, "npz-scipy-csr": 6, "scipy-csr": 6}
@@ -127,3 +125,6 @@ def write_spy_png(sp_input, path, row_mode=0, col_mode=1, max_side=0, color_by_v
         raise DtypeError("spt.write_spy_png: color_by_value must be a bool, found %r" % (color_by_value,), -6)
     f = C.spt_write_spy_png_values if color_by_value else C.spt_write_spy_png
     f(sp_input, row_mode, col_mode, max_side, path)
+
+
+__all__ = exports(__name__)

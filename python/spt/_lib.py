@@ -10,6 +10,8 @@ import os
 
 import numpy as np
 
+from ._export import export_name, exports, public
+
 # --------------------------------------------------------------------------------------------------
 # Finding the library
 # --------------------------------------------------------------------------------------------------
@@ -53,9 +55,10 @@ def _load():
 
 
 lib, lib_path = _load()
+export_name(__name__, "lib_path")
 
 # ---------------------------------------------------------------------------------------------------
-# Structs of include/spt.h (the functions are declared by _registry.py)
+# Structs of include/spt.h (the functions are declared by the _registry package)
 # ---------------------------------------------------------------------------------------------------
 
 c_int64_p = ctypes.POINTER(ctypes.c_int64)
@@ -89,6 +92,7 @@ class spt_read_opts(ctypes.Structure):
 # ---------------------------------------------------------------------------------------------------
 
 
+@public
 class SptError(Exception):
     """Base class of every error spt raises; `.status` is the spt_status value and `.message` the message
     (the C library's spt_last_error(), or the binding's for an argument refused before the call)."""
@@ -99,48 +103,96 @@ class SptError(Exception):
         self.status = status
 
 
+@public
 class InvalidArgumentError(SptError, ValueError):
     """SPT_EINVAL: a malformed argument (shape, rank, length, count, a value that does not fit the dtype,
     a path with NUL)."""
 
+    status_name = "INVALID_ARGUMENT"
 
+
+@public
 class OutOfRangeError(SptError, IndexError):
     """SPT_ERANGE: an index, axis or id outside its range."""
 
+    status_name = "OUT_OF_RANGE"
 
+
+@public
 class OverflowError(SptError, builtins.OverflowError):  # noqa: A001 - deliberately the TF-style name
     """SPT_EOVERFLOW: a size or count that does not fit in int64 / size_t, or a Python int that does not
     fit the C type of the argument it is given for."""
 
+    status_name = "OVERFLOW"
 
+
+@public
 class FailedPreconditionError(SptError, RuntimeError):
     """SPT_EPRECONDITION: an order precondition does not hold (IndicesValid or group without order), or
     an object used in a way its life cycle forbids (__init__ called twice)."""
 
+    status_name = "FAILED_PRECONDITION"
 
+
+@public
 class DtypeError(SptError, TypeError):
     """SPT_EDTYPE: the dtype is mismatched or not supported by the op (also: an argument of the wrong
     Python type, e.g. a float where an integer is required)."""
 
+    status_name = "DTYPE"
 
+
+@public
 class OutOfMemoryError(SptError, MemoryError):
     """SPT_ENOMEM: an allocation failed."""
 
+    status_name = "OUT_OF_MEMORY"
 
+
+@public
 class IOError(SptError, builtins.OSError):  # noqa: A001
     """SPT_EIO: a file could not be read or written."""
 
+    status_name = "IO"
 
+
+@public
 class ParseError(SptError, ValueError):
     """SPT_EPARSE: a file or text is malformed."""
 
+    status_name = "PARSE"
 
+
+@public
 class InternalError(SptError, RuntimeError):
     """SPT_EINTERNAL: an internal invariant failed (a bug in spt)."""
 
+    status_name = "INTERNAL"
 
-_ERRORS = {-1: OutOfMemoryError, -2: InvalidArgumentError, -3: OutOfRangeError, -4: OverflowError,
-           -5: FailedPreconditionError, -6: DtypeError, -7: IOError, -8: ParseError, -9: InternalError}
+
+# The status values come from the library itself (spt_status_name over the values it knows, generated in
+# C from include/spt_status.def), never from a copy here: each class names its status by that name.
+_CLASS_OF_NAME = {cls.status_name: cls for cls in (OutOfMemoryError, InvalidArgumentError, OutOfRangeError,
+                                                    OverflowError, FailedPreconditionError, DtypeError, IOError,
+                                                    ParseError, InternalError)}
+
+
+def _status_table():
+    """{value: name} of every spt_status the library knows (OK and the negative codes)."""
+    f = lib.spt_status_name
+    f.restype, f.argtypes = ctypes.c_char_p, [ctypes.c_int]
+    table = {}
+    for v in range(0, -256, -1):
+        name = f(v).decode()
+        if name == "UNKNOWN":
+            break
+        table[v] = name
+    return table
+
+
+STATUS_NAMES = _status_table()  # {0: "OK", -1: "OUT_OF_MEMORY", ...}
+STATUS_MIN = min(STATUS_NAMES)
+_ERRORS = {v: _CLASS_OF_NAME.get(n, InternalError) for v, n in STATUS_NAMES.items() if v != 0}
 _STATUS = {cls: st for st, cls in _ERRORS.items()}
 
 
@@ -302,7 +354,7 @@ def contig(a, dtype=None):
 
 
 # ---------------------------------------------------------------------------------------------------
-# Conversion at the boundary (used by the bindings _registry.py generates)
+# Conversion at the boundary (used by the bindings the _registry package generates)
 # ---------------------------------------------------------------------------------------------------
 
 
@@ -659,3 +711,6 @@ def pairs_arg(x, arg, op):
             raise err(InvalidArgumentError, op, "%s must hold (key, value) pairs, got %s" % (arg, _show(p)))
         out.append(tuple(p))
     return out
+
+
+__all__ = exports(__name__)

@@ -5,6 +5,7 @@ import numpy as np
 from . import _lib as L
 from ._registry import C, FREE, provide, raw
 from ._dense import Dense
+from ._export import exports, public
 
 _free = raw(FREE["tensor"])
 
@@ -15,6 +16,7 @@ _TRUEDIV = {np.dtype(np.int8): np.float32, np.dtype(np.uint8): np.float32, np.dt
             np.dtype(np.int64): np.float64, np.dtype(np.uint64): np.float64}
 
 
+@public
 class SparseTensor:
     """A sparse tensor with TensorFlow's SparseTensor semantics, backed by a C `spt_tensor`.
 
@@ -200,7 +202,7 @@ class SparseTensor:
 
     def to_dense(self, default_value=None, validate_indices=False):
         """spt.to_dense(self, default_value, validate_indices) (validation off by default here)."""
-        from ._core import to_dense
+        from ._layout import to_dense
 
         return to_dense(self, default_value, validate_indices)
 
@@ -226,13 +228,13 @@ class SparseTensor:
     @property
     def T(self):  # noqa: N802 - numpy's name
         """tf.sparse.transpose(self): the dims reversed."""
-        from ._ops import transpose
+        from ._layout import transpose
 
         return transpose(self)
 
     def sum(self, axis=None, keepdims=False):
         """tf.sparse.reduce_sum(self, axis, keepdims) as a numpy array."""
-        from ._ops import reduce_sum
+        from ._reduce import reduce_sum
 
         return reduce_sum(self, axis, keepdims)
 
@@ -243,10 +245,10 @@ class SparseTensor:
 
     def __mul__(self, other):
         if isinstance(other, SparseTensor):
-            from ._algebra import multiply
+            from ._elementwise import multiply
 
             return multiply(self, other)
-        from ._ops import sparse_dense_cwise_mul
+        from ._elementwise import sparse_dense_cwise_mul
 
         return sparse_dense_cwise_mul(self, other)
 
@@ -255,7 +257,7 @@ class SparseTensor:
     def __truediv__(self, other):
         if isinstance(other, SparseTensor):
             return NotImplemented
-        from ._ops import sparse_dense_cwise_div
+        from ._elementwise import sparse_dense_cwise_div
 
         sp = self
         fdt = _TRUEDIV.get(self.dtype)
@@ -273,21 +275,21 @@ class SparseTensor:
     def __add__(self, other):
         if not isinstance(other, (SparseTensor, np.ndarray)):
             return NotImplemented
-        from ._ops import add
+        from ._elementwise import add
 
         return add(self, other)
 
     def __radd__(self, other):
         if not isinstance(other, np.ndarray):
             return NotImplemented
-        from ._ops import add
+        from ._elementwise import add
 
         return add(other, self)
 
     def __sub__(self, other):
         if not isinstance(other, SparseTensor):
             return NotImplemented
-        from ._algebra import subtract
+        from ._elementwise import subtract
 
         return subtract(self, other)
 
@@ -303,15 +305,15 @@ class SparseTensor:
 
     def __matmul__(self, other):
         if isinstance(other, SparseTensor):
-            from ._algebra import sparse_sparse_matmul
+            from ._products import sparse_sparse_matmul
 
             return sparse_sparse_matmul(self, other)
-        from ._ops import sparse_dense_matmul
+        from ._products import sparse_dense_matmul
 
         return sparse_dense_matmul(self, other)
 
     def __rmatmul__(self, other):
-        from ._ops import sparse_dense_matmul
+        from ._products import sparse_dense_matmul
 
         return sparse_dense_matmul(other, self)
 
@@ -349,3 +351,6 @@ def own(h):
 
 
 provide("tensor", SparseTensor, SparseTensor._own, lambda x, arg, op: sparse_arg(x, arg, op))
+
+
+__all__ = exports(__name__)

@@ -6,10 +6,9 @@ import ctypes
 import numpy as np
 
 from . import _lib as L
+from ._export import exports, public
 from ._registry import C, FREE, op, provide, raw
 from ._tensor import SparseTensor
-
-__all__ = ["Domain", "SparseMap", "ToT", "sparsify", "reduce_tot_sum", "inject_index", "uninject_index"]
 
 _domain_free = raw(FREE["domain"])
 _sm_free = raw(FREE["smap"])
@@ -71,6 +70,7 @@ def _init_once(obj, cls):
         raise L.err(L.FailedPreconditionError, cls, "__init__ was already called on this object")
 
 
+@public
 class Domain:
     """An immutable sorted set of distinct indices of one rank (upstream's Domain).
 
@@ -151,6 +151,7 @@ class Domain:
         return C.spt_domain_inject(self, modes, vals)
 
 
+@public
 class SparseMap:
     """Independent index -> Domain of dependent indices.
 
@@ -250,6 +251,7 @@ def sparse_map_arg(sm, arg="sparse_map", fn="sparsify"):
     return sm if isinstance(sm, SparseMap) else SparseMap(sm)
 
 
+@public
 class ToT:
     """A tensor of tensors: an outer tensor whose elements are EMPTY (None) or dense numpy arrays.
 
@@ -408,3 +410,6 @@ def reduce_tot_sum(tot, sparse_map, output_shape):
         osh = [max([k[i] for k in keys] + [-1]) + 1 for i in range(r)]
         tot = ToT.from_dict(tot, osh)
     return C.spt_reduce_tot_sum(tot, sm, _index(output_shape, "output_shape", "reduce_tot_sum"))
+
+
+__all__ = exports(__name__)

@@ -127,7 +127,7 @@ check "nm -D shows only spt_* symbols (and the version node)" test -z "$(grep -v
 sed -n 's/.*[^a-z_0-9]\(spt_[a-z0-9_]*\)(.*/\1/p' include/spt.h | sort -u > "$T/declared"
 check "every function declared in spt.h is exported ($(wc -l < "$T/declared") functions)" \
     test -z "$(comm -23 "$T/declared" "$T/exported")"
-check "the Python package calls no spt__ function" test -z "$(grep -n 'spt__' python/spt/*.py)"
+check "the Python package calls no spt__ function" test -z "$(grep -rn 'spt__' python/spt --include='*.py')"
 
 # ---- 3. pkg-config builds ----------------------------------------------------------------------------
 cat > "$T/prog.c" <<'EOF'

@@ -1028,7 +1028,7 @@ NO_TF_COUNTERPART = {
     # only), no rank-3 sparse_dense_matmul (bmm) and no MTTKRP / TTV / TTM contraction; and it has no
     # kernel for the gradients of SpGEMM and multiply, SparseConcat is registered as not differentiable
     # and the gradients registered for SparseSparseMaximum / Minimum raise NotImplementedError (TF 2.x).
-    # python/tests/test_algebra.py checks these against numpy and finite differences.
+    # python/tests/test_grad.py checks these against numpy and finite differences.
     "sparse_sparse_matmul", "multiply", "subtract", "divide", "bmm", "mttkrp", "ttv", "ttm",
     "sparse_sparse_matmul_grad", "multiply_grad", "concat_grad", "maximum_grad", "minimum_grad",
     # tf.tensordot and tf.einsum take dense tensors only (tf.sparse has neither); spt's sparse x dense forms
