@@ -44,9 +44,9 @@ typedef struct spt__mb_lane {
 
 /* The vector form of a lane (merge_simd.c): the value of a coinciding pair (x in a, y in b) into *out,
  * returning 1 when it is kept, else 0; whether the vector lane runs for values of es bytes on this
- * processor (AVX-512 in use, es 8); and the run, which merges lane *L forward exactly as the scalar lane
- * does (same output, same stop: the first position at or past L->dend, a coinciding pair taken whole)
- * until it ends or one operand is used up. */
+ * processor (AVX-512 in use, es 8); and the run, which merges both lanes L[0], L[1] forward exactly as the
+ * scalar lanes do (same output, same stop: the first position at or past dend, a coinciding pair taken
+ * whole) until each ends or one operand is used up. */
 typedef int (*spt__mb_both_fn)(const spt__mb *m, const void *x, const void *y, void *out);
 bool spt__mb_simd_on(size_t es);
 void spt__mb_simd_run(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both);
@@ -152,7 +152,7 @@ static inline void spt__mb_fence(void) {
     static inline __attribute__((always_inline)) void NAME##_rank(const spt__mb *m, spt__mb_lane *L,  \
             int64_t *bi, void *bv, const int64_t R_) {                                                \
         if (SPT__MB_SIMD(sizeof(T))) /* the vector lanes first (merge_simd.c) */                      \
-            for (int k_ = 0; k_ < 2; k_++) spt__mb_simd_run(m, &L[k_], bi, bv, NAME##_both);          \
+            spt__mb_simd_run(m, L, bi, bv, NAME##_both);                                              \
         const T *va_ = m->va, *vb_ = m->vb;                                                           \
         T *bv_ = bv;                                                                                  \
         const int64_t *ia_ = m->ia, *ib_ = m->ib, *sh_ = m->sh;                                       \

@@ -17,7 +17,7 @@
 #include <immintrin.h>
 #include <stdbool.h>
 
-#define KW 2048 /* keys per operand and window: 2 x 16 KiB on the stack */
+#define KW 1024 /* keys per operand and window: 4 x 8 KiB on the stack for the two lanes */
 
 bool spt__mb_simd_on(size_t es) { return es == 8 && spt__simd() >= SPT__SIMD_AVX512; }
 
@@ -84,79 +84,108 @@ static inline __attribute__((always_inline)) void rows2(const int64_t *ra, const
         id = _mm512_mask_blend_epi64(keep_, pi_, id);                                                  \
     } while (0)
 
-static inline __attribute__((always_inline)) void run_rank(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv,
-                                                           spt__mb_both_fn both, const int64_t R) {
-    uint64_t ka[KW], kb[KW];
-    const int64_t *ia = m->ia, *ib = m->ib, *sh = m->sh, na = m->na, nb = m->nb, dend = L->dend;
-    const uint64_t *va = m->va, *vb = m->vb; /* 8-byte values, moved as bits */
-    uint64_t *ov = bv;
-    int64_t i = L->i, j = L->j, w = L->w;
-    const __m512i rev = _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), ida = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    const __m512i idbr = _mm512_set_epi64(8, 9, 10, 11, 12, 13, 14, 15);
-    const __m512i p4 = _mm512_set_epi64(3, 2, 1, 0, 7, 6, 5, 4), p2 = _mm512_set_epi64(5, 4, 7, 6, 1, 0, 3, 2);
-    const __m512i p1 = _mm512_set_epi64(6, 7, 4, 5, 2, 3, 0, 1);
-    for (;;) {
-        int64_t left = dend - i - j;
-        if (left <= 0 || i >= na || j >= nb) break;
-        const int64_t la = na - i < left ? (na - i < KW ? na - i : KW) : (left < KW ? left : KW);
-        const int64_t lb = nb - j < left ? (nb - j < KW ? nb - j : KW) : (left < KW ? left : KW);
-        keys_window(ia + i * R, sh, R, la, ka);
-        keys_window(ib + j * R, sh, R, lb, kb);
-        const int64_t i0 = i, j0 = j;
-        for (;;) {
-            left = dend - i - j;
-            if (left >= 8 && i - i0 + 8 < la && j - j0 + 8 < lb) {
-                const __m512i A = _mm512_loadu_si512(ka + (i - i0)), B = _mm512_loadu_si512(kb + (j - j0));
-                const __m512i Br = _mm512_permutexvar_epi64(rev, B);
-                const __mmask8 ta = _mm512_cmple_epu64_mask(A, Br);
-                __m512i k = _mm512_mask_blend_epi64(ta, Br, A), id = _mm512_mask_blend_epi64(ta, idbr, ida);
-                LEVEL(p4, 0x0F);
-                LEVEL(p2, 0x33);
-                LEVEL(p1, 0x55);
-                const int na8 = __builtin_popcount(ta), nb8 = 8 - na8;
-                const uint64_t top = (uint64_t)_mm_extract_epi64(_mm512_extracti64x2_epi64(k, 3), 1); /* the largest */
-                const __mmask8 adj = _mm512_cmpeq_epu64_mask(k, _mm512_alignr_epi64(k, k, 1)) & 0x7F;
-                if (!adj && ka[i - i0 + na8] != top && kb[j - j0 + nb8] != top) {
-                    _mm512_storeu_si512(ov + w, _mm512_permutex2var_epi64(_mm512_loadu_si512(va + i),
-                                                                          id, _mm512_loadu_si512(vb + j)));
-                    if (R == 3) rows3(ia + i * 3, ib + j * 3, id, bi + w * 3);
-                    else if (R == 2) rows2(ia + i * 2, ib + j * 2, id, bi + w * 2);
-                    else {
-                        int64_t src[8];
-                        _mm512_storeu_si512(src, id);
-                        for (int q = 0; q < 8; q++) {
-                            const int64_t *row = src[q] < 8 ? ia + (i + src[q]) * R : ib + (j + src[q] - 8) * R;
-                            for (int64_t d = 0; d < R; d++) bi[(w + q) * R + d] = row[d];
-                        }
-                    }
-                    w += 8;
-                    i += na8;
-                    j += nb8;
-                    continue;
-                }
-            }
-            /* one scalar step, its keys in the window */
-            if (left <= 0 || i - i0 >= la || j - j0 >= lb) break;
-            const uint64_t x = ka[i - i0], y = kb[j - j0];
-            if (x < y) {
-                for (int64_t d = 0; d < R; d++) bi[w * R + d] = ia[i * R + d];
-                ov[w++] = va[i++];
-            } else if (y < x) {
-                for (int64_t d = 0; d < R; d++) bi[w * R + d] = ib[j * R + d];
-                ov[w++] = vb[j++];
-            } else {
-                for (int64_t d = 0; d < R; d++) bi[w * R + d] = ia[i * R + d];
-                w += both(m, va + i, vb + j, ov + w);
-                i++;
-                j++;
-            }
-        }
-    }
-    L->i = i;
-    L->j = j;
-    L->w = w;
+/* A lane's position and its key window: keys of a[i0, i0 + la) and b[j0, j0 + lb). */
+typedef struct {
+    int64_t i, j, w, dend, i0, j0, la, lb;
+    uint64_t *ka, *kb;
+} lane_st;
+
+/* A new window at the lane's position; false when the lane has ended or an operand is used up. */
+static inline __attribute__((always_inline)) bool refill(const spt__mb *m, lane_st *s, const int64_t R) {
+    const int64_t left = s->dend - s->i - s->j, na = m->na, nb = m->nb;
+    if (left <= 0 || s->i >= na || s->j >= nb) return false;
+    s->la = na - s->i < left ? (na - s->i < KW ? na - s->i : KW) : (left < KW ? left : KW);
+    s->lb = nb - s->j < left ? (nb - s->j < KW ? nb - s->j : KW) : (left < KW ? left : KW);
+    keys_window(m->ia + s->i * R, m->sh, R, s->la, s->ka);
+    keys_window(m->ib + s->j * R, m->sh, R, s->lb, s->kb);
+    s->i0 = s->i;
+    s->j0 = s->j;
+    return true;
 }
 
+/* One step of a lane: eight entries by the vector merge, or one by the scalar one; false when the window
+ * is used up (or the lane has ended). */
+static inline __attribute__((always_inline)) bool step(const spt__mb *m, lane_st *s, int64_t *bi, uint64_t *ov,
+                                                       spt__mb_both_fn both, const int64_t R) {
+    const int64_t *ia = m->ia, *ib = m->ib;
+    const uint64_t *va = m->va, *vb = m->vb; /* 8-byte values, moved as bits */
+    const int64_t i = s->i, j = s->j, w = s->w, ai = i - s->i0, bj = j - s->j0, left = s->dend - i - j;
+    if (left >= 8 && ai + 8 < s->la && bj + 8 < s->lb) {
+        const __m512i rev = _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), ida = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+        const __m512i idbr = _mm512_set_epi64(8, 9, 10, 11, 12, 13, 14, 15);
+        const __m512i p4 = _mm512_set_epi64(3, 2, 1, 0, 7, 6, 5, 4), p2 = _mm512_set_epi64(5, 4, 7, 6, 1, 0, 3, 2);
+        const __m512i p1 = _mm512_set_epi64(6, 7, 4, 5, 2, 3, 0, 1);
+        const __m512i A = _mm512_loadu_si512(s->ka + ai), B = _mm512_loadu_si512(s->kb + bj);
+        const __m512i Br = _mm512_permutexvar_epi64(rev, B);
+        const __mmask8 ta = _mm512_cmple_epu64_mask(A, Br);
+        __m512i k = _mm512_mask_blend_epi64(ta, Br, A), id = _mm512_mask_blend_epi64(ta, idbr, ida);
+        LEVEL(p4, 0x0F);
+        LEVEL(p2, 0x33);
+        LEVEL(p1, 0x55);
+        const int na8 = __builtin_popcount(ta), nb8 = 8 - na8;
+        const uint64_t top = (uint64_t)_mm_extract_epi64(_mm512_extracti64x2_epi64(k, 3), 1); /* the largest */
+        const __mmask8 adj = _mm512_cmpeq_epu64_mask(k, _mm512_alignr_epi64(k, k, 1)) & 0x7F;
+        if (!adj && s->ka[ai + na8] != top && s->kb[bj + nb8] != top) {
+            _mm512_storeu_si512(ov + w, _mm512_permutex2var_epi64(_mm512_loadu_si512(va + i), id, _mm512_loadu_si512(vb + j)));
+            if (R == 3) rows3(ia + i * 3, ib + j * 3, id, bi + w * 3);
+            else if (R == 2) rows2(ia + i * 2, ib + j * 2, id, bi + w * 2);
+            else {
+                int64_t src[8];
+                _mm512_storeu_si512(src, id);
+                for (int q = 0; q < 8; q++) {
+                    const int64_t *row = src[q] < 8 ? ia + (i + src[q]) * R : ib + (j + src[q] - 8) * R;
+                    for (int64_t d = 0; d < R; d++) bi[(w + q) * R + d] = row[d];
+                }
+            }
+            s->w = w + 8;
+            s->i = i + na8;
+            s->j = j + nb8;
+            return true;
+        }
+    }
+    /* one scalar step, its keys in the window */
+    if (left <= 0 || ai >= s->la || bj >= s->lb) return false;
+    const uint64_t x = s->ka[ai], y = s->kb[bj];
+    if (x < y) {
+        for (int64_t d = 0; d < R; d++) bi[w * R + d] = ia[i * R + d];
+        ov[w] = va[i];
+        s->w = w + 1;
+        s->i = i + 1;
+    } else if (y < x) {
+        for (int64_t d = 0; d < R; d++) bi[w * R + d] = ib[j * R + d];
+        ov[w] = vb[j];
+        s->w = w + 1;
+        s->j = j + 1;
+    } else {
+        for (int64_t d = 0; d < R; d++) bi[w * R + d] = ia[i * R + d];
+        s->w = w + both(m, va + i, vb + j, ov + w);
+        s->i = i + 1;
+        s->j = j + 1;
+    }
+    return true;
+}
+
+/* Both lanes, their steps interleaved (two independent dependency chains), then whichever is left. */
+static inline __attribute__((always_inline)) void run_rank(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv,
+                                                           spt__mb_both_fn both, const int64_t R) {
+    uint64_t keys[4][KW];
+    uint64_t *ov = bv;
+    lane_st s0 = {L[0].i, L[0].j, L[0].w, L[0].dend, 0, 0, 0, 0, keys[0], keys[1]};
+    lane_st s1 = {L[1].i, L[1].j, L[1].w, L[1].dend, 0, 0, 0, 0, keys[2], keys[3]};
+    bool l0 = refill(m, &s0, R), l1 = refill(m, &s1, R);
+    while (l0 && l1) {
+        if (!step(m, &s0, bi, ov, both, R)) l0 = refill(m, &s0, R);
+        if (!step(m, &s1, bi, ov, both, R)) l1 = refill(m, &s1, R);
+    }
+    while (l0)
+        if (!step(m, &s0, bi, ov, both, R)) l0 = refill(m, &s0, R);
+    while (l1)
+        if (!step(m, &s1, bi, ov, both, R)) l1 = refill(m, &s1, R);
+    L[0].i = s0.i, L[0].j = s0.j, L[0].w = s0.w;
+    L[1].i = s1.i, L[1].j = s1.j, L[1].w = s1.w;
+}
+
+/* The two lanes of a block (L[0], L[1]). */
 void spt__mb_simd_run(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both) {
     switch (m->rank) {
     case 1: run_rank(m, L, bi, bv, both, 1); break;
