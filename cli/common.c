@@ -72,7 +72,10 @@ static void print_help(const cli_cmd *c) {
         printf("  --shape LIST     the shape of .tns inputs (default: the '# shape:' header, else the largest\n"
                "                   index per mode); an index beyond it is an error\n"
                "  --index-base B   .tns inputs count indices from B, 0 or 1 (default 1, as FROSTT)\n"
-               "  --out-index-base B  .tns outputs count indices from B, 0 or 1 (default 1)\n");
+               "  --out-index-base B  .tns outputs count indices from B, 0 or 1 (default 1)\n"
+               "  --member M       the member of a tar input to read (default: its one data file)\n"
+               "  --progress       show reading progress on stderr (default: when stderr is a terminal\n"
+               "                   and the read takes over a second); --quiet never shows it\n");
     printf("  --threads N      use N threads (default: all cores)\n  -h, --help       this help\n");
 }
 
@@ -114,8 +117,11 @@ int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a) {
         bool valued = in_list(c->valued, name, n) || (n == 7 && !strncmp(name, "threads", 7)) ||
                       (n == 5 && !strncmp(name, "shape", 5) && in_list(c->valued, "format", 6)) ||
                       (n == 10 && !strncmp(name, "index-base", 10) && in_list(c->valued, "format", 6)) ||
-                      (n == 14 && !strncmp(name, "out-index-base", 14) && in_list(c->valued, "format", 6));
-        bool flag = in_list(c->flags, name, n);
+                      (n == 14 && !strncmp(name, "out-index-base", 14) && in_list(c->valued, "format", 6)) ||
+                      (n == 6 && !strncmp(name, "member", 6) && in_list(c->valued, "format", 6));
+        bool flag = in_list(c->flags, name, n) || (((n == 8 && !strncmp(name, "progress", 8)) ||
+                                                    (n == 5 && !strncmp(name, "quiet", 5))) &&
+                                                   in_list(c->valued, "format", 6));
         if (!valued && !flag) return cli_usage_error(a, "unknown option '--%.*s'", (int)n, name);
         if (flag && val) return cli_usage_error(a, "option '--%.*s' takes no value", (int)n, name);
         if (valued && !val) {
@@ -143,6 +149,12 @@ int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a) {
         if (a->npos < c->min_pos) return cli_usage_error(a, "missing arguments; usage: %s", c->usage);
         return cli_usage_error(a, "too many arguments; usage: %s", c->usage);
     }
+    /* every positional argument is an input, and so is --weights: stdin can be read once */
+    int dash = 0;
+    for (int i = 0; i < a->npos; i++) dash += !strcmp(a->pos[i], "-");
+    const char *w = cli_opt(a, "weights");
+    dash += w && !strcmp(w, "-");
+    if (dash > 1) return cli_usage_error(a, "stdin ('-') can be read only once: give '-' for at most one input");
     return -1;
 }
 
@@ -164,10 +176,8 @@ int cli_read_opts(const cli_args *a, spt_read_opts *o, spt_format *fmt, const ch
     const char *f = cli_opt(a, "format");
     if (f && spt_format_from_name(f, fmt) != SPT_OK) return cli_usage_error(a, "unknown format '%s' (tns, mtx, npy, npz)", f);
     if (*fmt == SPT_FORMAT_AUTO) *fmt = spt_format_from_path(path);
-    if (*fmt == SPT_FORMAT_AUTO) {
-        if (!strcmp(path, "-")) *fmt = SPT_FORMAT_TNS;
-        else return cli_usage_error(a, "cannot tell the format of '%s'; use --format", path);
-    }
+    /* a name that does not tell: spt_read looks at the content (an archive's member, a magic) */
+    if (*fmt == SPT_FORMAT_AUTO && !strcmp(path, "-")) *fmt = SPT_FORMAT_TNS;
     static int64_t shape[SPT_MAX_RANK];
     const char *sh = cli_opt(a, "shape");
     if (sh) {
@@ -188,6 +198,7 @@ typedef struct bar {
     const char *name;
     struct timespec t0;
     bool drawn;
+    bool forced; /* --progress: drawn from the start */
 } bar;
 
 static double elapsed(const struct timespec *t0) {
@@ -198,7 +209,7 @@ static double elapsed(const struct timespec *t0) {
 
 static void bar_update(double done, void *ctx) {
     bar *b = ctx;
-    if (!b->drawn && elapsed(&b->t0) < 1.0) return;
+    if (!b->drawn && !b->forced && elapsed(&b->t0) < 1.0) return;
     b->drawn = true;
     int w = 30, k = (int)(done * w + 0.5);
     if (k > w) k = w;
@@ -229,12 +240,14 @@ int cli_read(const cli_args *a, const char *path, spt_tensor **out) {
     int rc = cli_read_opts(a, &o, &fmt, path);
     if (rc >= 0) return rc;
     if ((rc = index_base(a, "index-base", &base)) >= 0) return rc;
-    bar b = {path, {0, 0}, false};
-    if (isatty(2)) {
+    bar b = {path, {0, 0}, false, cli_opt(a, "progress") != NULL};
+    if (!cli_opt(a, "quiet") && (b.forced || isatty(2))) {
         clock_gettime(CLOCK_MONOTONIC, &b.t0);
         spt_set_read_progress(bar_update, &b);
     }
+    spt_set_read_member(cli_opt(a, "member"));
     spt_status st = fmt == SPT_FORMAT_TNS ? spt_read_tns_base(path, &o, base, out) : spt_read(path, fmt, &o, out);
+    spt_set_read_member(NULL);
     spt_set_read_progress(NULL, NULL);
     bar_end(&b);
     return st == SPT_OK ? 0 : cli_fail(a, st);
@@ -246,6 +259,7 @@ int cli_read_dense(const cli_args *a, const char *path, spt_dense **out) {
     int rc = cli_read_opts(a, &o, &fmt, path);
     if (rc >= 0) return rc;
     spt_status st;
+    spt_set_read_member(cli_opt(a, "member"));
     if (fmt == SPT_FORMAT_NPY) st = spt_read_npy(path, out);
     else {
         spt_tensor *t = NULL;
@@ -253,6 +267,7 @@ int cli_read_dense(const cli_args *a, const char *path, spt_dense **out) {
         if (st == SPT_OK) st = spt_to_dense(t, NULL, false, out);
         spt_tensor_free(t);
     }
+    spt_set_read_member(NULL);
     return st == SPT_OK ? 0 : cli_fail(a, st);
 }
 

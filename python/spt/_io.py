@@ -1,7 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """File formats: FROSTT .tns, Matrix Market .mtx, NumPy .npy / .npz (pydata/sparse and SciPy flavours).
 Each function is one call of the C reader or writer. Paths are str, bytes or os.PathLike; a NUL byte in
-a path is refused (InvalidArgumentError naming the argument), never cut."""
+a path is refused (InvalidArgumentError naming the argument), never cut.
+
+Every reader also takes compressed inputs (gzip, bzip2, xz, zstd) and tar archives, recognised by their
+first bytes: `member` names the tar member to read (default: the archive's one data file, or the SuiteSparse
+Matrix Collection's NAME/NAME.mtx); `progress`, a callable, is called with the fraction of the text parsed
+(0..1, now and then, and 1 at the end; .tns and .mtx). Writers compress when the name ends in .gz, .bz2,
+.xz or .zst."""
+import contextlib
+import ctypes
+
 import numpy as np
 
 from . import _lib as L
@@ -22,6 +31,34 @@ def _fmt(f, arg, fn):
         raise L.err(L.InvalidArgumentError, fn, "unknown file %s %r" % (arg, f)) from None
 
 
+_PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_double, ctypes.c_void_p)
+
+
+@contextlib.contextmanager
+def _reading(member, progress, fn):
+    """The tar member and the progress callback for the reads on this thread inside the block."""
+    m = b"" if member is None else L.path_arg(member, "member", fn)
+    if progress is not None and not callable(progress):
+        raise L.err(L.DtypeError, fn, "progress must be callable, got %s" % type(progress).__name__)
+    cb = None
+    if progress is not None:
+        def cb_py(done, ctx):
+            try:
+                progress(float(done))
+            except Exception:  # a callback's error must not unwind through C
+                pass
+        cb = _PROGRESS_FN(cb_py)  # kept alive by this frame until the read is done
+    C.spt_set_read_member(m)
+    if cb is not None:
+        C.spt_set_read_progress(ctypes.cast(cb, ctypes.c_void_p).value, None)
+    try:
+        yield
+    finally:
+        C.spt_set_read_member(b"")
+        if cb is not None:
+            C.spt_set_read_progress(None, None)
+
+
 def _opts(dtype=None, shape=None, fn="read"):
     o = L.spt_read_opts()
     keep = None
@@ -36,10 +73,11 @@ def _opts(dtype=None, shape=None, fn="read"):
 
 
 @op("spt_read")
-def read(path, format=None, dtype=None, shape=None):
+def read(path, format=None, dtype=None, shape=None, member=None, progress=None):
     """Read a sparse tensor; format None = from the extension (.tns, .mtx, .npy densified, .npz)."""
     o, keep = _opts(dtype, shape, "read")
-    return C.spt_read(path, _fmt(format, "format", "read"), o)
+    with _reading(member, progress, "read"):
+        return C.spt_read(path, _fmt(format, "format", "read"), o)
 
 
 @op("spt_write")
@@ -49,10 +87,11 @@ def write(sp_input, path, format=None):
 
 
 @op("spt_read_tns")
-def read_tns(path, dtype=None, shape=None):
+def read_tns(path, dtype=None, shape=None, member=None, progress=None):
     """Read a FROSTT .tns file (1-based indices); dtype / shape override what the file implies."""
     o, keep = _opts(dtype, shape, "read_tns")
-    return C.spt_read_tns(path, o)
+    with _reading(member, progress, "read_tns"):
+        return C.spt_read_tns(path, o)
 
 
 @op("spt_parse_tns")
@@ -68,17 +107,19 @@ def write_tns(sp_input, path):
 
 
 @op("spt_read_mtx")
-def read_mtx(path, dtype=None):
+def read_mtx(path, dtype=None, member=None, progress=None):
     """Read a Matrix Market file as a rank-2 SparseTensor (symmetric kinds expanded)."""
     o, keep = _opts(dtype, None, "read_mtx")
-    return C.spt_read_mtx(path, o)
+    with _reading(member, progress, "read_mtx"):
+        return C.spt_read_mtx(path, o)
 
 
 @op("spt_read_mtx_dense")
-def read_mtx_dense(path, dtype=None):
+def read_mtx_dense(path, dtype=None, member=None, progress=None):
     """Read a Matrix Market "array" file as a numpy array."""
     o, keep = _opts(dtype, None, "read_mtx_dense")
-    return C.spt_read_mtx_dense(path, o)
+    with _reading(member, progress, "read_mtx_dense"):
+        return C.spt_read_mtx_dense(path, o)
 
 
 @op("spt_write_mtx")
@@ -87,9 +128,10 @@ def write_mtx(sp_input, path):
 
 
 @op("spt_read_npy")
-def read_npy(path):
+def read_npy(path, member=None):
     """Read a .npy file into a numpy array (over the C buffer, no further copy)."""
-    return C.spt_read_npy(path)
+    with _reading(member, None, "read_npy"):
+        return C.spt_read_npy(path)
 
 
 @op("spt_write_npy")
@@ -102,10 +144,11 @@ def write_npy(array, path):
 
 
 @op("spt_read_npz")
-def read_npz(path, dtype=None):
+def read_npz(path, dtype=None, member=None):
     """Read a .npz written by pydata/sparse save_npz or scipy.sparse.save_npz (coo, csr, csc)."""
     o, keep = _opts(dtype, None, "read_npz")
-    return C.spt_read_npz(path, o)
+    with _reading(member, None, "read_npz"):
+        return C.spt_read_npz(path, o)
 
 
 @op("spt_write_npz")

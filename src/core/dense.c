@@ -28,7 +28,10 @@ static spt_status dense_shell(const char *fn, spt_dtype dtype, int64_t rank, con
 }
 
 spt_status spt_dense_new(spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out) {
-    static const char fn[] = "spt_dense_new";
+    return spt__dense_new("spt_dense_new", dtype, rank, shape, out);
+}
+
+spt_status spt__dense_new(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out) {
     spt_status st;
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     SPT__TRY(dense_shell(fn, dtype, rank, shape, out));
@@ -140,4 +143,25 @@ spt_status spt_shape_volume(int64_t rank, const int64_t *shape, int64_t *volume)
     SPT__TRY(spt__check_shape("spt_shape_volume", rank, shape, &v));
     if (volume) *volume = v;
     return SPT_OK;
+}
+
+spt_status spt__tf_dense_out(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out) {
+    int64_t vol = 1;
+    for (int64_t d = 0; d < rank; d++) {
+        if (shape[d] < 0) return spt__err(SPT_EINVAL, "%s: output dim %lld is negative (%lld)", fn, (long long)d, (long long)shape[d]);
+        if (spt__mul_i64(vol, shape[d], &vol)) {
+            char sb[SPT__IDXBUF];
+            spt__fmt_index(sb, sizeof sb, shape, rank);
+            return spt__err(SPT_EOVERFLOW, "%s: the output shape %s has more than 2^63-1 elements", fn, sb);
+        }
+    }
+    size_t bytes;
+    if (spt__bytes3(vol, 1, spt_dtype_size(dtype), &bytes))
+        return spt__err(SPT_EOVERFLOW, "%s: the output of %lld %s elements does not fit in size_t bytes", fn,
+                        (long long)vol, spt_dtype_name(dtype));
+    spt_status st = spt_dense_new(dtype, rank, shape, out);
+    if (st == SPT_ENOMEM)
+        return spt__err(SPT_ENOMEM, "%s: out of memory for the output of %lld %s elements", fn, (long long)vol,
+                        spt_dtype_name(dtype));
+    return st;
 }

@@ -25,6 +25,33 @@ static inline bool spt__add_i64(int64_t a, int64_t b, int64_t *r) { return __bui
 static inline bool spt__sub_i64(int64_t a, int64_t b, int64_t *r) { return __builtin_sub_overflow(a, b, r); }
 static inline bool spt__mul_sz(size_t a, size_t b, size_t *r) { return __builtin_mul_overflow(a, b, r); }
 static inline bool spt__add_sz(size_t a, size_t b, size_t *r) { return __builtin_add_overflow(a, b, r); }
+
+/* The first i in [lo, hi) for which below(ctx, i) is false, hi when there is none: below must hold on a
+ * prefix of the range and fail on the rest (an ascending sequence compared with a target). The one
+ * binary search of spt, every other is written on it; always inlined, so a constant `below` is too. */
+static inline __attribute__((always_inline)) int64_t spt__lower_bound(int64_t lo, int64_t hi,
+                                                                      bool (*below)(const void *ctx, int64_t i),
+                                                                      const void *ctx) {
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (below(ctx, mid)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+typedef struct {
+    const int64_t *a;
+    int64_t x;
+} spt__i64_target;
+static inline bool spt__i64_below(const void *ctx, int64_t i) {
+    const spt__i64_target *t = ctx;
+    return t->a[i] < t->x;
+}
+/* First position in the ascending a[0, n) whose value is >= x. */
+static inline int64_t spt__lower_bound_i64(const int64_t *a, int64_t n, int64_t x) {
+    const spt__i64_target t = {a, x};
+    return spt__lower_bound(0, n, spt__i64_below, &t);
+}
 /* bytes = a * b * c as size_t from non-negative int64 counts; true on overflow or negative input. */
 bool spt__bytes3(int64_t a, int64_t b, size_t c, size_t *r);
 
@@ -143,6 +170,10 @@ spt_status spt__check_dims(const char *fn, int64_t rank, const int64_t *shape, i
 spt_status spt__check_order(const char *fn, int64_t rank, const int64_t *order);
 /* True when order is a full permutation (no -1). */
 bool spt__order_defined(int64_t rank, const int64_t *order);
+/* A new zero-filled dense array of `shape` for an op's output (dense.c): the element count and bytes are
+ * checked first, naming `fn` (SPT_EOVERFLOW "fn: the output of N x M ... elements does not fit"), then
+ * allocated (SPT_ENOMEM naming fn). */
+spt_status spt__tf_dense_out(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out);
 
 /* A new owned tensor with zeroed buffers; order NULL = all -1. Large buffers get huge pages advised
  * (spt__hint_huge) before their first touch, here and in spt__tensor_alloc_uninit. */
@@ -219,21 +250,23 @@ void spt__rowptr_drop(spt_tensor *t);
 /* The zero element of a dtype (enough bytes for every dtype, all zero; for strings an empty spt_str). */
 extern const unsigned char spt__zero_elem[16];
 
-/* A per-dtype kernel table: `SPT__KERNEL_TABLE(name, KERNEL)` where KERNEL(ENUM, ctype, KIND) expands to
- * a function pointer or NULL is built with X-macros in the op files from spt_dtypes.def. */
+/* Per-dtype kernel tables are built in the op files with X-macros over include/spt_dtypes.def (the
+ * dtype kinds an op supports, and the templates instantiated per dtype: ops/kernel.h, ops/each_dtype.h). */
 
 /* ---- threads ----------------------------------------------------------------------------------- */
 
 /* Marks a variable that only OpenMP pragmas read (a serial build, OPENMP=0, would warn it unused). */
 #define SPT__OMP_VAR __attribute__((unused))
 
+/* spt_dense_new with its errors (shape, size, memory) named after fn, the public function calling it. */
+spt_status spt__dense_new(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out);
 /* Threads for `work` units (1 below ~32k units per thread), capped by spt_get_num_threads(). */
 int spt__threads_for(int64_t work);
 
 /* ---- prefix sums (scan.c) ----------------------------------------------------------------------- */
 
-/* a[i] = a[0] + ... + a[i-1] in place; returns the total. Callers bound the counts (they count entries
- * of one tensor, so the total never exceeds its nnz). */
+/* a[i] = a[0] + ... + a[i-1] in place; returns the total. The caller knows the total fits in int64: the
+ * counts are of things already in memory (entries, bytes, lines, ranks' shares). */
 int64_t spt__scan_exclusive(int64_t *a, int64_t n);
 
 /* Per-chunk histograms h[c * nb + b] (chunk c's count of bucket b) to exclusive offsets in bucket-major,
@@ -241,7 +274,7 @@ int64_t spt__scan_exclusive(int64_t *a, int64_t n);
  * start of every bucket and the total. Returns the total. */
 int64_t spt__scan_histograms(int64_t *h, int64_t chunks, int64_t nb, int64_t *bounds);
 
-/* ---- sorting (sort.c) -------------------------------------------------------------------------- */
+/* ---- sorting (src/sort/: sort.c, sort_radix.c, sort_gather.c) ----------------------------------------------------------------------- */
 
 /* Compute the linear key of every entry in `order` (NULL = row-major) with strides from the shape,
  * checking bounds unless the tensor is known valid (SPT_ERANGE names `fn`). keys has nnz slots.

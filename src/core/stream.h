@@ -3,8 +3,8 @@
  * output they do not read back soon (the sort's decode, concat's runs, add's blocks): the store skips
  * the read for ownership of the destination line. Where x86-64 SSE2 is missing they are plain stores.
  * A thread fences (spt__stream_fence) before another thread may read what it streamed. */
-#ifndef SPT_KERNELS_STREAM_H
-#define SPT_KERNELS_STREAM_H
+#ifndef SPT_CORE_STREAM_H
+#define SPT_CORE_STREAM_H
 
 #include <stdint.h>
 #include <string.h>

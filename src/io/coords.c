@@ -276,6 +276,7 @@ spt_status spt__parse_coords(const char *fn, const char *buf, size_t len, const 
             if (tmax[(size_t)c * (size_t)R + (size_t)k] > res->maxidx[k]) res->maxidx[k] = tmax[(size_t)c * (size_t)R + (size_t)k];
     }
     res->n = n;
+    res->lines = nlines;
     if (sp->progress) sp->progress(1.0, sp->progress_ctx);
     spt__free(ch);
     spt__free(tmax);
@@ -284,5 +285,145 @@ fail:
     spt__free(ch);
     spt__free(tmax);
     spt__coord_result_free(res);
+    return st;
+}
+
+/* ---- a stream's pieces, one after another ------------------------------------------------------ */
+
+/* Reallocate *p to c elements of `es` bytes (a failure leaves *p as it was). */
+static bool grow_to(void **p, int64_t c, size_t es) {
+    size_t bytes;
+    if (spt__bytes3(c, 1, es, &bytes)) return false;
+    void *q = spt__realloc(*p, bytes ? bytes : 1);
+    if (!q) return false;
+    *p = q;
+    return true;
+}
+
+spt_status spt__coord_result_append(const char *fn, const spt__coord_spec *sp, spt__coord_result *acc,
+                                    spt__coord_result *part) {
+    spt_status st = SPT_OK;
+    const int64_t R = sp->rank, n = acc->n, m = part->n;
+    if (!acc->maxidx) { /* the first piece: taken over whole */
+        *acc = *part;
+        acc->cap = acc->n;
+        memset(part, 0, sizeof *part);
+        return SPT_OK;
+    }
+    int64_t need, cap = acc->cap;
+    if (spt__add_i64(n, m, &need) || need > INT64_MAX / (R > 0 ? R : 1)) {
+        st = spt__err(SPT_EOVERFLOW, "%s: %lld + %lld entries do not fit in memory sizes", fn, (long long)n, (long long)m);
+        goto done;
+    }
+    if (need > cap) {
+        int64_t c = cap < 4096 ? 4096 : cap;
+        while (c < need) c = c > INT64_MAX / 2 ? need : c * 2;
+        bool ok = grow_to((void **)&acc->idx, c, (size_t)(R > 0 ? R : 1) * sizeof(int64_t)) &&
+                  (!acc->v0 || grow_to((void **)&acc->v0, c, sizeof(uint64_t))) &&
+                  (!acc->v1 || grow_to((void **)&acc->v1, c, sizeof(double))) &&
+                  (!acc->isflt || grow_to((void **)&acc->isflt, c, 1));
+        if (!ok) {
+            st = spt__err(SPT_ENOMEM, "%s: out of memory for %lld entries", fn, (long long)need);
+            goto done;
+        }
+        acc->cap = c;
+    }
+    if (m > 0) {
+        memcpy(acc->idx + n * R, part->idx, (size_t)m * (size_t)R * sizeof(int64_t));
+        if (acc->v0) memcpy(acc->v0 + n, part->v0, (size_t)m * sizeof(uint64_t));
+        if (acc->v1) memcpy(acc->v1 + n, part->v1, (size_t)m * sizeof(double));
+        if (acc->isflt) memcpy(acc->isflt + n, part->isflt, (size_t)m);
+    }
+    acc->n = need;
+    acc->lines += part->lines;
+    acc->any_float |= part->any_float;
+    for (int64_t k = 0; k < R; k++)
+        if (part->maxidx[k] > acc->maxidx[k]) acc->maxidx[k] = part->maxidx[k];
+done:
+    spt__coord_result_free(part);
+    return st;
+}
+
+/* ---- from parsed coordinates to a tensor --------------------------------------------------------- */
+
+void spt__value_kind(spt_dtype d, spt__coord_spec *sp) {
+    sp->nval = 1;
+    switch (d) {
+    case SPT_BOOL: sp->vkind = SPT__VK_INT, sp->lo = 0, sp->hi = 1, sp->vname = "a bool value (0 or 1)"; break;
+    case SPT_INT8: sp->vkind = SPT__VK_INT, sp->lo = INT8_MIN, sp->hi = INT8_MAX, sp->vname = "an int8 value"; break;
+    case SPT_INT16: sp->vkind = SPT__VK_INT, sp->lo = INT16_MIN, sp->hi = INT16_MAX, sp->vname = "an int16 value"; break;
+    case SPT_INT32: sp->vkind = SPT__VK_INT, sp->lo = INT32_MIN, sp->hi = INT32_MAX, sp->vname = "an int32 value"; break;
+    case SPT_INT64: sp->vkind = SPT__VK_INT, sp->lo = INT64_MIN, sp->hi = INT64_MAX, sp->vname = "an int64 value"; break;
+    case SPT_UINT8: sp->vkind = SPT__VK_INT, sp->lo = 0, sp->hi = UINT8_MAX, sp->vname = "a uint8 value"; break;
+    case SPT_UINT16: sp->vkind = SPT__VK_INT, sp->lo = 0, sp->hi = UINT16_MAX, sp->vname = "a uint16 value"; break;
+    case SPT_UINT32: sp->vkind = SPT__VK_INT, sp->lo = 0, sp->hi = UINT32_MAX, sp->vname = "a uint32 value"; break;
+    case SPT_UINT64: sp->vkind = SPT__VK_UINT64, sp->vname = "a uint64 value"; break;
+    case SPT_FLOAT32: sp->vkind = SPT__VK_FLOAT, sp->vname = "a float32 value"; break;
+    case SPT_FLOAT64: sp->vkind = SPT__VK_FLOAT, sp->vname = "a float64 value"; break;
+    case SPT_COMPLEX64: sp->vkind = SPT__VK_FLOAT, sp->nval = 2, sp->vname = "a complex real part"; break;
+    case SPT_COMPLEX128: sp->vkind = SPT__VK_FLOAT, sp->nval = 2, sp->vname = "a complex real part"; break;
+    default: sp->vkind = SPT__VK_INFER, sp->vname = "a number"; break;
+    }
+}
+
+spt_status spt__tensor_from_coords(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
+                                   spt__coord_result *res, bool ones, spt_tensor **out) {
+    spt_status st;
+    spt_tensor *t = NULL;
+    const int64_t n = res->n;
+    *out = NULL;
+    SPT__CHECK(spt__tensor_alloc(fn, dtype, rank, shape, 0, NULL, &t));
+    if (n > 0 && t->volume == 0) {
+        st = spt__err(SPT_ERANGE, "%s: %lld entries but the shape has no element", fn, (long long)n);
+        goto fail;
+    }
+    size_t bytes;
+    if (spt__bytes3(n, 1, spt_dtype_size(dtype), &bytes)) {
+        st = spt__err(SPT_EOVERFLOW, "%s: %lld entries do not fit in memory sizes", fn, (long long)n);
+        goto fail;
+    }
+    spt__free(t->indices);
+    t->indices = res->idx;
+    res->idx = NULL;
+    bool adopt = !ones && res->v0 && !res->v1 &&
+                 ((dtype == SPT_INT64 || dtype == SPT_UINT64 || dtype == SPT_FLOAT64) && (!res->isflt || dtype == SPT_FLOAT64 || !res->any_float));
+    if (adopt) {
+        if (res->isflt && dtype == SPT_FLOAT64) {
+            for (int64_t i = 0; i < n; i++)
+                if (!res->isflt[i]) {
+                    double d = (double)(int64_t)res->v0[i];
+                    memcpy(&res->v0[i], &d, 8);
+                }
+        }
+        spt__free(t->values);
+        t->values = res->v0;
+        res->v0 = NULL;
+    } else {
+        void *v = spt__alloc_array(fn, n, 1, spt_dtype_size(dtype), true, &st);
+        if (!v) goto fail;
+        spt__free(t->values);
+        t->values = v;
+        bool vf = spt_dtype_is_float(dtype) || spt_dtype_is_complex(dtype);
+        for (int64_t i = 0; i < n; i++) {
+            if (ones) {
+                double one = 1.0;
+                uint64_t b;
+                memcpy(&b, &one, 8);
+                spt__store_value(dtype, v, i, vf ? b : 1, 0.0, vf);
+            } else
+                spt__store_value(dtype, v, i, res->v0[i], res->v1 ? res->v1[i] : 0.0,
+                                 res->isflt ? res->isflt[i] != 0 : vf);
+        }
+    }
+    t->nnz = n;
+    t->flags = SPT__F_VALID;
+    /* shrink the adopted buffers to size (never fails) */
+    size_t ib = (size_t)n * (size_t)rank * sizeof(int64_t);
+    void *p = spt__realloc(t->indices, ib);
+    if (p) t->indices = p;
+    *out = t;
+    return SPT_OK;
+fail:
+    spt_tensor_free(t);
     return st;
 }

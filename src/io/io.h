@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* io.h -- what the file-format readers and writers share (internal to src/io). */
+/* io.h -- what the file-format readers and writers share (internal to src/io).
+ *
+ * The toolbox files (load.c, lex.c, values.c, coords.c, order.c, out.c, progress.c, format.c) call
+ * nothing above them; the formats (tns.c, mtx.c, npy.c, npz.c, png.c) call the toolbox; dispatch.c
+ * (spt_read, spt_write) calls the formats. No format calls the dispatcher. */
 #ifndef SPT_IO_H
 #define SPT_IO_H
 
@@ -7,7 +11,7 @@
 
 #include <stdio.h>
 
-/* ---- whole-file input ------------------------------------------------------------------------- */
+/* ---- whole-file input (load.c) --------------------------------------------------------------- */
 
 /* A file's bytes: mapped read-only (regular files) or read into an spt buffer (stdin, pipes). */
 typedef struct spt__file {
@@ -16,17 +20,73 @@ typedef struct spt__file {
     void *map;    /* non-NULL when mapped */
     size_t maplen;
     char *buf;    /* non-NULL when read */
+    const char *name; /* for messages: "<stdin>", the path, or "PATH[MEMBER]" for a tar member */
+    char *name_buf;   /* owns name when it was built */
+    char *member;     /* the tar member read, or NULL */
 } spt__file;
 
-/* Load `path` ("-" = stdin). SPT_EIO naming `fn` and the system error when it cannot be read. */
+/* Load `path` ("-" = stdin). SPT_EIO naming `fn` and the system error when it cannot be read.
+ * Compressed and tar inputs (recognised by their first bytes) are decoded (decode.c). */
 spt_status spt__file_load(const char *fn, const char *path, spt__file *f);
+/* The same for a binary format whose bytes start with `magic` (after any decoding): another start is
+ * refused from the first bytes of a stream, before reading on. `what` names the format in messages. */
+spt_status spt__file_load_magic(const char *fn, const char *path, const char *magic, size_t mlen, const char *what,
+                                spt__file *f);
 void spt__file_release(spt__file *f);
+/* The same for a stream of which the `plen` bytes `pre` (an spt buffer, taken over) were read already. */
+spt_status spt__file_load_rest(const char *fn, const char *path, int fd, char *pre, size_t plen, spt__file *f);
+/* "gzip", "bzip2", "xz", "zstd" or "tar" when p[0..len) starts like one, else NULL (decode.c). */
+const char *spt__packed_kind(const char *p, size_t len);
+/* Replace f's bytes by their decoded content (a tar archive's chosen member). */
+spt_status spt__file_unpack(const char *fn, const char *path, spt__file *f);
 /* The most bytes spt__file_load reads from a non-regular file (see SPT_MAX_STREAM_BYTES in spt.h). */
 size_t spt__max_stream_bytes(void);
+/* The bound on a streamed text's bytes: SPT_MAX_STREAM_BYTES when the environment sets it, else none
+ * (the parser holds the tensor and a fixed buffer, not the text). */
+size_t spt__max_text_stream_bytes(void);
+/* Open `path` for reading (SPT_EIO naming fn when it cannot be): a FIFO is waited for until a writer
+ * opens it, at most SPT_FIFO_TIMEOUT seconds (default 30), then SPT_EIO. */
+spt_status spt__open_input(const char *fn, const char *path, int *fd);
 /* The name to use in messages for `path` ("<stdin>" for "-"). */
 const char *spt__display_name(const char *path);
+/* A text file's UTF-8 byte-order mark (EF BB BF) at the start of buf is skipped: *buf, *len past it. */
+static inline void spt__skip_bom(const char **buf, size_t *len) {
+    if (*buf && *len >= 3 && !memcmp(*buf, "\xEF\xBB\xBF", 3)) *buf += 3, *len -= 3;
+}
 
-/* ---- output (out.c): the one path every writer takes ------------------------------------------ */
+/* ---- streamed input (stream.c) -------------------------------------------------------------- */
+
+/* Text read in pieces: a pipe, stdin, a FIFO, or a gzip, bzip2, xz or zstd stream (from any of those or
+ * a regular file), so that a parser holds a fixed buffer rather than the whole text. */
+typedef struct spt__stream {
+    const char *name; /* for messages */
+    int fd;
+    bool close_fd;
+    int kind;         /* 0 plain, 1 gzip (zlib), 2 bzip2/xz/zstd (libarchive) */
+    char *pre;        /* bytes read from fd before the decision, handed out first */
+    size_t pre_len, pre_pos;
+    char *seen;       /* while deciding: every byte a decoder took, to load the whole input after all */
+    size_t seen_len, seen_cap;
+    bool record, raw_eof, done;
+    char *raw;        /* the decoder's input buffer */
+    void *z;          /* z_stream */
+    void *a;          /* struct archive */
+    char *head;       /* decoded bytes looked at before the first read, handed out first */
+    size_t head_len, head_pos;
+    uint64_t in_bytes, total, out_bytes; /* compressed bytes consumed, the file's size (0: unknown), decoded */
+    size_t most;      /* the bound on decoded bytes (spt__max_text_stream_bytes) */
+} spt__stream;
+
+/* Open `path` ("-" = stdin) for reading. When a stream is not worth it -- a regular uncompressed file
+ * (mapped), or a tar archive (a member is chosen from the whole) -- the input is loaded into *f instead
+ * and *loaded is true; otherwise s is ready for spt__stream_read. */
+spt_status spt__stream_open(const char *fn, const char *path, spt__stream *s, spt__file *f, bool *loaded);
+/* Up to cap decoded bytes into buf; *got == 0 at the end. Corrupt or truncated data is SPT_EPARSE. */
+spt_status spt__stream_read(const char *fn, spt__stream *s, char *buf, size_t cap, size_t *got);
+void spt__stream_close(spt__stream *s);
+
+
+/* ---- output (out.c): the one path every writer takes ----------------------------------------- */
 
 /* An output in progress. New files and single-link regular files are written to a temporary
  * ".sptXXXXXX" beside the target (after following symlinks) and renamed over it on commit, keeping the
@@ -41,6 +101,7 @@ typedef struct spt__out {
     int mode;         /* how the target is written (out.c) */
     int slot;         /* signal-cleanup registration of tmp, or -1 */
     bool is_stdout;
+    FILE *raw;        /* the file under a compressor (encode.c) while fp writes into the compressor */
 } spt__out;
 
 /* Open for writing: "-" is stdout (only when allow_stdout). SPT_EINVAL for an empty or over-long
@@ -50,8 +111,12 @@ spt_status spt__out_open(const char *fn, const char *path, bool allow_stdout, sp
 spt_status spt__out_commit(const char *fn, spt__out *o);
 /* Drop the output without touching the target (a direct write may have written part of it). */
 void spt__out_abort(spt__out *o);
+/* encode.c: when o's name ends in .gz, .bz2, .xz or .zst, put that compressor between fp and the file
+ * (o->raw); spt__out_unpack finishes the compressed stream and puts fp back. */
+spt_status spt__out_pack(const char *fn, spt__out *o);
+spt_status spt__out_unpack(const char *fn, spt__out *o);
 
-/* ---- lexing ------------------------------------------------------------------------------------ */
+/* ---- lexing (lex.c) -------------------------------------------------------------------------- */
 
 static inline bool spt__is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
@@ -66,7 +131,7 @@ int spt__parse_u64(const char *p, const char *e, uint64_t *v);
  * optional sign). 0 ok, 1 not a number, 2 out of range (finite literal that overflows). */
 int spt__parse_f64(const char *p, const char *e, double *v);
 
-/* ---- the coordinate-list parser shared by .tns and .mtx ------------------------------------------ */
+/* ---- the coordinate-list parser shared by .tns and .mtx (coords.c) --------------------------- */
 
 enum { SPT__VK_INFER, SPT__VK_INT, SPT__VK_UINT64, SPT__VK_FLOAT, SPT__VK_NONE };
 
@@ -93,6 +158,8 @@ typedef struct spt__coord_result {
     uint8_t *isflt;   /* VK_INFER: 1 where v0 holds a double */
     bool any_float;   /* VK_INFER: some value was not an integer */
     int64_t *maxidx;  /* rank: 1 + the largest 0-based index per mode (0 when n == 0) */
+    int64_t lines;    /* line starts in the text parsed */
+    int64_t cap;      /* spt__coord_result_append: the arrays' capacity in entries */
 } spt__coord_result;
 
 /* Parse buf[0..len) as lines of `rank` 1-based indices and `nval` values with both cores.
@@ -100,6 +167,10 @@ typedef struct spt__coord_result {
 spt_status spt__parse_coords(const char *fn, const char *buf, size_t len, const spt__coord_spec *spec,
                              spt__coord_result *res);
 void spt__coord_result_free(spt__coord_result *res);
+/* Append `part` (parsed from the next piece of a stream, same spec) to `acc` (empty at first: zeroed);
+ * part is freed either way. Arrays grow by doubling (large blocks are remapped, not copied). */
+spt_status spt__coord_result_append(const char *fn, const spt__coord_spec *sp, spt__coord_result *acc,
+                                    spt__coord_result *part);
 
 /* Store element i of a value array of dtype `d` from the parsed bit pattern (int64/uint64/double)
  * and imaginary part. */
@@ -116,7 +187,25 @@ void spt__read_progress(spt_progress_fn *fn, void **ctx);
 spt_status spt__tensor_from_coords(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
                                    spt__coord_result *res, bool ones, spt_tensor **out);
 
-/* ---- the order a file states (order.c) ------------------------------------------------------------ */
+/* ---- streamed coordinates (stream.c) ---------------------------------------------------------- */
+
+/* A stream's text a piece at a time: complete lines are parsed, the rest kept for the next piece. */
+enum { SPT__PIECE = 16 << 20, SPT__MAX_LINE = 1 << 20 };
+typedef struct spt__pieces {
+    char *p;
+    size_t len, cap;
+    bool eof;
+} spt__pieces;
+/* Read until b is full or the stream ends (doubling b first when `grow`). */
+spt_status spt__pieces_fill(const char *fn, spt__stream *s, spt__pieces *b, bool grow);
+/* Parse b's complete lines as coordinates, then the rest of the stream, piece after piece, into acc
+ * (line: the line number of b->p[0]); calls the thread's progress callback by the bytes consumed. */
+spt_status spt__pieces_parse(const char *fn, spt__stream *s, spt__pieces *b, spt__coord_spec *sp, int64_t line,
+                             spt__coord_result *acc);
+/* SPT_EPARSE "NAME:LINE: expected an end of line within SPT__MAX_LINE bytes". */
+spt_status spt__line_too_long(const char *name, int64_t line);
+
+/* ---- the order a file states (order.c) ------------------------------------------------------- */
 
 #define SPT__META_CAP (16 + 21 * SPT_MAX_RANK)
 /* "order: D0 D1 ... sorted[ unique]" into buf when t is known valid and sorted by a full order, else
@@ -131,14 +220,17 @@ void spt__order_restore_meta(spt_tensor *t, const char *p, const char *e);
  * that starts with `prefix` and then "order:" ("#" for .tns, "% spt" for Matrix Market). */
 void spt__order_restore_header(spt_tensor *t, const char *buf, size_t len, const char *prefix);
 
-/* ---- number formatting ------------------------------------------------------------------------- */
+/* ---- number formatting (values.c) ------------------------------------------------------------ */
 
 /* Shortest "%.Ng" that reads back to the same double (or float when is_float32). Returns length. */
 int spt__fmt_double(char *buf, size_t cap, double v, bool is_float32);
 /* Format value i of `values` (numeric or bool dtype) as text; complex writes "re im". */
 int spt__fmt_value(char *buf, size_t cap, spt_dtype d, const void *values, int64_t i);
+/* Every entry of t as a line "i j k ... value" (indices from `base`) to fp, blocks formatted by the
+ * threads and written in order (.tns and Matrix Market coordinate bodies). */
+spt_status spt__write_entry_lines(const char *fn, const spt_tensor *t, int base, FILE *fp);
 
-/* ---- .npy in memory (npy.c), for npz ---------------------------------------------------------- */
+/* ---- .npy in memory (npy.c), for npz --------------------------------------------------------- */
 
 /* What a .npy header declares. */
 typedef struct spt__npy_head {
@@ -160,5 +252,13 @@ spt_status spt__npy_parse(const char *fn, const char *name, const char *buf, siz
 /* Serialize a dense array (or raw typed data) into a new spt buffer (*out, *outlen). */
 spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
                           const void *data, char **out, size_t *outlen);
+
+/* ---- the formats' readers from bytes in memory (for dispatch.c) ------------------------------- */
+
+spt_status spt__tns_from_bytes(const char *buf, size_t len, const char *name, const spt_read_opts *opts, int base,
+                               spt_tensor **out);
+spt_status spt__mtx_from_bytes(const char *fn, const char *name, const char *data, size_t len,
+                               const spt_read_opts *opts, spt_tensor **out);
+spt_status spt__npz_from_bytes(const char *fn, const char *name, const char *data, size_t len, spt_tensor **out);
 
 #endif

@@ -253,6 +253,45 @@ fail:
     return st;
 }
 
+/* The SciPy archive's indices into ix (n x 2): row/col pairs (coo), or expanded from indptr/indices. */
+static spt_status fill_scipy(const char *name, bool coo, bool csr, const spt_dense *a, const spt_dense *b,
+                             const int64_t *shape, int64_t n, int64_t *ix) {
+    if (coo) {
+        for (int64_t i = 0; i < n; i++) {
+            int64_t r = -1, c = -1;
+            if (!get_i64(a, i, &r) || r < 0 || r >= shape[0])
+                return bad_index(name, "row", i, r, shape[0]);
+            if (!get_i64(b, i, &c) || c < 0 || c >= shape[1])
+                return bad_index(name, "col", i, c, shape[1]);
+            ix[2 * i] = r;
+            ix[2 * i + 1] = c;
+        }
+    } else {
+        int64_t outer = csr ? shape[0] : shape[1], inner = csr ? shape[1] : shape[0];
+        int64_t prev = 0, p0 = -1;
+        if (!get_i64(a, 0, &p0) || p0 != 0)
+            return spt__err(SPT_EPARSE, "%s[indptr.npy]: expected indptr[0] = 0, found %lld", name, (long long)p0);
+        for (int64_t r = 0; r < outer; r++) {
+            int64_t e = -1;
+            if (!get_i64(a, r + 1, &e) || e < prev || e > n)
+                return spt__err(SPT_EPARSE, "%s[indptr.npy]: expected a value in %lld..%lld at %lld, found %lld", name,
+                                (long long)prev, (long long)n, (long long)(r + 1), (long long)e);
+            for (int64_t i = prev; i < e; i++) {
+                int64_t c = -1;
+                if (!get_i64(b, i, &c) || c < 0 || c >= inner)
+                    return bad_index(name, "indices", i, c, inner);
+                ix[2 * i] = csr ? r : c;
+                ix[2 * i + 1] = csr ? c : r;
+            }
+            prev = e;
+        }
+        if (prev != n)
+            return spt__err(SPT_EPARSE, "%s[indptr.npy]: expected the last value %lld (the entry count), found %lld", name,
+                            (long long)n, (long long)prev);
+    }
+    return SPT_OK;
+}
+
 static spt_status read_scipy(const char *fn, const char *name, zip_t *z, spt_tensor **out) {
     spt_status st;
     spt_dense *fmt = NULL, *data = NULL, *shp = NULL, *a = NULL, *b = NULL;
@@ -317,51 +356,7 @@ static spt_status read_scipy(const char *fn, const char *name, zip_t *z, spt_ten
         SPT__CHECK(need_int_vec(name, "indices", b, 1, n));
     }
     SPT__CHECK(spt__tensor_alloc(fn, data->dtype, 2, shape, n, NULL, &t));
-    if (coo) {
-        for (int64_t i = 0; i < n; i++) {
-            int64_t r = -1, c = -1;
-            if (!get_i64(a, i, &r) || r < 0 || r >= shape[0]) {
-                st = bad_index(name, "row", i, r, shape[0]);
-                goto fail;
-            }
-            if (!get_i64(b, i, &c) || c < 0 || c >= shape[1]) {
-                st = bad_index(name, "col", i, c, shape[1]);
-                goto fail;
-            }
-            t->indices[2 * i] = r;
-            t->indices[2 * i + 1] = c;
-        }
-    } else {
-        int64_t outer = csr ? shape[0] : shape[1], inner = csr ? shape[1] : shape[0];
-        int64_t prev = 0, p0 = -1;
-        if (!get_i64(a, 0, &p0) || p0 != 0) {
-            st = spt__err(SPT_EPARSE, "%s[indptr.npy]: expected indptr[0] = 0, found %lld", name, (long long)p0);
-            goto fail;
-        }
-        for (int64_t r = 0; r < outer; r++) {
-            int64_t e = -1;
-            if (!get_i64(a, r + 1, &e) || e < prev || e > n) {
-                st = spt__err(SPT_EPARSE, "%s[indptr.npy]: expected a value in %lld..%lld at %lld, found %lld", name,
-                              (long long)prev, (long long)n, (long long)(r + 1), (long long)e);
-                goto fail;
-            }
-            for (int64_t i = prev; i < e; i++) {
-                int64_t c = -1;
-                if (!get_i64(b, i, &c) || c < 0 || c >= inner) {
-                    st = bad_index(name, "indices", i, c, inner);
-                    goto fail;
-                }
-                t->indices[2 * i] = csr ? r : c;
-                t->indices[2 * i + 1] = csr ? c : r;
-            }
-            prev = e;
-        }
-        if (prev != n) {
-            st = spt__err(SPT_EPARSE, "%s[indptr.npy]: expected the last value %lld (the entry count), found %lld", name,
-                          (long long)n, (long long)prev);
-            goto fail;
-        }
-    }
+    SPT__CHECK(fill_scipy(name, coo, csr, a, b, shape, n, t->indices));
     memcpy(t->values, data->data, (size_t)n * spt_dtype_size(data->dtype));
     if (t->dtype == SPT_STRING) SPT__CHECK(spt__arena_adopt_all(&t->strings, t->values, n));
     t->flags = SPT__F_VALID;
@@ -379,18 +374,11 @@ fail:
     return st;
 }
 
-spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor **out) {
-    static const char fn[] = "spt_read_npz";
-    (void)opts;
-    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
-    *out = NULL;
-    spt__file f;
-    SPT__TRY(spt__file_load(fn, path, &f));
-    const char *name = spt__display_name(path);
+spt_status spt__npz_from_bytes(const char *fn, const char *name, const char *data, size_t len, spt_tensor **out) {
     spt_status st;
     zip_error_t ze;
     zip_error_init(&ze);
-    zip_source_t *src = zip_source_buffer_create(f.len ? f.data : "", f.len, 0, &ze);
+    zip_source_t *src = zip_source_buffer_create(len ? data : "", len, 0, &ze);
     zip_t *z = NULL;
     if (src) {
         z = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
@@ -399,7 +387,6 @@ spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor 
     if (!z) {
         st = spt__err(SPT_EPARSE, "%s: expected a zip archive (.npz), found something else: %s", name, zip_error_strerror(&ze));
         zip_error_fini(&ze);
-        spt__file_release(&f);
         return st;
     }
     zip_error_fini(&ze);
@@ -409,6 +396,17 @@ spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor 
         st = spt__err(SPT_EPARSE, "%s: expected a COO archive (coords.npy), found a GCXS one (not supported)", name);
     else st = spt__err(SPT_EPARSE, "%s: expected the members coords.npy or format.npy, found neither", name);
     zip_discard(z);
+    return st;
+}
+
+spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor **out) {
+    static const char fn[] = "spt_read_npz";
+    (void)opts;
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    spt__file f;
+    SPT__TRY(spt__file_load_magic(fn, path, "PK", 2, "zip (.npz)", &f));
+    spt_status st = spt__npz_from_bytes(fn, f.name, f.data, f.len, out);
     spt__file_release(&f);
     return st;
 }
@@ -445,6 +443,31 @@ static spt_status add_meta(const char *fn, zip_t *z, bufs *keep, const char *met
     return add_member(fn, z, keep, "spt_meta.npy", SPT_STRING, 0, NULL, &s);
 }
 
+/* The member format.npy = 'coo' as NumPy unicode ('<U3'), as pydata/sparse 0.15 and later write it and
+ * their load_npz requires (it names the class to build); older versions ignore it. */
+static spt_status add_format_coo(const char *fn, zip_t *z, bufs *keep) {
+    static const char dict[] = "{'descr': '<U3', 'fortran_order': False, 'shape': (), }";
+    const size_t pre = 10, dl = sizeof dict - 1, hl = (pre + dl + 1 + 63) / 64 * 64 - pre, len = pre + hl + 12;
+    char *b = spt__malloc(len);
+    if (!b) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    memcpy(b, "\x93NUMPY\x01\x00", 8);
+    b[8] = (char)(hl & 0xff);
+    b[9] = (char)(hl >> 8);
+    memcpy(b + pre, dict, dl);
+    memset(b + pre + dl, ' ', hl - dl - 1);
+    b[pre + hl - 1] = '\n';
+    static const unsigned char coo[12] = {'c', 0, 0, 0, 'o', 0, 0, 0, 'o', 0, 0, 0}; /* UCS-4, little endian */
+    memcpy(b + pre + hl, coo, sizeof coo);
+    keep->b[keep->n++] = b;
+    zip_source_t *src = zip_source_buffer(z, b, len, 0);
+    if (!src) return spt__err(SPT_ENOMEM, "%s: cannot add format.npy: %s", fn, zip_strerror(z));
+    if (zip_file_add(z, "format.npy", src, ZIP_FL_OVERWRITE) < 0) {
+        zip_source_free(src);
+        return spt__err(SPT_EIO, "%s: cannot add format.npy: %s", fn, zip_strerror(z));
+    }
+    return SPT_OK;
+}
+
 /* Write the finished in-memory archive `mem` to `path`. */
 static spt_status copy_out(const char *fn, zip_source_t *mem, const char *path) {
     spt__out o;
@@ -465,6 +488,123 @@ static spt_status copy_out(const char *fn, zip_source_t *mem, const char *path) 
     return spt__out_commit(fn, &o);
 }
 
+/* coords.npy (rank x n), data.npy, shape.npy, fill_value.npy and the order: pydata/sparse's COO. */
+static spt_status write_pydata(const char *fn, const spt_tensor *t, zip_t *z, bufs *keep) {
+    spt_status st = SPT_OK;
+    const int64_t n = t->nnz, R = t->rank;
+    char meta[SPT__META_CAP];
+    int64_t *ix = spt__alloc_array(fn, R, n, sizeof(int64_t), false, &st);
+    if (!ix) return st;
+    for (int64_t k = 0; k < R; k++)
+        for (int64_t i = 0; i < n; i++) ix[k * n + i] = t->indices[i * R + k];
+    int64_t cs[2] = {R, n}, ds[1] = {n}, shp1[1] = {R};
+    static const spt_str empty = {"", 0};
+    SPT__CHECK(add_member(fn, z, keep, "coords.npy", SPT_INT64, 2, cs, ix));
+    SPT__CHECK(add_member(fn, z, keep, "data.npy", t->dtype, 1, ds, t->values));
+    SPT__CHECK(add_member(fn, z, keep, "shape.npy", SPT_INT64, 1, shp1, t->shape));
+    SPT__CHECK(add_member(fn, z, keep, "fill_value.npy", t->dtype, 0, NULL,
+                          t->dtype == SPT_STRING ? (const void *)&empty : spt__zero_elem));
+    SPT__CHECK(add_format_coo(fn, z, keep));
+    if (spt__order_meta_format(t, meta, sizeof meta)) SPT__CHECK(add_meta(fn, z, keep, meta));
+fail:
+    spt__free(ix);
+    return st;
+}
+
+/* The entries of a matrix sorted row-major into new arrays (*six: n x 2 indices, *vals). */
+static spt_status sorted_rows(const char *fn, const spt_tensor *t, int64_t **six, void **vals) {
+    spt_status st = SPT_OK;
+    const int64_t n = t->nnz;
+    size_t es = spt_dtype_size(t->dtype);
+    *six = NULL;
+    *vals = NULL;
+    int64_t *perm = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
+    if (!perm) return st;
+    SPT__CHECK(spt_argsort(t, NULL, perm));
+    if (!(*six = spt__alloc_array(fn, n, 2, sizeof(int64_t), false, &st))) goto fail;
+    if (!(*vals = spt__alloc_array(fn, n, 1, es, false, &st))) goto fail;
+    for (int64_t i = 0; i < n; i++) {
+        (*six)[2 * i] = t->indices[2 * perm[i]];
+        (*six)[2 * i + 1] = t->indices[2 * perm[i] + 1];
+        spt__copy_elem(*vals, i, t->values, perm[i], es);
+    }
+    spt__free(perm);
+    return SPT_OK;
+fail:
+    spt__free(perm);
+    spt__free(*six);
+    spt__free(*vals);
+    *six = NULL;
+    *vals = NULL;
+    return st;
+}
+
+/* SciPy's coo (row.npy, col.npy) or csr (indptr.npy, indices.npy) with format, shape and data. */
+static spt_status write_scipy(const char *fn, const spt_tensor *t, spt_format flavour, zip_t *z, bufs *keep) {
+    spt_status st = SPT_OK;
+    const int64_t n = t->nnz;
+    int64_t *ix = NULL, *six = NULL, *ptr = NULL;
+    void *vals = NULL;
+    char meta[SPT__META_CAP];
+    bool i32 = t->shape[0] <= INT32_MAX && t->shape[1] <= INT32_MAX && n <= INT32_MAX;
+    spt_dtype it = i32 ? SPT_INT32 : SPT_INT64;
+    size_t is = spt_dtype_size(it);
+    const int64_t *src = t->indices;
+    const void *vsrc = t->values;
+    if (flavour == SPT_FORMAT_NPZ_SCIPY_CSR && !spt_tensor_is_row_major(t, true)) {
+        SPT__CHECK(sorted_rows(fn, t, &six, &vals));
+        src = six;
+        vsrc = vals;
+    }
+    ix = spt__alloc_array(fn, 2, n, is, false, &st);
+    if (!ix) goto fail;
+    int64_t ds[1] = {n};
+    if (flavour == SPT_FORMAT_NPZ_SCIPY_COO) {
+        for (int64_t i = 0; i < n; i++)
+            for (int k = 0; k < 2; k++) {
+                if (i32) ((int32_t *)ix)[k * n + i] = (int32_t)src[2 * i + k];
+                else ix[k * n + i] = src[2 * i + k];
+            }
+        SPT__CHECK(add_member(fn, z, keep, "row.npy", it, 1, ds, ix));
+        SPT__CHECK(add_member(fn, z, keep, "col.npy", it, 1, ds, (char *)ix + (size_t)n * is));
+    } else {
+        int64_t M = t->shape[0], M1;
+        if (spt__add_i64(M, 1, &M1)) {
+            st = spt__err(SPT_EOVERFLOW, "%s: %lld rows do not fit a CSR indptr", fn, (long long)M);
+            goto fail;
+        }
+        ptr = spt__alloc_array(fn, M1, 1, sizeof(int64_t), true, &st);
+        if (!ptr) goto fail;
+        for (int64_t i = 0; i < n; i++) ptr[src[2 * i]]++;
+        ptr[M] = spt__scan_exclusive(ptr, M);
+        if (i32)
+            for (int64_t r = 0; r <= M; r++) ((int32_t *)ptr)[r] = (int32_t)ptr[r];
+        for (int64_t i = 0; i < n; i++) {
+            if (i32) ((int32_t *)ix)[i] = (int32_t)src[2 * i + 1];
+            else ix[i] = src[2 * i + 1];
+        }
+        int64_t ps[1] = {M1};
+        SPT__CHECK(add_member(fn, z, keep, "indices.npy", it, 1, ds, ix));
+        SPT__CHECK(add_member(fn, z, keep, "indptr.npy", it, 1, ps, ptr));
+    }
+    static const spt_str fcoo = {"coo", 3}, fcsr = {"csr", 3};
+    SPT__CHECK(add_member(fn, z, keep, "format.npy", SPT_STRING, 0, NULL,
+                          flavour == SPT_FORMAT_NPZ_SCIPY_COO ? &fcoo : &fcsr));
+    int64_t ss[1] = {2};
+    SPT__CHECK(add_member(fn, z, keep, "shape.npy", SPT_INT64, 1, ss, t->shape));
+    SPT__CHECK(add_member(fn, z, keep, "data.npy", t->dtype, 1, ds, vsrc));
+    if (flavour == SPT_FORMAT_NPZ_SCIPY_CSR) /* the entries went out sorted row-major */
+        snprintf(meta, sizeof meta, "order: 0 1 sorted%s", (t->flags & SPT__F_UNIQUE) ? " unique" : "");
+    else spt__order_meta_format(t, meta, sizeof meta);
+    if (meta[0]) SPT__CHECK(add_meta(fn, z, keep, meta));
+fail:
+    spt__free(ix);
+    spt__free(six);
+    spt__free(ptr);
+    spt__free(vals);
+    return st;
+}
+
 spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavour) {
     static const char fn[] = "spt_write_npz";
     spt_status st = SPT_OK;
@@ -476,13 +616,9 @@ spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavo
     if (flavour != SPT_FORMAT_NPZ && t->rank != 2)
         return spt__err(SPT_EINVAL, "%s: SciPy archives hold matrices; the tensor has rank %lld", fn, (long long)t->rank);
     SPT__TRY(spt__ensure_valid(fn, t));
-    const int64_t n = t->nnz, R = t->rank;
-    int64_t *ix = NULL, *perm = NULL, *ptr = NULL;
-    void *vals = NULL;
     zip_t *z = NULL;
     zip_source_t *mem = NULL;
     bufs keep = {{0}, 0};
-    char meta[SPT__META_CAP];
     /* the archive is built in memory, then written through the common output path (spt__out) */
     zip_error_t zerr;
     zip_error_init(&zerr);
@@ -497,90 +633,8 @@ spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavo
         goto fail;
     }
     zip_error_fini(&zerr);
-    int64_t shp1[1] = {R};
-    if (flavour == SPT_FORMAT_NPZ) {
-        ix = spt__alloc_array(fn, R, n, sizeof(int64_t), false, &st);
-        if (!ix) goto fail;
-        for (int64_t k = 0; k < R; k++)
-            for (int64_t i = 0; i < n; i++) ix[k * n + i] = t->indices[i * R + k];
-        int64_t cs[2] = {R, n}, ds[1] = {n};
-        SPT__CHECK(add_member(fn, z, &keep, "coords.npy", SPT_INT64, 2, cs, ix));
-        SPT__CHECK(add_member(fn, z, &keep, "data.npy", t->dtype, 1, ds, t->values));
-        SPT__CHECK(add_member(fn, z, &keep, "shape.npy", SPT_INT64, 1, shp1, t->shape));
-        static const spt_str empty = {"", 0};
-        SPT__CHECK(add_member(fn, z, &keep, "fill_value.npy", t->dtype, 0, NULL,
-                              t->dtype == SPT_STRING ? (const void *)&empty : spt__zero_elem));
-        if (spt__order_meta_format(t, meta, sizeof meta)) SPT__CHECK(add_meta(fn, z, &keep, meta));
-    } else {
-        bool i32 = t->shape[0] <= INT32_MAX && t->shape[1] <= INT32_MAX && n <= INT32_MAX;
-        spt_dtype it = i32 ? SPT_INT32 : SPT_INT64;
-        size_t is = spt_dtype_size(it);
-        const int64_t *src = t->indices;
-        const void *vsrc = t->values;
-        size_t es = spt_dtype_size(t->dtype);
-        if (flavour == SPT_FORMAT_NPZ_SCIPY_CSR && !spt_tensor_is_row_major(t, true)) {
-            perm = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
-            if (!perm) goto fail;
-            SPT__CHECK(spt_argsort(t, NULL, perm));
-            int64_t *six = spt__alloc_array(fn, n, 2, sizeof(int64_t), false, &st);
-            if (!six) goto fail;
-            vals = spt__alloc_array(fn, n, 1, es, false, &st);
-            if (!vals) {
-                spt__free(six);
-                goto fail;
-            }
-            for (int64_t i = 0; i < n; i++) {
-                six[2 * i] = t->indices[2 * perm[i]];
-                six[2 * i + 1] = t->indices[2 * perm[i] + 1];
-                spt__copy_elem(vals, i, t->values, perm[i], es);
-            }
-            spt__free(perm);
-            perm = six; /* keep for freeing */
-            src = six;
-            vsrc = vals;
-        }
-        ix = spt__alloc_array(fn, 2, n, is, false, &st);
-        if (!ix) goto fail;
-        int64_t ds[1] = {n};
-        if (flavour == SPT_FORMAT_NPZ_SCIPY_COO) {
-            for (int64_t i = 0; i < n; i++)
-                for (int k = 0; k < 2; k++) {
-                    if (i32) ((int32_t *)ix)[k * n + i] = (int32_t)src[2 * i + k];
-                    else ix[k * n + i] = src[2 * i + k];
-                }
-            SPT__CHECK(add_member(fn, z, &keep, "row.npy", it, 1, ds, ix));
-            SPT__CHECK(add_member(fn, z, &keep, "col.npy", it, 1, ds, (char *)ix + (size_t)n * is));
-        } else {
-            int64_t M = t->shape[0], M1;
-            if (spt__add_i64(M, 1, &M1)) {
-                st = spt__err(SPT_EOVERFLOW, "%s: %lld rows do not fit a CSR indptr", fn, (long long)M);
-                goto fail;
-            }
-            ptr = spt__alloc_array(fn, M1, 1, sizeof(int64_t), true, &st);
-            if (!ptr) goto fail;
-            for (int64_t i = 0; i < n; i++) ptr[src[2 * i]]++;
-            ptr[M] = spt__scan_exclusive(ptr, M);
-            if (i32)
-                for (int64_t r = 0; r <= M; r++) ((int32_t *)ptr)[r] = (int32_t)ptr[r];
-            for (int64_t i = 0; i < n; i++) {
-                if (i32) ((int32_t *)ix)[i] = (int32_t)src[2 * i + 1];
-                else ix[i] = src[2 * i + 1];
-            }
-            int64_t ps[1] = {M1};
-            SPT__CHECK(add_member(fn, z, &keep, "indices.npy", it, 1, ds, ix));
-            SPT__CHECK(add_member(fn, z, &keep, "indptr.npy", it, 1, ps, ptr));
-        }
-        static const spt_str fcoo = {"coo", 3}, fcsr = {"csr", 3};
-        SPT__CHECK(add_member(fn, z, &keep, "format.npy", SPT_STRING, 0, NULL,
-                              flavour == SPT_FORMAT_NPZ_SCIPY_COO ? &fcoo : &fcsr));
-        int64_t ss[1] = {2};
-        SPT__CHECK(add_member(fn, z, &keep, "shape.npy", SPT_INT64, 1, ss, t->shape));
-        SPT__CHECK(add_member(fn, z, &keep, "data.npy", t->dtype, 1, ds, vsrc));
-        if (flavour == SPT_FORMAT_NPZ_SCIPY_CSR) /* the entries went out sorted row-major */
-            snprintf(meta, sizeof meta, "order: 0 1 sorted%s", (t->flags & SPT__F_UNIQUE) ? " unique" : "");
-        else spt__order_meta_format(t, meta, sizeof meta);
-        if (meta[0]) SPT__CHECK(add_meta(fn, z, &keep, meta));
-    }
+    if (flavour == SPT_FORMAT_NPZ) SPT__CHECK(write_pydata(fn, t, z, &keep));
+    else SPT__CHECK(write_scipy(fn, t, flavour, z, &keep));
     if (zip_close(z) != 0) {
         st = spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, path, zip_strerror(z));
         goto fail;
@@ -591,9 +645,5 @@ fail:
     if (z) zip_discard(z);
     if (mem) zip_source_free(mem);
     for (int i = 0; i < keep.n; i++) spt__free(keep.b[i]);
-    spt__free(ix);
-    spt__free(perm);
-    spt__free(ptr);
-    spt__free(vals);
     return st;
 }

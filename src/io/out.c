@@ -230,6 +230,7 @@ static spt_status open_direct(const char *fn, const char *path, spt__out *o) {
     int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) return spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, path, strerror(errno));
     spt_status st = open_fp(fn, o, fd);
+    if (st == SPT_OK && (st = spt__out_pack(fn, o)) != SPT_OK) fclose(o->fp);
     if (st != SPT_OK) out_free(o);
     return st;
 }
@@ -325,6 +326,7 @@ spt_status spt__out_open(const char *fn, const char *path, bool allow_stdout, sp
     pthread_sigmask(SIG_SETMASK, &saved, NULL);
     if (!inplace && exists) keep_attrs(fd, &sb);
     spt_status st = open_fp(fn, o, fd);
+    if (st == SPT_OK) st = spt__out_pack(fn, o);
     if (st != SPT_OK) spt__out_abort(o);
     return st;
 }
@@ -368,10 +370,10 @@ spt_status spt__out_commit(const char *fn, spt__out *o) {
             return spt__err(SPT_EIO, "%s: cannot write to stdout: %s", fn, strerror(errno));
         return SPT_OK;
     }
-    spt_status st = SPT_OK;
+    spt_status st = spt__out_unpack(fn, o);
     int bad = fflush(o->fp) != 0 || ferror(o->fp);
     int e = errno;
-    if (bad) st = spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, o->path, strerror(e ? e : EIO));
+    if (bad && st == SPT_OK) st = spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, o->path, strerror(e ? e : EIO));
     if (st == SPT_OK && o->mode == OUT_INPLACE) st = copy_in_place(fn, o);
     if (fclose(o->fp) != 0 && st == SPT_OK) st = spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, o->path, strerror(errno));
     o->fp = NULL;
@@ -392,6 +394,7 @@ void spt__out_abort(spt__out *o) {
         o->slot = -1;
         return;
     }
+    if (o->raw) (void)spt__out_unpack("", o);
     if (o->fp) fclose(o->fp);
     o->fp = NULL;
     if (o->tmp) unlink(o->tmp);

@@ -4,88 +4,6 @@
 
 #include <strings.h>
 
-void spt__value_kind(spt_dtype d, spt__coord_spec *sp) {
-    sp->nval = 1;
-    switch (d) {
-    case SPT_BOOL: sp->vkind = SPT__VK_INT, sp->lo = 0, sp->hi = 1, sp->vname = "a bool value (0 or 1)"; break;
-    case SPT_INT8: sp->vkind = SPT__VK_INT, sp->lo = INT8_MIN, sp->hi = INT8_MAX, sp->vname = "an int8 value"; break;
-    case SPT_INT16: sp->vkind = SPT__VK_INT, sp->lo = INT16_MIN, sp->hi = INT16_MAX, sp->vname = "an int16 value"; break;
-    case SPT_INT32: sp->vkind = SPT__VK_INT, sp->lo = INT32_MIN, sp->hi = INT32_MAX, sp->vname = "an int32 value"; break;
-    case SPT_INT64: sp->vkind = SPT__VK_INT, sp->lo = INT64_MIN, sp->hi = INT64_MAX, sp->vname = "an int64 value"; break;
-    case SPT_UINT8: sp->vkind = SPT__VK_INT, sp->lo = 0, sp->hi = UINT8_MAX, sp->vname = "a uint8 value"; break;
-    case SPT_UINT16: sp->vkind = SPT__VK_INT, sp->lo = 0, sp->hi = UINT16_MAX, sp->vname = "a uint16 value"; break;
-    case SPT_UINT32: sp->vkind = SPT__VK_INT, sp->lo = 0, sp->hi = UINT32_MAX, sp->vname = "a uint32 value"; break;
-    case SPT_UINT64: sp->vkind = SPT__VK_UINT64, sp->vname = "a uint64 value"; break;
-    case SPT_FLOAT32: sp->vkind = SPT__VK_FLOAT, sp->vname = "a float32 value"; break;
-    case SPT_FLOAT64: sp->vkind = SPT__VK_FLOAT, sp->vname = "a float64 value"; break;
-    case SPT_COMPLEX64: sp->vkind = SPT__VK_FLOAT, sp->nval = 2, sp->vname = "a complex real part"; break;
-    case SPT_COMPLEX128: sp->vkind = SPT__VK_FLOAT, sp->nval = 2, sp->vname = "a complex real part"; break;
-    default: sp->vkind = SPT__VK_INFER, sp->vname = "a number"; break;
-    }
-}
-
-spt_status spt__tensor_from_coords(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
-                                   spt__coord_result *res, bool ones, spt_tensor **out) {
-    spt_status st;
-    spt_tensor *t = NULL;
-    const int64_t n = res->n;
-    *out = NULL;
-    SPT__CHECK(spt__tensor_alloc(fn, dtype, rank, shape, 0, NULL, &t));
-    if (n > 0 && t->volume == 0) {
-        st = spt__err(SPT_ERANGE, "%s: %lld entries but the shape has no element", fn, (long long)n);
-        goto fail;
-    }
-    size_t bytes;
-    if (spt__bytes3(n, 1, spt_dtype_size(dtype), &bytes)) {
-        st = spt__err(SPT_EOVERFLOW, "%s: %lld entries do not fit in memory sizes", fn, (long long)n);
-        goto fail;
-    }
-    spt__free(t->indices);
-    t->indices = res->idx;
-    res->idx = NULL;
-    bool adopt = !ones && res->v0 && !res->v1 &&
-                 ((dtype == SPT_INT64 || dtype == SPT_UINT64 || dtype == SPT_FLOAT64) && (!res->isflt || dtype == SPT_FLOAT64 || !res->any_float));
-    if (adopt) {
-        if (res->isflt && dtype == SPT_FLOAT64) {
-            for (int64_t i = 0; i < n; i++)
-                if (!res->isflt[i]) {
-                    double d = (double)(int64_t)res->v0[i];
-                    memcpy(&res->v0[i], &d, 8);
-                }
-        }
-        spt__free(t->values);
-        t->values = res->v0;
-        res->v0 = NULL;
-    } else {
-        void *v = spt__alloc_array(fn, n, 1, spt_dtype_size(dtype), true, &st);
-        if (!v) goto fail;
-        spt__free(t->values);
-        t->values = v;
-        bool vf = spt_dtype_is_float(dtype) || spt_dtype_is_complex(dtype);
-        for (int64_t i = 0; i < n; i++) {
-            if (ones) {
-                double one = 1.0;
-                uint64_t b;
-                memcpy(&b, &one, 8);
-                spt__store_value(dtype, v, i, vf ? b : 1, 0.0, vf);
-            } else
-                spt__store_value(dtype, v, i, res->v0[i], res->v1 ? res->v1[i] : 0.0,
-                                 res->isflt ? res->isflt[i] != 0 : vf);
-        }
-    }
-    t->nnz = n;
-    t->flags = SPT__F_VALID;
-    /* shrink the adopted buffers to size (never fails) */
-    size_t ib = (size_t)n * (size_t)rank * sizeof(int64_t);
-    void *p = spt__realloc(t->indices, ib);
-    if (p) t->indices = p;
-    *out = t;
-    return SPT_OK;
-fail:
-    spt_tensor_free(t);
-    return st;
-}
-
 /* "# dtype: NAME" and "# shape: d0 d1 ..." comments before the first entry. */
 typedef struct header {
     bool has_dtype, has_shape;
@@ -160,98 +78,190 @@ static spt_status read_header(const char *fn, const char *name, const char *buf,
     return SPT_OK;
 }
 
-static spt_status parse_tns(const char *buf, size_t len, const char *name, const spt_read_opts *opts, int base,
-                            spt_tensor **out) {
+/* What the header, the options and the first entry line settle before the entries are parsed. */
+typedef struct tns_plan {
+    header h;
+    bool has_dtype;
+    spt_dtype dtype;
+    int64_t rank;
+    const int64_t *shape; /* NULL: the largest index per mode */
+    spt__coord_spec sp;
+} tns_plan;
+
+/* The fields of the entry line at `first` (up to its end of line or `end`). */
+static int64_t count_fields(const char *first, const char *end) {
+    const char *nl = memchr(first, '\n', (size_t)(end - first));
+    const char *eol = nl ? nl : end;
+    int64_t nf = 0;
+    for (const char *p = first; p < eol;) {
+        while (p < eol && spt__is_blank(*p)) p++;
+        if (p >= eol) break;
+        nf++;
+        while (p < eol && !spt__is_blank(*p)) p++;
+    }
+    return nf;
+}
+
+/* Settle the plan from the text's start buf[0..len). When `more` is non-NULL (a stream) and the header
+ * or the first entry line may go on past len, *more is set and nothing else is done. */
+static spt_status tns_plan_make(const char *fn, const char *name, const char *buf, size_t len, const spt_read_opts *opts,
+                                int base, tns_plan *pl, bool *more, const char **first) {
+    int64_t first_line = 1;
+    memset(pl, 0, sizeof *pl);
+    SPT__TRY(read_header(fn, name, buf, len, &pl->h, first, &first_line));
+    if (more) {
+        *more = !*first || !memchr(*first, '\n', (size_t)(buf + len - *first));
+        if (*more) return SPT_OK;
+    }
+    /* a requested dtype converts the header's (checked value by value), except between real and complex:
+     * a complex value takes two columns, so the file's last index would be read as a value or the reverse */
+    if (opts->has_dtype && pl->h.has_dtype && (unsigned)opts->dtype < SPT_NUM_DTYPES &&
+        spt_dtype_is_complex(opts->dtype) != spt_dtype_is_complex(pl->h.dtype))
+        return spt__err(SPT_EINVAL, "%s: %s: the header says dtype %s, but %s was asked for (a complex value takes two "
+                        "columns, a real one)", fn, name, spt_dtype_name(pl->h.dtype), spt_dtype_name(opts->dtype));
+    pl->has_dtype = opts->has_dtype || pl->h.has_dtype;
+    pl->dtype = opts->has_dtype ? opts->dtype : pl->h.dtype;
+    if (pl->has_dtype && ((unsigned)pl->dtype >= SPT_NUM_DTYPES || pl->dtype == SPT_STRING))
+        return spt__err(SPT_EDTYPE, "%s: .tns files hold numbers, not %s values", fn,
+                        spt_dtype_name(pl->dtype) ? spt_dtype_name(pl->dtype) : "invalid");
+    if (base != 0 && base != 1) return spt__err(SPT_EINVAL, "%s: the index base must be 0 or 1, not %d", fn, base);
+    spt__coord_spec *sp = &pl->sp;
+    *sp = (spt__coord_spec){.name = name, .first_line = 1, .comment = '#', .zero_based = base == 0};
+    spt__value_kind(pl->has_dtype ? pl->dtype : SPT_NUM_DTYPES, sp);
+    if (opts->shape) {
+        SPT__TRY(spt__check_dims(fn, opts->rank, opts->shape, NULL));
+        pl->shape = opts->shape;
+        pl->rank = opts->rank;
+    } else if (pl->h.has_shape) {
+        pl->shape = pl->h.shape;
+        pl->rank = pl->h.rank;
+    } else if (*first) {
+        int64_t nf = count_fields(*first, buf + len);
+        pl->rank = nf - sp->nval;
+        if (pl->rank < 0)
+            return spt__err(SPT_EPARSE, "%s:%lld: expected at least %d field%s (indices then the value), found %lld",
+                            name, (long long)first_line, sp->nval, sp->nval == 1 ? "" : "s", (long long)nf);
+        if (pl->rank > SPT_MAX_RANK)
+            return spt__err(SPT_EPARSE, "%s:%lld: expected at most %d indices, found %lld fields", name,
+                            (long long)first_line, SPT_MAX_RANK, (long long)nf);
+    }
+    if (pl->shape) SPT__TRY(spt__check_dims(fn, pl->rank, pl->shape, NULL));
+    sp->rank = pl->rank;
+    sp->shape = pl->shape;
+    return SPT_OK;
+}
+
+/* The tensor from the parsed entries; the header text hdr[0..hlen) may state an order. */
+static spt_status tns_finish(const char *fn, tns_plan *pl, spt__coord_result *res, const char *hdr, size_t hlen,
+                             spt_tensor **out) {
+    spt_dtype dtype = pl->has_dtype ? pl->dtype : res->any_float ? SPT_FLOAT64 : SPT_INT64;
+    const int64_t *shape = pl->shape;
+    if (!shape) {
+        if (res->n == 0) /* no entries and no shape: every dim 0 */
+            for (int64_t k = 0; k < pl->rank; k++) res->maxidx[k] = 0;
+        shape = res->maxidx;
+    }
+    spt_status st = spt__tensor_from_coords(fn, dtype, pl->rank, shape, res, false, out);
+    spt__coord_result_free(res);
+    if (st == SPT_OK) spt__order_restore_header(*out, hdr, hlen, "#"); /* a stated order, verified */
+    return st;
+}
+
+spt_status spt__tns_from_bytes(const char *buf, size_t len, const char *name, const spt_read_opts *opts, int base,
+                               spt_tensor **out) {
     static const char fn[] = "spt_read_tns";
-    spt_status st;
     spt__coord_result res = {0};
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
     if (!buf && len) return spt__err(SPT_EINVAL, "%s: buffer is NULL", fn);
     if (!name) name = "<memory>";
+    spt__skip_bom(&buf, &len);
     static const spt_read_opts none = {0};
     if (!opts) opts = &none;
-    header h = {0};
+    tns_plan pl;
     const char *first = NULL;
-    int64_t first_line = 1;
-    SPT__TRY(read_header(fn, name, buf, len, &h, &first, &first_line));
-    bool has_dtype = opts->has_dtype || h.has_dtype;
-    spt_dtype dtype = opts->has_dtype ? opts->dtype : h.dtype;
-    if (has_dtype && ((unsigned)dtype >= SPT_NUM_DTYPES || dtype == SPT_STRING))
-        return spt__err(SPT_EDTYPE, "%s: .tns files hold numbers, not %s values", fn,
-                        spt_dtype_name(dtype) ? spt_dtype_name(dtype) : "invalid");
-    if (base != 0 && base != 1) return spt__err(SPT_EINVAL, "%s: the index base must be 0 or 1, not %d", fn, base);
-    spt__coord_spec sp = {.name = name, .first_line = 1, .comment = '#', .zero_based = base == 0};
-    spt__read_progress(&sp.progress, &sp.progress_ctx);
-    spt__value_kind(has_dtype ? dtype : SPT_NUM_DTYPES, &sp);
-    const int64_t *shape = NULL;
-    int64_t rank;
-    if (opts->shape) {
-        SPT__TRY(spt__check_dims(fn, opts->rank, opts->shape, NULL));
-        shape = opts->shape;
-        rank = opts->rank;
-    } else if (h.has_shape) {
-        shape = h.shape;
-        rank = h.rank;
-    } else if (first) {
-        const char *nl = memchr(first, '\n', (size_t)(buf + len - first));
-        const char *eol = nl ? nl : buf + len;
-        int64_t nf = 0;
-        for (const char *p = first; p < eol;) {
-            while (p < eol && spt__is_blank(*p)) p++;
-            if (p >= eol) break;
-            nf++;
-            while (p < eol && !spt__is_blank(*p)) p++;
+    SPT__TRY(tns_plan_make(fn, name, buf, len, opts, base, &pl, NULL, &first));
+    spt__read_progress(&pl.sp.progress, &pl.sp.progress_ctx);
+    SPT__TRY(spt__parse_coords(fn, buf, len, &pl.sp, &res));
+    return tns_finish(fn, &pl, &res, buf, len, out);
+}
+
+/* ---- a stream: parsed a piece at a time (stream.c) ---------------------------------------------- */
+
+static spt_status tns_stream(const char *fn, spt__stream *s, const spt_read_opts *opts, int base, spt_tensor **out) {
+    spt_status st;
+    spt__pieces b = {spt__malloc(SPT__PIECE), 0, SPT__PIECE, false};
+    spt__coord_result acc = {0};
+    char *hdr = NULL;
+    if (!b.p) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    SPT__CHECK(spt__pieces_fill(fn, s, &b, false));
+    const char *nb = b.p;
+    size_t nl = b.len;
+    spt__skip_bom(&nb, &nl);
+    if (nl != b.len) memmove(b.p, nb, b.len = nl); /* a byte-order mark before the first line: dropped */
+    tns_plan pl;
+    const char *first = NULL;
+    for (;;) { /* the header and the first entry line, however long */
+        bool more = false;
+        SPT__CHECK(tns_plan_make(fn, s->name, b.p, b.len, opts, base, &pl, b.eof ? NULL : &more, &first));
+        if (!more) break;
+        if (first && b.len - (size_t)(first - b.p) >= SPT__MAX_LINE) { /* no end to the first entry line */
+            int64_t line = 1;
+            for (const char *q = b.p; (q = memchr(q, '\n', (size_t)(first - q))) != NULL; q++) line++;
+            st = spt__line_too_long(s->name, line);
+            goto fail;
         }
-        rank = nf - sp.nval;
-        if (rank < 0 || rank > SPT_MAX_RANK) {
-            if (rank < 0)
-                return spt__err(SPT_EPARSE, "%s:%lld: expected at least %d field%s (indices then the value), found %lld",
-                                name, (long long)first_line, sp.nval, sp.nval == 1 ? "" : "s", (long long)nf);
-            return spt__err(SPT_EPARSE, "%s:%lld: expected at most %d indices, found %lld fields", name,
-                            (long long)first_line, SPT_MAX_RANK, (long long)nf);
-        }
-    } else
-        rank = 0;
-    if (shape) SPT__TRY(spt__check_dims(fn, rank, shape, NULL));
-    sp.rank = rank;
-    sp.shape = shape;
-    SPT__CHECK(spt__parse_coords(fn, buf, len, &sp, &res));
-    if (!has_dtype) dtype = res.any_float ? SPT_FLOAT64 : SPT_INT64;
-    if (!shape) {
-        if (res.n == 0 && rank > 0) {
-            /* no entries and no shape: every dim 0 */
-            for (int64_t k = 0; k < rank; k++) res.maxidx[k] = 0;
-        }
-        shape = res.maxidx;
+        SPT__CHECK(spt__pieces_fill(fn, s, &b, true));
     }
-    SPT__CHECK(spt__tensor_from_coords(fn, dtype, rank, shape, &res, false, out));
-    spt__coord_result_free(&res);
-    spt__order_restore_header(*out, buf, len, "#"); /* a stated order, verified */
-    return SPT_OK;
+    size_t hlen = first ? (size_t)(first - b.p) : b.len; /* kept for an order statement */
+    if (!(hdr = spt__malloc(hlen ? hlen : 1))) {
+        st = spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+        goto fail;
+    }
+    memcpy(hdr, b.p, hlen);
+    SPT__CHECK(spt__pieces_parse(fn, s, &b, &pl.sp, 1, &acc));
+    if (!acc.maxidx) { /* an empty text: one empty piece */
+        SPT__CHECK(spt__parse_coords(fn, "", 0, &pl.sp, &acc));
+    }
+    spt__free(b.p);
+    b.p = NULL;
+    st = tns_finish(fn, &pl, &acc, hdr, hlen, out);
+    spt__free(hdr);
+    return st;
 fail:
-    spt__coord_result_free(&res);
+    spt__free(b.p);
+    spt__free(hdr);
+    spt__coord_result_free(&acc);
     return st;
 }
 
 spt_status spt_parse_tns(const char *buf, size_t len, const char *name, const spt_read_opts *opts,
                          spt_tensor **out) {
-    return parse_tns(buf, len, name, opts, 1, out);
+    return spt__tns_from_bytes(buf, len, name, opts, 1, out);
 }
 
 spt_status spt_parse_tns_base(const char *buf, size_t len, const char *name, const spt_read_opts *opts, int index_base,
                               spt_tensor **out) {
-    return parse_tns(buf, len, name, opts, index_base, out);
+    return spt__tns_from_bytes(buf, len, name, opts, index_base, out);
 }
 
 spt_status spt_read_tns_base(const char *path, const spt_read_opts *opts, int index_base, spt_tensor **out) {
     static const char fn[] = "spt_read_tns";
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
+    static const spt_read_opts none = {0};
+    spt__stream s;
     spt__file f;
-    SPT__TRY(spt__file_load(fn, path, &f));
-    spt_status st = parse_tns(f.data, f.len, spt__display_name(path), opts, index_base, out);
-    spt__file_release(&f);
+    bool loaded;
+    SPT__TRY(spt__stream_open(fn, path, &s, &f, &loaded));
+    spt_status st;
+    if (loaded) { /* a regular file (mapped) or a tar member */
+        st = spt__tns_from_bytes(f.data, f.len, f.name, opts, index_base, out);
+        spt__file_release(&f);
+    } else {
+        st = tns_stream(fn, &s, opts ? opts : &none, index_base, out);
+        spt__stream_close(&s);
+    }
     return st;
 }
 
@@ -259,83 +269,30 @@ spt_status spt_read_tns(const char *path, const spt_read_opts *opts, spt_tensor 
     return spt_read_tns_base(path, opts, 1, out);
 }
 
-/* Decimal digits of v into the end of a buffer; returns the start. */
-static char *utoa_rev(char *end, uint64_t v) {
-    do {
-        *--end = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    return end;
-}
-
-/* Format entries [b, e) as lines into buf; returns the bytes written. */
-static size_t format_lines(const spt_tensor *t, int64_t b, int64_t e, int base, char *buf) {
-    const int64_t R = t->rank;
-    char *w = buf;
-    for (int64_t i = b; i < e; i++) {
-        for (int64_t k = 0; k < R; k++) {
-            char tmp[24];
-            char *s = utoa_rev(tmp + sizeof tmp, (uint64_t)t->indices[i * R + k] + (uint64_t)base);
-            size_t m = (size_t)(tmp + sizeof tmp - s);
-            memcpy(w, s, m);
-            w += m;
-            *w++ = ' ';
-        }
-        int m = spt__fmt_value(w, 100, t->dtype, t->values, i);
-        w += m > 0 ? m : 0;
-        *w++ = '\n';
-    }
-    return (size_t)(w - buf);
-}
-
 spt_status spt_write_tns(const spt_tensor *t, const char *path) { return spt_write_tns_base(t, path, 1); }
 
 spt_status spt_write_tns_base(const spt_tensor *t, const char *path, int index_base) {
     static const char fn[] = "spt_write_tns";
-    spt_status st = SPT_OK;
+    spt_status st;
     spt__out o;
     if (!t || !path) return spt__err(SPT_EINVAL, "%s: NULL tensor or path", fn);
     if (index_base != 0 && index_base != 1)
         return spt__err(SPT_EINVAL, "%s: the index base must be 0 or 1, not %d", fn, index_base);
     if (t->dtype == SPT_STRING) return spt__err(SPT_EDTYPE, "%s: .tns files hold numbers, not strings", fn);
     SPT__TRY(spt__ensure_valid(fn, t));
-    /* blocks of lines are formatted in parallel into per-thread buffers, then written in order */
-    const int64_t R = t->rank, n = t->nnz;
-    const int64_t linecap = R * 21 + 110;
-    int64_t block = (4 << 20) / linecap;
-    if (block < 1) block = 1;
-    int nth = spt__threads_for(n * 4);
-    if (nth < 1) nth = 1;
-    char *buf = spt__alloc_array(fn, nth, block * linecap, 1, false, &st);
-    if (!buf) return st;
-    size_t *len = spt__calloc((size_t)nth, sizeof *len);
-    if (!len) {
-        spt__free(buf);
-        return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
-    }
     st = spt__out_open(fn, path, true, &o);
-    if (st != SPT_OK) {
-        spt__free(buf);
-        spt__free(len);
-        return st;
-    }
+    if (st != SPT_OK) return st;
     FILE *fp = o.fp;
+    const int64_t R = t->rank;
     fprintf(fp, "# dtype: %s\n# shape:", spt_dtype_name(t->dtype));
     for (int64_t k = 0; k < R; k++) fprintf(fp, " %lld", (long long)t->shape[k]);
     fputc('\n', fp);
     char meta[SPT__META_CAP];
     if (spt__order_meta_format(t, meta, sizeof meta)) fprintf(fp, "# %s\n", meta);
-    for (int64_t start = 0; start < n; start += (int64_t)nth * block) {
-#pragma omp parallel for num_threads(nth) schedule(static, 1)
-        for (int c = 0; c < nth; c++) {
-            int64_t b = start + (int64_t)c * block, e = b + block;
-            if (b > n) b = n;
-            if (e > n) e = n;
-            len[c] = format_lines(t, b, e, index_base, buf + (size_t)c * (size_t)(block * linecap));
-        }
-        for (int c = 0; c < nth; c++) fwrite(buf + (size_t)c * (size_t)(block * linecap), 1, len[c], fp);
+    st = spt__write_entry_lines(fn, t, index_base, fp);
+    if (st != SPT_OK) {
+        spt__out_abort(&o);
+        return st;
     }
-    spt__free(buf);
-    spt__free(len);
     return spt__out_commit(fn, &o);
 }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* math.h -- what the math ops (reduce, add, cwise, maximum/minimum, softmax, matmul) share:
- * per-kind arithmetic used by the value-loop templates, the "supported dtype" selector, fixed chunking
- * for deterministic threading, and the row-major sorted-key helper. Internal, not installed.
+/* kernel.h -- what the op families share: the per-kind arithmetic, the dtype-kind sets and the template
+ * naming used by the per-dtype kernels, fixed chunking for deterministic threading, the row-major
+ * sorted-key helpers, the reduce engine's and the sparse-sparse merge's interfaces. Internal, not
+ * installed.
  *
- * Value-loop templates (src/kernels/<op>.h) are macros DEF(E, T, KIND) that an op file instantiates
- * once per dtype of include/spt_dtypes.def through X-macros; SPT__WHEN(OK_<KIND>, ...) keeps only the
- * kinds the op supports, so an unsupported dtype leaves an empty (NULL) table slot = SPT_EDTYPE. */
-#ifndef SPT_KERNELS_MATH_H
-#define SPT_KERNELS_MATH_H
+ * Per-dtype kernels are template files (src/ops/<family>/template/<name>.c) that ops/each_dtype.h includes
+ * once per dtype an op supports, or small X-macros over include/spt_dtypes.def; an op names the dtype
+ * kinds it supports once (OK(KIND), a SPT__KINDS_<SET> below), so an unsupported dtype leaves an empty
+ * (NULL) table slot = SPT_EDTYPE. */
+#ifndef SPT_OPS_KERNEL_H
+#define SPT_OPS_KERNEL_H
 
 #include "core/internal.h"
 
@@ -23,6 +25,61 @@
 #define SPT__PICK_0(a, b) b
 #define SPT__PICK_(c, a, b) SPT__PICK_##c(a, b)
 #define SPT__PICK(c, a, b) SPT__PICK_(c, a, b)
+
+/* ---- templates (ops/each_dtype.h) ----------------------------------------------------------------- */
+#define SPT__CAT_(a, b) a##_##b
+#define SPT__CAT(a, b) SPT__CAT_(a, b)
+/* Within a template instantiated by ops/each_dtype.h: the function name x_<enum> (x_SPT_FLOAT64). */
+#define SPT__NAME(x) SPT__CAT(x, SPT__E)
+/* The per-kind arithmetic below for the instantiation's kind: SPT__KOP(ADD)(T, a, b) is SPT__ADD_<KIND>. */
+#define SPT__KOP_(OP, K) SPT__##OP##_##K
+#define SPT__KOP__(OP, K) SPT__KOP_(OP, K)
+#define SPT__KOP(OP) SPT__KOP__(OP, SPT__KIND)
+
+/* ---- the dtype kinds an op supports ------------------------------------------------------------ */
+/* SPT__KINDS_<SET>(KIND) is 1 when KIND (BOOL, INT, UINT, FLOAT, COMPLEX, STRING) is in the set, else 0.
+ * An op file names its set once, `#define OK(KIND) SPT__KINDS_NUMERIC(KIND)`, and keeps the dtypes of its
+ * kinds with SPT__WHEN(OK(KIND), ...) in its X-macros over include/spt_dtypes.def. */
+/* every integer, float and complex type */
+#define SPT__KINDS_NUMERIC(K) SPT__KINDS_NUMERIC_##K
+#define SPT__KINDS_NUMERIC_BOOL 0
+#define SPT__KINDS_NUMERIC_INT 1
+#define SPT__KINDS_NUMERIC_UINT 1
+#define SPT__KINDS_NUMERIC_FLOAT 1
+#define SPT__KINDS_NUMERIC_COMPLEX 1
+#define SPT__KINDS_NUMERIC_STRING 0
+/* integers and floats (no complex) */
+#define SPT__KINDS_REAL(K) SPT__KINDS_REAL_##K
+#define SPT__KINDS_REAL_BOOL 0
+#define SPT__KINDS_REAL_INT 1
+#define SPT__KINDS_REAL_UINT 1
+#define SPT__KINDS_REAL_FLOAT 1
+#define SPT__KINDS_REAL_COMPLEX 0
+#define SPT__KINDS_REAL_STRING 0
+/* signed integers, floats and complex (no unsigned) */
+#define SPT__KINDS_SIGNED(K) SPT__KINDS_SIGNED_##K
+#define SPT__KINDS_SIGNED_BOOL 0
+#define SPT__KINDS_SIGNED_INT 1
+#define SPT__KINDS_SIGNED_UINT 0
+#define SPT__KINDS_SIGNED_FLOAT 1
+#define SPT__KINDS_SIGNED_COMPLEX 1
+#define SPT__KINDS_SIGNED_STRING 0
+/* floats only */
+#define SPT__KINDS_FLOAT(K) SPT__KINDS_FLOAT_##K
+#define SPT__KINDS_FLOAT_BOOL 0
+#define SPT__KINDS_FLOAT_INT 0
+#define SPT__KINDS_FLOAT_UINT 0
+#define SPT__KINDS_FLOAT_FLOAT 1
+#define SPT__KINDS_FLOAT_COMPLEX 0
+#define SPT__KINDS_FLOAT_STRING 0
+/* every type but string */
+#define SPT__KINDS_NONSTRING(K) SPT__KINDS_NONSTRING_##K
+#define SPT__KINDS_NONSTRING_BOOL 1
+#define SPT__KINDS_NONSTRING_INT 1
+#define SPT__KINDS_NONSTRING_UINT 1
+#define SPT__KINDS_NONSTRING_FLOAT 1
+#define SPT__KINDS_NONSTRING_COMPLEX 1
+#define SPT__KINDS_NONSTRING_STRING 0
 
 /* ---- arithmetic per kind ------------------------------------------------------------------------- */
 /* Integers wrap modulo 2^bits (computed in uint64_t, so never signed-overflow UB); floats and complex
@@ -93,11 +150,11 @@ typedef struct spt__reduce_kernel {
     /* *acc = reduction of vals[lo, hi) (hi > lo) in a fixed grouping other than storage order (faster);
      * NULL when the op's result depends on the order (then seg is used). */
     void (*lanes)(const void *vals, int64_t lo, int64_t hi, void *acc);
-    /* The dense-output loops that read the index rows directly (no key array): see kernels/reduce.h. */
+    /* The dense-output loops that read the index rows directly (no key array): see ops/reduce/reduce.h. */
     void (*runs)(const struct spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, void *out);
     void (*blocks)(const struct spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, void *out,
                    unsigned char *seen);
-    /* Row sums of a row-major sorted 2-D tensor and its cached row pointer (kernels/reduce.h):
+    /* Row sums of a row-major sorted 2-D tensor and its cached row pointer (ops/reduce/reduce.h):
      * runs_rp is runs for a one-dim key that also fills the row pointer of its cells; rows reads the
      * row pointer and the values only. */
     void (*runs_rp)(const struct spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, void *out,
@@ -128,4 +185,31 @@ typedef int64_t (*spt__merge_fn)(const spt__merge_ctx *m, int64_t alo, int64_t a
 spt_status spt__merge2(const char *fn, const spt_tensor *a, const spt_tensor *b, double thresh, spt__merge_fn merge,
                        spt_tensor **out);
 
-#endif /* SPT_KERNELS_MATH_H */
+/* Value i of an array v of an integer dtype dt (signed or unsigned) as int64. A uint64 above INT64_MAX:
+ * with huge NULL its bits are kept (a negative int64); otherwise *huge is set and INT64_MAX returned
+ * (*huge is false for every other value). */
+static inline int64_t spt__int_value(spt_dtype dt, const void *v, int64_t i, bool *huge) {
+    if (huge) *huge = false;
+    switch (dt) {
+    case SPT_INT8: return ((const int8_t *)v)[i];
+    case SPT_INT16: return ((const int16_t *)v)[i];
+    case SPT_INT32: return ((const int32_t *)v)[i];
+    case SPT_INT64: return ((const int64_t *)v)[i];
+    case SPT_UINT8: return ((const uint8_t *)v)[i];
+    case SPT_UINT16: return ((const uint16_t *)v)[i];
+    case SPT_UINT32: return ((const uint32_t *)v)[i];
+    default: {
+        uint64_t u = ((const uint64_t *)v)[i];
+        if (!huge) return (int64_t)u;
+        *huge = u > (uint64_t)INT64_MAX;
+        return *huge ? INT64_MAX : (int64_t)u;
+    }
+    }
+}
+/* The rank-1 index arrays' reader: element i of an int32 or int64 array (the caller has checked the
+ * dtype), without the general switch of spt__int_value. */
+static inline int64_t spt__int_at(const spt_dense *d, int64_t i) {
+    return d->dtype == SPT_INT32 ? (int64_t)((const int32_t *)d->data)[i] : ((const int64_t *)d->data)[i];
+}
+
+#endif /* SPT_OPS_KERNEL_H */

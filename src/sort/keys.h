@@ -73,14 +73,17 @@ spt_status spt__key_sort_rows(const char *fn, const spt__keyplan *kp, const int6
                               int64_t *perm, bool *sorted, uint64_t *ranks, bool *unique);
 
 /* First position in the sorted keys[0, n) whose key is >= s. */
+typedef struct {
+    const uint64_t *keys;
+    uint64_t s;
+} spt__key_target;
+static inline bool spt__key_below(const void *ctx, int64_t i) {
+    const spt__key_target *t = ctx;
+    return t->keys[i] < t->s;
+}
 static inline int64_t spt__key_lower_bound(const uint64_t *keys, int64_t n, uint64_t s) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (keys[mid] < s) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
+    const spt__key_target t = {keys, s};
+    return spt__lower_bound(0, n, spt__key_below, &t);
 }
 
 #endif /* SPT_KEYS_H */

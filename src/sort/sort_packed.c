@@ -255,7 +255,7 @@ static int lsd_passes(const radix_plan *rp, int64_t *hist, uint64_t *keys, uint6
     }
     return in_scratch;
 }
-/* One decoded index: an ordinary store, or with `nt` a streaming one (kernels/stream.h; the caller
+/* One decoded index: an ordinary store, or with `nt` a streaming one (core/stream.h; the caller
  * fences). */
 static inline void put_index(int64_t *p, uint64_t v, bool nt) {
     if (nt) spt__stream_put64(p, v);
@@ -671,7 +671,10 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
         const int rem = rp.shift0;
         split2 sp2;
         if (two) split_init(pk, &sp2);
+        /* the per-thread scratch (ts, bscratch) was sized for nthr threads: the count may have changed
+         * since (spt_set_num_threads from another thread), so never use more */
         int nthb SPT__OMP_VAR = spt__threads_for(n);
+        if (nthb > nthr) nthb = (int)nthr;
 #pragma omp parallel for schedule(dynamic, 8) num_threads(nthb) reduction(+ : repeated)
         for (int64_t b = 0; b < nb; b++) {
             int tid = 0;

@@ -225,12 +225,7 @@ const int64_t *spt_sparse_map_deps(const spt_sparse_map *m, int64_t i, int64_t *
 bool spt_sparse_map_find(const spt_sparse_map *m, const int64_t *key, int64_t *i) {
     if (i) *i = -1;
     if (!m || (!key && m->ind_rank > 0)) return false;
-    int64_t lo = 0, hi = m->nkeys, NI = m->ind_rank;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (spt__tot_cmp(m->keys + mid * NI, key, NI) < 0) lo = mid + 1;
-        else hi = mid;
-    }
+    const int64_t NI = m->ind_rank, lo = spt__tot_lower_bound(m->keys, 0, m->nkeys, NI, key);
     if (lo < m->nkeys && spt__tot_cmp(m->keys + lo * NI, key, NI) == 0) {
         if (i) *i = lo;
         return true;
@@ -242,11 +237,6 @@ bool spt_sparse_map_contains(const spt_sparse_map *m, const int64_t *key, const 
     int64_t i;
     if (!spt_sparse_map_find(m, key, &i)) return false;
     if (!dep && m->dep_rank > 0) return false;
-    int64_t lo = m->off[i], hi = m->off[i + 1], D = m->dep_rank;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (spt__tot_cmp(m->dep + mid * D, dep, D) < 0) lo = mid + 1;
-        else hi = mid;
-    }
+    const int64_t D = m->dep_rank, lo = spt__tot_lower_bound(m->dep, m->off[i], m->off[i + 1], D, dep);
     return lo < m->off[i + 1] && spt__tot_cmp(m->dep + lo * D, dep, D) == 0;
 }

@@ -82,6 +82,15 @@ SEARCH int probe(const source *s, int64_t p, target t, bool rows) {
 }
 SEARCH bool below(const source *s, int64_t p, target t, bool rows) { return probe(s, p, t, rows) < 0; }
 
+typedef struct {
+    const source *s;
+    target t;
+    bool rows;
+} gallop_target;
+static bool gallop_below(const void *ctx, int64_t p) {
+    const gallop_target *g = ctx;
+    return below(g->s, p, g->t, g->rows);
+}
 /* First position p in [from, n) with key >= target (n if none), galloping from `from`. */
 static __attribute__((noinline)) int64_t gallop(const source *s, int64_t n, int64_t from, target t, bool rows) {
     if (from >= n || !below(s, from, t, rows)) return from;
@@ -96,12 +105,9 @@ static __attribute__((noinline)) int64_t gallop(const source *s, int64_t n, int6
         lo = hi;
         step *= 2;
     }
-    while (hi - lo > 1) { /* key(lo) < target <= key(hi) (or hi == n) */
-        int64_t mid = lo + (hi - lo) / 2;
-        if (below(s, mid, t, rows)) lo = mid;
-        else hi = mid;
-    }
-    return hi;
+    /* key(lo) < target <= key(hi) (or hi == n) */
+    const gallop_target g = {s, t, rows};
+    return spt__lower_bound(lo + 1, hi, gallop_below, &g);
 }
 
 /* First position p in [lo, hi) with key >= target (hi if none), searching outwards from the guess g

@@ -174,12 +174,7 @@ spt_status spt_tot_get(const spt_tot *t, const int64_t *outer_index, spt_tot_inn
             spt__fmt_index(b, sizeof b, t->outer_shape, r);
             return spt__err(SPT_ERANGE, "%s: outer index %s is outside the outer shape %s", fn, a, b);
         }
-    int64_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (spt__tot_cmp(t->outer + mid * r, outer_index, r) < 0) lo = mid + 1;
-        else hi = mid;
-    }
+    const int64_t lo = spt__tot_lower_bound(t->outer, 0, t->n, r, outer_index);
     if (lo < t->n && spt__tot_cmp(t->outer + lo * r, outer_index, r) == 0) {
         fill_inner(t, lo, inner);
     } else {

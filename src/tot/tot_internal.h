@@ -60,12 +60,7 @@ static inline spt__dview spt__map_view(const spt_sparse_map *m, int64_t i) {
 
 /* Position of v among the sorted distinct values vals[0..n) (lower bound); -1 if absent. */
 static inline int64_t spt__tot_rank_of(const int64_t *vals, int64_t n, int64_t v) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (vals[mid] < v) lo = mid + 1;
-        else hi = mid;
-    }
+    const int64_t lo = spt__lower_bound_i64(vals, n, v);
     return lo < n && vals[lo] == v ? lo : -1;
 }
 
@@ -99,6 +94,21 @@ static inline int spt__tot_cmp(const int64_t *a, const int64_t *b, int64_t n) {
     for (int64_t k = 0; k < n; k++)
         if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
     return 0;
+}
+
+typedef struct {
+    const int64_t *rows, *key;
+    int64_t w;
+} spt__tot_target;
+static inline bool spt__tot_below(const void *ctx, int64_t i) {
+    const spt__tot_target *t = ctx;
+    return spt__tot_cmp(t->rows + i * t->w, t->key, t->w) < 0;
+}
+/* First position in [lo, hi) of the rows of w coordinates (row i at rows + i * w, ascending) whose row is
+ * >= key. */
+static inline int64_t spt__tot_lower_bound(const int64_t *rows, int64_t lo, int64_t hi, int64_t w, const int64_t *key) {
+    const spt__tot_target t = {rows, key, w};
+    return spt__lower_bound(lo, hi, spt__tot_below, &t);
 }
 
 #endif

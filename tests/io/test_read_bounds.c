@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_read_bounds.c -- readers stop at a bound: endless non-regular inputs (/dev/zero, a FIFO fed
- * forever) end with a clear error at SPT_MAX_STREAM_BYTES; .npz members whose declared shape does not
- * match the data are refused before anything is inflated (a small archive never costs much memory);
- * NumPy's unicode ('<U3') members, as older SciPy wrote `format`, are read. */
+ * forever) end with a clear error at SPT_MAX_STREAM_BYTES (binary formats sooner, at their magic);
+ * .npz members whose declared shape does not match the data are refused before anything is inflated
+ * (a small archive never costs much memory); NumPy's unicode ('<U3') members, as older SciPy wrote
+ * `format`, are read. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -40,8 +41,10 @@ static void test_dev_zero(void **state) {
     ASSERT_MSG("more than 1048576 bytes");
     ASSERT_MSG("SPT_MAX_STREAM_BYTES");
     ASSERT_ST(SPT_EOVERFLOW, spt_read_mtx("/dev/zero", NULL, &t));
-    ASSERT_ST(SPT_EOVERFLOW, spt_read_npy("/dev/zero", &d));
-    ASSERT_ST(SPT_EOVERFLOW, spt_read_npz("/dev/zero", NULL, &t));
+    /* binary formats are refused from the first bytes, before any bound */
+    ASSERT_ST(SPT_EPARSE, spt_read_npy("/dev/zero", &d));
+    ASSERT_MSG("expected a NumPy .npy file (its magic bytes first), found the bytes 00 00 00 00");
+    ASSERT_ST(SPT_EPARSE, spt_read_npz("/dev/zero", NULL, &t));
     assert_null(t);
     assert_null(d);
     /* the bound is the environment's: 2K stops a 3 KB stream, 4K lets it through to the parser */

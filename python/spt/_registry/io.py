@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Registry entries: files (src/io): read, write and the per-format readers and writers."""
 from .. import _lib as L
-from .kinds import (D, Entry, NFMT, STATUS, T, bytes_, enum, handle, i64, out, path, size, struct, text)
+from .kinds import (D, Entry, NFMT, STATUS, T, VOID, buffer, bytes_, enum, handle, i64, out, path, size, struct,
+                    text)
 
 ENTRIES = [
     Entry("spt_read", STATUS, path("path"), enum("format", "spt_format", NFMT),
@@ -18,6 +19,10 @@ ENTRIES = [
           out("out", D)),
     Entry("spt_write_mtx", STATUS, handle("sp_input", T), path("path")),
     Entry("spt_read_npy", STATUS, path("path"), out("out", D)),
+    # the tar member and the progress callback of the reads on the calling thread (_io.read's member=,
+    # progress=: the callback is a ctypes function the caller keeps alive, passed by address)
+    Entry("spt_set_read_member", STATUS, text("member")),
+    Entry("spt_set_read_progress", VOID, buffer("fn", "spt_progress_fn"), buffer("ctx", "void *")),
     Entry("spt_write_npy", STATUS, handle("array", D), path("path")),
     Entry("spt_read_npz", STATUS, path("path"), struct("opts", "const spt_read_opts *", L.spt_read_opts),
           out("out", T)),

@@ -22,30 +22,25 @@
 #define KEEP_COMPLEX(T, s) (THR_COMPLEX(T) <= MAG_COMPLEX(T, s))
 
 /* SparseAdd's dtypes: float, double, int8..int64, complex64, complex128 (no unsigned, no bool). */
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 0
-#define OK_FLOAT 1
-#define OK_COMPLEX 1
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_SIGNED(KIND)
 
 #define DEF(E, T, KIND)                                                                            \
     static inline T add2_##E(T a, T b) { return SPT__ADD_##KIND(T, a, b); }                        \
     static inline T id_##E(T a) { return a; }                                                      \
     SPT__DEF_MERGE(merge_##E, T, add2_##E, id_##E, id_##E, KEEP_##KIND)                            \
     SPT__DEF_MERGE_BLOCK(block_##E, T, add2_##E, KEEP_##KIND)
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, DEF(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
 static const spt__merge_fn table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = merge_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = merge_##E, )
 #include "spt_dtypes.def"
 #undef X
 };
 
 static const spt__mb_fn block_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = block_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = block_##E, )
 #include "spt_dtypes.def"
 #undef X
 };
@@ -265,6 +260,11 @@ spt_status spt_add(const spt_tensor *a, const spt_tensor *b, double thresh, spt_
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
     spt__merge_fn f = a && (unsigned)a->dtype < SPT_NUM_DTYPES ? table[a->dtype] : NULL;
+    /* integer values take an integer threshold (TensorFlow converts it to the values' dtype and refuses
+     * 0.5 or inf); NaN is refused for every dtype by spt__merge2 */
+    if (f && spt_dtype_is_integer(a->dtype) && thresh == thresh && (isinf(thresh) || thresh != floor(thresh)))
+        return spt__err(SPT_EINVAL, "%s: threshold %g is not an integer, as the %s values need", fn, thresh,
+                        spt_dtype_name(a->dtype));
     /* both operands canonical (and every check of spt__merge2 passing): the one-pass row merge */
     if (f && b && thresh == thresh && a->rank > 0 && a->dtype == b->dtype && same_shape(a, b) && canonical(a) && canonical(b) &&
         linear_fits(a))

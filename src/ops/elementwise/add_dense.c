@@ -5,20 +5,15 @@
 #include "ops/elementwise/cwise.h"
 
 /* All number types. */
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 1
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, SPT__DEF_SCATTER_ADD(scat_##E, T, SPT__ADD_##KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), SPT__DEF_SCATTER_ADD(scat_##E, T, SPT__ADD_##KIND))
 #include "spt_dtypes.def"
 #undef X
 
 typedef void (*scatter_fn)(const void *, const uint64_t *, int64_t, int64_t, void *);
 static const scatter_fn table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = scat_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = scat_##E, )
 #include "spt_dtypes.def"
 #undef X
 };

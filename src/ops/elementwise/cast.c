@@ -4,7 +4,7 @@
  * dtype has a loader into a wide value that keeps it exactly (int64, uint64, double or double complex);
  * each destination dtype has a storer that converts from the wide value in one step, so nothing is
  * rounded twice. Both are generated from spt_dtypes.def. */
-#include "ops/tfsparse_internal.h"
+#include "ops/kernel.h"
 
 #include <complex.h>
 #include <math.h>

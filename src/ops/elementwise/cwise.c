@@ -4,12 +4,7 @@
 #include "ops/elementwise/cwise.h"
 
 /* Real number types only (TF). */
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 0
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_REAL(KIND)
 
 /* OP(T, x, y, bad) per kind */
 #define MUL_INT(T, x, y, bad) SPT__MUL_INT(T, x, y)
@@ -27,7 +22,7 @@
     SPT__DEF_CWISE(mul_##E, T, MUL_##KIND)                                                         \
     SPT__DEF_CWISE(div_##E, T, DIV_##KIND)                                                         \
     SPT__DEF_CWISE(add_##E, T, ADD_##KIND)
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, DEF(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
@@ -35,17 +30,17 @@ typedef int64_t (*cwise_fn)(const void *, const void *, const int64_t *, int64_t
                             void *);
 enum { OP_MUL, OP_DIV, OP_ADD, NOPS };
 static const cwise_fn table[NOPS][SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = mul_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mul_##E, )
     {
 #include "spt_dtypes.def"
     },
 #undef X
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = div_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = div_##E, )
     {
 #include "spt_dtypes.def"
     },
 #undef X
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = add_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = add_##E, )
     {
 #include "spt_dtypes.def"
     },
@@ -64,10 +59,15 @@ static spt_status cwise(const char *fn, int op, const spt_tensor *a, const spt_d
     cwise_fn f = table[op][a->dtype];
     if (!f) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(a->dtype));
     const int64_t sr = a->rank, dr = dense->rank, n = a->nnz;
-    bool ok = dr <= sr;
+    if (sr == 0) return spt__err(SPT_EINVAL, "%s: the sparse operand must have rank >= 1 (the shape argument requires at least one element)", fn);
+    /* TensorFlow's rule: the shapes broadcast (numpy's rule, aligned from the right) and every dense dim
+     * is <= the sparse dim, so the dense side broadcasts to the sparse shape only (a dense 1 against a
+     * sparse 0 is refused; a dense 0 against a sparse 1 is taken, and then no entry can meet a value) */
+    bool ok = dr <= sr, empty_side = false;
     for (int64_t j = 0; ok && j < dr; j++) {
         int64_t dd = dense->shape[dr - 1 - j], sd = a->shape[sr - 1 - j];
-        ok = dd == sd || dd == 1;
+        ok = dd == sd || (dd == 1 && sd >= 1) || (dd == 0 && sd == 1);
+        empty_side |= dd == 0;
     }
     if (!ok) {
         char s1[SPT__IDXBUF], s2[SPT__IDXBUF];
@@ -97,6 +97,13 @@ static spt_status cwise(const char *fn, int op, const spt_tensor *a, const spt_d
                             fn, (long long)first, s1, s2);
         }
         spt__note_valid(a);
+    }
+    if (empty_side && n > 0) {
+        char s1[SPT__IDXBUF], s2[SPT__IDXBUF];
+        spt__fmt_index(s1, sizeof s1, a->indices, sr);
+        spt__fmt_index(s2, sizeof s2, dense->shape, dr);
+        return spt__err(SPT_EINVAL, "%s: indices[0] = %s meets no element of the dense operand of shape %s", fn, s1,
+                        s2);
     }
     /* strides of the broadcast dense operand, per sparse dim */
     int64_t strides[SPT_MAX_RANK], s = 1;

@@ -11,8 +11,8 @@
  * SPT__DEF_SCATTER_ADD(NAME, T, ADD) defines
  *   static void NAME(const void *vals, const uint64_t *offs, int64_t lo, int64_t hi, void *out)
  * with out[offs[i]] = ADD(T, out[offs[i]], vals[i]) for i in [lo, hi), in that order. */
-#ifndef SPT_KERNELS_CWISE_H
-#define SPT_KERNELS_CWISE_H
+#ifndef SPT_OPS_ELEMENTWISE_CWISE_H
+#define SPT_OPS_ELEMENTWISE_CWISE_H
 
 #include "ops/kernel.h"
 
@@ -39,4 +39,4 @@
         for (int64_t i_ = lo; i_ < hi; i_++) o_[offs[i_]] = ADD(T, o_[offs[i_]], v_[i_]);              \
     }
 
-#endif /* SPT_KERNELS_CWISE_H */
+#endif /* SPT_OPS_ELEMENTWISE_CWISE_H */

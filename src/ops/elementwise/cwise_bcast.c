@@ -5,12 +5,7 @@
  * is in the sparse input's order when nothing is repeated, else sorted into row-major order. */
 #include "ops/kernel.h"
 
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 1
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
 /* Integer division truncates; y == 0 is an error; MIN / -1 wraps to MIN. */
 #define DIV_INT(T, x, y, bad) ((y) == 0 ? ((bad) = true, (T)0) : (y) == -1 ? (T)(0 - (uint64_t)(x)) : (T)((x) / (y)))
@@ -37,19 +32,19 @@
         return -1;                                                                                     \
     }
 #define DEF(E, T, KIND) DEF_APPLY(mul_##E, T, MULB_##KIND) DEF_APPLY(div_##E, T, DIV_##KIND)
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, DEF(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
 typedef int64_t (*apply_fn)(const void *, const void *, const int64_t *, int64_t, int64_t, int64_t, void *);
 static const apply_fn tables[2][SPT_NUM_DTYPES] = {
     {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = mul_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mul_##E, )
 #include "spt_dtypes.def"
 #undef X
     },
     {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = div_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = div_##E, )
 #include "spt_dtypes.def"
 #undef X
     },

@@ -3,7 +3,7 @@
  * rsqrt, exp, log1p, sin, tan, asin, atan, asinh, atanh, tanh, erf, floor, ceil, round, ones_like) and
  * with add / subtract / multiply of two tensors holding the same indices. Only the stored values change;
  * indices, shape, order and flags are kept. Per-dtype loops generated from spt_dtypes.def. */
-#include "ops/tfsparse_internal.h"
+#include "ops/kernel.h"
 
 #include <complex.h>
 #include <math.h>
@@ -229,12 +229,7 @@ fail:
 
 /* ---- two operands with the same indices ---- */
 
-#define BIN_OK_BOOL 0
-#define BIN_OK_INT 1
-#define BIN_OK_UINT 1
-#define BIN_OK_FLOAT 1
-#define BIN_OK_COMPLEX 1
-#define BIN_OK_STRING 0
+#define BIN_OK(KIND) SPT__KINDS_NUMERIC(KIND)
 #define SUB_INT(T, a, b) ((T)((uint64_t)(a) - (uint64_t)(b)))
 #define SUB_UINT SUB_INT
 #define SUB_FLOAT(T, a, b) ((T)((a) - (b)))
@@ -248,12 +243,12 @@ fail:
                     : op == SPT_OP_SUBTRACT ? SUB_##KIND(T, a_[i], b_[i])                          \
                                             : SPT__MUL_##KIND(T, a_[i], b_[i]);                    \
     }
-#define X(E, name, T, KIND) SPT__WHEN(BIN_OK_##KIND, BIN_DEF(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(BIN_OK(KIND), BIN_DEF(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 typedef void (*bin_fn)(int, const void *, const void *, void *, int64_t);
 static const bin_fn bin_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(BIN_OK_##KIND, [E] = bin_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(BIN_OK(KIND), [E] = bin_##E, )
 #include "spt_dtypes.def"
 #undef X
 };

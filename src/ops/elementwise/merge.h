@@ -8,8 +8,8 @@
  * s = BOTH(x, y) and is kept iff KEEP(T, s) (KEEP may read m->thresh); an index held by one side gives
  * AONLY(x) / BONLY(y), always kept. With `write`, entry c goes to output position w + c (its index row
  * copied from its source). Returns the number of output entries. */
-#ifndef SPT_KERNELS_MERGE_H
-#define SPT_KERNELS_MERGE_H
+#ifndef SPT_OPS_ELEMENTWISE_MERGE_H
+#define SPT_OPS_ELEMENTWISE_MERGE_H
 
 #include "ops/kernel.h"
 
@@ -52,6 +52,6 @@
         return c_;                                                                                        \
     }
 
-/* spt_add of two canonical operands uses the blocked merge of kernels/merge_blocks.h instead. */
+/* spt_add of two canonical operands uses the blocked merge of ops/elementwise/merge_blocks.h instead. */
 
-#endif /* SPT_KERNELS_MERGE_H */
+#endif /* SPT_OPS_ELEMENTWISE_MERGE_H */

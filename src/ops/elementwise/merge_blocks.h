@@ -14,8 +14,8 @@
  * interleaved entries, moved one entry further in b when it falls between the two entries of a
  * coinciding pair (a[i-1] and b[j] equal): a pair is never cut, and a merge that stops at the first
  * position with i + j >= d stops exactly at split(d). */
-#ifndef SPT_KERNELS_MERGE_BLOCKS_H
-#define SPT_KERNELS_MERGE_BLOCKS_H
+#ifndef SPT_OPS_ELEMENTWISE_MERGE_BLOCKS_H
+#define SPT_OPS_ELEMENTWISE_MERGE_BLOCKS_H
 
 #include "ops/kernel.h"
 
@@ -59,6 +59,16 @@ static inline uint64_t spt__mb_key(const int64_t *row, const int64_t *sh, int64_
     return k;
 }
 
+typedef struct {
+    const spt__mb *m;
+    int64_t d;
+} spt__mb_target;
+/* a[i] is among the first d entries of the merge. */
+static inline bool spt__mb_among(const void *ctx, int64_t i) {
+    const spt__mb_target *t = ctx;
+    const spt__mb *m = t->m;
+    return spt__mb_key(m->ia + i * m->rank, m->sh, m->rank) <= spt__mb_key(m->ib + (t->d - i - 1) * m->rank, m->sh, m->rank);
+}
 /* split(d) (see the top), searched in i between the split (pi, pj) of a diagonal pi + pj <= d + 1
  * already known (the split is monotone in d: pi <= i <= pi + d - (pi + pj)). */
 static inline void spt__mb_split(const spt__mb *m, int64_t d, int64_t pi, int64_t pj, int64_t *oi, int64_t *oj) {
@@ -70,11 +80,9 @@ static inline void spt__mb_split(const spt__mb *m, int64_t d, int64_t pi, int64_
     }
     int64_t lo = d - m->nb > pi ? d - m->nb : pi, hi = pi + (d - pd);
     if (hi > m->na) hi = m->na;
-    while (lo < hi) { /* smallest i whose a[i] is not among the first d (a[i] > b[d - i - 1]) */
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (spt__mb_key(m->ia + mid * r, m->sh, r) <= spt__mb_key(m->ib + (d - mid - 1) * r, m->sh, r)) lo = mid + 1;
-        else hi = mid;
-    }
+    /* the smallest i whose a[i] is not among the first d (a[i] > b[d - i - 1]) */
+    const spt__mb_target t = {m, d};
+    lo = spt__lower_bound(lo, hi, spt__mb_among, &t);
     int64_t j = d - lo;
     if (lo > 0 && j < m->nb && spt__mb_key(m->ia + (lo - 1) * r, m->sh, r) == spt__mb_key(m->ib + j * r, m->sh, r)) j++;
     *oi = lo;
@@ -200,4 +208,4 @@ static inline void spt__mb_fence(void) {
 
 typedef void (*spt__mb_fn)(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv);
 
-#endif /* SPT_KERNELS_MERGE_BLOCKS_H */
+#endif /* SPT_OPS_ELEMENTWISE_MERGE_BLOCKS_H */

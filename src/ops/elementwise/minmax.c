@@ -4,12 +4,7 @@
 #include "ops/elementwise/merge.h"
 
 /* Real number types only. */
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 0
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_REAL(KIND)
 
 #define KEEP_ALL(T, s) 1
 #define DEF(E, T, KIND)                                                                            \
@@ -21,17 +16,17 @@
     static inline T min1b_##E(T b) { return min2_##E((T)0, b); }                                   \
     SPT__DEF_MERGE(mmax_##E, T, max2_##E, max1a_##E, max1b_##E, KEEP_ALL)                                 \
     SPT__DEF_MERGE(mmin_##E, T, min2_##E, min1a_##E, min1b_##E, KEEP_ALL)
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, DEF(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
 static const spt__merge_fn max_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = mmax_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mmax_##E, )
 #include "spt_dtypes.def"
 #undef X
 };
 static const spt__merge_fn min_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = mmin_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mmin_##E, )
 #include "spt_dtypes.def"
 #undef X
 };

@@ -4,13 +4,9 @@
  * already sorted), duplicates within an operand are summed, and the two key lists are intersected in
  * chunks of key ranges, one thread per chunk, each chunk counting then writing its own output range. */
 #include "ops/kernel.h"
+#include "sort/keys.h"
 
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 1
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
 typedef struct {
     const uint64_t *ka, *kb;
@@ -52,26 +48,16 @@ typedef struct {
         }                                                                                              \
         return c_;                                                                                     \
     }
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, DEF_ISECT(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF_ISECT(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
 typedef int64_t (*isect_fn)(const isect_ctx *, int64_t, int64_t, int64_t, int64_t, int64_t, bool);
 static const isect_fn table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = isect_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = isect_##E, )
 #include "spt_dtypes.def"
 #undef X
 };
-
-static int64_t lower_bound(const uint64_t *keys, int64_t n, uint64_t s) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (keys[mid] < s) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
 
 spt_status spt_multiply(const spt_tensor *a, const spt_tensor *b, spt_tensor **out) {
     static const char fn[] = "spt_multiply";
@@ -104,7 +90,7 @@ spt_status spt_multiply(const spt_tensor *a, const spt_tensor *b, spt_tensor **o
     int64_t alo[SPT__MAX_CHUNKS + 1], blo[SPT__MAX_CHUNKS + 1], cnt[SPT__MAX_CHUNKS + 1] = {0};
     /* chunk boundaries at keys of a; a key's entries never straddle two chunks */
     spt__chunks(na, nch, alo, spt__key_start, ka);
-    for (int c = 0; c <= nch; c++) blo[c] = c == nch ? nb : alo[c] < na ? lower_bound(kb, nb, ka[alo[c]]) : nb;
+    for (int c = 0; c <= nch; c++) blo[c] = c == nch ? nb : alo[c] < na ? spt__key_lower_bound(kb, nb, ka[alo[c]]) : nb;
     blo[0] = 0;
     isect_ctx m = {ka, kb, pa, pb, a->values, b->values, a->indices, a->rank, NULL, NULL};
 #pragma omp parallel for schedule(static, 1) num_threads(nch)

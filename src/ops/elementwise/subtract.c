@@ -4,12 +4,7 @@
 #include "ops/elementwise/merge.h"
 
 /* spt_add's dtypes: int8..int64, float32/64, complex64/128. */
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 0
-#define OK_FLOAT 1
-#define OK_COMPLEX 1
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_SIGNED(KIND)
 
 /* Integers wrap (computed in uint64_t); floats and complex follow IEEE. */
 #define SUB_INT(T, x, y) ((T)((uint64_t)(x) - (uint64_t)(y)))
@@ -21,12 +16,12 @@
     static inline T sub2_##E(T x, T y) { return SUB_##KIND(T, x, y); }                             \
     static inline T neg_##E(T y) { return SUB_##KIND(T, 0, y); }                                   \
     SPT__DEF_MERGE(merge_##E, T, sub2_##E, ID, neg_##E, KEEP_ALL)
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, DEF(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
 static const spt__merge_fn table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = merge_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = merge_##E, )
 #include "spt_dtypes.def"
 #undef X
 };

@@ -5,14 +5,9 @@
  * input), each row's values are sorted on their own and its groups written in order (bc_rows); otherwise
  * the kept entries are ordered by (row, value) with two stable radix sorts -- one on the value, one on
  * the row -- so no index is ever linearized. A group's weights are summed in storage order either way. */
-#include "ops/tfsparse_internal.h"
+#include "ops/features/features_internal.h"
 
-#define BC_OK_BOOL 0
-#define BC_OK_INT 1
-#define BC_OK_UINT 1
-#define BC_OK_FLOAT 1
-#define BC_OK_COMPLEX 0
-#define BC_OK_STRING 0
+#define BC_OK(KIND) SPT__KINDS_REAL(KIND)
 
 /* out[o] = sum of w[src[k]] for k in [lo, hi), in that order (integers wrap). */
 #define BC_SUM(E, T, KIND)                                                                         \
@@ -23,40 +18,21 @@
         ((T *)out)[o] = acc_;                                                                      \
     }                                                                                              \
     static void wset_##E(void *out, int64_t o, int64_t v) { ((T *)out)[o] = (T)v; }
-#define X(E, name, T, KIND) SPT__WHEN(BC_OK_##KIND, BC_SUM(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(BC_OK(KIND), BC_SUM(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 typedef void (*wsum_fn)(const void *, const int64_t *, int64_t, int64_t, void *, int64_t);
 typedef void (*wset_fn)(void *, int64_t, int64_t);
 static const wsum_fn wsum_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(BC_OK_##KIND, [E] = wsum_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(BC_OK(KIND), [E] = wsum_##E, )
 #include "spt_dtypes.def"
 #undef X
 };
 static const wset_fn wset_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(BC_OK_##KIND, [E] = wset_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(BC_OK(KIND), [E] = wset_##E, )
 #include "spt_dtypes.def"
 #undef X
 };
-
-/* Value i of an integer array as int64; *huge for a uint64 above INT64_MAX. */
-static int64_t int_value(spt_dtype dt, const void *v, int64_t i, bool *huge) {
-    *huge = false;
-    switch (dt) {
-    case SPT_INT8: return ((const int8_t *)v)[i];
-    case SPT_INT16: return ((const int16_t *)v)[i];
-    case SPT_INT32: return ((const int32_t *)v)[i];
-    case SPT_INT64: return ((const int64_t *)v)[i];
-    case SPT_UINT8: return ((const uint8_t *)v)[i];
-    case SPT_UINT16: return ((const uint16_t *)v)[i];
-    case SPT_UINT32: return ((const uint32_t *)v)[i];
-    default: {
-        uint64_t u = ((const uint64_t *)v)[i];
-        *huge = u > (uint64_t)INT64_MAX;
-        return *huge ? INT64_MAX : (int64_t)u;
-    }
-    }
-}
 
 /* The input, flattened: n values; row of entry i = per_row ? (ix ? ix[i * ixstride] : i / cols) : 0. */
 typedef struct {
@@ -168,7 +144,7 @@ static spt_status bc_rows(const char *fn, const bc_in *in, int64_t m, int64_t ma
         return SPT_OK;
     }
     const size_t es = spt_dtype_size(odt);
-    const bool cut = maxlength > 0;
+    const bool cut = maxlength >= 0;
     int nch = spt__nchunks(n, 8);
     int64_t bnd[SPT__MAX_CHUNKS + 1], ng[SPT__MAX_CHUNKS];
     spt__chunks(n, nch, bnd, bc_row_start, in);
@@ -200,7 +176,7 @@ static spt_status bc_rows(const char *fn, const bc_in *in, int64_t m, int64_t ma
                 uint64_t *key = (uint64_t *)buf;
                 for (int64_t i = a; i < b; i++) {
                     bool huge;
-                    int64_t v = int_value(in->vdt, in->vals, i, &huge);
+                    int64_t v = spt__int_value(in->vdt, in->vals, i, &huge);
                     if (cut && (huge || v >= maxlength)) continue;
                     key[k++] = (uint64_t)v << bits | (uint64_t)(i - a);
                 }
@@ -215,7 +191,7 @@ static spt_status bc_rows(const char *fn, const bc_in *in, int64_t m, int64_t ma
             } else {
                 for (int64_t i = a; i < b; i++) {
                     bool huge;
-                    int64_t v = int_value(in->vdt, in->vals, i, &huge);
+                    int64_t v = spt__int_value(in->vdt, in->vals, i, &huge);
                     if (cut && (huge || v >= maxlength)) continue;
                     pv[k] = v;
                     pp[k++] = i;
@@ -266,13 +242,13 @@ static spt_status bincount(const char *fn, const bc_in *in, int64_t minlength, i
      * those below maxlength; the largest kept value; whether the rows never decrease */
     int64_t m = 0, maxv = 0, bad = n;
     int unsorted = 0;
-    const bool cut = maxlength > 0;
+    const bool cut = maxlength >= 0;
     int nth SPT__OMP_VAR = spt__threads_for(n);
 #pragma omp parallel for schedule(static) num_threads(nth) if (nth > 1) \
     reduction(min : bad) reduction(+ : m) reduction(max : maxv) reduction(| : unsorted)
     for (int64_t i = 0; i < n; i++) {
         bool huge;
-        int64_t v = int_value(in->vdt, in->vals, i, &huge);
+        int64_t v = spt__int_value(in->vdt, in->vals, i, &huge);
         if (in->per_row && in->ix && i > 0 && in->ix[i * in->ixstride] < in->ix[(i - 1) * in->ixstride]) unsorted = 1;
         if (v < 0 || (huge && !cut)) {
             if (i < bad) bad = i;
@@ -284,15 +260,15 @@ static spt_status bincount(const char *fn, const bc_in *in, int64_t minlength, i
     }
     if (bad < n) {
         bool huge;
-        int64_t v = int_value(in->vdt, in->vals, bad, &huge);
+        int64_t v = spt__int_value(in->vdt, in->vals, bad, &huge);
         if (v < 0)
-            return spt__err(SPT_ERANGE, "%s: values[%lld] = %lld is negative (bincount takes non-negative values)", fn,
+            return spt__err(SPT_EINVAL, "%s: values[%lld] = %lld is negative (bincount takes non-negative values)", fn,
                             (long long)bad, (long long)v);
         return spt__err(SPT_EOVERFLOW, "%s: values[%lld] = %llu does not fit in int64", fn, (long long)bad,
                         (unsigned long long)((const uint64_t *)in->vals)[bad]);
     }
     int64_t width;
-    if (maxlength > 0) {
+    if (maxlength >= 0) {
         width = maxlength;
     } else {
         if (maxv == INT64_MAX)
@@ -323,8 +299,8 @@ static spt_status bincount(const char *fn, const bc_in *in, int64_t minlength, i
             int64_t *mine = cnt + (int64_t)t * (maxv + 1);
             for (int64_t i = n / nct * t; i < (t == nct - 1 ? n : n / nct * (t + 1)); i++) {
                 bool huge;
-                int64_t v = int_value(in->vdt, in->vals, i, &huge);
-                if (!(maxlength > 0 && (huge || v >= maxlength))) mine[v]++;
+                int64_t v = spt__int_value(in->vdt, in->vals, i, &huge);
+                if (!(maxlength >= 0 && (huge || v >= maxlength))) mine[v]++;
             }
         }
         for (int t = 1; t < nct; t++)
@@ -360,8 +336,8 @@ static spt_status bincount(const char *fn, const bc_in *in, int64_t minlength, i
         int64_t j = 0;
         for (int64_t i = 0; i < n; i++) {
             bool huge;
-            int64_t v = int_value(in->vdt, in->vals, i, &huge);
-            if (maxlength > 0 && (huge || v >= maxlength)) continue;
+            int64_t v = spt__int_value(in->vdt, in->vals, i, &huge);
+            if (maxlength >= 0 && (huge || v >= maxlength)) continue;
             keep[j] = i;
             keys[j++] = (uint64_t)v;
         }

@@ -5,7 +5,7 @@
  * chained through FingerprintCat64. Entries of a sparse input are grouped by row with a stable radix
  * sort of their row coordinate when they are not already in row order, so a row's features keep their
  * storage order. Two passes: counts (every size checked), then the output. */
-#include "ops/tfsparse_internal.h"
+#include "ops/features/features_internal.h"
 
 #include <stdio.h>
 
@@ -26,20 +26,6 @@ static int64_t feat_index(const cross_col *c, int64_t row, int64_t k) {
     return c->sp ? sp_entry(c, c->first + k) : row * c->d->shape[1] + k;
 }
 static const void *col_values(const cross_col *c) { return c->sp ? c->sp->values : c->d->data; }
-
-/* An integer feature as int64 (uint64 above INT64_MAX keeps its bits). */
-static int64_t int_feature(spt_dtype dt, const void *v, int64_t i) {
-    switch (dt) {
-    case SPT_INT8: return ((const int8_t *)v)[i];
-    case SPT_INT16: return ((const int16_t *)v)[i];
-    case SPT_INT32: return ((const int32_t *)v)[i];
-    case SPT_INT64: return ((const int64_t *)v)[i];
-    case SPT_UINT8: return ((const uint8_t *)v)[i];
-    case SPT_UINT16: return ((const uint16_t *)v)[i];
-    case SPT_UINT32: return ((const uint32_t *)v)[i];
-    default: return (int64_t)((const uint64_t *)v)[i];
-    }
-}
 
 /* Position every column on `row`: count[c] features. Returns false if some column has none. */
 static bool seek_row(cross_col *cols, int64_t nc, int64_t row) {
@@ -101,7 +87,7 @@ static spt_status put_feature(const char *fn, const cross_col *c, int64_t i, cha
         return append(fn, buf, len, cap, s->data, (size_t)s->len);
     }
     char num[32];
-    int64_t v = int_feature(c->dtype, col_values(c), i);
+    int64_t v = spt__int_value(c->dtype, col_values(c), i, NULL);
     int w = c->dtype == SPT_UINT64 ? snprintf(num, sizeof num, "%llu", (unsigned long long)(uint64_t)v)
                                    : snprintf(num, sizeof num, "%lld", (long long)v);
     return append(fn, buf, len, cap, num, (size_t)w);
@@ -112,7 +98,7 @@ static uint64_t feature_hash(const cross_col *c, int64_t i) {
         const spt_str *s = (const spt_str *)col_values(c) + i;
         return spt_fingerprint64(s->data, (size_t)s->len);
     }
-    return (uint64_t)int_feature(c->dtype, col_values(c), i);
+    return (uint64_t)spt__int_value(c->dtype, col_values(c), i, NULL);
 }
 
 spt_status spt__cross(const char *fn, const spt_cross_input *inputs, int64_t n, bool hashed, const char *sep,

@@ -4,7 +4,7 @@
  * with the "mod" strategy), then the row is divided by its weight sum (mean) or the square root of its
  * squared weight sum (sqrtn), 0 / 0 giving 0. Rows are accumulated in storage order, so entries need not
  * be sorted and nothing is ever sorted or linearized beyond the dense output's own row number. */
-#include "ops/tfsparse_internal.h"
+#include "ops/features/features_internal.h"
 
 #include <math.h>
 
@@ -116,25 +116,6 @@ static bool row_start(const void *ctx, int64_t i) {
 static double weight_at(const spt_tensor *w, int64_t i) {
     return w->dtype == SPT_FLOAT32 ? (double)((const float *)w->values)[i] : ((const double *)w->values)[i];
 }
-/* Id i of an integer tensor as int64 (*huge for a uint64 above INT64_MAX). */
-static int64_t id_at(const spt_tensor *t, int64_t i, bool *huge) {
-    *huge = false;
-    switch (t->dtype) {
-    case SPT_INT8: return ((const int8_t *)t->values)[i];
-    case SPT_INT16: return ((const int16_t *)t->values)[i];
-    case SPT_INT32: return ((const int32_t *)t->values)[i];
-    case SPT_INT64: return ((const int64_t *)t->values)[i];
-    case SPT_UINT8: return ((const uint8_t *)t->values)[i];
-    case SPT_UINT16: return ((const uint16_t *)t->values)[i];
-    case SPT_UINT32: return ((const uint32_t *)t->values)[i];
-    default: {
-        uint64_t u = ((const uint64_t *)t->values)[i];
-        *huge = u > (uint64_t)INT64_MAX;
-        return *huge ? INT64_MAX : (int64_t)u;
-    }
-    }
-}
-
 /* Resolve an id over the shards ("mod"): shard id % P, row id / P. */
 static inline spt_status resolve(const char *fn, const emb_ctx *c, int64_t id, const char *what, int64_t i, int64_t *shard,
                           int64_t *prow) {
@@ -226,7 +207,7 @@ spt_status spt__embedding(const char *fn, const spt_dense *const *params, int64_
     /* every id checked before anything is allocated */
     for (int64_t i = 0; i < ids->nnz; i++) {
         bool huge;
-        int64_t id = id_at(ids, i, &huge), sh, pr;
+        int64_t id = spt__int_value(ids->dtype, ids->values, i, &huge), sh, pr;
         /* pruned: ids < 0; weights <= 0 (or NaN) only for mean and sqrtn, as TensorFlow (sum keeps them) */
         if (safe && (id < 0 || (weights && combiner != SPT_COMBINER_SUM && !(weight_at(weights, i) > 0)))) continue;
         if (huge) return spt__err(SPT_ERANGE, "%s: ids[%lld] does not fit in int64", fn, (long long)i);
@@ -255,7 +236,7 @@ spt_status spt__embedding(const char *fn, const spt_dense *const *params, int64_
     bool rows_sorted = true;
     for (int64_t i = 0; i < n; i++) {
         bool huge;
-        int64_t id = id_at(ids, i, &huge), sh = 0, pr = 0;
+        int64_t id = spt__int_value(ids->dtype, ids->values, i, &huge), sh = 0, pr = 0;
         double w = weights ? weight_at(weights, i) : 1.0;
         const int64_t *ix = ids->indices + i * r;
         int64_t row = ix[0];

@@ -65,13 +65,7 @@ spt_status spt_concat_grad(const spt_tensor *const *inputs, int64_t n, int64_t a
     for (int64_t k = 0, i = 0; k < total; k++) {
         int64_t src = perm[k];
         /* the input holding global entry src */
-        int64_t lo = 0, hi = n;
-        while (hi - lo > 1) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if (first[mid] <= src) lo = mid;
-            else hi = mid;
-        }
-        i = lo;
+        i = spt__lower_bound_i64(first + 1, n - 1, src + 1); /* the last input starting at or before src */
         while (i + 1 < n && first[i + 1] <= src) i++;
         spt__gs(t0->dtype, val_grads[i]->data, src - first[i], spt__gv(t0->dtype, grad->data, k));
     }

@@ -199,17 +199,23 @@ static void merge_runs(spt_tensor *t, int64_t pos, stream *s, int64_t n, int64_t
 
 /* First position in the stream's entries whose prefix (dims before a) is >= that of row `split`:
  * compared as linear keys, or as index rows when the prefix is past 64 bits. */
+typedef struct {
+    const stream *x;
+    const int64_t *split;
+    int64_t a;
+    const spt__keyplan *pp;
+    bool wide;
+    uint64_t key;
+} split_target;
+static bool split_below(const void *ctx, int64_t i) {
+    const split_target *t = ctx;
+    const int64_t *row = row_of(t->x, i);
+    return t->wide ? spt__cmp_rows(row, t->split, t->a, NULL) < 0 : spt__keyplan_linear(t->pp, row) < t->key;
+}
 static int64_t lower_bound_key(const stream *x, const int64_t *split, int64_t a, const spt__keyplan *pp) {
     const bool wide = pp->kind != SPT__KEY64;
-    const uint64_t key = wide ? 0 : spt__keyplan_linear(pp, split);
-    int64_t lo = 0, hi = x->t->nnz;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        const int64_t *row = row_of(x, mid);
-        if (wide ? spt__cmp_rows(row, split, a, NULL) < 0 : spt__keyplan_linear(pp, row) < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
+    const split_target t = {x, split, a, pp, wide, wide ? 0 : spt__keyplan_linear(pp, split)};
+    return spt__lower_bound(0, x->t->nnz, split_below, &t);
 }
 
 spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, bool expand_nonconcat_dim,

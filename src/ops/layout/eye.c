@@ -2,12 +2,7 @@
 /* eye.c -- tf.sparse.eye: a [num_rows, num_columns] tensor with ones on the main diagonal. */
 #include "ops/kernel.h"
 
-#define EYE_OK_BOOL 1
-#define EYE_OK_INT 1
-#define EYE_OK_UINT 1
-#define EYE_OK_FLOAT 1
-#define EYE_OK_COMPLEX 1
-#define EYE_OK_STRING 0
+#define EYE_OK(KIND) SPT__KINDS_NONSTRING(KIND)
 
 spt_status spt_eye(int64_t num_rows, int64_t num_columns, spt_dtype dtype, spt_tensor **out) {
     static const char fn[] = "spt_eye";
@@ -26,7 +21,7 @@ spt_status spt_eye(int64_t num_rows, int64_t num_columns, spt_dtype dtype, spt_t
     for (int64_t i = 0; i < n; i++) o->indices[2 * i] = o->indices[2 * i + 1] = i;
     switch (dtype) {
 #define X(E, name, T, KIND)                                                                        \
-    SPT__WHEN(EYE_OK_##KIND, case E : for (int64_t i = 0; i < n; i++)((T *)o->values)[i] = (T)1; break;)
+    SPT__WHEN(EYE_OK(KIND), case E : for (int64_t i = 0; i < n; i++)((T *)o->values)[i] = (T)1; break;)
 #include "spt_dtypes.def"
 #undef X
     default: break;

@@ -10,12 +10,7 @@ static int cmp_i64(const void *a, const void *b) {
 }
 
 static bool in_sorted(const int64_t *s, int64_t m, int64_t x) {
-    int64_t lo = 0, hi = m;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (s[mid] < x) lo = mid + 1;
-        else hi = mid;
-    }
+    const int64_t lo = spt__lower_bound_i64(s, m, x);
     return lo < m && s[lo] == x;
 }
 

@@ -6,14 +6,9 @@
  * threads (each output row summed by one thread in the entries' stable order). */
 #include "ops/products/matmul.h"
 
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 1
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, SPT__DEF_MATMUL(bmm_##E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), SPT__DEF_MATMUL(bmm_##E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
@@ -21,12 +16,12 @@ typedef void (*rows_fn)(const void *, const int64_t *, const int64_t *, int64_t,
                         int64_t, void *);
 typedef void (*adjb_fn)(const void *, int64_t, int64_t, void *);
 static const rows_fn rows_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = bmm_##E##_rows, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = bmm_##E##_rows, )
 #include "spt_dtypes.def"
 #undef X
 };
 static const adjb_fn adjb_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = bmm_##E##_adjb, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = bmm_##E##_adjb, )
 #include "spt_dtypes.def"
 #undef X
 };
@@ -75,7 +70,7 @@ spt_status spt_sparse_dense_bmm(const spt_tensor *a, const spt_dense *b, bool ad
     int64_t *ix2 = NULL, *perm = NULL;
     uint64_t *keys = NULL;
     void *bt = NULL;
-    SPT__CHECK(spt_dense_new(a->dtype, 3, oshape, &o));
+    SPT__CHECK(spt__dense_new(fn, a->dtype, 3, oshape, &o));
     const int64_t n = a->nnz;
     if (n == 0 || vol == 0) goto done;
     /* the flattened matrix: row p*M + m, column (p*K or 0) + k; grouped by row unless already so */

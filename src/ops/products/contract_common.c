@@ -1,21 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* contract_common.c -- the shared part of spt_tensordot and spt_einsum (contract_internal.h): a sparse
  * tensor times a dense matrix over tuples of its modes, reduced to the row kernel of
- * spt_sparse_dense_matmul (kernels/matmul.h), and the rearrangement of dense operands and results. */
+ * spt_sparse_dense_matmul (ops/products/matmul.h), and the rearrangement of dense operands and results. */
 #include "ops/products/contract_internal.h"
 #include "ops/products/matmul.h"
 
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 1
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
 /* the row kernel only: the adjoint helper the macro also defines is not needed here */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, SPT__DEF_MATMUL(ct_##E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), SPT__DEF_MATMUL(ct_##E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 #pragma GCC diagnostic pop
@@ -27,20 +22,20 @@
         T *d_ = dst;                                                                                   \
         for (int64_t j_ = 0; j_ < n; j_++) d_[j_ * ds] = SPT__ADD_##KIND(T, d_[j_ * ds], s_[j_]);     \
     }
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, DEF_ADDRUN(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF_ADDRUN(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
 typedef void (*rows_fn)(const void *, const int64_t *, const int64_t *, int64_t, int64_t, int, bool, const void *,
                         int64_t, void *);
 static const rows_fn rows_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = ct_##E##_rows, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = ct_##E##_rows, )
 #include "spt_dtypes.def"
 #undef X
 };
 typedef void (*addrun_fn)(const void *, int64_t, void *, int64_t);
 static const addrun_fn add_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = addrun_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = addrun_##E, )
 #include "spt_dtypes.def"
 #undef X
 };

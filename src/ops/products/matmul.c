@@ -7,14 +7,9 @@
 #include "ops/products/matmul.h"
 
 /* Every integer, float and complex type (TF's CPU kernel: int32, float, double, complex). */
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 1
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, SPT__DEF_MATMUL(mm_##E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), SPT__DEF_MATMUL(mm_##E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
@@ -22,12 +17,12 @@ typedef void (*rows_fn)(const void *, const int64_t *, const int64_t *, int64_t,
                         int64_t, void *);
 typedef void (*adjb_fn)(const void *, int64_t, int64_t, void *);
 static const rows_fn rows_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = mm_##E##_rows, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_##E##_rows, )
 #include "spt_dtypes.def"
 #undef X
 };
 static const adjb_fn adjb_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = mm_##E##_adjb, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_##E##_adjb, )
 #include "spt_dtypes.def"
 #undef X
 };
@@ -64,7 +59,7 @@ static spt_status matmul(const char *fn, const spt_tensor *a, const void *bdata,
                         (long long)b0, (long long)b1);
     int64_t oshape[2] = {outer, ocols};
     if (orank == 1) oshape[0] = outer;
-    SPT__TRY(spt_dense_new(a->dtype, orank, oshape, &o));
+    SPT__TRY(spt__dense_new(fn, a->dtype, orank, oshape, &o));
     if (n == 0) goto done;
     int nch = spt__nchunks(n, 2 + ocols);
     /* bounds, entry by entry, k before m (TF's order) */

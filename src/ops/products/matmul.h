@@ -8,8 +8,8 @@
  *     out[m, :] += a'_e * b[k, :] (a' = conj(a) if conj_a), n columns, in that order;
  *   static void P_adjb(const void *b, int64_t rows, int64_t cols, void *bt)
  *     bt (cols x rows) = conj(b)^T. */
-#ifndef SPT_KERNELS_MATMUL_H
-#define SPT_KERNELS_MATMUL_H
+#ifndef SPT_OPS_PRODUCTS_MATMUL_H
+#define SPT_OPS_PRODUCTS_MATMUL_H
 
 #include "ops/kernel.h"
 
@@ -39,4 +39,4 @@
             for (int64_t j_ = 0; j_ < cols; j_++) t_[j_ * rows + i_] = SPT__CONJ_##KIND(T, b_[i_ * cols + j_]); \
     }
 
-#endif /* SPT_KERNELS_MATMUL_H */
+#endif /* SPT_OPS_PRODUCTS_MATMUL_H */

@@ -6,12 +6,7 @@
 #include "ops/kernel.h"
 #include "ops/products/mttkrp_fiber.h"
 
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 1
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
 /* For sorted positions [lo, hi): e = perm ? perm[i] : i; tmp = v_e * prod_{m != mode} F_m[ix[e, m], :];
  * out[ix[e, mode], :] += tmp. */
@@ -34,14 +29,14 @@
             _Pragma("omp simd") for (int64_t r_ = 0; r_ < R; r_++) orow_[r_] = SPT__ADD_##KIND(T, orow_[r_], t_[r_]); \
         }                                                                                                \
     }
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, DEF_MTTKRP(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF_MTTKRP(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
 typedef void (*mttkrp_fn)(const void *, const int64_t *, int64_t, int64_t, const int64_t *, int64_t, int64_t,
                           const void *const *, int64_t, void *, void *);
 static const mttkrp_fn table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = mttkrp_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mttkrp_##E, )
 #include "spt_dtypes.def"
 #undef X
 };
@@ -100,7 +95,7 @@ spt_status spt_mttkrp(const spt_tensor *t, const spt_dense *const *factors, int6
     uint64_t *keys = NULL;
     void *tmp = NULL;
     SPT__TRY(spt__ensure_valid(fn, t));
-    SPT__CHECK(spt_dense_new(t->dtype, 2, oshape, &o));
+    SPT__CHECK(spt__dense_new(fn, t->dtype, 2, oshape, &o));
     const int64_t n = t->nnz;
     if (n == 0 || R == 0) goto done;
     if (spt__mttkrp_fiber_has(t->dtype)) { /* floats: by fibers (mttkrp_fiber.c) */

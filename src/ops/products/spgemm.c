@@ -14,20 +14,14 @@
 #include <stdlib.h>
 
 /* Every integer, float and complex type (as spt_sparse_dense_matmul). */
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 1
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, SPT__DEF_SPGEMM(gemm_##E, T, KIND))
-#include "spt_dtypes.def"
-#undef X
+#define SPT__TEMPLATE "ops/products/template/spgemm_rows.c"
+#include "ops/each_dtype.h"
 
 typedef void (*rows_fn)(const spt__gemm *, int64_t, int64_t, spt__gemm_chunk *);
 static const rows_fn rows_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = gemm_##E##_rows, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = gemm_rows_##E, )
 #include "spt_dtypes.def"
 #undef X
 };
@@ -209,21 +203,20 @@ fail:
 
 /* Position of key in the ascending array rid[0, n), or -1. */
 static int64_t find_row(const int64_t *rid, int64_t n, int64_t key) {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (rid[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
+    const int64_t lo = spt__lower_bound_i64(rid, n, key);
     return lo < n && rid[lo] == key ? lo : -1;
 }
 
-spt_status spt_sparse_sparse_matmul(const spt_tensor *a, const spt_tensor *b, bool adjoint_a, bool adjoint_b,
-                                    bool keep_zeros, spt_tensor **out) {
-    static const char fn[] = "spt_sparse_sparse_matmul";
-    spt_status st = SPT_OK;
-    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
-    *out = NULL;
+/* The product's shape: rank r, batches, the row and column dims of op(A) and op(B), M x K times K x N. */
+typedef struct {
+    int64_t r, nbatch, M, K, N, vol, bspace;
+    int arc, acc, brc, bcc;
+    int64_t oshape[3];
+} gemm_shape;
+
+/* Every check of the arguments in order, then the output shape and B's row-key space. */
+static spt_status gemm_check(const char *fn, const spt_tensor *a, const spt_tensor *b, bool adjoint_a, bool adjoint_b,
+                             gemm_shape *s) {
     if (!a || !b) return spt__err(SPT_EINVAL, "%s: NULL argument", fn);
     if (a->rank != 2 && a->rank != 3)
         return spt__err(SPT_EINVAL, "%s: a must have rank 2 or 3 (batch first), not %lld", fn, (long long)a->rank);
@@ -233,82 +226,70 @@ spt_status spt_sparse_sparse_matmul(const spt_tensor *a, const spt_tensor *b, bo
     if (a->dtype != b->dtype)
         return spt__err(SPT_EDTYPE, "%s: b's dtype %s differs from a's %s", fn, spt_dtype_name(b->dtype),
                         spt_dtype_name(a->dtype));
-    rows_fn f = rows_table[a->dtype];
-    if (!f) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(a->dtype));
+    if (!rows_table[a->dtype]) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(a->dtype));
     const int64_t r = a->rank, nbatch = r == 3 ? a->shape[0] : 1;
     if (r == 3 && b->shape[0] != nbatch)
         return spt__err(SPT_EINVAL, "%s: batch sizes differ: %lld vs %lld", fn, (long long)nbatch,
                         (long long)b->shape[0]);
-    const int arc = (int)r - 2 + adjoint_a, acc_ = (int)r - 1 - adjoint_a;
-    const int brc = (int)r - 2 + adjoint_b, bcc = (int)r - 1 - adjoint_b;
-    const int64_t M = a->shape[arc], K = a->shape[acc_], N = b->shape[bcc];
-    if (K != b->shape[brc])
+    s->r = r;
+    s->nbatch = nbatch;
+    s->arc = (int)r - 2 + adjoint_a, s->acc = (int)r - 1 - adjoint_a;
+    s->brc = (int)r - 2 + adjoint_b, s->bcc = (int)r - 1 - adjoint_b;
+    const int64_t M = s->M = a->shape[s->arc], K = s->K = a->shape[s->acc], N = s->N = b->shape[s->bcc];
+    if (K != b->shape[s->brc])
         return spt__err(SPT_EINVAL,
                         "%s: Cannot multiply A and B because inner dimension does not match: %lld vs. %lld "
                         "(adjoint_a %d, adjoint_b %d)",
-                        fn, (long long)K, (long long)b->shape[brc], adjoint_a, adjoint_b);
-    int64_t oshape[3], vol;
-    if (r == 3) oshape[0] = nbatch;
-    oshape[r - 2] = M;
-    oshape[r - 1] = N;
-    st = spt_shape_volume(r, oshape, &vol);
+                        fn, (long long)K, (long long)b->shape[s->brc], adjoint_a, adjoint_b);
+    if (r == 3) s->oshape[0] = nbatch;
+    s->oshape[r - 2] = M;
+    s->oshape[r - 1] = N;
+    spt_status st = spt_shape_volume(r, s->oshape, &s->vol);
     if (st != SPT_OK)
         return spt__err(st, "%s: the output shape [%lld x %lld x %lld] does not fit in int64", fn, (long long)nbatch,
                         (long long)M, (long long)N);
     /* rows of b are keyed by batch * K + k (and rows of a by batch * M + m, which the output volume
      * bounds): that space must fit in int64 too (nothing is keyed without entries) */
-    int64_t bspace_chk = 0;
-    if (a->nnz > 0 && b->nnz > 0 && vol > 0 && spt__mul_i64(nbatch, K, &bspace_chk))
+    s->bspace = 0;
+    if (a->nnz > 0 && b->nnz > 0 && s->vol > 0 && spt__mul_i64(nbatch, K, &s->bspace))
         return spt__err(SPT_EOVERFLOW, "%s: batch %lld x inner dimension %lld does not fit in int64", fn,
                         (long long)nbatch, (long long)K);
     SPT__TRY(spt__ensure_valid(fn, a));
-    SPT__TRY(spt__ensure_valid(fn, b));
+    return spt__ensure_valid(fn, b);
+}
 
-    csr ca = {0}, cb = {0};
-    int64_t *abr = NULL, *afl = NULL, *bptr = NULL, *bcol = NULL;
-    void *avals = NULL, *bvals = NULL;
-    spt__gemm_chunk ch[SPT__MAX_CHUNKS];
-    memset(ch, 0, sizeof ch);
-    spt_tensor *o = NULL;
-    int nch = 0;
-    if (a->nnz == 0 || b->nnz == 0 || vol == 0) { /* entries exist only with non-zero volumes */
-        SPT__CHECK(spt__tensor_alloc(fn, a->dtype, r, oshape, 0, NULL, &o));
-        goto done;
-    }
-    SPT__CHECK(csr_build(fn, a, arc, nbatch, &ca));
-    SPT__CHECK(csr_build(fn, b, brc, nbatch, &cb));
-    /* each A entry -> the range of B entries its (batch, column) names, and each A row's products:
-     * through a row pointer over B's whole row space when that is not much larger than its entry
-     * count, a binary search over B's non-empty rows otherwise */
-    const int64_t na = a->nnz, bspace = bspace_chk; /* checked above */
-    abr = spt__alloc_array(fn, na, 2, sizeof(int64_t), false, &st);
-    if (!abr) goto fail;
-    spt__hint_huge(abr, (size_t)na * 2 * sizeof(int64_t)); /* scratch of the input's size: fewer faults */
-    afl = spt__alloc_array(fn, ca.nr, 1, sizeof(int64_t), false, &st);
-    if (!afl) goto fail;
+/* Each A entry -> the range [abr[2e], abr[2e+1]) of B entries its (batch, column) names, and each A row's
+ * products afl[row] (saturating); returns their total in *total. Through a row pointer over B's whole
+ * row space when that is not much larger than its entry count, a binary search over B's non-empty rows
+ * otherwise. */
+static spt_status gemm_link(const char *fn, const spt_tensor *a, const spt_tensor *b, const gemm_shape *s,
+                            const csr *ca, const csr *cb, int64_t *abr, int64_t *afl, int64_t *total) {
+    spt_status st = SPT_OK;
+    int64_t *bptr = NULL;
+    const int64_t r = s->r, K = s->K, bspace = s->bspace;
     if (bspace <= 4 * b->nnz + 65536) {
         bptr = spt__alloc_array(fn, bspace + 1, 1, sizeof(int64_t), false, &st);
-        if (!bptr) goto fail;
+        if (!bptr) return st;
         for (int64_t q = 0, k = 0; q <= bspace; q++) { /* rows without entries: empty ranges */
-            while (k < cb.nr && cb.rid[k] < q) k++;
-            bptr[q] = k < cb.nr ? cb.ptr[k] : b->nnz;
+            while (k < cb->nr && cb->rid[k] < q) k++;
+            bptr[q] = k < cb->nr ? cb->ptr[k] : b->nnz;
         }
     }
-    int64_t total = 0;
-    for (int64_t row = 0; row < ca.nr; row++) {
+    *total = 0;
+    for (int64_t row = 0; row < ca->nr; row++) {
         int64_t fl = 0;
-        for (int64_t i = ca.ptr[row]; i < ca.ptr[row + 1]; i++) {
-            const int64_t *ix = a->indices + (ca.perm ? ca.perm[i] : i) * r;
-            const int64_t key = (r == 3 ? ix[0] * K : 0) + ix[acc_];
+        for (int64_t i = ca->ptr[row]; i < ca->ptr[row + 1]; i++) {
+            const int64_t *ix = a->indices + (ca->perm ? ca->perm[i] : i) * r;
+            const int64_t key = (r == 3 ? ix[0] * K : 0) + ix[s->acc];
             int64_t f0 = 0, f1 = 0;
             if (bptr) {
                 f0 = bptr[key];
                 f1 = bptr[key + 1];
             } else {
-                const int64_t j = find_row(cb.rid, cb.nr, key);
+                const int64_t j = find_row(cb->rid, cb->nr, key);
                 if (j >= 0) {
-                    f0 = cb.ptr[j];
-                    f1 = cb.ptr[j + 1];
+                    f0 = cb->ptr[j];
+                    f1 = cb->ptr[j + 1];
                 }
             }
             abr[2 * i] = f0;
@@ -316,92 +297,91 @@ spt_status spt_sparse_sparse_matmul(const spt_tensor *a, const spt_tensor *b, bo
             if (spt__add_i64(fl, f1 - f0, &fl)) fl = INT64_MAX; /* saturating: a work estimate */
         }
         afl[row] = fl;
-        if (spt__add_i64(total, fl, &total)) total = INT64_MAX;
+        if (spt__add_i64(*total, fl, total)) *total = INT64_MAX;
     }
     spt__free(bptr);
-    bptr = NULL;
-    bcol = spt__alloc_array(fn, b->nnz, 1, sizeof(int64_t), false, &st);
-    if (!bcol) goto fail;
-    spt__hint_huge(bcol, (size_t)b->nnz * sizeof(int64_t));
-    for (int64_t i = 0; i < b->nnz; i++) bcol[i] = b->indices[(cb.perm ? cb.perm[i] : i) * r + bcc];
-    /* chunks of near-equal work (the products each row needs) */
-    int nth = spt__threads_for(total / 4);
-    nch = nth > 1 ? 4 * nth : 1;
-    if (nch > SPT__MAX_CHUNKS) nch = SPT__MAX_CHUNKS;
-    if (nch > ca.nr) nch = (int)ca.nr;
-    int64_t rb[SPT__MAX_CHUNKS + 1];
+    return SPT_OK;
+}
+
+/* Rows [rb[c], rb[c+1]) of chunk c: nch chunks of near-equal work (the products each row needs). */
+static void gemm_split(int64_t nr, const int64_t *afl, int64_t total, int nch, int64_t *rb) {
+    int64_t acc = 0, row = 0;
     rb[0] = 0;
-    {
-        int64_t acc = 0, row = 0;
-        for (int c = 1; c < nch; c++) {
-            int64_t target = total / nch * c;
-            while (row < ca.nr && acc < target)
-                if (spt__add_i64(acc, afl[row++], &acc)) acc = INT64_MAX;
-            rb[c] = row;
-        }
-        rb[nch] = ca.nr;
+    for (int c = 1; c < nch; c++) {
+        int64_t target = total / nch * c;
+        while (row < nr && acc < target)
+            if (spt__add_i64(acc, afl[row++], &acc)) acc = INT64_MAX;
+        rb[c] = row;
     }
-    /* values in sorted order, so that the products read them sequentially within a row */
-    const size_t es = spt_dtype_size(a->dtype);
-    if (ca.perm) {
-        avals = spt__alloc_array(fn, a->nnz, 1, es, false, &st);
-        if (!avals) goto fail;
-        spt__hint_huge(avals, (size_t)a->nnz * es);
-        for (int64_t i = 0; i < a->nnz; i++) spt__copy_elem(avals, i, a->values, ca.perm[i], es);
-    }
-    if (cb.perm) {
-        bvals = spt__alloc_array(fn, b->nnz, 1, es, false, &st);
-        if (!bvals) goto fail;
-        spt__hint_huge(bvals, (size_t)b->nnz * es);
-        for (int64_t i = 0; i < b->nnz; i++) spt__copy_elem(bvals, i, b->values, cb.perm[i], es);
-    }
-    spt__gemm g = {ca.ptr, afl, abr, ca.rid, bcol, avals ? avals : a->values, bvals ? bvals : b->values,
-                   adjoint_a && spt_dtype_is_complex(a->dtype), adjoint_b && spt_dtype_is_complex(a->dtype),
-                   keep_zeros, M, N, N <= DENSE_MAX ? DENSE_MAX : 0,
-                   (N - 1) >> (62 - SPT__GEMM_POS_BITS) ? 0 : SORT_MAX, 0};
-    { /* a per-call hash seed (addresses under ASLR and the clock): hostile column sets cannot be
-       * precomputed; results do not depend on it */
-        struct timespec ts_;
-        clock_gettime(CLOCK_MONOTONIC, &ts_);
-        g.hseed = (uint64_t)(uintptr_t)&g * 0x9E3779B97F4A7C15ull ^ (uint64_t)ts_.tv_nsec ^ (uint64_t)ts_.tv_sec << 32 ^
-                  (uint64_t)(uintptr_t)a->indices;
-    }
-    /* each chunk's bound: sum over its rows of min(products, N). When the total is modest (at most 64
-     * entries per input entry) the chunks write finished index rows straight into an output of that
-     * size, each chunk moved down onto the one before as soon as all before it are in place;
-     * otherwise into growing buffers of their own, copied out at the end. */
+    rb[nch] = nr;
+}
+
+/* t's values in sorted position order (perm NULL: already; *out stays NULL), so that the products read
+ * them sequentially within a row. */
+static spt_status gemm_sorted_values(const char *fn, const spt_tensor *t, const int64_t *perm, size_t es, void **out) {
+    spt_status st = SPT_OK;
+    if (!perm) return SPT_OK;
+    *out = spt__alloc_array(fn, t->nnz, 1, es, false, &st);
+    if (!*out) return st;
+    spt__hint_huge(*out, (size_t)t->nnz * es);
+    for (int64_t i = 0; i < t->nnz; i++) spt__copy_elem(*out, i, t->values, perm[i], es);
+    return SPT_OK;
+}
+
+/* A per-call hash seed (addresses under ASLR and the clock): hostile column sets cannot be precomputed;
+ * results do not depend on it. */
+static uint64_t gemm_seed(const spt__gemm *g, const spt_tensor *a) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)(uintptr_t)g * 0x9E3779B97F4A7C15ull ^ (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 32 ^
+           (uint64_t)(uintptr_t)a->indices;
+}
+
+/* The chunks' output: each chunk's bound is the sum over its rows of min(products, N). When the total is
+ * modest (at most 64 entries per input entry) the chunks write finished index rows straight into an
+ * output of that size (*o, allocated here; *direct set; base[c]: chunk c's stretch); otherwise into
+ * growing buffers of their own, copied out at the end. */
+static spt_status gemm_place(const char *fn, const spt_tensor *a, const spt_tensor *b, const gemm_shape *s,
+                             const int64_t *afl, const int64_t *rb, int nch, size_t es, spt__gemm_chunk *ch,
+                             int64_t *base, bool *direct, spt_tensor **o) {
     int64_t cbound[SPT__MAX_CHUNKS + 1], btotal = 0;
     for (int c = 0; c < nch; c++) {
-        int64_t cb_ = 0;
+        int64_t cb = 0;
         for (int64_t row = rb[c]; row < rb[c + 1]; row++)
-            if (spt__add_i64(cb_, afl[row] < N ? afl[row] : N, &cb_)) cb_ = INT64_MAX;
-        cbound[c] = cb_;
-        if (spt__add_i64(btotal, cb_, &btotal)) btotal = INT64_MAX;
+            if (spt__add_i64(cb, afl[row] < s->N ? afl[row] : s->N, &cb)) cb = INT64_MAX;
+        cbound[c] = cb;
+        if (spt__add_i64(btotal, cb, &btotal)) btotal = INT64_MAX;
     }
     int64_t budget;
     if (spt__mul_i64(a->nnz + b->nnz, 64, &budget)) budget = INT64_MAX;
-    const bool direct = btotal <= budget;
-    int64_t base[SPT__MAX_CHUNKS + 1];
+    *direct = btotal <= budget;
     base[0] = 0;
-    if (direct) {
-        SPT__CHECK(spt__tensor_alloc_uninit(fn, a->dtype, r, oshape, btotal, NULL, &o));
+    if (*direct) {
+        SPT__TRY(spt__tensor_alloc_uninit(fn, a->dtype, s->r, s->oshape, btotal, NULL, o));
         for (int c = 0; c < nch; c++) {
             base[c + 1] = base[c] + cbound[c];
-            ch[c].idx = o->indices + base[c] * r;
-            ch[c].val = (char *)o->values + (size_t)base[c] * es;
+            ch[c].idx = (*o)->indices + base[c] * s->r;
+            ch[c].val = (char *)(*o)->values + (size_t)base[c] * es;
             ch[c].cap = cbound[c];
             ch[c].fixed = true;
         }
     }
-    for (int c = 0; c < nch; c++) ch[c].rank = r;
-    /* direct: chunks [0, placed) are final and end at entry `nnz`; a finished chunk is marked, and
-     * whoever finishes the chunk at `placed` moves it and every finished one after it into place */
+    for (int c = 0; c < nch; c++) ch[c].rank = s->r;
+    return SPT_OK;
+}
+
+/* Run the chunks on nth threads. direct: chunks [0, placed) are final and end at entry `nnz`; a finished
+ * chunk is marked, and whoever finishes the chunk at `placed` moves it and every finished one after it
+ * into place; returns the entries placed. */
+static int64_t gemm_run(rows_fn f, const spt__gemm *g, const int64_t *rb, int nch, int nth, spt__gemm_chunk *ch,
+                        bool direct, const int64_t *base, spt_tensor *o, int64_t r, size_t es) {
     int64_t nnz = 0;
     int placed = 0;
     bool done_[SPT__MAX_CHUNKS] = {false};
+    (void)nth;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nth)
     for (int c = 0; c < nch; c++) {
-        f(&g, rb[c], rb[c + 1], &ch[c]);
+        f(g, rb[c], rb[c + 1], &ch[c]);
         if (direct) {
 #pragma omp critical(spt_spgemm_place)
             {
@@ -418,39 +398,30 @@ spt_status spt_sparse_sparse_matmul(const spt_tensor *a, const spt_tensor *b, bo
             }
         }
     }
-    spt__free(bcol);
-    bcol = NULL;
-    spt__free(abr);
-    abr = NULL;
-    for (int c = 0; c < nch; c++)
-        if (ch[c].st != SPT_OK) { /* raised on a worker thread: raise it again on this one */
-            st = spt__err(ch[c].st, "%s: out of memory for a row accumulator or the output", fn);
-            goto fail;
-        }
-    if (direct) {
-        spt__tensor_truncate(o, nnz);
-        goto done;
-    }
+    return nnz;
+}
+
+/* Not direct: the chunks' own buffers copied out, in chunk order, into a new output *o. */
+static spt_status gemm_gather(const char *fn, const spt_tensor *a, const gemm_shape *s, const spt__gemm_chunk *ch,
+                              int nch, int nth, size_t es, spt_tensor **o) {
+    int64_t nnz = 0, base[SPT__MAX_CHUNKS + 1];
+    const int64_t r = s->r;
+    (void)nth;
     for (int c = 0; c < nch; c++) nnz += ch[c].n;
-    SPT__CHECK(spt__tensor_alloc_uninit(fn, a->dtype, r, oshape, nnz, NULL, &o));
-    {
-        base[0] = 0;
-        for (int c = 0; c < nch; c++) base[c + 1] = base[c] + ch[c].n;
+    SPT__TRY(spt__tensor_alloc_uninit(fn, a->dtype, r, s->oshape, nnz, NULL, o));
+    spt_tensor *out = *o;
+    base[0] = 0;
+    for (int c = 0; c < nch; c++) base[c + 1] = base[c] + ch[c].n;
 #pragma omp parallel for schedule(static, 1) num_threads(nth)
-        for (int c = 0; c < nch; c++)
-            if (ch[c].n) {
-                memcpy(o->indices + base[c] * r, ch[c].idx, (size_t)(ch[c].n * r) * sizeof(int64_t));
-                memcpy((char *)o->values + (size_t)base[c] * es, ch[c].val, (size_t)ch[c].n * es);
-            }
-    }
-done:
-    spt__set_row_major(o, SPT__F_VALID | SPT__F_SORTED | SPT__F_UNIQUE);
-    st = SPT_OK;
-    *out = o;
-    goto cleanup;
-fail:
-    spt_tensor_free(o);
-cleanup:
+    for (int c = 0; c < nch; c++)
+        if (ch[c].n) {
+            memcpy(out->indices + base[c] * r, ch[c].idx, (size_t)(ch[c].n * r) * sizeof(int64_t));
+            memcpy((char *)out->values + (size_t)base[c] * es, ch[c].val, (size_t)ch[c].n * es);
+        }
+    return SPT_OK;
+}
+
+static void gemm_chunks_free(spt__gemm_chunk *ch, int nch) {
     for (int c = 0; c < nch; c++) {
         if (!ch[c].fixed) { /* fixed: they point into the output */
             spt__free(ch[c].idx);
@@ -464,7 +435,79 @@ cleanup:
         spt__free(ch[c].tmp);
         spt__free(ch[c].pval);
     }
-    spt__free(bptr);
+}
+
+spt_status spt_sparse_sparse_matmul(const spt_tensor *a, const spt_tensor *b, bool adjoint_a, bool adjoint_b,
+                                    bool keep_zeros, spt_tensor **out) {
+    static const char fn[] = "spt_sparse_sparse_matmul";
+    spt_status st = SPT_OK;
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    gemm_shape s;
+    SPT__TRY(gemm_check(fn, a, b, adjoint_a, adjoint_b, &s));
+    const int64_t r = s.r, N = s.N;
+    csr ca = {0}, cb = {0};
+    int64_t *abr = NULL, *afl = NULL, *bcol = NULL;
+    void *avals = NULL, *bvals = NULL;
+    spt__gemm_chunk ch[SPT__MAX_CHUNKS];
+    memset(ch, 0, sizeof ch);
+    spt_tensor *o = NULL;
+    int nch = 0;
+    if (a->nnz == 0 || b->nnz == 0 || s.vol == 0) { /* entries exist only with non-zero volumes */
+        SPT__CHECK(spt__tensor_alloc(fn, a->dtype, r, s.oshape, 0, NULL, &o));
+        goto done;
+    }
+    SPT__CHECK(csr_build(fn, a, s.arc, s.nbatch, &ca));
+    SPT__CHECK(csr_build(fn, b, s.brc, s.nbatch, &cb));
+    abr = spt__alloc_array(fn, a->nnz, 2, sizeof(int64_t), false, &st);
+    if (!abr) goto fail;
+    spt__hint_huge(abr, (size_t)a->nnz * 2 * sizeof(int64_t)); /* scratch of the input's size: fewer faults */
+    afl = spt__alloc_array(fn, ca.nr, 1, sizeof(int64_t), false, &st);
+    if (!afl) goto fail;
+    int64_t total = 0;
+    SPT__CHECK(gemm_link(fn, a, b, &s, &ca, &cb, abr, afl, &total));
+    bcol = spt__alloc_array(fn, b->nnz, 1, sizeof(int64_t), false, &st);
+    if (!bcol) goto fail;
+    spt__hint_huge(bcol, (size_t)b->nnz * sizeof(int64_t));
+    for (int64_t i = 0; i < b->nnz; i++) bcol[i] = b->indices[(cb.perm ? cb.perm[i] : i) * r + s.bcc];
+    int nth = spt__threads_for(total / 4);
+    nch = nth > 1 ? 4 * nth : 1;
+    if (nch > SPT__MAX_CHUNKS) nch = SPT__MAX_CHUNKS;
+    if (nch > ca.nr) nch = (int)ca.nr;
+    int64_t rb[SPT__MAX_CHUNKS + 1];
+    gemm_split(ca.nr, afl, total, nch, rb);
+    const size_t es = spt_dtype_size(a->dtype);
+    SPT__CHECK(gemm_sorted_values(fn, a, ca.perm, es, &avals));
+    SPT__CHECK(gemm_sorted_values(fn, b, cb.perm, es, &bvals));
+    spt__gemm g = {ca.ptr, afl, abr, ca.rid, bcol, avals ? avals : a->values, bvals ? bvals : b->values,
+                   adjoint_a && spt_dtype_is_complex(a->dtype), adjoint_b && spt_dtype_is_complex(a->dtype),
+                   keep_zeros, s.M, N, N <= DENSE_MAX ? DENSE_MAX : 0,
+                   (N - 1) >> (62 - SPT__GEMM_POS_BITS) ? 0 : SORT_MAX, 0};
+    g.hseed = gemm_seed(&g, a);
+    int64_t base[SPT__MAX_CHUNKS + 1];
+    bool direct;
+    SPT__CHECK(gemm_place(fn, a, b, &s, afl, rb, nch, es, ch, base, &direct, &o));
+    const int64_t nnz = gemm_run(rows_table[a->dtype], &g, rb, nch, nth, ch, direct, base, o, r, es);
+    spt__free(bcol);
+    bcol = NULL;
+    spt__free(abr);
+    abr = NULL;
+    for (int c = 0; c < nch; c++)
+        if (ch[c].st != SPT_OK) { /* raised on a worker thread: raise it again on this one */
+            st = spt__err(ch[c].st, "%s: out of memory for a row accumulator or the output", fn);
+            goto fail;
+        }
+    if (direct) spt__tensor_truncate(o, nnz);
+    else SPT__CHECK(gemm_gather(fn, a, &s, ch, nch, nth, es, &o));
+done:
+    spt__set_row_major(o, SPT__F_VALID | SPT__F_SORTED | SPT__F_UNIQUE);
+    st = SPT_OK;
+    *out = o;
+    goto cleanup;
+fail:
+    spt_tensor_free(o);
+cleanup:
+    gemm_chunks_free(ch, nch);
     spt__free(bcol);
     spt__free(avals);
     spt__free(bvals);

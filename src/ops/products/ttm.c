@@ -5,12 +5,7 @@
  * by one thread at its own output position. */
 #include "ops/kernel.h"
 
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 1
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
 /* Fibers [flo, fhi): fiber q holds sorted positions fs[q] .. fs[q+1]; out values at q*J + j =
  * sum_e v_e * ut[k_e * J + j]; index rows copied from the fiber's first entry with j at `mode`. */
@@ -37,14 +32,14 @@
             }                                                                                              \
         }                                                                                                  \
     }
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, DEF_TTM(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF_TTM(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
 typedef void (*ttm_fn)(const void *, const int64_t *, int64_t, int64_t, const int64_t *, const int64_t *, int64_t,
                        int64_t, const void *, int64_t, int64_t *, void *);
 static const ttm_fn table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = ttm_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = ttm_##E, )
 #include "spt_dtypes.def"
 #undef X
 };

@@ -3,12 +3,7 @@
  * index in that mode names, then the mode is summed away by spt_reduce_sum_sparse. */
 #include "ops/kernel.h"
 
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 1
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
 #define DEF_SCALE(E, T, KIND)                                                                           \
     static void scale_##E(const void *vals, const int64_t *ix, int64_t N, int64_t mode, const void *vec, int64_t n, \
@@ -17,13 +12,13 @@
         T *o_ = out;                                                                                   \
         for (int64_t i_ = 0; i_ < n; i_++) o_[i_] = SPT__MUL_##KIND(T, v_[i_], x_[ix[i_ * N + mode]]); \
     }
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, DEF_SCALE(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF_SCALE(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
 typedef void (*scale_fn)(const void *, const int64_t *, int64_t, int64_t, const void *, int64_t, void *);
 static const scale_fn table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = scale_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = scale_##E, )
 #include "spt_dtypes.def"
 #undef X
 };

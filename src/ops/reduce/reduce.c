@@ -6,7 +6,7 @@
  * - All dims reduced: one value; fixed chunks reduced in parallel, partials combined in chunk order.
  * - Dense output, entries non-decreasing in the keys (runs) or in a leading prefix of the kept dims
  *   (blocks; flags or one check say which): read straight from the index rows by the kernels of
- *   kernels/reduce.h, no key array; chunks split at run / block boundaries own disjoint cell ranges
+ *   ops/reduce/reduce.h, no key array; chunks split at run / block boundaries own disjoint cell ranges
  *   and write each cell once (the output is not zeroed first).
  * - Any other dense output: out[key] accumulated in storage order from a key array. In parallel when
  *   the tensor is sorted by an order whose leading dims are kept (chunks then own disjoint cells);
@@ -70,7 +70,7 @@ typedef struct {
     int nch;
 } rplan;
 
-/* Strategy 2 -- a dense output read straight from the index rows (kernels/reduce.h: no key array,
+/* Strategy 2 -- a dense output read straight from the index rows (ops/reduce/reduce.h: no key array,
  * the run or block boundaries found inline, every output cell written once by the thread that owns it,
  * so the output is not zeroed beforehand). Usable when the entries are non-decreasing in the kept dims'
  * keys (runs) or in a leading prefix K[0..q) of them (blocks); returns 2 (runs), 1 (blocks) or 0 with
@@ -506,7 +506,7 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
             goto done;
         }
     }
-    if (dout) SPT__CHECK(spt_dense_new(t->dtype, p.orank, p.oshape, &d));
+    if (dout) SPT__CHECK(spt__dense_new(fn, t->dtype, p.orank, p.oshape, &d));
     if (!dout && p.nk > 0 && n > 0 && p.ovol > 0 && p.ovol <= n * 2) { /* strategy 3b: few cells (<= 2 nnz) */
         spt__reduce_src src;
         if (direct_plan(&p, &src) == 1) { /* blocks; runs (keys already sorted) take strategy 4 without a sort */

@@ -6,14 +6,8 @@
 /* Max: real number types; a NaN anywhere in the cell gives NaN, whatever the entry order (TF's
  * SparseReduceMax depends on the order there; tf.math.reduce_max and numpy propagate NaN). */
 #define MAXOP(T, a, b) SPT__MAXV_NAN(a, b)
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 0
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_REAL(KIND)
 #define REDUCE_LANES 0
-#define REDUCE_NAME max
 #define REDUCE_OP(KIND) MAXOP
 #include "ops/reduce/reduce_op.h"
 

@@ -4,14 +4,8 @@
  * table come from reduce_op.h. */
 
 /* Sum: every number type (integers wrap), complex included; not bool or string. */
-#define OK_BOOL 0
-#define OK_INT 1
-#define OK_UINT 1
-#define OK_FLOAT 1
-#define OK_COMPLEX 1
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 #define REDUCE_LANES 1
-#define REDUCE_NAME sum
 #define REDUCE_OP(KIND) SPT__ADD_##KIND
 #include "ops/reduce/reduce_op.h"
 

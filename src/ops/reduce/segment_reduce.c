@@ -2,30 +2,9 @@
 /* segment_reduce.c -- the engine of tf.sparse.segment_sum / segment_mean / segment_sqrt_n
  * (SparseSegmentReduction): a reduction threaded at segment boundaries that validates as it streams
  * (TensorFlow's checks rerun for the exact message only when it meets a fault). */
-#include "ops/tfsparse_internal.h"
+#include "ops/reduce/segment.h"
 
 #include <math.h>
-
-spt_status spt__tf_dense_out(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out) {
-    int64_t vol = 1;
-    for (int64_t d = 0; d < rank; d++) {
-        if (shape[d] < 0) return spt__err(SPT_EINVAL, "%s: output dim %lld is negative (%lld)", fn, (long long)d, (long long)shape[d]);
-        if (spt__mul_i64(vol, shape[d], &vol)) {
-            char sb[SPT__IDXBUF];
-            spt__fmt_index(sb, sizeof sb, shape, rank);
-            return spt__err(SPT_EOVERFLOW, "%s: the output shape %s has more than 2^63-1 elements", fn, sb);
-        }
-    }
-    size_t bytes;
-    if (spt__bytes3(vol, 1, spt_dtype_size(dtype), &bytes))
-        return spt__err(SPT_EOVERFLOW, "%s: the output of %lld %s elements does not fit in size_t bytes", fn,
-                        (long long)vol, spt_dtype_name(dtype));
-    spt_status st = spt_dense_new(dtype, rank, shape, out);
-    if (st == SPT_ENOMEM)
-        return spt__err(SPT_ENOMEM, "%s: out of memory for the output of %lld %s elements", fn, (long long)vol,
-                        spt_dtype_name(dtype));
-    return st;
-}
 
 typedef struct {
     const void *data;
@@ -40,12 +19,7 @@ static bool seg_start(const void *ctx, int64_t i) {
     return spt__int_at(ids, i) != spt__int_at(ids, i - 1);
 }
 
-#define SEG_OK_BOOL 0
-#define SEG_OK_INT 1
-#define SEG_OK_UINT 1
-#define SEG_OK_FLOAT 1
-#define SEG_OK_COMPLEX 0
-#define SEG_OK_STRING 0
+#define SEG_OK(KIND) SPT__KINDS_REAL(KIND)
 #define SEG_IS_FLOAT_INT 0
 #define SEG_IS_FLOAT_UINT 0
 #define SEG_IS_FLOAT_FLOAT 1
@@ -97,7 +71,7 @@ static bool seg_start(const void *ctx, int64_t i) {
         }                                                                                           \
         return true;                                                                                \
     }
-#define X(E, name, T, KIND) SPT__WHEN(SEG_OK_##KIND, SEG_DEF(E, T, KIND))
+#define X(E, name, T, KIND) SPT__WHEN(SEG_OK(KIND), SEG_DEF(E, T, KIND))
 #include "spt_dtypes.def"
 #undef X
 
@@ -146,7 +120,7 @@ SEG_FIX(seg_f64_16, double, 16)
 
 typedef bool (*seg_fn)(const seg_ctx *, int64_t, int64_t, int64_t);
 static const seg_fn seg_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(SEG_OK_##KIND, [E] = seg_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(SEG_OK(KIND), [E] = seg_##E, )
 #include "spt_dtypes.def"
 #undef X
 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* segment_sum.c -- tf.sparse.segment_sum: the sum of each segment's rows. The checks and the kernel are in segment_reduce.c. */
-#include "ops/tfsparse_internal.h"
+#include "ops/reduce/segment.h"
 
 spt_status spt_segment_sum(const spt_dense *data, const spt_dense *indices, const spt_dense *segment_ids,
                      int64_t num_segments, spt_dense **out) {

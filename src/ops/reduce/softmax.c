@@ -5,20 +5,15 @@
 #include "ops/reduce/softmax.h"
 
 /* float32 and float64 only (TF: half, float, double). */
-#define OK_BOOL 0
-#define OK_INT 0
-#define OK_UINT 0
-#define OK_FLOAT 1
-#define OK_COMPLEX 0
-#define OK_STRING 0
+#define OK(KIND) SPT__KINDS_FLOAT(KIND)
 
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, SPT__DEF_SOFTMAX(softmax_##E, T))
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), SPT__DEF_SOFTMAX(softmax_##E, T))
 #include "spt_dtypes.def"
 #undef X
 
 typedef void (*softmax_fn)(const void *, const int64_t *, int64_t, int64_t, void *);
 static const softmax_fn table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK_##KIND, [E] = softmax_##E, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = softmax_##E, )
 #include "spt_dtypes.def"
 #undef X
 };

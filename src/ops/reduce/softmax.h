@@ -4,8 +4,8 @@
  *   static void NAME(const void *vals, const int64_t *perm, int64_t lo, int64_t hi, void *ov)
  * ov[i] = exp(v_i - max) / sum_j exp(v_j - max) over the group i in [lo, hi), v_i = vals[perm ? perm[i] : i]
  * (computed in double, rounded to T). */
-#ifndef SPT_KERNELS_SOFTMAX_H
-#define SPT_KERNELS_SOFTMAX_H
+#ifndef SPT_OPS_REDUCE_SOFTMAX_H
+#define SPT_OPS_REDUCE_SOFTMAX_H
 
 #include "ops/kernel.h"
 
@@ -24,4 +24,4 @@
         for (int64_t i_ = lo; i_ < hi; i_++) o_[i_] = (T)(exp((double)v_[perm ? perm[i_] : i_] - (double)mx_) / sum_); \
     }
 
-#endif /* SPT_KERNELS_SOFTMAX_H */
+#endif /* SPT_OPS_REDUCE_SOFTMAX_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* deserialize_many_sparse.c -- tf.io.deserialize_many_sparse: n serialized tensors stacked along a new
  * first dim (spt_deserialize_sparse with the batch shape [n]). */
-#include "ops/tfsparse_internal.h"
+#include "ops/serial/serial_internal.h"
 
 spt_status spt_deserialize_many_sparse(const void *const *data, const size_t *lens, int64_t n, spt_dtype dtype,
                                        spt_tensor **out) {

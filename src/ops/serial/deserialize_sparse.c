@@ -3,7 +3,7 @@
  * stacked into one tensor whose leading dims are the batch's and whose other dims are the largest of
  * the items'. */
 #include "ops/layout/layout_internal.h"
-#include "ops/tfsparse_internal.h"
+#include "ops/serial/serial_internal.h"
 
 spt_status spt_deserialize_sparse(const void *const *data, const size_t *lens, int64_t batch_rank,
                                   const int64_t *batch_shape, spt_dtype dtype, spt_tensor **out) {

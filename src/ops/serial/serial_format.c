@@ -2,7 +2,7 @@
 /* serial_format.c -- spt's own binary form of one sparse tensor (the format is documented with
  * spt_serialize_sparse in spt.h): the writer and the never-trusting reader shared by
  * serialize_sparse / serialize_many_sparse / deserialize_sparse / deserialize_many_sparse. */
-#include "ops/tfsparse_internal.h"
+#include "ops/serial/serial_internal.h"
 
 #define SER_MAGIC "SPTS"
 #define SER_VERSION 1

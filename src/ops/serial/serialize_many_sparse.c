@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* serialize_many_sparse.c -- tf.io.serialize_many_sparse: one serialized tensor per row of dim 0, each
  * holding that row's entries (in storage order) without their first coordinate. */
-#include "ops/tfsparse_internal.h"
+#include "ops/serial/serial_internal.h"
 
 void spt_serialized_free(void **data, size_t *lens, int64_t n) {
     if (data)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* serialize_sparse.c -- tf.io.serialize_sparse in spt's own format (serial_format.c). */
-#include "ops/tfsparse_internal.h"
+#include "ops/serial/serial_internal.h"
 
 spt_status spt_serialize_sparse(const spt_tensor *t, void **data, size_t *len) {
     static const char fn[] = "spt_serialize_sparse";
