@@ -413,7 +413,8 @@ doc: $(REL)/libspt.so
 	$(PYTHON) tools/gendoc.py include/spt.h $(REL)/doc/html/index.html $(REL)/doc/man/man3/spt.3
 	@cd $(REL)/doc/python && rm -f *.html && \
 	  PYTHONPATH=$(CURDIR)/python SPT_LIB=$(CURDIR)/$(REL)/libspt.so $(PYTHON) -m pydoc -w \
-	    spt $$(cd $(CURDIR)/python && ls spt/*.py | sed -n 's|^spt/\(_*[a-z][a-z_]*\)\.py$$|spt.\1|p' | grep -v '__init__') >/dev/null
+	    spt $$(cd $(CURDIR)/python && ls spt/*.py | sed -n 's|^spt/\(_*[a-z][a-z_]*\)\.py$$|spt.\1|p' | grep -v '__init__' | \
+	      grep -vx 'spt.mpi') >/dev/null # spt.mpi imports only with libspt_mpi.so (make MPI=1)
 	@echo "make doc: $(REL)/doc/html/index.html, $(REL)/doc/man/man3/spt.3 (man -l), $(REL)/doc/python/spt.html"
 
 # the C part of make run, linked with the static archive
