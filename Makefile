@@ -395,12 +395,13 @@ test-install: all
 
 # make doc: build/doc/html/index.html and build/doc/man/man3/spt.3 from include/spt.h
 # (tools/gendoc.py), build/doc/python/*.html from the Python docstrings (pydoc).
+# (spt.mpi is left out: it needs mpi4py and libspt_mpi.so, and importing it initialises MPI)
 doc: $(REL)/libspt.so
 	@mkdir -p $(REL)/doc/html $(REL)/doc/man/man3 $(REL)/doc/python
 	$(PYTHON) tools/gendoc.py include/spt.h $(REL)/doc/html/index.html $(REL)/doc/man/man3/spt.3
 	@cd $(REL)/doc/python && rm -f *.html && \
 	  PYTHONPATH=$(CURDIR)/python SPT_LIB=$(CURDIR)/$(REL)/libspt.so $(PYTHON) -m pydoc -w \
-	    spt $$(cd $(CURDIR)/python && ls spt/*.py | sed -n 's|^spt/\(_*[a-z][a-z_]*\)\.py$$|spt.\1|p' | grep -v '__init__') >/dev/null
+	    spt $$(cd $(CURDIR)/python && ls spt/*.py | sed -n 's|^spt/\(_*[a-z][a-z_]*\)\.py$$|spt.\1|p' | grep -v '__init__' | grep -vx 'spt.mpi') >/dev/null
 	@echo "make doc: $(REL)/doc/html/index.html, $(REL)/doc/man/man3/spt.3 (man -l), $(REL)/doc/python/spt.html"
 
 # the C part of make run, linked with the static archive
