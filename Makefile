@@ -32,7 +32,10 @@ CLI_SRC   := $(sort $(wildcard cli/*.c))
 TEST_SUP  := $(sort $(wildcard tests/support/*.c))
 TEST_SRC  := $(sort $(wildcard tests/*/test_*.c tests/*/*/test_*.c))
 CONF_SRC  := $(sort $(wildcard tests/conformance/*.c))
-HDRS      := $(wildcard include/*.h include/*.def src/*/*.h src/*/*/*.h)
+HDRS      := $(wildcard include/*.h include/*.def src/*/*.h src/*/*.def src/*/*/*.h)
+# Objects depend on the headers they include (-MMD -MP: build/.../x.d next to x.o, read back below);
+# the programs compiled and linked in one step (tests, conformance, benches) on every header.
+DEPFLAGS   = -MMD -MP -MF $(@:.o=.d) -MT $@
 TEST_HDRS := $(wildcard tests/*/*.h)
 
 REL = build
@@ -48,12 +51,12 @@ TESTS_SAN   := $(TEST_SRC:tests/%.c=$(SAN)/tests/%)
 
 all: $(REL)/libspt.a $(REL)/libspt.so $(REL)/spt
 
-$(REL)/obj/%.o: %.c $(HDRS)
+$(REL)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS_REL) -c $< -o $@
-$(SAN)/obj/%.o: %.c $(HDRS)
+	$(CC) $(CPPFLAGS) $(CFLAGS_REL) $(DEPFLAGS) -c $< -o $@
+$(SAN)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS_SAN) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS_SAN) $(DEPFLAGS) -c $< -o $@
 
 $(REL)/libspt.a: $(LIB_OBJ_REL)
 	@rm -f $@; ar rcs $@ $^
@@ -111,7 +114,7 @@ test-san: $(TESTS_SAN) $(SAN)/conformance
 test-python: all
 	@if [ -d python/tests ]; then cd python && PYTHONPATH=. SPT_LIB=../$(REL)/libspt.so $(PYTHON) -m pytest -q tests; fi
 
-# ==== fuzzing, corpus replay, memcheck (issue 9; fuzz/) ====
+# ==== fuzzing, corpus replay, memcheck (fuzz/) ====
 # make fuzz: libFuzzer binaries build/fuzz/fuzz_<h> (clang, ASan+UBSan, serial: no OpenMP), one per
 # fuzz/fuzz_<h>.c; run e.g. build/fuzz/fuzz_core fuzz/corpus/core. test-fuzz-replay: the same harnesses
 # linked with fuzz/replay.c (no libFuzzer) under ASan+UBSan replay every fuzz/corpus/<h>/ file.
@@ -121,9 +124,9 @@ FUZZ_CFLAGS   = $(CSTD) -Wall -Wextra -Wno-unknown-pragmas -Wno-unused-variable 
 FUZZ_NAMES   := $(sort $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c)))
 FUZZ_DEPS    := fuzz/fz.c fuzz/fz.h
 LIB_OBJ_FUZZ := $(LIB_SRC:%.c=$(REL)/fuzz/obj/%.o)
-$(REL)/fuzz/obj/%.o: %.c $(HDRS)
+$(REL)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c $< -o $@
 $(REL)/fuzz/libspt.a: $(LIB_OBJ_FUZZ)
 	@rm -f $@; ar rcs $@ $^
 $(REL)/fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_DEPS) $(REL)/fuzz/libspt.a
@@ -141,9 +144,9 @@ test-fuzz-replay: $(FUZZ_NAMES:%=$(SAN)/fuzz/replay_%)
 memcheck: all $(TESTS_REL) $(REL)/conformance
 	@sh fuzz/memcheck.sh $(TESTS_REL) -- $(REL)/conformance tests/conformance
 .PHONY: test-fuzz-replay
-# ==== end issue 9 block ====
+# ==== end fuzzing block ====
 
-# ==== MPI (issue 10; src/mpi/, include/spt_mpi.h, tests/mpi/) ====
+# ==== MPI (src/mpi/, include/spt_mpi.h, tests/mpi/) ====
 # The distributed layer is compiled with mpicc into build/libspt_mpi.a (link it before build/libspt.a);
 # the core never includes mpi.h. `make MPI=1` adds it to `all`. make test-mpi: tests/mpi/mpi_test at
 # mpirun -np $(MPI_NP), oversubscribed, loopback/shared memory only (recipe: shared/spec/distributed.md),
@@ -162,17 +165,17 @@ MPI_ENV   = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_r
             OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo HWLOC_COMPONENTS=-gl OMP_NUM_THREADS=1
 # (outputs are written under a temporary name and renamed: concurrent makes in one tree never run or
 # link a half-written file)
-$(REL)/mpi/obj/%.o: %.c $(HDRS) $(MPI_HDRS)
+$(REL)/mpi/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) -c $< -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
+	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) $(DEPFLAGS) -c $< -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
 $(REL)/libspt_mpi.a: $(MPI_SRC:%.c=$(REL)/mpi/obj/%.o)
 	@ar rcs $@.$$$$.tmp $^ && mv -f $@.$$$$.tmp $@
 $(REL)/tests/mpi/mpi_%: tests/mpi/mpi_%.c $(REL)/libspt_mpi.a $(REL)/libspt.a $(HDRS) $(MPI_HDRS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) -o $@.$$$$.tmp $< $(REL)/libspt_mpi.a $(REL)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
-$(SAN)/mpi/obj/%.o: %.c $(HDRS) $(MPI_HDRS)
+$(SAN)/mpi/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(CFLAGS_SAN) -c $< -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
+	$(MPICC) $(CPPFLAGS) $(CFLAGS_SAN) $(DEPFLAGS) -c $< -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
 $(SAN)/libspt_mpi.a: $(MPI_SRC:%.c=$(SAN)/mpi/obj/%.o)
 	@ar rcs $@.$$$$.tmp $^ && mv -f $@.$$$$.tmp $@
 $(SAN)/tests/mpi/mpi_%: tests/mpi/mpi_%.c $(SAN)/libspt_mpi.a $(SAN)/libspt.a $(HDRS) $(MPI_HDRS)
@@ -199,13 +202,14 @@ test-mpi: $(REL)/tests/mpi/mpi_test $(SAN)/tests/mpi/mpi_test $(REL)/spt $(REL)/
 	done
 	@$(MPI_ENV) MPIRUN="$(MPIRUN)" MPI_NP="$(MPI_NP)" MPI_NP_MANY="$(MPI_NP_MANY)" PYTHON="$(PYTHON)" \
 	  sh tests/mpi/python_mpi.sh $(REL)/libspt_mpi.so
+	@$(MPI_ENV) MPIRUN="$(MPIRUN)" sh tests/mpi/cli_mpi_ranks.sh $(REL)/spt-mpi
 # build/spt-mpi: the spt command whose reorder, concat, reduce, matmul and sparsify run distributed under
 # mpirun (cli/mpi_main.c): every cli/*.c compiled again with mpicc -DSPT_WITH_MPI, cli/main.c with its
 # main renamed spt_cli_serial_main. tests/mpi/cli_mpi.sh compares its output files with build/spt's.
 MPI_CLI_OBJ := $(CLI_SRC:%.c=$(REL)/mpi/cliobj/%.o)
-$(REL)/mpi/cliobj/%.o: %.c $(HDRS) $(MPI_HDRS) $(wildcard cli/*.h)
+$(REL)/mpi/cliobj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) -DSPT_WITH_MPI $(if $(filter cli/main.c,$<),-Dmain=spt_cli_serial_main -Wno-missing-prototypes,) -c $< -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
+	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) -DSPT_WITH_MPI $(if $(filter cli/main.c,$<),-Dmain=spt_cli_serial_main -Wno-missing-prototypes,) $(DEPFLAGS) -c $< -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
 $(REL)/spt-mpi: $(MPI_CLI_OBJ) $(REL)/libspt_mpi.a $(REL)/libspt.a
 	$(MPICC) $(OMPFLAG) -o $@.$$$$.tmp $^ $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
 # build/libspt_mpi.so: the whole library and the distributed layer in one shared object, for Python's
@@ -254,29 +258,32 @@ bench-mpi: $(REL)/bench/bench_mpi $(if $(COMBBLAS_H),$(REL)/bench/bench_combblas
 	@$(REL)/bench/bench_mpi report $(REL)/bench-mpi/raw.tsv bench/results/mpi/latest.md
 	@cat bench/results/mpi/latest.md
 .PHONY: test-mpi test-mpi-cli mpi-bench bench-mpi
-# ==== end issue 10 block ====
+# ==== end MPI block ====
 
 clean:
 	rm -rf build
 
-# ==== test-tsan (issue 15) ====
+# ==== test-tsan ====
 # make test-tsan: tests/core/test_shared_reads.c (4 threads, read-only ops on shared tensors) built with
 # ThreadSanitizer against a TSan build of the library without OpenMP (TSan cannot see libgomp's sync).
 TSAN = build/tsan
 CFLAGS_TSAN = $(CSTD) $(WARN) -O1 -g -fsanitize=thread
-$(TSAN)/obj/%.o: %.c $(HDRS)
+$(TSAN)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS_TSAN) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS_TSAN) $(DEPFLAGS) -c $< -o $@
 $(TSAN)/libspt.a: $(LIB_SRC:%.c=$(TSAN)/obj/%.o)
 	@rm -f $@; ar rcs $@ $^
 $(TSAN)/test_shared_reads: tests/core/test_shared_reads.c $(TEST_SUP) $(TSAN)/libspt.a $(HDRS) $(TEST_HDRS)
 	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_TSAN) -o $@ $< $(TEST_SUP) $(TSAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
-test-tsan: $(TSAN)/test_shared_reads
+$(TSAN)/test_threads_race: tests/core/test_threads_race.c $(TEST_SUP) $(TSAN)/libspt.a $(HDRS) $(TEST_HDRS)
+	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_TSAN) -o $@ $< $(TEST_SUP) $(TSAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
+test-tsan: $(TSAN)/test_shared_reads $(TSAN)/test_threads_race
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(TSAN)/test_shared_reads
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(TSAN)/test_threads_race
 .PHONY: test-tsan
 # ==== end test-tsan block ====
 
-# ==== bench (issue 8, 18; bench/) ====
+# ==== bench (bench/) ====
 # make bench: spt (bench/bench_core.c, 1 thread and all cores, and its floors) against torch, pydata/sparse
 # and scipy from Debian, TensorFlow 2.x, torch 2.x and pydata/sparse 0.19 from PyPI (build/bench-venv) and
 # SuiteSparse:GraphBLAS (bench/bench_graphblas.c), alternating, each in its own process; writes
@@ -300,10 +307,19 @@ bench:
 	@sh bench/install-peers.sh build/bench-venv
 	@$(MAKE) --no-print-directory bench-programs
 	$(PYTHON) bench/run.py --venv build/bench-venv $(if $(filter 1,$(QUICK)),--quick,) $(BENCH_ARGS)
-.PHONY: bench-programs
+	@$(MAKE) --no-print-directory bench-readers
+# make bench-readers: bench/readers.py (.mtx/.tns/.npz/gzip readers and writers against fast_matrix_market,
+# pyarrow's CSV reader, pydata/sparse and zcat; spt info against a plain read), peers from PyPI in
+# build/io-bench-venv (made here when missing; a peer that cannot be installed is reported unavailable).
+bench-readers: $(REL)/libspt.so $(REL)/spt
+	@[ -x build/io-bench-venv/bin/python ] || { $(PYTHON) -m venv build/io-bench-venv && \
+	  build/io-bench-venv/bin/pip install -q fast_matrix_market pyarrow sparse numpy scipy; } || true
+	$(PYTHON) bench/readers.py --venv build/io-bench-venv $(if $(filter 1,$(QUICK)),--nnz 1000000,) \
+	  --out bench/results/$(if $(filter 1,$(QUICK)),trial/,)readers
+.PHONY: bench-programs bench-readers
 # ==== end bench block ====
 
-# ==== install, shared library ABI, pkg-config, doc, walkthrough (issue 21) ====
+# ==== install, shared library ABI, pkg-config, doc, walkthrough ====
 # The version is defined once, in include/spt.h; the SONAME is libspt.so.MAJOR and src/libspt.map
 # exports only the public spt_* API. make install / make uninstall write and remove only under
 # $(DESTDIR)$(PREFIX): lib/libspt.a, lib/libspt.so.X.Y.Z (+ libspt.so.X, libspt.so links), include/,
@@ -411,9 +427,9 @@ $(REL)/examples/walkthrough: examples/walkthrough.c $(REL)/libspt.a include/spt.
 
 .PHONY: uninstall test-install doc FORCE
 FORCE:
-# ==== end issue 21 block ====
+# ==== end install block ====
 
-# ==== TensorFlow differential test (issue 17; tests/tf/) ====
+# ==== TensorFlow differential test (tests/tf/) ====
 # make test-tf: spt's Python package against TensorFlow itself (tests/tf/harness.py: random inputs per op,
 # the rules where spt is stricter, TF's advisories). TensorFlow comes from PyPI into build/tf-venv (built
 # once by tests/tf/setup-venv.sh; a test dependency only). SPT_TF_CASES=N SPT_TF_SEED=S for long runs.
@@ -425,7 +441,7 @@ test-tf: all
 .PHONY: test-tf
 # ==== end TensorFlow block ====
 
-# ==== tf.sparse completion against TensorFlow (issue 19; bench/bench_tfsparse.py) ====
+# ==== segment_sum, bincount, embeddings against TensorFlow (bench/bench_tfsparse.py) ====
 # make bench-tfsparse: segment_sum, bincount and embedding_lookup_sparse, spt and TensorFlow in one process
 # (TensorFlow from the venv of make test-tf); writes bench/results/tfsparse/latest.md.
 bench-tfsparse: all
@@ -433,3 +449,9 @@ bench-tfsparse: all
 	@PYTHONPATH=python SPT_LIB=$(REL)/libspt.so TF_CPP_MIN_LOG_LEVEL=2 $(TF_VENV)/bin/python bench/bench_tfsparse.py $(BENCH_ARGS)
 .PHONY: bench-tfsparse
 # ==== end tf.sparse bench block ====
+
+# The header dependencies of every object built so far (see DEPFLAGS); an object built without its .d
+# (by an older Makefile) is rebuilt once.
+BUILT_OBJS := $(shell find build -name '*.o' 2>/dev/null)
+-include $(BUILT_OBJS:.o=.d)
+$(foreach o,$(BUILT_OBJS),$(if $(wildcard $(o:.o=.d)),,$(eval $(o): FORCE)))

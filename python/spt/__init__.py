@@ -7,7 +7,7 @@
 
 Every op calls the C library (libspt.so, found through $SPT_LIB, next to the package, the install
 prefix, or build/ of the repository); nothing is recomputed in Python. C statuses become exceptions:
-InvalidArgumentError (ValueError), OutOfRangeError (IndexError), OverflowError (OverflowError),
+InvalidArgumentError (ValueError), OutOfRangeError (an InvalidArgumentError and IndexError), OverflowError,
 FailedPreconditionError (RuntimeError), DtypeError (TypeError), OutOfMemoryError (MemoryError),
 IOError (OSError), ParseError (ValueError), InternalError (RuntimeError); all derive from SptError and
 carry the C message (`.message`) and status (`.status`).
@@ -32,10 +32,10 @@ from ._tot import *  # noqa: F401,F403
 from ._io import *  # noqa: F401,F403
 from ._interop import *  # noqa: F401,F403
 from . import math  # noqa: F401  (spt.math.abs, ... on SparseTensor values, as TensorFlow's tf.math dispatches)
-from . import _registry
+from . import _lib, _registry
 from ._export import exports as _exports, package_all as _package_all, public as _public
 
-__version__ = "0.1.0"
+__version__ = _lib.VERSION  # include/spt.h's, the one place it is written
 
 
 @_public

@@ -678,7 +678,7 @@ def spt_read_file_case(c):
         check_sparse(got, res)
 
 
-# ---- tf.sparse completion (tf_ops_v2.jsonl; mirrors tests/conformance/ops_tfsparse.c) ------------------
+# ---- tf.sparse completion (tf_ops_v2.jsonl; as tests/conformance/ops_<family>.c) ------------------
 
 def _finish_sparse(c, t):
     if t is not None:

@@ -107,3 +107,14 @@ def test_group_takes_sp_input_and_the_earlier_sp():
         assert [(k, i.tolist(), v.tolist()) for k, i, v in spt.group(dims=[0], **kw)] == want
     with pytest.raises(spt.InvalidArgumentError, match="not both"):
         spt.group(t, [0], sp=t)
+
+
+def test_version_is_the_headers():
+    header = os.path.join(os.path.dirname(__file__), "..", "..", "include", "spt.h")
+    if not os.path.exists(header):
+        pytest.skip("not in the repository")
+    with open(header) as f:
+        text = f.read()
+    want = ".".join(re.search(r"^#define SPT_VERSION_%s\s+(\d+)" % k, text, re.M).group(1)
+                    for k in ("MAJOR", "MINOR", "PATCH"))
+    assert spt.__version__ == want

@@ -1,5 +1,5 @@
-/* test_hostile_ops.c -- hostile arguments to the ops added by the tf.sparse completion (issue 19) and
- * the sparse algebra (issue 20): extreme counts and dims, INT64_MIN axes, NULL pointers, aliasing,
+/* test_hostile_ops.c -- hostile arguments to the segment reductions, bincount, cross, embeddings, serialization and
+ * the sparse algebra (products, multiply, gradients): extreme counts and dims, INT64_MIN axes, NULL pointers, aliasing,
  * volumes past int64, integer division corner cases. Each call must return the documented status (and
  * leave *out NULL on failure) -- never crash, overflow or leak (run under ASan/UBSan by `make test`). */
 #include <math.h>
