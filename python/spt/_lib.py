@@ -17,10 +17,30 @@ from ._export import export_name, exports, public
 # --------------------------------------------------------------------------------------------------
 
 
+def _mpi_launched():
+    """True in a process started by an MPI launcher (Open MPI's mpirun, or a PMI/PMIx one)."""
+    return any(v in os.environ for v in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"))
+
+
+def _with_mpi(paths):
+    """Under an MPI launcher each libspt.so is preceded by libspt_mpi.so of the same folder (the whole
+    library with the distributed layer, which spt.mpi needs), when that file exists."""
+    for path in paths:
+        if _mpi_launched() and os.path.basename(path) == "libspt.so":
+            mpi = os.path.join(os.path.dirname(path), "libspt_mpi.so")
+            if os.path.exists(mpi):
+                yield mpi
+        yield path
+
+
 def _candidates():
     env = os.environ.get("SPT_LIB")
     if env:
         yield env
+    yield from _with_mpi(_default_candidates())
+
+
+def _default_candidates():
     here = os.path.dirname(os.path.abspath(__file__))
     yield os.path.join(here, "libspt.so")  # a copy next to the package
     try:  # written by `make install`
@@ -56,6 +76,32 @@ def _load():
 
 lib, lib_path = _load()
 export_name(__name__, "lib_path")
+
+
+def _version():
+    """The version, written once: include/spt.h's SPT_VERSION_MAJOR.MINOR.PATCH. Read from the header of
+    the repository this package sits in, else from the installed library's file name (libspt.so.X.Y.Z,
+    make install), else from the wheel's metadata; "unknown" when none says."""
+    import re
+
+    from ._version import from_header
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    v = from_header(os.path.join(here, "..", "..", "include", "spt.h"))
+    if v:
+        return v
+    m = re.search(r"libspt\.so\.(\d+\.\d+\.\d+)$", os.path.realpath(lib_path))
+    if m:
+        return m.group(1)
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        return version("spt")
+    except (ImportError, PackageNotFoundError):
+        return "unknown"
+
+
+VERSION = _version()
 
 # ---------------------------------------------------------------------------------------------------
 # Structs of include/spt.h (the functions are declared by the _registry package)
@@ -171,11 +217,19 @@ class InternalError(SptError, RuntimeError):
     status_name = "INTERNAL"
 
 
+@public
+class DataLossError(SptError, builtins.OSError):
+    """SPT_EDATALOSS: a file's records are damaged or truncated (TensorFlow's DataLossError: a bad checksum,
+    a truncated record, a length larger than what follows)."""
+
+    status_name = "DATA_LOSS"
+
+
 # The status values come from the library itself (spt_status_name over the values it knows, generated in
 # C from include/spt_status.def), never from a copy here: each class names its status by that name.
 _CLASS_OF_NAME = {cls.status_name: cls for cls in (OutOfMemoryError, InvalidArgumentError, OutOfRangeError,
                                                     OverflowError, FailedPreconditionError, DtypeError, IOError,
-                                                    ParseError, InternalError)}
+                                                    ParseError, InternalError, DataLossError)}
 
 
 def _status_table():
@@ -289,21 +343,37 @@ class _View:
                                     "version": 3}
 
 
+def numpy_limit(shape, e):
+    """The spt error for a result numpy cannot hold (`e`: numpy's ValueError): more dims than numpy allows,
+    or a zero-size shape whose other dims overflow numpy's size. Named "numpy" until wrap_out names the op."""
+    detail = "numpy cannot hold the result of shape %s (rank %d: %s)" % (_show(list(shape)), len(shape), e)
+    cls = InvalidArgumentError if "dimension" in str(e) else OverflowError
+    x = err(cls, "numpy", detail)
+    x.numpy_detail = detail
+    return x
+
+
+def renamed(e, op):
+    """A numpy_limit error named after op."""
+    x = type(e)("spt.%s: %s" % (op, e.numpy_detail), e.status)
+    x.numpy_detail = e.numpy_detail
+    return x
+
+
 def view(owner, addr, shape, dtype, readonly=True):
     """A numpy array over `addr` whose base keeps `owner` (an Owner) alive."""
     dtype = np.dtype(dtype)
     n = 1
     for s in shape:
         n *= s
-    if not addr or n == 0:
-        try:
+    try:
+        if not addr or n == 0:
             a = np.empty(shape, dtype)
-        except ValueError as e:  # numpy refuses dims whose product passes its limit, even with a 0 among them
-            raise err(OverflowError, "numpy", "a dense result of shape %s is beyond numpy's array size (%s)"
-                      % (list(shape), e)) from None
-        a.flags.writeable = not readonly
-        return a
-    return np.asarray(_View(owner, addr, shape, dtype, readonly))
+            a.flags.writeable = not readonly
+            return a
+        return np.asarray(_View(owner, addr, shape, dtype, readonly))
+    except ValueError as e:
+        raise numpy_limit(shape, e) from None
 
 
 def strings_from(addr, n):
@@ -317,6 +387,34 @@ def strings_from(addr, n):
         s = arr[i]
         out[i] = string_at(s.data, s.len) if s.len else b""
     return out
+
+
+def object_values(a, arg, op):
+    """The values of an object array (numpy's dtype for a list of Python objects): strings stay objects
+    (a string tensor); numbers become the numeric array numpy infers from them; anything else, and
+    integers outside int64 / uint64, is refused naming what was found."""
+    if a.ndim == 0 and not isinstance(a.item(), (bytes, str, np.bytes_, np.str_)):
+        x = a.item()
+        if x is None:
+            raise err(InvalidArgumentError, op, "%s must not be None" % arg)
+        raise err(DtypeError, op, "%s must be an array or a sequence, got %s" % (arg, type(x).__name__))
+    flat = a.reshape(-1)
+    if flat.size == 0 or any(isinstance(v, (bytes, str, bytearray, memoryview, np.bytes_, np.str_)) for v in flat):
+        return a
+    for v in flat:
+        if not isinstance(v, (bool, int, float, complex, np.bool_, np.number)):
+            raise err(DtypeError, op, "%s must be numbers, or bytes or str for a string tensor, got %s %s"
+                      % (arg, type(v).__name__, _show(v)))
+    try:
+        b = np.array(flat.tolist())
+    except (TypeError, ValueError, builtins.OverflowError):
+        b = flat
+    if b.dtype.kind == "O":  # integers beyond int64 and uint64
+        big = next((v for v in flat if isinstance(v, int) and not -(1 << 63) <= v < (1 << 64)), None)
+        if big is not None:
+            raise err(OverflowError, op, "%s holds %d, which fits no integer dtype" % (arg, big))
+        raise err(DtypeError, op, "%s must be numbers of one kind, got %s" % (arg, _show(flat.tolist())))
+    return b.reshape(a.shape)
 
 
 def to_bytes(v, arg="value", op="SparseTensor"):
@@ -355,6 +453,11 @@ def contig(a, dtype=None):
     a = np.asarray(a, dtype=dtype)
     if not a.flags.c_contiguous or not a.dtype.isnative:
         a = np.array(a, dtype=a.dtype.newbyteorder("=") if not a.dtype.isnative else a.dtype, order="C")
+    if a.dtype == np.bool_ and a.size:
+        # a bool byte other than 0 or 1 (a uint8 array viewed as bool) would be read as is by C: normalised
+        u = a.view(np.uint8)
+        if u.max() > 1:
+            a = u != 0
     return a
 
 

@@ -78,9 +78,13 @@ class SparseTensor:
         if dtype is not None:
             values = L.exact_cast(values, L.as_dtype(dtype), "values", op)
         else:
+            if values is None:
+                raise L.err(L.InvalidArgumentError, op, "values must not be None")
             values = np.asarray(values)
             if values.dtype.kind in "SU":
                 values = values.astype(object)
+            elif values.dtype.kind == "O":
+                values = L.object_values(values, "values", op)
         ix = np.asarray(indices)
         # an array numpy builds from a list or tuple is private; any other may be shared with the caller
         private = adopt or isinstance(indices, (list, tuple))
@@ -221,9 +225,10 @@ class SparseTensor:
     def astype(self, dtype):
         """A tensor with the values cast to `dtype` as numpy's astype (tf.cast) casts them."""
         dt = L.as_dtype(dtype)
-        if (dt.kind == "O") != (self.dtype.kind == "O"):
+        to_str = L.is_string_dtype(dt)  # str, bytes, 'U', 'S' and object: a string tensor
+        if to_str != (self.dtype.kind == "O"):
             raise L.err(L.DtypeError, "astype", "cannot cast %s values to %s" % (self.spt_dtype, dt))
-        return self.with_values(np.asarray(self.values).astype(dt))
+        return self.with_values(np.asarray(self.values).astype(object if to_str else dt))
 
     @property
     def T(self):  # noqa: N802 - numpy's name

@@ -671,7 +671,10 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
         const int rem = rp.shift0;
         split2 sp2;
         if (two) split_init(pk, &sp2);
+        /* the per-thread scratch (ts, bscratch) was sized for nthr threads: the count may have changed
+         * since (spt_set_num_threads from another thread), so never use more */
         int nthb SPT__OMP_VAR = spt__threads_for(n);
+        if (nthb > nthr) nthb = (int)nthr;
 #pragma omp parallel for schedule(dynamic, 8) num_threads(nthb) reduction(+ : repeated)
         for (int64_t b = 0; b < nb; b++) {
             int tid = 0;

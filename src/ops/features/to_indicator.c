@@ -23,7 +23,7 @@ spt_status spt_to_indicator(const spt_tensor *t, int64_t vocab_size, spt_dense *
     ids = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
     if (!ids) return st;
     SPT__CHECK(spt__layout_ids(fn, t, vocab_size, ids));
-    SPT__CHECK(spt_dense_new(SPT_BOOL, r, shape, out));
+    SPT__CHECK(spt__dense_new(fn, SPT_BOOL, r, shape, out));
     bool *b = (*out)->data;
     for (int64_t i = 0; i < n; i++) {
         const int64_t *row = t->indices + i * t->rank;

@@ -4,6 +4,7 @@
  * grouped, else a stable radix sort by that index); the groups are split across threads, so each output
  * row is summed by one thread in the entries' stable order, without atomics. */
 #include "ops/kernel.h"
+#include "ops/products/mttkrp_fiber.h"
 
 #define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
@@ -94,9 +95,13 @@ spt_status spt_mttkrp(const spt_tensor *t, const spt_dense *const *factors, int6
     uint64_t *keys = NULL;
     void *tmp = NULL;
     SPT__TRY(spt__ensure_valid(fn, t));
-    SPT__CHECK(spt_dense_new(t->dtype, 2, oshape, &o));
+    SPT__CHECK(spt__dense_new(fn, t->dtype, 2, oshape, &o));
     const int64_t n = t->nnz;
     if (n == 0 || R == 0) goto done;
+    if (spt__mttkrp_fiber_has(t->dtype)) { /* floats: by fibers (mttkrp_fiber.c) */
+        SPT__CHECK(spt__mttkrp_fibers(fn, t, mode, fd, R, o->data));
+        goto done;
+    }
     bool grouped = (t->flags & SPT__F_SORTED) && t->order[0] == mode;
     if (!grouped) {
         grouped = true;
