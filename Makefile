@@ -131,6 +131,13 @@ $(REL)/fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_DEPS) $(REL)/fuzz/libspt.a
 $(SAN)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay.c $(FUZZ_DEPS) $(SAN)/libspt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ifuzz $(CFLAGS_SAN) -o $@ fuzz/replay.c $< fuzz/fz.c $(SAN)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS)
+# fuzz_cli also links the command's sources (not its main): cli_parse and each command's run
+FUZZ_CLI_SRC := $(filter-out cli/main.c cli/mpi_main.c cli/demo.c cli/demo_args.c,$(CLI_SRC))
+$(REL)/fuzz/fuzz_cli: fuzz/fuzz_cli.c $(FUZZ_DEPS) $(FUZZ_CLI_SRC) cli/cli.h $(REL)/fuzz/libspt.a
+	$(FUZZ_CC) $(CPPFLAGS) -Ifuzz -Icli $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< fuzz/fz.c $(FUZZ_CLI_SRC) $(REL)/fuzz/libspt.a $(LDLIBS_LIB) $(PKG_LIBS)
+$(SAN)/fuzz/replay_cli: fuzz/fuzz_cli.c fuzz/replay.c $(FUZZ_DEPS) $(FUZZ_CLI_SRC) cli/cli.h $(SAN)/libspt.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ifuzz -Icli $(CFLAGS_SAN) -o $@ fuzz/replay.c $< fuzz/fz.c $(FUZZ_CLI_SRC) $(SAN)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS)
 fuzz: $(FUZZ_NAMES:%=$(REL)/fuzz/fuzz_%)
 test-fuzz-replay: $(FUZZ_NAMES:%=$(SAN)/fuzz/replay_%)
 	@for h in $(FUZZ_NAMES); do \

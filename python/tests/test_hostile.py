@@ -9,6 +9,7 @@
 - numpy inputs of every odd layout (non-contiguous, Fortran, read-only, big-endian, memory-mapped, object,
   bool bytes other than 0 and 1) give the result of their canonical copy, or an spt error;
 - bool bytes, astype(str), results numpy cannot hold, error names, object values."""
+import contextlib
 import os
 import subprocess
 import sys
@@ -35,41 +36,9 @@ def x():
 # ---- the thread count changed while ops run -------------------------------------------------------
 
 
-def test_set_num_threads_during_every_op(x):
-    spt.set_num_threads(4)
-    try:
-        ref = {k: W.checksum(f(x)) for k, f in W.OPS.items()}
-        stop = threading.Event()
-
-        def toggle():
-            i = 0
-            while not stop.is_set():
-                spt.set_num_threads(1 if i % 2 else 16)
-                i += 1
-                time.sleep(0.0005)
-
-        th = threading.Thread(target=toggle)
-        th.start()
-        try:
-            for _ in range(2):
-                for k, f in W.OPS.items():
-                    got = W.checksum(f(x))
-                    assert abs(got - ref[k]) <= 1e-12 * abs(ref[k]), (k, got, ref[k])
-        finally:
-            stop.set()
-            th.join()
-    finally:
-        spt.set_num_threads(0)
-
-
-def test_reorder_while_count_changes():
-    """The review's reproducer: 2*10^6 entries reordered 25 times while the count flips every 0.5 ms
-    (heap corruption in the bucket sort's per-thread scratch before)."""
-    rng = np.random.default_rng(0)
-    n = 2 * 10**6
-    idx = rng.integers(0, 1000, (n, 3))
-    t = spt.SparseTensor(idx, rng.random(n), [1000, 1000, 1000])
-    ref = spt.reorder(t)
+@contextlib.contextmanager
+def count_flipping():
+    """Another thread switches the thread count between 1 and 16 every half millisecond."""
     stop = threading.Event()
 
     def toggle():
@@ -82,13 +51,35 @@ def test_reorder_while_count_changes():
     th = threading.Thread(target=toggle)
     th.start()
     try:
-        for _ in range(25):
-            r = spt.reorder(t)
-            assert np.array_equal(r.indices, ref.indices)
+        yield
     finally:
         stop.set()
         th.join()
         spt.set_num_threads(0)
+
+
+def test_set_num_threads_during_every_op(x):
+    spt.set_num_threads(4)
+    ref = {k: W.checksum(f(x)) for k, f in W.OPS.items()}
+    with count_flipping():
+        for _ in range(2):
+            for k, f in W.OPS.items():
+                got = W.checksum(f(x))
+                assert abs(got - ref[k]) <= 1e-12 * abs(ref[k]), (k, got, ref[k])
+
+
+def test_reorder_while_count_changes():
+    """The review's reproducer: 2*10^6 entries reordered 25 times while the count flips every 0.5 ms
+    (heap corruption in the bucket sort's per-thread scratch before)."""
+    rng = np.random.default_rng(0)
+    n = 2 * 10**6
+    idx = rng.integers(0, 1000, (n, 3))
+    t = spt.SparseTensor(idx, rng.random(n), [1000, 1000, 1000])
+    ref = spt.reorder(t)
+    with count_flipping():
+        for _ in range(25):
+            r = spt.reorder(t)
+            assert np.array_equal(r.indices, ref.indices)
 
 
 # ---- the address space limited (RLIMIT_AS) ------------------------------------------------------------
