@@ -6,7 +6,8 @@
  *   OMP_NUM_THREADS=1 valgrind --tool=callgrind --toggle-collect=cg_op build/cg/cg_ops OP NNZ
  *
  * OP: reorder (3-D [1000]^3, unsorted), add (2-D [1e6]^2, canonical), reduce_axis1 and reduce_all (2-D,
- * canonical; one warm-up call first, which builds the row pointer), spgemm (A x B, [1e5]^2 random with NNZ
+ * canonical; one warm-up call first, which builds the row pointer), reduce3_axis1 (reduce_sum) and
+ * reduce3_axis2 (reduce_max) of a 3-D [1000]^3 canonical tensor, spgemm (A x B, [1e5]^2 random with NNZ
  * distinct entries each). Inputs are bench_gen.h's, as in bench_core. */
 #include "spt.h"
 #include "bench_gen.h"
@@ -33,6 +34,8 @@ __attribute__((noinline)) static spt_status cg_op(void) {
     if (!strcmp(op, "add")) return spt_add(a, b, 0.0, &out);
     if (!strcmp(op, "reduce_axis1")) return spt_reduce_sum(a, (const int64_t[]){1}, 1, false, &dout);
     if (!strcmp(op, "reduce_all")) return spt_reduce_sum(a, NULL, 0, false, &dout);
+    if (!strcmp(op, "reduce3_axis1")) return spt_reduce_sum(a, (const int64_t[]){1}, 1, false, &dout);
+    if (!strcmp(op, "reduce3_axis2")) return spt_reduce_max(a, (const int64_t[]){2}, 1, false, &dout);
     return spt_sparse_sparse_matmul(a, b, false, false, false, &out);
 }
 
@@ -48,9 +51,10 @@ int main(int argc, char **argv) {
     int64_t n = atoll(argv[2]);
     int64_t s3[3] = {1000, 1000, 1000}, s2[2] = {1000000, 1000000}, sg[2] = {100000, 100000};
     if (!strcmp(op, "reorder")) a = make(0, false, 3, s3, n);
+    else if (!strncmp(op, "reduce3", 7)) a = make(0, true, 3, s3, n);
     else if (!strcmp(op, "spgemm")) a = make(0, true, 2, sg, n), b = make(1, true, 2, sg, n);
     else a = make(0, true, 2, s2, n), b = make(1, true, 2, s2, n);
-    if (!strncmp(op, "reduce", 6)) { /* warm-up: the row pointer */
+    if (!strncmp(op, "reduce_", 7)) { /* warm-up: the row pointer */
         if (spt_reduce_sum(a, (const int64_t[]){1}, 1, false, &dout) != SPT_OK) return 2;
         spt_dense_free(dout);
         dout = NULL;

@@ -438,8 +438,10 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
  * shift of one coordinate). */
 spt_status spt_split(const spt_tensor *t, int64_t axis, int64_t num_split, spt_tensor **outs);
 
-/* SparseSlice: start and size have rank entries, each >= 0 (SPT_EINVAL; TF accepts a negative start and
- * produces an invalid tensor). Output dim d = size[d] if start[d] < shape[d] - size[d], else
+/* SparseSlice: start and size have rank entries; start >= 0 (SPT_EINVAL; TF accepts a negative start and
+ * produces an invalid tensor). A negative size is SPT_EINVAL unless start[d] >= shape[d] - size[d] (as
+ * TensorFlow clips first: from there the slice is empty along d, output dim 0; compared exactly, without
+ * overflow). Output dim d = size[d] if start[d] < shape[d] - size[d], else
  * shape[d] - start[d] if start[d] < shape[d], else 0 (no start+size is ever formed, so huge sizes are
  * fine). Keeps the entries with start <= index < start + out dim, shifted by -start, in input order;
  * the order metadata and sorted/unique flags are kept. */
@@ -478,13 +480,15 @@ spt_status spt_fill_empty_rows(const spt_tensor *t, const void *default_value, s
  * otherwise; never 32-bit). Entry order kept; a row-major sorted input gives a row-major sorted output. */
 spt_status spt_reshape(const spt_tensor *t, int64_t new_rank, const int64_t *new_shape, spt_tensor **out);
 
-/* tf.sparse.transpose: perm (rank entries, a permutation, SPT_EINVAL otherwise; NULL = reversed dims):
+/* tf.sparse.transpose: perm (rank entries, a permutation; an entry outside [0, rank) is SPT_ERANGE, a
+ * repeated one SPT_EINVAL; NULL = reversed dims):
  * output index[k] = input index[perm[k]], shape likewise; the output is sorted into row-major order
  * (stable radix sort; no work beyond one pass when the input's known order already gives it). */
 spt_status spt_transpose(const spt_tensor *t, const int64_t *perm, spt_tensor **out);
 
-/* tf.sparse.to_indicator: values are integer ids (any integer dtype, SPT_EDTYPE otherwise), rank >= 1,
- * vocab_size >= 0 (SPT_EINVAL). A new dense bool array of shape shape[:-1] + [vocab_size] (volume checked,
+/* tf.sparse.to_indicator: values are integer ids (any integer dtype, SPT_EDTYPE otherwise), any rank,
+ * vocab_size >= 0 (SPT_EINVAL). A new dense bool array of shape shape[:-1] + [vocab_size] (a rank-0 input
+ * gives [vocab_size], as TensorFlow; volume checked,
  * SPT_EOVERFLOW; SPT_ENOMEM if it cannot be allocated), true at [index[:-1]..., id] for every entry
  * (repeats allowed). An id outside [0, vocab_size) is SPT_ERANGE, checked before anything is allocated. */
 spt_status spt_to_indicator(const spt_tensor *t, int64_t vocab_size, spt_dense **out);
@@ -552,7 +556,8 @@ spt_status spt_reduce_max_sparse(const spt_tensor *t, const int64_t *axes, int64
 /* tf.sparse.add of two sparse tensors (SparseAdd). Checks, in TF's order (SPT_EINVAL): same rank
  * ("Operands do not have the same ranks"), rank > 0, equal dims ("Operands' shapes do not match: got X
  * and Y for dimension d"); then same dtype (SPT_EDTYPE), thresh not NaN, every index in bounds
- * (SPT_ERANGE). Union of the entries in row-major order: an index held by one operand is copied as is
+ * (SPT_ERANGE). For integer values thresh must be an integer, not +-inf (SPT_EINVAL, checked first:
+ * TensorFlow converts the threshold to the values' dtype and refuses 0.5). Union of the entries in row-major order: an index held by one operand is copied as is
  * (the threshold does not apply), an index held by both gives a + b, kept iff thresh <= |a + b|
  * (modulus for complex; compared in the value's real type), so thresh 0 keeps zero sums. Inputs need
  * not be sorted: an input not sorted in row-major order is detected in one pass and sorted first (a
@@ -571,9 +576,11 @@ spt_status spt_add(const spt_tensor *a, const spt_tensor *b, double thresh, spt_
 spt_status spt_add_dense(const spt_tensor *a, const spt_dense *b, spt_dense **out);
 
 /* SparseDenseCwise{Mul,Div,Add}: out value i = op(value i, dense[index i]) where the dense array is
- * broadcast to the sparse shape only: rank(dense) <= rank(sparse) and, aligned from the right, each
- * dense dim equals the sparse dim or is 1; else SPT_EINVAL "SparseDenseBinaryOpShared broadcasts dense
- * to sparse only; got incompatible shapes: [..] vs. [..]". An index outside the sparse shape is
+ * broadcast to the sparse shape only, by TensorFlow's rule: rank(sparse) >= 1 and rank(dense) <=
+ * rank(sparse) and, aligned from the right, each dense dim equals the sparse dim, or is 1 against a
+ * sparse dim >= 1, or is 0 against a sparse dim 1 (then any stored entry is SPT_EINVAL: it meets no dense
+ * element); else SPT_EINVAL "SparseDenseBinaryOpShared broadcasts dense to sparse only; got incompatible
+ * shapes: [..] vs. [..]" (a dense 1 against a sparse 0 included). An index outside the sparse shape is
  * SPT_ERANGE ("Provided indices are out-of-bounds w.r.t. dense side with broadcasted shape"). Implicit
  * zeros stay untouched (add only changes stored entries). The result is a new tensor with a's indices,
  * shape, order and flags and the new values (TF returns only the values). Integer division truncates
@@ -1127,13 +1134,14 @@ spt_status spt_cast(const spt_tensor *t, spt_dtype dtype, spt_tensor **out);
  * 0 (the first index coordinate), output rank 2, shape [values.shape[0], width]; a rank-1 input gives a
  * rank-1 output as with axis 0; a rank-0 input is SPT_EINVAL ("the shape argument requires at least one
  * element"). Implicit zeros are never counted. Any other axis is SPT_EINVAL.
- * minlength, maxlength: SPT_UNSET or >= 0 (less than -1 is SPT_EINVAL); 0 and SPT_UNSET both mean "not
- * given" for maxlength, as in TensorFlow's kernel. A value is counted iff maxlength is not given or
- * value < maxlength (larger values are dropped). width = maxlength when given, else max(largest counted
- * value + 1, minlength) -- with no counted value the largest is taken as 0, so width >= 1 (TensorFlow's
- * GetOutputSize); largest + 1 beyond int64 is SPT_EOVERFLOW. The output stores nothing per width unit,
+ * minlength, maxlength: SPT_UNSET or >= 0 (less than -1 is SPT_EINVAL). A value is counted iff maxlength
+ * is SPT_UNSET or value < maxlength (larger values are dropped; maxlength 0 drops every value, as
+ * tf.sparse.bincount in TensorFlow 2.21). width = maxlength when given (0 included, whatever minlength),
+ * else max(largest counted value + 1, minlength) -- with no counted value the largest is taken as 0, so
+ * width >= 1 (TensorFlow's GetOutputSize); largest + 1 beyond int64 is SPT_EOVERFLOW. The output stores nothing per width unit,
  * so a huge width costs nothing (the output shape follows the shape rules of spt_tensor_new).
- * A negative value is SPT_ERANGE ("values[i] = v is negative"), checked for every value first.
+ * A negative value is SPT_EINVAL ("values[i] = v is negative"; TensorFlow's InvalidArgument), checked
+ * for every value first, dropped or not.
  * weights: NULL, or a tensor with exactly values' shape (SPT_EINVAL "'weights' and 'values' must have
  * the same dense shape") and indices in the same storage order (SPT_EINVAL "... must have the same
  * indices"); then each output value is the sum of the weights of its entries, in storage order, in the
@@ -1183,7 +1191,8 @@ spt_status spt_cross(const spt_cross_input *inputs, int64_t n, const char *separ
  * h % num_buckets (num_buckets > 0) or h % (2^63 - 1) (num_buckets == 0), where h starts at hash_key
  * and takes h = FingerprintCat64(h, f) for each feature f in turn, f = Fingerprint64(bytes) for a
  * string feature and the value's 64 bits for an integer feature -- bit-exact with TensorFlow.
- * num_buckets < 0 is SPT_EINVAL; other checks as spt_cross. */
+ * num_buckets < 0 is SPT_EINVAL; other checks as spt_cross. hash_key is used as given, 0 included (as the
+ * raw op; TensorFlow's Python layer, and spt's, take 0 as SPT_CROSS_DEFAULT_HASH_KEY). */
 spt_status spt_cross_hashed(const spt_cross_input *inputs, int64_t n, int64_t num_buckets, uint64_t hash_key,
                             spt_tensor **out);
 

@@ -17,10 +17,30 @@ from ._export import export_name, exports, public
 # --------------------------------------------------------------------------------------------------
 
 
+def _mpi_launched():
+    """True in a process started by an MPI launcher (Open MPI's mpirun, or a PMI/PMIx one)."""
+    return any(v in os.environ for v in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"))
+
+
+def _with_mpi(paths):
+    """Under an MPI launcher each libspt.so is preceded by libspt_mpi.so of the same folder (the whole
+    library with the distributed layer, which spt.mpi needs), when that file exists."""
+    for path in paths:
+        if _mpi_launched() and os.path.basename(path) == "libspt.so":
+            mpi = os.path.join(os.path.dirname(path), "libspt_mpi.so")
+            if os.path.exists(mpi):
+                yield mpi
+        yield path
+
+
 def _candidates():
     env = os.environ.get("SPT_LIB")
     if env:
         yield env
+    yield from _with_mpi(_default_candidates())
+
+
+def _default_candidates():
     here = os.path.dirname(os.path.abspath(__file__))
     yield os.path.join(here, "libspt.so")  # a copy next to the package
     try:  # written by `make install`
@@ -112,8 +132,9 @@ class InvalidArgumentError(SptError, ValueError):
 
 
 @public
-class OutOfRangeError(SptError, IndexError):
-    """SPT_ERANGE: an index, axis or id outside its range."""
+class OutOfRangeError(InvalidArgumentError, IndexError):
+    """SPT_ERANGE: an index, axis or id outside its range. A subclass of InvalidArgumentError (TensorFlow
+    reports these as InvalidArgumentError, so code catching that class catches both) and of IndexError."""
 
     status_name = "OUT_OF_RANGE"
 
@@ -438,10 +459,18 @@ def int_arg(x, arg, op):
 
 
 def range_error(v, arg, op, ctype, clo, chi, lo, hi):
-    """The error of an integer outside its C type (OverflowError) or the declared range (OutOfRangeError)."""
+    """The error of an integer outside its C type (OverflowError) or the declared range: OutOfRangeError
+    for an index, axis or id (an argument whose name says so), InvalidArgumentError for any other value
+    (a negative count or size), as TensorFlow's classes."""
     if not clo <= v <= chi:
         return err(OverflowError, op, "%s=%d does not fit in the C type %s [%d, %d]" % (arg, v, ctype, clo, chi))
-    return err(OutOfRangeError, op, "%s=%d is outside [%d, %d]" % (arg, v, lo, hi))
+    return err(range_class(arg), op, "%s=%d is outside [%d, %d]" % (arg, v, lo, hi))
+
+
+def range_class(arg):
+    """The class of an in-type integer outside an argument's declared range: OutOfRangeError for an
+    index, axis or id (by the argument's name), InvalidArgumentError for a count, size or other value."""
+    return OutOfRangeError if arg == "axis" or arg.endswith(("_id", "_axis", "index")) else InvalidArgumentError
 
 
 def length_error(a, n, arg, op, at_least=False):

@@ -309,15 +309,40 @@ class SparseTensor:
         return self.with_values(np.abs(np.asarray(self.values)))
 
     def __matmul__(self, other):
+        """numpy's matmul rule: rank 2 @ matrix (sparse_dense_matmul), rank 2 @ vector (a vector,
+        sparse_dense_matvec), rank 3 @ a stack [P, K, N] or one matrix [K, N] (the batched product,
+        spt.bmm); sparse @ sparse is sparse_sparse_matmul."""
         if isinstance(other, SparseTensor):
             from ._products import sparse_sparse_matmul
 
             return sparse_sparse_matmul(self, other)
+        nd = np.ndim(other)
+        if self.rank == 3 and nd in (2, 3):
+            from ._products import bmm
+
+            return bmm(self, other)
+        if self.rank == 2 and nd == 1:
+            from ._products import sparse_dense_matvec
+
+            return sparse_dense_matvec(self, other)
         from ._products import sparse_dense_matmul
 
         return sparse_dense_matmul(self, other)
 
     def __rmatmul__(self, other):
+        """other @ self by numpy's rule: a stack [P, M, K] (or one matrix [M, K]) @ rank 3 is the batched
+        product, computed as (self^H @ other^H)^H; a vector @ rank 2 is a vector."""
+        nd = np.ndim(other)
+        if self.rank == 3 and nd in (2, 3):
+            from ._products import bmm
+
+            d = np.asarray(other)
+            r = bmm(self, np.ascontiguousarray(np.conj(d).swapaxes(-1, -2)), adjoint_a=True)
+            return np.ascontiguousarray(np.conj(r).swapaxes(-1, -2))
+        if self.rank == 2 and nd == 1:
+            from ._products import sparse_dense_matvec
+
+            return np.conj(sparse_dense_matvec(self, np.conj(np.asarray(other)), adjoint_a=True))
         from ._products import sparse_dense_matmul
 
         return sparse_dense_matmul(other, self)

@@ -140,6 +140,11 @@ check bincount_rows 'spt bincount --axis -1 --minlength 7 in/ids.tns'
 check bincount_max 'spt bincount --axis -1 --maxlength 4 --binary in/ids.tns'
 check bincount_weights 'spt bincount --axis -1 --weights in/ids.tns in/ids.tns'
 check bincount_bad 'spt bincount in/t3.tns; spt bincount --axis 1 in/ids.tns; spt bincount --binary --weights in/ids.tns in/ids.tns'
+# as TensorFlow 2.21: maxlength 0 keeps nothing (width 0, whatever minlength); a negative size past
+# dim - size is an empty slice, before it an error; an integer tensor takes an integer threshold
+check bincount_max0 'spt bincount --axis -1 --maxlength 0 --minlength 5 in/ids.tns'
+check slice_negsize 'spt slice --start 9,0 --size -1,2 in/m.tns; spt slice --start 0,0 --size -1,2 in/m.tns; echo "rc=$?"'
+check add_int_thresh 'spt add --thresh 2 in/ids.tns in/ids.tns; spt add --thresh 0.5 in/ids.tns in/ids.tns; echo "rc=$?"'
 check map_square 'spt map --op square in/t3.tns'
 check map_cast 'spt map --cast int8 in/t3.tns'
 check map_bad 'spt map in/t3.tns; spt map --op cosh in/t3.tns; spt map --op floor --dtype int64 in/ids.tns'

@@ -235,8 +235,10 @@ def signature(e):
     return "%s %s(%s)" % (e.ret[0], e.name, ", ".join("%s %s" % (a.c, a.name) for a in e.args))
 
 
-def _bind():
-    for e in ENTRIES:
+def bind(entries):
+    """Generate and bind C.<name> for each entry (the package's ENTRIES at import; spt.mpi binds the
+    entries of the distributed layer, which only libspt_mpi.so has, itself)."""
+    for e in entries:
         try:
             f = getattr(L.lib, e.name)
         except AttributeError:
@@ -263,7 +265,7 @@ def raw(name):
     return NS["_f_" + name]
 
 
-_bind()
+bind(ENTRIES)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -8,7 +8,6 @@
 #define MAXOP(T, a, b) SPT__MAXV_NAN(a, b)
 #define OK(KIND) SPT__KINDS_REAL(KIND)
 #define REDUCE_LANES 0
-#define REDUCE_NAME max
 #define REDUCE_OP(KIND) MAXOP
 #include "ops/reduce/reduce_op.h"
 

@@ -10,17 +10,13 @@
 
 #include "ops/reduce/reduce.h"
 
-/* Expand REDUCE_NAME before it is pasted into the kernel names. */
-#define REDUCE_DEF_(P, E, T, OP) SPT__DEF_REDUCE(P, E, T, OP, REDUCE_LANES)
-#define REDUCE_KERNEL_(P, E) &P##_kernel_##E
-#define REDUCE_KERNEL(P, E) REDUCE_KERNEL_(P, E)
-
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), REDUCE_DEF_(REDUCE_NAME, E, T, REDUCE_OP(KIND)))
-#include "spt_dtypes.def"
-#undef X
+/* REDUCE_OP of the instantiation's kind (SPT__KIND expanded before it is pasted). */
+#define REDUCE_OP_(KIND) REDUCE_OP(KIND)
+#define SPT__TEMPLATE "ops/reduce/template/reduce_kernel.c"
+#include "ops/each_dtype.h"
 
 static const spt__reduce_kernel *const table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = REDUCE_KERNEL(REDUCE_NAME, E), )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = &reduce_kernel_##E, )
 #include "spt_dtypes.def"
 #undef X
 };

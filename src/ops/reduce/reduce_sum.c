@@ -6,7 +6,6 @@
 /* Sum: every number type (integers wrap), complex included; not bool or string. */
 #define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 #define REDUCE_LANES 1
-#define REDUCE_NAME sum
 #define REDUCE_OP(KIND) SPT__ADD_##KIND
 #include "ops/reduce/reduce_op.h"
 

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* template/reduce_kernel.c -- the value loops of a reduction (spt_reduce_sum, spt_reduce_max and their
+ * sparse forms) for one dtype: the kernel spt__reduce runs (spt__reduce_kernel, ops/kernel.h). Not
+ * compiled on its own: reduce_op.h includes it through ops/each_dtype.h once per dtype of the op's kinds,
+ * with SPT__T and SPT__KIND defined and, from the op file, REDUCE_OP(KIND) (the binary reduction
+ * OP(T, acc, x) of that kind: wrapping add, std::max, ...) and REDUCE_LANES (1 when the reduction over
+ * every axis may use several partial results: OP is associative up to rounding, as sums are; 0 when the
+ * order matters, as for std::max with NaN or signed zeros). It defines reduce_kernel_<enum>.
+ *
+ * Values are visited in storage order (through a stable permutation), so a group's result does not
+ * depend on the thread count. */
+
+#define RED(a, b) REDUCE_OP_(SPT__KIND)(SPT__T, a, b)
+
+/* *acc = the reduction of vals[e] for e = perm ? perm[i] : i, i in [lo, hi) (hi > lo). */
+static void SPT__NAME(seg)(const void *vals, const int64_t *perm, int64_t lo, int64_t hi, void *acc) {
+    const SPT__T *v = vals;
+    SPT__T a;
+    if (perm) {
+        a = v[perm[lo]];
+        for (int64_t i = lo + 1; i < hi; i++) a = RED(a, v[perm[i]]);
+    } else {
+        a = v[lo];
+        for (int64_t i = lo + 1; i < hi; i++) a = RED(a, v[i]);
+    }
+    *(SPT__T *)acc = a;
+}
+
+static void SPT__NAME(combine)(void *acc, const void *x) { *(SPT__T *)acc = RED(*(SPT__T *)acc, *(const SPT__T *)x); }
+
+/* For i in [lo, hi): out[keys[i]] = seen ? OP(out[keys[i]], vals[i]) : vals[i]; seen = 1. */
+static void SPT__NAME(scatter)(const void *vals, const uint64_t *keys, int64_t lo, int64_t hi, void *out,
+                               unsigned char *seen) {
+    const SPT__T *v = vals;
+    SPT__T *o = out;
+    for (int64_t i = lo; i < hi; i++) {
+        uint64_t k = keys[i];
+        if (seen[k]) o[k] = RED(o[k], v[i]);
+        else {
+            o[k] = v[i];
+            seen[k] = 1;
+        }
+    }
+}
+
+#if REDUCE_LANES
+/* The reduction of vals[lo, hi) in 8 interleaved partial results (lane k takes the entries lo + k,
+ * lo + k + 8, ...), combined as ((l0 l1) (l2 l3)) ((l4 l5) (l6 l7)), the tail going to lane 0. A fixed
+ * grouping, so the result depends only on [lo, hi); the 8 independent chains let the adds overlap instead
+ * of waiting on one another, and a software prefetch 4 KiB ahead keeps the reads streaming across page
+ * boundaries (one core's hardware prefetch alone reads at about half the copy bandwidth here). */
+static void SPT__NAME(lanes)(const void *vals, int64_t lo, int64_t hi, void *acc) {
+    const SPT__T *v = vals;
+    if (hi - lo < 16) {
+        SPT__NAME(seg)(vals, NULL, lo, hi, acc);
+        return;
+    }
+    /* eight named accumulators, not an array: an array indexed in a loop was kept on the stack, each add
+     * a store and a reload (about 1 cycle per value, 2x GraphBLAS's sum in cache) */
+    SPT__T l0 = v[lo], l1 = v[lo + 1], l2 = v[lo + 2], l3 = v[lo + 3];
+    SPT__T l4 = v[lo + 4], l5 = v[lo + 5], l6 = v[lo + 6], l7 = v[lo + 7];
+    int64_t i = lo + 8;
+    for (; hi - i >= 8; i += 8) {
+        if (hi - i > (int64_t)(4096 / sizeof(SPT__T))) __builtin_prefetch(v + i + 4096 / sizeof(SPT__T));
+        const SPT__T *x = v + i;
+        l0 = RED(l0, x[0]);
+        l1 = RED(l1, x[1]);
+        l2 = RED(l2, x[2]);
+        l3 = RED(l3, x[3]);
+        l4 = RED(l4, x[4]);
+        l5 = RED(l5, x[5]);
+        l6 = RED(l6, x[6]);
+        l7 = RED(l7, x[7]);
+    }
+    for (; i < hi; i++) l0 = RED(l0, v[i]);
+    l0 = RED(l0, l1);
+    l2 = RED(l2, l3);
+    l4 = RED(l4, l5);
+    l6 = RED(l6, l7);
+    l0 = RED(l0, l2);
+    l4 = RED(l4, l6);
+    *(SPT__T *)acc = RED(l0, l4);
+}
+#define LANES_FN SPT__NAME(lanes)
+#else
+#define LANES_FN NULL
+#endif
+
+/* Store the zero of T into out cells [w, e) (all bits zero is 0 for every number type here). */
+static inline void SPT__NAME(zero_cells)(SPT__T *o, uint64_t w, uint64_t e) {
+    if (e > w) memset(o + w, 0, (size_t)(e - w) * sizeof(SPT__T));
+}
+
+/* The run loop of runs / runs_rp over entries (lo, hi): a run of equal keys is reduced into *a in
+ * storage order; at a key change the cells since *w get 0 and the run's cell its value, and with rp the
+ * row pointer slots up to the next key get the entry that starts it. The key of entry i: `general`, its
+ * row-major key over every kept dim; otherwise its coordinate in the one kept dim. Always inlined with
+ * constant `general` and rp, so each use is its own loop. */
+static inline __attribute__((always_inline)) void SPT__NAME(runs_loop)(const spt__reduce_src *s, int64_t lo,
+                                                                      int64_t hi, SPT__T *o, bool general,
+                                                                      uint32_t *rp, uint64_t *pw, uint64_t *pk,
+                                                                      SPT__T *pa) {
+    const SPT__T *v = s->vals;
+    const int64_t R = s->R, *ix = s->ix, *c = s->ix + s->K[0];
+    uint64_t w = *pw, k = *pk;
+    SPT__T a = *pa;
+    for (int64_t i = lo + 1; i < hi; i++) {
+        const uint64_t kk = general ? spt__rkey(s, 0, s->nk, ix + i * R) : (uint64_t)c[i * R];
+        if (kk == k) {
+            a = RED(a, v[i]);
+            continue;
+        }
+        SPT__NAME(zero_cells)(o, w, k);
+        o[k] = a;
+        w = k + 1;
+        if (rp)
+            for (uint64_t r = w; r <= kk; r++) rp[r] = (uint32_t)i;
+        k = kk;
+        a = v[i];
+    }
+    *pw = w;
+    *pk = k;
+    *pa = a;
+}
+
+/* The dense output of entries [lo, hi) whose keys are non-decreasing; the caller owns cells [c0, c1) of
+ * out (uninitialised), which hold every key of [lo, hi). Each run of equal keys is reduced in storage
+ * order into a register (its first value, then OP with the next ones: the same order as seg) and stored
+ * once; the cells between runs get 0, so every owned cell is written exactly once. The run boundaries
+ * are found inline from the index rows (no key array, no call per run); the one-dim key (row sums, the
+ * leading dims of a 3-D tensor) has its own loop. */
+static void SPT__NAME(runs)(const spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, void *out) {
+    const SPT__T *v = s->vals;
+    SPT__T *o = out;
+    uint64_t w = c0;
+    if (lo < hi) {
+        uint64_t k = spt__rkey(s, 0, s->nk, s->ix + lo * s->R);
+        SPT__T a = v[lo];
+        if (s->nk == 1) SPT__NAME(runs_loop)(s, lo, hi, o, false, NULL, &w, &k, &a);
+        else SPT__NAME(runs_loop)(s, lo, hi, o, true, NULL, &w, &k, &a);
+        SPT__NAME(zero_cells)(o, w, k);
+        o[k] = a;
+        w = k + 1;
+    }
+    SPT__NAME(zero_cells)(o, w, c1);
+}
+
+/* Entry i of a block into its cell sk: the block's first value there stored, the next ones OP'ed in
+ * storage order. */
+static inline void SPT__NAME(block_put)(SPT__T *blk, unsigned char *seen, uint64_t sk, SPT__T x) {
+    if (seen[sk]) x = RED(blk[sk], x);
+    blk[sk] = x;
+    seen[sk] = 1;
+}
+
+/* The block loop of blocks over entries [lo, hi), the cells before *w already written. `two`: one prefix
+ * dim and one inner dim (a 3-D tensor's axis 1), read straight from the index rows. Always inlined with a
+ * constant `two`, so each case is its own loop. */
+static inline __attribute__((always_inline)) void SPT__NAME(blocks_loop)(const spt__reduce_src *s, int64_t lo,
+                                                                        int64_t hi, SPT__T *o, unsigned char *seen,
+                                                                        bool two, uint64_t *pw) {
+    const SPT__T *v = s->vals;
+    SPT__T *blk = NULL;
+    const int64_t R = s->R, *ix = s->ix, q = s->q, nk = s->nk;
+    const int64_t d0 = two ? s->K[0] : 0, d1 = two ? s->K[1] : 0;
+    const uint64_t inner = s->inner;
+    uint64_t w = *pw, cur = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        const int64_t *row = ix + i * R;
+        const uint64_t pk = two ? (uint64_t)row[d0] : spt__rkey(s, 0, q, row);
+        if (!blk || pk != cur) {
+            cur = pk;
+            SPT__NAME(zero_cells)(o, w, (cur + 1) * inner);
+            w = (cur + 1) * inner;
+            blk = o + cur * inner;
+            memset(seen, 0, (size_t)inner);
+        }
+        const uint64_t sk = two ? (uint64_t)row[d1] : spt__rkey(s, q, nk, row);
+        SPT__T x = v[i];
+        if (seen[sk]) x = RED(blk[sk], x);
+        blk[sk] = x;
+        seen[sk] = 1;
+    }
+    *pw = w;
+}
+
+/* The dense output of entries [lo, hi) non-decreasing in the block prefix K[0..q) only (the key order
+ * inside a block is free): a block's cells are zeroed when its first entry is met, then each entry goes
+ * to its cell, the first one stored, the next ones OP'ed in storage order (seen: the thread's `inner`
+ * first-touch flags, cleared per block); the blocks without entries get 0. */
+static void SPT__NAME(blocks)(const spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, void *out,
+                              unsigned char *seen) {
+    SPT__T *o = out;
+    uint64_t w = c0;
+    if (s->q == 1 && s->nk == 2) SPT__NAME(blocks_loop)(s, lo, hi, o, seen, true, &w);
+    else SPT__NAME(blocks_loop)(s, lo, hi, o, seen, false, &w);
+    SPT__NAME(zero_cells)(o, w, c1);
+}
+
+/* runs for a one-dim key (row sums of a 2-D tensor sorted row-major) that also writes the row pointer of
+ * the cells it owns: rp[r] = the first entry of [lo, hi) whose key is >= r, else hi, for r in [c0, c1)
+ * (so chunks owning disjoint cells fill disjoint slots). The sums are exactly those of runs. */
+static void SPT__NAME(runs_rp)(const spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, void *out,
+                               uint32_t *rp) {
+    const SPT__T *v = s->vals;
+    SPT__T *o = out;
+    const int64_t *c = s->ix + s->K[0];
+    uint64_t w = c0;
+    if (lo < hi) {
+        uint64_t k = (uint64_t)c[lo * s->R];
+        SPT__T a = v[lo];
+        for (uint64_t r = w; r <= k; r++) rp[r] = (uint32_t)lo;
+        SPT__NAME(runs_loop)(s, lo, hi, o, false, rp, &w, &k, &a);
+        SPT__NAME(zero_cells)(o, w, k);
+        o[k] = a;
+        w = k + 1;
+    }
+    for (uint64_t r = w; r < c1; r++) rp[r] = (uint32_t)hi;
+    SPT__NAME(zero_cells)(o, w, c1);
+}
+
+/* The same sums from the row pointer and the values only (CSR's row sums): cell r is the fold of
+ * vals[rp[r], rp[r+1]) in storage order (first value, then OP with the next ones), 0 when empty. */
+static void SPT__NAME(rows)(const void *vals, const uint32_t *rp, uint64_t r0, uint64_t r1, void *out) {
+    const SPT__T *v = vals;
+    SPT__T *o = out;
+    for (uint64_t r = r0; r < r1; r++) {
+        int64_t i = (int64_t)rp[r];
+        const int64_t e = (int64_t)rp[r + 1];
+        if (i == e) {
+            o[r] = (SPT__T)0;
+            continue;
+        }
+        SPT__T a = v[i];
+        for (i++; i < e; i++) a = RED(a, v[i]);
+        o[r] = a;
+    }
+}
+
+static const spt__reduce_kernel SPT__NAME(reduce_kernel) = {
+    SPT__NAME(seg),  SPT__NAME(combine), SPT__NAME(scatter), LANES_FN,
+    SPT__NAME(runs), SPT__NAME(blocks),  SPT__NAME(runs_rp), SPT__NAME(rows)};
+
+#undef RED
+#undef LANES_FN
