@@ -5,7 +5,8 @@
  * replaced by one of a few small scratch files (a 3-mode tensor, integer ids, a matrix, an empty file,
  * a malformed one) and every file it would write put in the scratch directory, so that options such as
  * --axis, --start/--size, --modes, --order, --map, --minlength run on real data. The exit code must be
- * 0, 1 or 2. stdin reads /dev/null; stdout and stderr go to /dev/null. */
+ * 0, 1 or 2. stdin reads /dev/null; the command's output goes to /dev/null; spt allocates at most 256 MB
+ * at once. */
 #include "fz.h"
 #include "fz_file.h"
 #include "cli.h"
@@ -23,11 +24,19 @@ static const cli_cmd *const commands[] = {&cli_cmd_info,   &cli_cmd_validate, &c
 
 enum { NIN = 6, MAXTOK = 24, TOKLEN = 64 };
 static char dir[128], inputs[NIN][192], outs[6][192];
+static FILE *devnull;
+
+/* spt's allocations capped at 256 MB: an option naming a huge shape (to-dense --shape ...) fails with
+ * SPT_ENOMEM instead of filling the fuzzer's memory limit */
+enum { CAP = 256 << 20 };
+static void *cap_malloc(size_t n) { return n > CAP ? NULL : malloc(n); }
+static void *cap_realloc(void *p, size_t n) { return n > CAP ? NULL : realloc(p, n); }
 
 static void setup(void) {
     static bool done;
     if (done) return;
     done = true;
+    spt_set_allocator(cap_malloc, cap_realloc, free);
     char base[256];
     fz_scratch(base, sizeof base, "cli", "");
     snprintf(dir, sizeof dir, "%s", base);
@@ -46,8 +55,7 @@ static void setup(void) {
     }
     static const char *const ext[6] = {".tns", ".npy", ".npz", ".mtx", ".png", ".tns.gz"};
     for (int k = 0; k < 6; k++) snprintf(outs[k], sizeof outs[k], "%s/out%s", dir, ext[k]);
-    if (!freopen("/dev/null", "r", stdin) || !freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
-        abort();
+    if (!freopen("/dev/null", "r", stdin) || !(devnull = fopen("/dev/null", "w"))) abort();
 }
 
 static unsigned hash(const char *s) {
@@ -89,9 +97,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         i++; /* the NUL */
     }
     argv[argc] = NULL;
+    /* the command's messages go to /dev/null: the stdout and stderr variables are swapped, not the
+     * descriptors, so libFuzzer's and the sanitizers' reports still reach the terminal */
+    FILE *out0 = stdout, *err0 = stderr;
+    stdout = stderr = devnull;
     cli_args a;
     int rc = cli_parse(c, argc, argv, &a);
     if (rc >= 0) {
+        stdout = out0, stderr = err0;
         if (rc != CLI_OK && rc != CLI_USAGE) fz_die("cli_parse", "an exit code other than 0 or 2");
         spt_set_num_threads(0);
         return 0;
@@ -102,7 +115,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         else if (!strcmp(a.opt_name[k], "weights")) a.opt_val[k] = inputs[hash(a.opt_val[k]) % NIN];
     }
     rc = c->run(&a);
-    fflush(stdout);
+    fflush(devnull);
+    stdout = out0, stderr = err0;
     if (rc < 0 || rc > 2) fz_die(c->name, "an exit code other than 0, 1 or 2");
     spt_set_num_threads(0);
     spt_set_read_member(NULL);

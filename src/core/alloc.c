@@ -133,11 +133,13 @@ static size_t gomp_stack(void) {
 /* Whether a count within the processor count must be tried before a parallel region uses it: when the
  * address space is limited (RLIMIT_AS) or the thread stacks are unusually large, starting a thread can
  * fail however few run. */
+#ifdef _OPENMP
 static bool must_probe(void) {
     struct rlimit rl;
     if (gomp_stack() > ((size_t)256 << 20)) return true;
     return getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
 }
+#endif
 
 /* How many of `n` threads the system lets this process start now (>= 1): up to n - 1 helper threads
  * with libgomp's stack size are started (they wait at a gate, then end) and joined. libgomp ends the
