@@ -23,7 +23,7 @@ static const cli_cmd *const commands[] = {&cli_cmd_info,   &cli_cmd_validate, &c
 #define NCMD (sizeof commands / sizeof *commands)
 
 enum { NIN = 6, MAXTOK = 24, TOKLEN = 64 };
-static char dir[128], inputs[NIN][192], outs[6][192];
+static char dir[256], inputs[NIN][320], outs[6][320];
 static FILE *devnull;
 
 /* spt's allocations capped at 256 MB: an option naming a huge shape (to-dense --shape ...) fails with
