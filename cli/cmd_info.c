@@ -107,6 +107,7 @@ static spt_status mode_rows(const spt_tensor *t, mode_row *rows, bool count_dups
 static int run_info(cli_args *a) {
     spt_tensor *t = NULL;
     const char *path = a->pos[0];
+    if (cli_is_tfrecord(a, path)) return cli_tfrecord_info(a, path);
     int rc = cli_read(a, path, &t);
     if (rc) return rc;
     const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t);
@@ -180,8 +181,11 @@ const cli_cmd cli_cmd_info = {
     "other coordinates) and their smallest and largest length.\n\n"
     "options:\n"
     "  --format F       input format: tns, mtx, npy, npz (default: from the extension)\n"
-    "  --dtype D        read the values as dtype D (text formats)\n",
-    "format dtype",
+    "  --dtype D        read the values as dtype D (text formats)\n"
+    "  --compression C  a .tfrecord's compression: NONE, ZLIB, GZIP (default: detected)\n\n"
+    "A TFRecord file of tf.train.Example (.tfrecord, or --format tfrecord) is summarised by feature: name,\n"
+    "list type, the number of Examples holding it, its values and the longest list.\n",
+    "format dtype compression",
     "",
     1,
     1,

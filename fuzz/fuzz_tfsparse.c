@@ -168,9 +168,9 @@ static void do_serialize(fz_in *in, spt_tensor *t) {
     void *buf = FZ_SENTINEL;
     size_t len = 0;
     fz_op_begin();
-    spt_status st = spt_serialize_sparse(t, &buf, &len);
+    spt_status st = spt_pack_sparse(t, &buf, &len);
     fz_op_end();
-    fz_check_status("spt_serialize_sparse", st, buf);
+    fz_check_status("spt_pack_sparse", st, buf);
     if (st != SPT_OK) return;
     /* flip a byte sometimes: the reader must refuse it */
     bool flip = len > 0 && fz_u8(in) < 100;
@@ -178,16 +178,16 @@ static void do_serialize(fz_in *in, spt_tensor *t) {
     const void *const bufs[1] = {buf};
     spt_tensor *back = FZ_SENTINEL;
     fz_op_begin();
-    st = spt_deserialize_sparse(bufs, &len, 0, NULL, spt_tensor_dtype(t), &back);
+    st = spt_unpack_sparse(bufs, &len, 0, NULL, spt_tensor_dtype(t), &back);
     fz_op_end();
-    fz_check_status("spt_deserialize_sparse", st, back);
-    if (flip && st == SPT_OK) fz_die("spt_deserialize_sparse", "accepted a damaged buffer");
+    fz_check_status("spt_unpack_sparse", st, back);
+    if (flip && st == SPT_OK) fz_die("spt_unpack_sparse", "accepted a damaged buffer");
     if (st == SPT_OK) {
-        fz_check_tensor("spt_deserialize_sparse", back);
+        fz_check_tensor("spt_unpack_sparse", back);
         int64_t n = spt_tensor_nnz(t), r = spt_tensor_rank(t);
         if (spt_tensor_nnz(back) != n || spt_tensor_rank(back) != r ||
             (n * r > 0 && memcmp(spt_tensor_indices(back), spt_tensor_indices(t), (size_t)(n * r) * 8)))
-            fz_die("spt_deserialize_sparse", "round trip changed the tensor");
+            fz_die("spt_unpack_sparse", "round trip changed the tensor");
         spt_tensor_free(back);
     }
     spt_bytes_free(buf);
@@ -201,9 +201,9 @@ static void do_raw_bytes(fz_in *in) {
     fz_op_begin();
     /* ask for the dtype the header names, so that well-formed inputs read through */
     spt_dtype dt = (spt_dtype)(len > 6 ? in->p[6] % SPT_NUM_DTYPES : 0);
-    spt_status st = spt_deserialize_sparse(bufs, &len, 0, NULL, dt, &out);
+    spt_status st = spt_unpack_sparse(bufs, &len, 0, NULL, dt, &out);
     fz_op_end();
-    check_out("spt_deserialize_sparse", st, out);
+    check_out("spt_unpack_sparse", st, out);
 }
 
 static void act_segment(fz_in *in, spt_tensor *t) {
@@ -235,10 +235,10 @@ static const fz_action actions[] = {
     {"map_values", FZ_OP(spt_map_values), act_map_values, false},
     {"cast", FZ_OP(spt_cast), act_cast, false},
     {"bincount", FZ_OP(spt_bincount), do_bincount, false},
-    {"serialize", FZ_OP(spt_serialize_sparse), do_serialize, false},
+    {"serialize", FZ_OP(spt_pack_sparse), do_serialize, false},
     {"cross", FZ_OP(spt_cross), act_cross, true},
     {"embedding", FZ_OP(spt_embedding_lookup_sparse), do_embedding, false},
-    {"serialize_or_raw_bytes", FZ_OP(spt_deserialize_sparse), do_serialize, false},
+    {"serialize_or_raw_bytes", FZ_OP(spt_unpack_sparse), do_serialize, false},
     {"eye", FZ_OP(spt_eye), act_eye, true},
 };
 FZ_ALSO(FZ_OP(spt_segment_mean), FZ_OP(spt_segment_sqrt_n), FZ_OP(spt_bincount_dense), FZ_OP(spt_cross_hashed),
@@ -254,7 +254,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         a->run(&in, NULL);
         return 0;
     }
-    if (a->op == FZ_OP(spt_deserialize_sparse) && (flags & 1)) return do_raw_bytes(&in), 0;
+    if (a->op == FZ_OP(spt_unpack_sparse) && (flags & 1)) return do_raw_bytes(&in), 0;
     fz_tspec spec = {.dtype = -1, .rank = -1, .no_huge_dims = true};
     static const int ints[4] = {SPT_INT64, SPT_INT32, SPT_UINT8, SPT_INT8};
     if (a->op == FZ_OP(spt_bincount) || a->op == FZ_OP(spt_embedding_lookup_sparse)) spec.dtype = ints[flags % 4];

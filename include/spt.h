@@ -136,7 +136,7 @@ extern "C" {
 /* -- status codes -- */
 
 /* The list lives in spt_status.def: SPT_OK, SPT_ENOMEM, SPT_EINVAL, SPT_ERANGE, SPT_EOVERFLOW,
- * SPT_EPRECONDITION, SPT_EDTYPE, SPT_EIO, SPT_EPARSE, SPT_EINTERNAL. */
+ * SPT_EPRECONDITION, SPT_EDTYPE, SPT_EIO, SPT_EPARSE, SPT_EINTERNAL, SPT_EDATALOSS. */
 typedef enum spt_status {
 #define X(e, v, name, desc) e = v,
 #include "spt_status.def"
@@ -188,7 +188,13 @@ bool spt_dtype_is_numeric(spt_dtype d); /* integer, float or complex */
 /* Replace the allocator spt's own allocations go through (NULL functions restore the C library's).
  * The libraries spt calls (libzip, libpng, libarchive, zlib, the OpenMP runtime) and the stdio buffer of
  * the file writers allocate from the C library as before. Not thread-safe: call it before any other spt
- * function runs. `free_fn` receives NULL never. */
+ * function runs. `free_fn` receives NULL never.
+ * With the C library's allocator, spt keeps up to 8 freed blocks of 8 MiB or more (at most the
+ * environment variable SPT_BLOCK_CACHE bytes, default min(RAM / 16, 2 GiB); 0 turns this off) and hands
+ * them to its next large allocations, so that an op returning a large buffer does not fault in fresh
+ * pages on every call; a block kept for more than 2 s goes back to the system at the next large
+ * allocation or free, and calling spt_set_allocator gives every kept block back. A user allocator
+ * sees every allocation. */
 typedef void *(*spt_malloc_fn)(size_t size);
 typedef void *(*spt_realloc_fn)(void *p, size_t size);
 typedef void (*spt_free_fn)(void *p);
@@ -836,7 +842,13 @@ spt_status spt_sparse_dense_bmm(const spt_tensor *a, const spt_dense *b, bool ad
  * Checks: rank >= 2, nfactors == N, each factor a matrix with shape[m] rows and one R for all
  * (SPT_EINVAL, naming the factor); mode in [0, N) (SPT_ERANGE); dtypes all equal (SPT_EDTYPE); every index
  * inside the shape (SPT_ERANGE). Dtypes: every integer, float and complex type. Threaded by output rows
- * (entries grouped by their mode index with a stable radix sort unless already grouped), no atomics. */
+ * (entries grouped by their mode index with a stable radix sort unless already grouped), no atomics.
+ * float32/float64 go by fibers, as the CSF format of SPLATT does: entries of one output row that differ
+ * only in the fastest-varying other mode have their values times that mode's factor rows summed first,
+ * and the sum multiplied by the remaining factors once (entries not grouped by `mode` are grouped into a
+ * temporary copy, per call). This reassociates the sum: each element is within about
+ * 4 (k + 4) eps sum |terms| of the per-entry sum (k: the entries of its row), and the same bytes for every
+ * thread count and instruction set. */
 spt_status spt_mttkrp(const spt_tensor *t, const spt_dense *const *factors, int64_t nfactors, int64_t mode,
                       spt_dense **out);
 
@@ -1023,12 +1035,12 @@ spt_status spt_safe_embedding_lookup_sparse(const spt_dense *const *params, int6
                                             spt_dense **out);
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Serialization: serialize_sparse, deserialize_sparse and their _many forms                        */
+/* Serialization: spt's packed form (TensorFlow's serialize_sparse form: the TensorFlow bytes section) */
 /* ------------------------------------------------------------------------------------------------ */
 
-/* -- serialization (tf.io.serialize_sparse / deserialize_sparse and the _many forms) -- */
+/* -- spt's own serialized form (pack / unpack; TensorFlow's form is in the TensorFlow bytes section) -- */
 /*
- * SERIALIZED FORM (spt's own, version 1; not TensorFlow's TensorProto form). One tensor is one byte
+ * PACKED FORM (spt's own, version 1; not TensorFlow's TensorProto form). One tensor is one byte
  * string; every integer is little-endian, whatever the host:
  *   offset 0   4 bytes  magic "SPTS"
  *          4   2        version (1)
@@ -1047,33 +1059,71 @@ spt_status spt_safe_embedding_lookup_sparse(const spt_dense *const *params, int6
  * checksum, the dtype code and reserved byte, the rank, that the counts need exactly the bytes present
  * (every product and sum overflow-checked, before anything is allocated), each string length against
  * what remains, bool bytes, and every index against the shape. Malformed bytes are SPT_EPARSE ("...:
- * serialized[k]: ..."), an index outside the shape SPT_ERANGE.
+ * serialized[k]: ..."), an index outside the shape SPT_ERANGE. Unlike TensorFlow's form, one packed
+ * tensor is one checksummed string, so damage is always detected.
  */
 
-/* tf.io.serialize_sparse: t's entries (storage order) as one new byte string *data of *len bytes, to
- * be freed with spt_bytes_free. Every index is checked first (SPT_ERANGE). */
-spt_status spt_serialize_sparse(const spt_tensor *t, void **data, size_t *len);
+/* t's entries (storage order) as one new byte string *data of *len bytes in the packed form, to be freed
+ * with spt_bytes_free. Every index is checked first (SPT_ERANGE). */
+spt_status spt_pack_sparse(const spt_tensor *t, void **data, size_t *len);
 /* Free a buffer spt returned (NULL-safe). */
 void spt_bytes_free(void *p);
-/* tf.io.serialize_many_sparse: rank >= 2 (SPT_EINVAL); *n = shape[0] new byte strings (*data)[i] of
- * (*lens)[i] bytes, string i holding the entries whose first coordinate is i, without it (shape
- * shape[1:]), in storage order. Free all with spt_serialized_free. */
-spt_status spt_serialize_many_sparse(const spt_tensor *t, void ***data, size_t **lens, int64_t *n);
-void spt_serialized_free(void **data, size_t *lens, int64_t n);
+/* serialize_many_sparse's split in the packed form: rank >= 2 (SPT_EINVAL); *n = shape[0] new byte
+ * strings (*data)[i] of (*lens)[i] bytes, string i holding the entries whose first coordinate is i,
+ * without it (shape shape[1:]), in storage order. Free all with spt_packed_free. */
+spt_status spt_pack_many_sparse(const spt_tensor *t, void ***data, size_t **lens, int64_t *n);
+void spt_packed_free(void **data, size_t *lens, int64_t n);
 
-/* tf.io.deserialize_sparse: prod(batch_shape) serialized tensors data[k] (lens[k] bytes), in row-major
- * order of a batch of shape batch_shape[0..batch_rank), stacked into one tensor of rank batch_rank + R:
- * entry index = the item's batch multi-index then its own index; shape = batch_shape + the largest dim
- * of each item dim (TensorFlow's rule for items of different shapes). batch_rank 0 reads one tensor.
- * Entries come item by item in storage order (the order is recorded as row-major when they happen to
- * be sorted). Checks: every item as above; its dtype == dtype (SPT_EDTYPE "requested a SparseTensor of
- * type X but serialized[k] holds Y"); one rank for all (SPT_EINVAL "inconsistent rank across
- * SparseTensors"); an empty batch is SPT_EINVAL (no rank to learn); counts overflow-checked. */
-spt_status spt_deserialize_sparse(const void *const *data, const size_t *lens, int64_t batch_rank,
-                                  const int64_t *batch_shape, spt_dtype dtype, spt_tensor **out);
-/* tf.io.deserialize_many_sparse: n items stacked along a new first dim (batch shape [n]). */
-spt_status spt_deserialize_many_sparse(const void *const *data, const size_t *lens, int64_t n, spt_dtype dtype,
-                                       spt_tensor **out);
+/* prod(batch_shape) packed tensors data[k] (lens[k] bytes), in row-major order of a batch of shape
+ * batch_shape[0..batch_rank), stacked into one tensor of rank batch_rank + R: entry index = the item's
+ * batch multi-index then its own index; shape = batch_shape + the largest dim of each item dim
+ * (TensorFlow's rule for items of different shapes). batch_rank 0 reads one tensor. Entries come item
+ * by item in storage order (the order is recorded as row-major when they happen to be sorted). Checks:
+ * every item as above; its dtype == dtype (SPT_EDTYPE "requested a SparseTensor of type X but
+ * serialized[k] holds Y"); one rank for all (SPT_EINVAL "Inconsistent shape across SparseTensors");
+ * an empty batch is SPT_EINVAL (no rank to learn); counts overflow-checked. */
+spt_status spt_unpack_sparse(const void *const *data, const size_t *lens, int64_t batch_rank,
+                             const int64_t *batch_shape, spt_dtype dtype, spt_tensor **out);
+/* n packed items stacked along a new first dim (batch shape [n]). */
+spt_status spt_unpack_many_sparse(const void *const *data, const size_t *lens, int64_t n, spt_dtype dtype,
+                                  spt_tensor **out);
+/* -- TensorFlow's serialized SparseTensor (tf.io.serialize_sparse / deserialize_sparse, the _many forms) -- */
+/*
+ * spt reads and writes these without TensorFlow, with its own decoder of the protocol buffer wire
+ * format (field numbers from TensorFlow's public tensor.proto, tensor_shape.proto, example.proto and
+ * feature.proto). Nothing read is trusted: every length is checked against what is left of its message
+ * before it is used, unknown fields are skipped as protobuf does, malformed bytes are SPT_EPARSE naming
+ * the item or record and the field.
+ *
+ * SERIALIZED SPARSETENSOR (tf.io.serialize_sparse): a string vector [3], the TensorProto bytes of the
+ * indices (int64 [N, R]), the values ([N]) and the dense_shape (int64 [R]), written exactly as
+ * TensorFlow 2 writes them (dtype, shape, tensor_content; strings as their varint lengths then their
+ * bytes), so the bytes are identical to TensorFlow's for every dtype spt has. The reader also accepts the
+ * typed value fields (float_val, int64_val, ...) as TensorFlow's Tensor::FromProto does, fewer values
+ * than the shape repeating the last (up to 2^24 elements; more is SPT_EPARSE). DataTypes spt has not
+ * (half, bfloat16, quantized, resource, variant) are SPT_EDTYPE.
+ */
+
+/* tf.io.serialize_sparse: *out = a new string dense [3] (indices, values, dense_shape TensorProtos), t's
+ * entries in storage order. Every index is checked first (SPT_ERANGE). */
+spt_status spt_serialize_sparse(const spt_tensor *t, spt_dense **out);
+/* tf.io.serialize_many_sparse: rank >= 2 (SPT_EINVAL "Rank of input SparseTensor should be > 1"); *out =
+ * a new string dense [shape[0], 3], row i the serialized tensor of the entries whose first coordinate is
+ * i, without it (shape shape[1:]), in storage order. */
+spt_status spt_serialize_many_sparse(const spt_tensor *t, spt_dense **out);
+/* tf.io.deserialize_sparse: `serialized` is a string dense [..., 3] (SPT_EINVAL "Serialized sparse should
+ * have 3 as the last dimension" otherwise); [3] gives its tensor; with batch dims B the items are stacked
+ * into one tensor of rank len(B) + R: entry index = the item's batch multi-index then its own, shape = B +
+ * the largest dim of each item dim (TensorFlow's padding). Checks as TensorFlow's: indices an int64
+ * matrix, values a vector of `dtype` (SPT_EINVAL "Requested SparseTensor of type X but
+ * SparseTensor[k].values.dtype() == Y"), dense_shape an int64 vector, the counts agreeing, one rank for
+ * all items (SPT_EINVAL "Inconsistent shape across SparseTensors"), an empty batch SPT_EINVAL; an index
+ * outside its dense_shape is SPT_ERANGE. */
+spt_status spt_deserialize_sparse(const spt_dense *serialized, spt_dtype dtype, spt_tensor **out);
+/* tf.io.deserialize_many_sparse: a string matrix [N, 3] (SPT_EINVAL otherwise) stacked along a new first
+ * dim of size N. */
+spt_status spt_deserialize_many_sparse(const spt_dense *serialized, spt_dtype dtype, spt_tensor **out);
+
 /* -- tf.sparse.mask -- */
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -1549,6 +1599,115 @@ spt_status spt_write_spy_png(const spt_tensor *t, int64_t row_mode, int64_t col_
 spt_status spt_write_spy_png_values(const spt_tensor *t, int64_t row_mode, int64_t col_mode, int64_t max_side,
                                     const char *path);
 /* ==== END FILE FORMATS */
+
+/* ------------------------------------------------------------------------------------------------ */
+/* TensorFlow's files and records: TFRecord files, tf.train.Example (src/tf)                          */
+/* ------------------------------------------------------------------------------------------------ */
+/*
+ * TFRECORD FILES: records framed as TensorFlow writes them (an 8-byte little-endian length, the masked
+ * CRC-32C of the length, the data, the masked CRC-32C of the data), the whole stream optionally
+ * compressed as one zlib or gzip stream (TensorFlow's TFRecordOptions compression_type "ZLIB", "GZIP").
+ * The reader streams: its memory is one record plus fixed buffers, never the file; a record's buffer
+ * grows only as its bytes arrive, so a lying length costs no more than the bytes present. A bad CRC, a
+ * truncated record, a length larger than what follows or damaged compressed data is SPT_EDATALOSS naming
+ * the file and the byte offset of the record (in the uncompressed stream for ZLIB / GZIP).
+ */
+typedef enum spt_tfrecord_compression {
+    SPT_TFRECORD_NONE = 0,
+    SPT_TFRECORD_ZLIB = 1,
+    SPT_TFRECORD_GZIP = 2
+} spt_tfrecord_compression;
+typedef struct spt_tfrecord_reader spt_tfrecord_reader;
+typedef struct spt_tfrecord_writer spt_tfrecord_writer;
+
+/* Open `path` for reading (SPT_EIO naming it when it cannot be opened). */
+spt_status spt_tfrecord_reader_open(const char *path, spt_tfrecord_compression compression, spt_tfrecord_reader **out);
+/* The next record: *data (borrowed: valid until the next read or close) of *len bytes and *eof false; at
+ * the clean end of the file *eof true, *data NULL, *len 0. After an error the reader only reports it again. */
+spt_status spt_tfrecord_read(spt_tfrecord_reader *r, const void **data, size_t *len, bool *eof);
+/* Up to max_records (>= 1) next records as a new string dense [k] (k 0 at the end of the file). */
+spt_status spt_tfrecord_read_batch(spt_tfrecord_reader *r, int64_t max_records, spt_dense **out);
+/* The byte offset (uncompressed) of the next record. */
+int64_t spt_tfrecord_reader_offset(const spt_tfrecord_reader *r);
+void spt_tfrecord_reader_close(spt_tfrecord_reader *r); /* NULL-safe */
+
+/* Create (truncate) `path` for writing records. */
+spt_status spt_tfrecord_writer_open(const char *path, spt_tfrecord_compression compression, spt_tfrecord_writer **out);
+/* Append one record of len bytes (data may be NULL when len is 0). */
+spt_status spt_tfrecord_write(spt_tfrecord_writer *w, const char *data, size_t len);
+/* Append every element of a string dense as one record each. */
+spt_status spt_tfrecord_write_batch(spt_tfrecord_writer *w, const spt_dense *records);
+/* Finish the stream and close the file; the status of the last writes (SPT_EIO). NULL-safe. */
+spt_status spt_tfrecord_writer_close(spt_tfrecord_writer *w);
+/* spt_tfrecord_writer_close without its status (for owners that drop a writer, e.g. a garbage collector). */
+void spt_tfrecord_writer_free(spt_tfrecord_writer *w);
+
+/*
+ * TF.TRAIN.EXAMPLE: parsing as tf.io.parse_example does, for the three list types of a Feature (int64,
+ * float, bytes: dtypes SPT_INT64, SPT_FLOAT32, SPT_STRING). A feature key that repeats inside one
+ * Example keeps its first occurrence (as TensorFlow's parser does); a Feature with no list set counts as
+ * absent.
+ */
+typedef enum spt_feature_kind {
+    SPT_FEATURE_VARLEN = 0,  /* tf.io.VarLenFeature(dtype) */
+    SPT_FEATURE_SPARSE = 1,  /* tf.io.SparseFeature(index_key(s), value_key, dtype, size, already_sorted) */
+    SPT_FEATURE_FIXEDLEN = 2 /* tf.io.FixedLenFeature(shape, dtype, default_value) */
+} spt_feature_kind;
+typedef struct spt_feature {
+    spt_feature_kind kind;
+    const char *key;                 /* the feature key (SparseFeature: its value_key); NUL-terminated */
+    spt_dtype dtype;                 /* SPT_INT64, SPT_FLOAT32 or SPT_STRING */
+    int64_t rank;                    /* FIXEDLEN: the value shape's rank; SPARSE: the number of index keys */
+    const int64_t *shape;            /* FIXEDLEN: the value shape; SPARSE: size[j] for index key j */
+    const char *const *index_keys;   /* SPARSE: rank int64 features holding the indices */
+    bool already_sorted;             /* SPARSE: keep each Example's order (else the output is reordered) */
+    const spt_dense *default_value;  /* FIXEDLEN: NULL = required; else prod(shape) values of dtype */
+} spt_feature;
+
+/* tf.io.parse_example (serialized a string vector [B]) or tf.io.parse_single_example (a string scalar):
+ * for feature i, VARLEN and SPARSE fill sparse_out[i] (dense_out[i] NULL) and FIXEDLEN fills dense_out[i]
+ * (sparse_out[i] NULL); the caller's arrays have nfeatures slots. VARLEN: indices [b, j] (j the position
+ * in Example b's list), dense_shape [B, the longest list]; SPARSE: indices [b, index_0, ...], dense_shape
+ * [B] + size, the index lists and the value list of each Example of one length (SPT_EINVAL) and every
+ * index inside its size (SPT_ERANGE); FIXEDLEN: dense [B] + shape, an Example's list exactly prod(shape)
+ * long (SPT_EINVAL "Key: K, Index: b.  Number of values != expected"), a missing feature its default or
+ * SPT_EINVAL "Feature: K (data type: T) is required but could not be found.". A list of another type
+ * than the feature's dtype is SPT_EINVAL ("Key: K.  Data types don't match."). The scalar form drops the
+ * batch dim (indices [j], dense [shape]). Malformed Example bytes are SPT_EPARSE naming the Example and
+ * the field. On error every slot is NULL. */
+spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *features, int64_t nfeatures,
+                             spt_tensor **sparse_out, spt_dense **dense_out);
+
+/* One feature found in an Example (spt_example_describe): its key (borrowed from the Example's bytes:
+ * key_len bytes, not NUL-terminated), whether a list is set, its dtype (SPT_INT64, SPT_FLOAT32 or
+ * SPT_STRING) and its number of values. */
+typedef struct spt_example_key {
+    const char *key;
+    int64_t key_len;
+    bool has_list;
+    spt_dtype dtype;
+    int64_t count;
+} spt_example_key;
+/* The features of one serialized Example, in stored order (a repeated key each time): *keys a new
+ * array of *n entries (free with spt_bytes_free; NULL when *n is 0). Malformed bytes are SPT_EPARSE. */
+spt_status spt_example_describe(const void *data, size_t len, spt_example_key **keys, int64_t *n);
+
+/* One feature of an Example to encode: n values of dtype (int64, float32 or string: spt_str). */
+typedef struct spt_example_feature {
+    const char *key;
+    spt_dtype dtype;
+    int64_t n;
+    const void *values;
+} spt_example_feature;
+/* The bytes of one tf.train.Example holding the n features (in this order), to be freed with
+ * spt_bytes_free. SPT_EDTYPE for a dtype an Example cannot hold; SPT_EINVAL for a repeated key. */
+spt_status spt_encode_example(const spt_example_feature *features, int64_t n, void **data, size_t *len);
+/* One Example per row of dim 0 of t (rank >= 2; values int64, float32 or string): row b's values (in
+ * row-major order of its entries) under value_key, and, for each of the rank-1 other dims d, the
+ * coordinates under index_keys[d-1] (int64), the layout tf.io.SparseFeature reads back (index_keys NULL
+ * and rank 2: the values only, for a VarLenFeature). *out is a new string dense [shape[0]]. */
+spt_status spt_encode_examples(const spt_tensor *t, const char *value_key, const char *const *index_keys,
+                               spt_dense **out);
 
 #ifdef __cplusplus
 }

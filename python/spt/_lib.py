@@ -217,11 +217,19 @@ class InternalError(SptError, RuntimeError):
     status_name = "INTERNAL"
 
 
+@public
+class DataLossError(SptError, builtins.OSError):
+    """SPT_EDATALOSS: a file's records are damaged or truncated (TensorFlow's DataLossError: a bad checksum,
+    a truncated record, a length larger than what follows)."""
+
+    status_name = "DATA_LOSS"
+
+
 # The status values come from the library itself (spt_status_name over the values it knows, generated in
 # C from include/spt_status.def), never from a copy here: each class names its status by that name.
 _CLASS_OF_NAME = {cls.status_name: cls for cls in (OutOfMemoryError, InvalidArgumentError, OutOfRangeError,
                                                     OverflowError, FailedPreconditionError, DtypeError, IOError,
-                                                    ParseError, InternalError)}
+                                                    ParseError, InternalError, DataLossError)}
 
 
 def _status_table():

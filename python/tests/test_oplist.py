@@ -18,7 +18,7 @@ from spt import _registry as R
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OPS_DEF = os.path.join(ROOT, "src", "ops", "ops.def")
-FAMILIES = ["core", "layout", "elementwise", "reduce", "products", "features", "serial", "grad", "tot", "io"]
+FAMILIES = ["core", "layout", "elementwise", "reduce", "products", "features", "serial", "grad", "tot", "io", "tfio"]
 OP_FAMILIES = ["layout", "elementwise", "reduce", "products", "features", "serial", "grad"]  # src/ops/<family>
 
 pytestmark = pytest.mark.skipif(not os.path.exists(OPS_DEF), reason="not in the repository (installed copy)")

@@ -18,7 +18,8 @@ STATUS_DEF = os.path.join(os.path.dirname(__file__), "..", "..", "include", "spt
 # the family of each op module: the C functions its ops call are entries of that family of the registry
 MODULE_FAMILY = {"spt._core": "core", "spt._layout": "layout", "spt._elementwise": "elementwise",
                  "spt._reduce": "reduce", "spt._products": "products", "spt._features": "features",
-                 "spt._serial": "serial", "spt._grad": "grad", "spt._tot": "tot", "spt._io": "io"}
+                 "spt._serial": "serial", "spt._grad": "grad", "spt._tot": "tot", "spt._io": "io",
+                 "spt._tfio": "tfio"}
 
 
 def _sources():

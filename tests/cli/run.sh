@@ -175,6 +175,9 @@ check read_fifo 'mkfifo $T/in; (while :; do echo "1 1 1"; done > $T/in 2>/dev/nu
 # ---- the walkthrough on files of another rank or dtype: a clean message per step, no overflow ----
 check demo_bad_files 'mkdir $T/d && cp ../../data/*.tns $T/d && cp ../../data/sparsify_matrix.tns $T/d/unordered_example.tns && cp in/t3.tns $T/d/sparsify_matrix.tns && cp in/m.tns $T/d/group_example.tns && spt demo $T/d | grep "!!"; echo "rc $?"'
 check write_npz_fail 'spt convert in/t3.tns --to npz-scipy-coo $T/o.npz; echo "rc=$?"; ls -a $T'
+check tfrecord_info 'spt info ../tf_formats/data/examples_gzip.tfrecord'
+check tfrecord_convert 'spt convert ../tf_formats/data/examples_zlib.tfrecord --feature ids -o $T/ids.npz && spt convert $T/ids.npz; spt convert ../tf_formats/data/examples.tfrecord --feature tag --to tns; echo "rc=$?"'
+check tfrecord_bad 'spt convert ../tf_formats/data/examples.tfrecord; echo "rc=$?"; head -c 100 ../tf_formats/data/examples.tfrecord > $T/cut.tfrecord; spt info --compression NONE $T/cut.tfrecord; echo "rc=$?"'
 
 # ---- Python interop: .npz written by spt read by pydata/sparse and SciPy, and the other way round ----
 if "$PY" -c 'import numpy, scipy.sparse, sparse' 2>/dev/null; then

@@ -3,19 +3,17 @@
  * Each entry of the table names the op of src/ops/ops.def it exercises. */
 #include "conf.h"
 
+#include <string.h>
+
 /* ---- serialization ---- */
 
 static conf_result serialize(const conf_case *c) {
     spt_tensor *sp = NULL, *back = NULL;
     JUDGE(c, conf_sparse(json_object_get(c->args, "sp"), false, &sp));
-    void *buf = NULL;
-    size_t len = 0;
-    spt_status st = spt_serialize_sparse(sp, &buf, &len);
-    if (st == SPT_OK) {
-        const void *const bufs[1] = {buf};
-        st = spt_deserialize_sparse(bufs, &len, 0, NULL, spt_tensor_dtype(sp), &back);
-    }
-    spt_bytes_free(buf);
+    spt_dense *ser = NULL; /* TensorFlow's form: [3] TensorProto strings */
+    spt_status st = spt_serialize_sparse(sp, &ser);
+    if (st == SPT_OK) st = spt_deserialize_sparse(ser, spt_tensor_dtype(sp), &back);
+    spt_dense_free(ser);
     spt_tensor_free(sp);
     return conf_finish_sparse(c, st, back);
 }
@@ -38,22 +36,32 @@ static bool collect(const json_t *j, int depth, int64_t *bshape, int *brank, spt
 
 static conf_result deserialize(const conf_case *c) {
     json_t *ser = json_object_get(c->args, "serialized");
-    if (json_is_object(ser) && !json_object_get(ser, "indices")) return CONF_SKIP; /* raw TF bytes / dims: not spt's format */
+    if (json_is_object(ser) && !json_object_get(ser, "indices")) return CONF_SKIP; /* raw bytes / dims: tests/tf_formats */
     enum { CAP = 64 };
     spt_tensor *leaves[CAP];
     int64_t bshape[SPT_MAX_RANK];
     int brank = -1;
     size_t nl = 0;
     bool ok = collect(ser, 0, bshape, &brank, leaves, &nl, CAP);
-    void *bufs[CAP] = {NULL};
-    size_t lens[CAP] = {0};
+    spt_dense *items[CAP] = {NULL};
+    spt_str parts[3 * CAP];
     spt_status st = ok ? SPT_OK : SPT_EINVAL;
-    for (size_t k = 0; k < nl && st == SPT_OK; k++) st = spt_serialize_sparse(leaves[k], &bufs[k], &lens[k]);
+    for (size_t k = 0; k < nl && st == SPT_OK; k++) {
+        st = spt_serialize_sparse(leaves[k], &items[k]);
+        if (st == SPT_OK) memcpy(parts + 3 * k, spt_dense_data(items[k]), 3 * sizeof(spt_str));
+    }
     spt_tensor *out = NULL;
     spt_dtype dt = conf_dtype(c->args, nl ? spt_tensor_dtype(leaves[0]) : SPT_FLOAT64);
-    if (st == SPT_OK) st = spt_deserialize_sparse((const void *const *)bufs, lens, brank < 0 ? 0 : brank, bshape, dt, &out);
+    const int r = brank < 0 ? 0 : brank; /* the stack: batch shape + [3] */
+    spt_dense *stack = NULL;
+    if (st == SPT_OK) {
+        bshape[r] = 3;
+        st = spt_dense_new_from(SPT_STRING, r + 1, bshape, parts, &stack);
+    }
+    if (st == SPT_OK) st = spt_deserialize_sparse(stack, dt, &out);
+    spt_dense_free(stack);
     for (size_t k = 0; k < nl; k++) {
-        spt_bytes_free(bufs[k]);
+        spt_dense_free(items[k]);
         spt_tensor_free(leaves[k]);
     }
     if (!ok) {
