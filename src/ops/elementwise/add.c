@@ -24,14 +24,17 @@
 /* SparseAdd's dtypes: float, double, int8..int64, complex64, complex128 (no unsigned, no bool). */
 #define OK(KIND) SPT__KINDS_SIGNED(KIND)
 
-#define DEF(E, T, KIND)                                                                            \
-    static inline T add2_##E(T a, T b) { return SPT__ADD_##KIND(T, a, b); }                        \
-    static inline T id_##E(T a) { return a; }                                                      \
-    SPT__DEF_MERGE(merge_##E, T, add2_##E, id_##E, id_##E, KEEP_##KIND)                            \
-    SPT__DEF_MERGE_BLOCK(block_##E, T, add2_##E, KEEP_##KIND)
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF(E, T, KIND))
-#include "spt_dtypes.def"
-#undef X
+#define KEEP_(K) KEEP__(K)
+#define KEEP__(K) KEEP_##K
+#define MERGE_FN SPT__NAME(merge)
+#define MERGE_BOTH(x, y) SPT__KOP(ADD)(SPT__T, x, y)
+#define MERGE_AONLY(x) (x)
+#define MERGE_BONLY(y) (y)
+#define MERGE_KEEP(s) KEEP_(SPT__KIND)(SPT__T, s)
+#define SPT__TEMPLATE "ops/elementwise/template/merge.c"
+#include "ops/each_dtype.h"
+#define SPT__TEMPLATE "ops/elementwise/template/merge_block.c"
+#include "ops/each_dtype.h"
 
 static const spt__merge_fn table[SPT_NUM_DTYPES] = {
 #define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = merge_##E, )
