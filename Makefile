@@ -148,11 +148,14 @@ memcheck: all $(TESTS_REL) $(REL)/conformance
 # the core never includes mpi.h. `make MPI=1` adds it to `all`. make test-mpi: tests/mpi/mpi_test at
 # mpirun -np $(MPI_NP), oversubscribed, loopback/shared memory only (recipe: shared/spec/distributed.md),
 # plain and under ASan+UBSan, again at np 2 and 3 over TCP on loopback (btl self,tcp), then
-# tests/mpi/cli_mpi.sh (build/spt-mpi vs build/spt, byte for byte).
+# tests/mpi/cli_mpi.sh (build/spt-mpi vs build/spt, byte for byte), mpi_test --small at np $(MPI_NP_MANY)
+# (8 and 16 ranks on this machine's cores, oversubscribed), and tests/mpi/python_mpi.sh (spt.mpi through
+# build/libspt_mpi.so: python/tests/mpi_check.py at np $(MPI_NP) and, --small, $(MPI_NP_MANY); Ctrl-C).
 # make mpi-bench: tests/mpi/mpi_bench (10^7-entry distributed reorder vs serial spt_reorder).
 MPICC    ?= mpicc
 MPIRUN   ?= mpirun
 MPI_NP   ?= 1 2 3 4
+MPI_NP_MANY ?= 8 16
 MPI_SRC  := $(sort $(wildcard src/mpi/*.c))
 MPI_HDRS := include/spt_mpi.h $(wildcard src/mpi/priv/*.h)
 MPI_ENV   = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
@@ -176,7 +179,7 @@ $(SAN)/tests/mpi/mpi_%: tests/mpi/mpi_%.c $(SAN)/libspt_mpi.a $(SAN)/libspt.a $(
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(CFLAGS_SAN) -o $@.$$$$.tmp $< $(SAN)/libspt_mpi.a $(SAN)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
 # plain, then under ASan + UBSan (leak checking off: Open MPI's own allocations; the test counts spt's)
-test-mpi: $(REL)/tests/mpi/mpi_test $(SAN)/tests/mpi/mpi_test $(REL)/spt $(REL)/spt-mpi
+test-mpi: $(REL)/tests/mpi/mpi_test $(SAN)/tests/mpi/mpi_test $(REL)/spt $(REL)/spt-mpi $(REL)/libspt_mpi.so
 	@for np in $(MPI_NP); do \
 	  $(MPI_ENV) timeout 600 $(MPIRUN) --quiet -np $$np $(REL)/tests/mpi/mpi_test || { echo "[mpi] np=$$np FAILED"; exit 1; }; \
 	done
@@ -191,6 +194,12 @@ test-mpi: $(REL)/tests/mpi/mpi_test $(SAN)/tests/mpi/mpi_test $(REL)/spt $(REL)/
 	  sed 's/^/[tcp loopback] /' $(REL)/tests/mpi/mpi_test_tcp.log; [ $$rc -eq 0 ] || { echo "[mpi tcp] np=$$np FAILED"; exit 1; }; \
 	done
 	@$(MPI_ENV) MPIRUN="$(MPIRUN)" MPI_NP="$(MPI_NP)" sh tests/mpi/cli_mpi.sh $(REL)/spt $(REL)/spt-mpi
+	@for np in $(MPI_NP_MANY); do \
+	  $(MPI_ENV) timeout 900 $(MPIRUN) --quiet -np $$np $(REL)/tests/mpi/mpi_test --small || { echo "[mpi] np=$$np FAILED"; exit 1; }; \
+	done
+	@$(MPI_ENV) MPIRUN="$(MPIRUN)" MPI_NP="$(MPI_NP)" MPI_NP_MANY="$(MPI_NP_MANY)" PYTHON="$(PYTHON)" \
+	  sh tests/mpi/python_mpi.sh $(REL)/libspt_mpi.so
+	@$(MPI_ENV) MPIRUN="$(MPIRUN)" sh tests/mpi/cli_mpi_ranks.sh $(REL)/spt-mpi
 # build/spt-mpi: the spt command whose reorder, concat, reduce, matmul and sparsify run distributed under
 # mpirun (cli/mpi_main.c): every cli/*.c compiled again with mpicc -DSPT_WITH_MPI, cli/main.c with its
 # main renamed spt_cli_serial_main. tests/mpi/cli_mpi.sh compares its output files with build/spt's.
@@ -200,6 +209,12 @@ $(REL)/mpi/cliobj/%.o: %.c $(HDRS) $(MPI_HDRS) $(wildcard cli/*.h)
 	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) -DSPT_WITH_MPI $(if $(filter cli/main.c,$<),-Dmain=spt_cli_serial_main -Wno-missing-prototypes,) -c $< -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
 $(REL)/spt-mpi: $(MPI_CLI_OBJ) $(REL)/libspt_mpi.a $(REL)/libspt.a
 	$(MPICC) $(OMPFLAG) -o $@.$$$$.tmp $^ $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
+# build/libspt_mpi.so: the whole library and the distributed layer in one shared object, for Python's
+# spt.mpi (python/spt/_lib.py loads it instead of libspt.so under mpirun, or through SPT_LIB).
+MPI_OBJ_REL := $(MPI_SRC:%.c=$(REL)/mpi/obj/%.o)
+$(REL)/libspt_mpi.so: $(LIB_OBJ_REL) $(MPI_OBJ_REL) src/libspt.map
+	$(MPICC) -shared $(OMPFLAG) -Wl,-soname,libspt_mpi.so -Wl,--version-script=src/libspt.map -Wl,-z,defs \
+	  -o $@.$$$$.tmp $(LIB_OBJ_REL) $(MPI_OBJ_REL) $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
 test-mpi-cli: $(REL)/spt $(REL)/spt-mpi
 	@$(MPI_ENV) MPIRUN="$(MPIRUN)" MPI_NP="$(MPI_NP)" sh tests/mpi/cli_mpi.sh $(REL)/spt $(REL)/spt-mpi
 mpi-bench: $(REL)/tests/mpi/mpi_bench
@@ -218,11 +233,23 @@ BENCH_MPI_REPS ?= 5
 $(REL)/bench/bench_mpi: bench/bench_mpi.c $(REL)/libspt_mpi.a $(REL)/libspt.a $(HDRS) $(MPI_HDRS)
 	@mkdir -p $(@D)
 	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) -o $@.$$$$.tmp $< $(REL)/libspt_mpi.a $(REL)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
-bench-mpi: $(REL)/bench/bench_mpi
+# CombBLAS (Debian's libcombblas-dev, when installed): bench/bench_combblas.cpp times its SpGEMM on the same
+# matrices at np 1 and 4 (square process grids only) and checks its result against spt's.
+COMBBLAS_H := $(wildcard /usr/include/CombBLAS/CombBLAS.h)
+MPICXX ?= mpicxx
+$(REL)/bench/bench_combblas: bench/bench_combblas.cpp $(REL)/libspt_mpi.a $(REL)/libspt.a $(HDRS) $(MPI_HDRS)
+	@mkdir -p $(@D)
+	$(MPICXX) -O2 -std=c++14 -Iinclude $(OMPFLAG) -o $@.$$$$.tmp $< -lCombBLAS $(REL)/libspt_mpi.a $(REL)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
+bench-mpi: $(REL)/bench/bench_mpi $(if $(COMBBLAS_H),$(REL)/bench/bench_combblas)
 	@mkdir -p $(REL)/bench-mpi bench/results/mpi
-	@rm -f $(REL)/bench-mpi/raw.tsv
+	@rm -f $(REL)/bench-mpi/raw.tsv*
 	@for np in 1 2 4; do case $$np in 2) bind=core;; *) bind=none;; esac; \
 	  $(MPI_ENV) timeout 1800 $(MPIRUN) --quiet --bind-to $$bind -np $$np $(REL)/bench/bench_mpi run $(REL)/bench-mpi/raw.tsv $(BENCH_MPI_N) $(BENCH_MPI_REPS) || exit 1; done
+	@if [ -n "$(COMBBLAS_H)" ]; then for np in 1 4; do for kind in random power-law; do \
+	  $(MPI_ENV) timeout 1800 $(MPIRUN) --quiet --bind-to none -np $$np $(REL)/bench/bench_combblas $(REL)/bench-mpi/raw.tsv $$kind $(BENCH_MPI_REPS) > $(REL)/bench-mpi/combblas.log 2>&1 || { cat $(REL)/bench-mpi/combblas.log; exit 1; }; \
+	done; done; for np in 1 2 4; do case $$np in 2) bind=core;; *) bind=none;; esac; \
+	  $(MPI_ENV) timeout 1800 $(MPIRUN) --quiet --bind-to $$bind -np $$np $(REL)/bench/bench_combblas $(REL)/bench-mpi/raw.tsv sort $(BENCH_MPI_N) $(BENCH_MPI_REPS) > $(REL)/bench-mpi/combblas.log 2>&1 || { cat $(REL)/bench-mpi/combblas.log; exit 1; }; \
+	done; fi
 	@$(MPI_ENV) timeout 600 $(MPIRUN) --quiet -np 2 $(REL)/bench/bench_mpi net $(REL)/bench-mpi/raw.tsv "shared memory (vader)"
 	@$(MPI_ENV) OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo timeout 600 $(MPIRUN) --quiet -np 2 $(REL)/bench/bench_mpi net $(REL)/bench-mpi/raw.tsv "TCP loopback"
 	@$(REL)/bench/bench_mpi report $(REL)/bench-mpi/raw.tsv bench/results/mpi/latest.md
@@ -245,8 +272,11 @@ $(TSAN)/libspt.a: $(LIB_SRC:%.c=$(TSAN)/obj/%.o)
 	@rm -f $@; ar rcs $@ $^
 $(TSAN)/test_shared_reads: tests/core/test_shared_reads.c $(TEST_SUP) $(TSAN)/libspt.a $(HDRS) $(TEST_HDRS)
 	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_TSAN) -o $@ $< $(TEST_SUP) $(TSAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
-test-tsan: $(TSAN)/test_shared_reads
+$(TSAN)/test_threads_race: tests/core/test_threads_race.c $(TEST_SUP) $(TSAN)/libspt.a $(HDRS) $(TEST_HDRS)
+	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_TSAN) -o $@ $< $(TEST_SUP) $(TSAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
+test-tsan: $(TSAN)/test_shared_reads $(TSAN)/test_threads_race
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(TSAN)/test_shared_reads
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(TSAN)/test_threads_race
 .PHONY: test-tsan
 # ==== end test-tsan block ====
 

@@ -17,6 +17,11 @@
  *                                                                spt_reduce_sum is listed too)
  *   matmul      A [10^5, 10^5] with N/10 entries x B [10^5, 16] (dense), result on rank 0: B replicated
  *               (spt_dtensor_sparse_dense_matmul) and B in row blocks (spt_dtensor_sparse_dense_matmul_rows)
+ *   mttkrp      mode 0 of the row-major tensor, 3 replicated factors [1000, 16], result on rank 0
+ *               (serial: spt_mttkrp)
+ *   spgemm      C = A x A, A [2^16, 2^16] with N/20 entries, random or power-law (serial:
+ *               spt_sparse_sparse_matmul); at P = 1 A is written to RAW.spgemm-KIND.mtx and at every P the
+ *               gathered C to RAW.spgemm-KIND.spt-npP.mtx, for bench_combblas (bench/bench_combblas.cpp)
  * Every row also carries the bytes each rank sent (entries and metadata), the collective calls, the
  * per-phase seconds of the sample sort (max over ranks), the CPU seconds of the slowest rank and the
  * 1-minute load average when the run started. */
@@ -163,6 +168,38 @@ static void emit(FILE *raw, const char *op, int threads, sample *s, double load)
     }
 }
 
+/* SpGEMM input: an SG_M x SG_M matrix with n entries, values 1..3 (products and sums stay exact integers,
+ * so spt's and CombBLAS's results compare exactly); random (uniform indices) or power-law (both indices
+ * skewed toward 0: index = SG_M u^3, so low rows and columns are heavy). Entry i from a hash of i. */
+#define SG_M 65536
+static spt_tensor *make_sg(int powerlaw, int64_t lo, int64_t hi) {
+    static const int64_t s[2] = {SG_M, SG_M};
+    spt_tensor *t = NULL;
+    if (spt_tensor_alloc(SPT_FLOAT64, 2, s, hi - lo, &t) != SPT_OK) return NULL;
+    int64_t *ix = spt_tensor_indices_mut(t);
+    double *v = spt_tensor_values_mut(t);
+    for (int64_t i = lo; i < hi; i++) {
+        uint64_t h = mix((uint64_t)i ^ 0x3C3C3C);
+        for (int k = 0; k < 2; k++) {
+            double u = (double)((h >> (32 * k)) & 0xffffffffu) / 4294967296.0;
+            ix[(i - lo) * 2 + k] = powerlaw ? (int64_t)(SG_M * u * u * u) : (int64_t)(SG_M * u);
+        }
+        v[i - lo] = (double)(1 + (int64_t)(h % 3));
+    }
+    return t;
+}
+static const char *const SG_NAME[2] = {"random", "power-law"};
+
+/* MTTKRP factors: [1000, MT_R], entry (i, r) = ((i * 7 + r) % 5) - 2 */
+#define MT_R 16
+static void make_factors(spt_dense *f[3]) {
+    for (int m = 0; m < 3; m++) {
+        if (spt_dense_new(SPT_FLOAT64, 2, (const int64_t[]){SHAPE[m], MT_R}, &f[m]) != SPT_OK) die("alloc");
+        double *d = spt_dense_data_mut(f[m]);
+        for (int64_t i = 0; i < SHAPE[m] * MT_R; i++) d[i] = (double)(((i / MT_R) * 7 + i % MT_R) % 5) - 2;
+    }
+}
+
 static int g_maxth = 2;
 
 static void serial_rows(FILE *raw, int64_t N, int reps, double load) {
@@ -218,6 +255,36 @@ static void serial_rows(FILE *raw, int64_t N, int reps, double load) {
             timed_end(&sm, w0, c0);
             spt_dense_free(c);
         }
+        sample sg[2], smt;
+        memset(sg, 0, sizeof sg);
+        memset(&smt, 0, sizeof smt);
+        for (int pl = 0; pl < 2; pl++) {
+            spt_tensor *g = make_sg(pl, 0, N / 20);
+            if (!g) die("alloc");
+            for (int i = 0; i < reps; i++) {
+                spt_tensor *c = NULL;
+                double w0, c0;
+                timed_begin(&w0, &c0);
+                if (spt_sparse_sparse_matmul(g, g, false, false, false, &c) != SPT_OK) die("spt_sparse_sparse_matmul");
+                timed_end(&sg[pl], w0, c0);
+                spt_tensor_free(c);
+            }
+            spt_tensor_free(g);
+        }
+        spt_dense *f[3];
+        make_factors(f);
+        for (int i = 0; i < reps; i++) {
+            spt_dense *c = NULL;
+            double w0, c0;
+            timed_begin(&w0, &c0);
+            if (spt_mttkrp(rm, (const spt_dense *const *)f, 3, 0, &c) != SPT_OK) die("spt_mttkrp");
+            timed_end(&smt, w0, c0);
+            spt_dense_free(c);
+        }
+        for (int m = 0; m < 3; m++) spt_dense_free(f[m]);
+        emit(raw, "serial spgemm random (spt_sparse_sparse_matmul)", th, &sg[0], load);
+        emit(raw, "serial spgemm power-law (spt_sparse_sparse_matmul)", th, &sg[1], load);
+        emit(raw, "serial mttkrp mode 0 (spt_mttkrp)", th, &smt, load);
         emit(raw, "serial from_local (spt_reordered)", th, &sf, load);
         emit(raw, "serial reorder (spt_reorder)", th, &sr, load);
         emit(raw, "serial reduce_sum (spt_reduce_sum_sparse)", th, &ss, load);
@@ -278,7 +345,58 @@ static int run(const char *rawpath, int64_t N, int reps) {
         timed_end(&ss, w0, c0);
         spt_dtensor_free(o);
     }
+    { /* MTTKRP of the row-major tensor, mode 0 (its leading mode), factors replicated, result on rank 0 */
+        sample smt = {0};
+        spt_dense *f[3];
+        make_factors(f);
+        for (int i = 0; i < reps; i++) {
+            spt_dense *c = NULL;
+            double w0, c0;
+            timed_begin(&w0, &c0);
+            if (spt_dtensor_mttkrp(rm, (const spt_dense *const *)f, 3, 0, 0, &c) != SPT_OK) die("mttkrp");
+            timed_end(&smt, w0, c0);
+            spt_dense_free(c);
+        }
+        for (int m = 0; m < 3; m++) spt_dense_free(f[m]);
+        emit(raw, "dist mttkrp mode 0", th, &smt, load);
+    }
     spt_dtensor_free(rm);
+    /* SpGEMM C = A x A of the random and the power-law matrix; at P = 1 the inputs and every P's result are
+     * written next to RAW (A as .mtx for bench_combblas, C to compare with its result) */
+    for (int pl = 0; pl < 2; pl++) {
+        const int64_t ns = N / 20;
+        spt_tensor *gp = make_sg(pl, ns * g_rank / g_P, ns * (g_rank + 1) / g_P), *whole = NULL;
+        spt_dtensor *G = NULL, *C = NULL;
+        if (!gp || spt_dtensor_from_local(g_ctx, gp, NULL, &G) != SPT_OK) die("spgemm input");
+        spt_tensor_free(gp);
+        sample sg = {0};
+        for (int i = 0; i < reps; i++) {
+            double w0, c0;
+            spt_dtensor_free(C);
+            C = NULL;
+            timed_begin(&w0, &c0);
+            if (spt_dtensor_sparse_sparse_matmul(G, G, false, false, false, &C) != SPT_OK) die("spgemm");
+            timed_end(&sg, w0, c0);
+        }
+        char name[64], path[1200];
+        snprintf(name, sizeof name, "dist spgemm %s", SG_NAME[pl]);
+        emit(raw, name, th, &sg, load);
+        if (spt_dtensor_gather(G, 0, &whole) != SPT_OK) die("gather");
+        if (g_rank == 0 && g_P == 1) {
+            snprintf(path, sizeof path, "%s.spgemm-%s.mtx", rawpath, SG_NAME[pl]);
+            if (spt_write_mtx(whole, path) != SPT_OK) die("write A");
+        }
+        spt_tensor_free(whole);
+        whole = NULL;
+        if (spt_dtensor_gather(C, 0, &whole) != SPT_OK) die("gather");
+        if (g_rank == 0) {
+            snprintf(path, sizeof path, "%s.spgemm-%s.spt-np%d.mtx", rawpath, SG_NAME[pl], g_P);
+            if (spt_write_mtx(whole, path) != SPT_OK) die("write C");
+        }
+        spt_tensor_free(whole);
+        spt_dtensor_free(C);
+        spt_dtensor_free(G);
+    }
     /* matmul: A by rows (from its pieces), B replicated or in row blocks */
     int64_t na = N / 10;
     spt_tensor *ap = make_a(na * g_rank / g_P, na * (g_rank + 1) / g_P);
@@ -397,10 +515,14 @@ static int report(const char *rawpath, const char *outpath) {
         return 2;
     }
     row *r = calloc(256, sizeof *r);
-    int n = 0, ncpu = 0, cpus[8][3];
-    char line[1024];
+    int n = 0, ncpu = 0, cpus[8][3], nchk = 0;
+    char line[1024], chk[16][1024];
     while (n < 256 && fgets(line, sizeof line, f)) {
         row *x = &r[n];
+        if (!strncmp(line, "check\t", 6)) { /* bench_combblas: its result against spt's */
+            if (nchk < 16) snprintf(chk[nchk++], sizeof chk[0], "%s", line + 6);
+            continue;
+        }
         if (!strncmp(line, "cpus\t", 5)) { /* the binding of one run: P, fewest and most CPUs of a rank */
             if (ncpu < 8 && sscanf(line + 5, "%d %d %d", &cpus[ncpu][0], &cpus[ncpu][1], &cpus[ncpu][2]) == 3) ncpu++;
             continue;
@@ -444,14 +566,17 @@ static int report(const char *rawpath, const char *outpath) {
                 x->op, x->P, x->th, x->med, x->mn, x->mx, x->cpu, x->pay, x->meta, x->coll, x->ph[0], x->ph[1],
                 x->ph[2], x->ph[3], x->load);
     }
-    static const char *ops[3][3] = {{"dist from_local", "serial from_local (spt_reordered)", "from_local"},
+    static const char *ops[5][3] = {{"dist from_local", "serial from_local (spt_reordered)", "from_local"},
                                     {"dist reorder", "serial reorder (spt_reorder)", "reorder"},
-                                    {"dist reduce_sum", "serial reduce_sum (spt_reduce_sum_sparse)", "reduce_sum"}};
+                                    {"dist reduce_sum", "serial reduce_sum (spt_reduce_sum_sparse)", "reduce_sum"},
+                                    {"dist mttkrp mode 0", "serial mttkrp mode 0 (spt_mttkrp)", "mttkrp"},
+                                    {"dist spgemm random", "serial spgemm random (spt_sparse_sparse_matmul)",
+                                     "spgemm random"}};
     fprintf(o, "\n## Targets\n\nEach ratio three ways: median wall / min wall / median CPU (the CPU time of the slowest "
                "rank, less disturbed by other processes on a loaded machine, but counting MPI busy-waits).\n\n"
                "| op | P=1 / serial 1 thread (<= 1.2) | P=2 / serial 2 threads (<= 1.3) | P=1 / P=2 (>= 1.5 for "
-               "from_local, reorder) |\n| --- | --- | --- | --- |\n");
-    for (int k = 0; k < 3; k++) {
+               "from_local, reorder, mttkrp) |\n| --- | --- | --- | --- |\n");
+    for (int k = 0; k < 5; k++) {
         const row *d1 = find(r, n, ops[k][0], 1, -1), *d2 = find(r, n, ops[k][0], 2, -1);
         const row *s1 = find(r, n, ops[k][1], 1, 1), *s2 = find(r, n, ops[k][1], 1, 2);
         const row *pairs[3][2] = {{d1, s1}, {d2, s2}, {d1, d2}};
@@ -464,6 +589,41 @@ static int report(const char *rawpath, const char *outpath) {
         }
         fprintf(o, "\n");
     }
+    fprintf(o, "\n## SpGEMM against CombBLAS (C = A x A, A [65536, 65536] with N/20 entries)\n\n"
+               "CombBLAS's 2-D SUMMA product (`Mult_AnXBn_Synch`, plus-times on doubles) runs on square process "
+               "grids only, so it has no np 2 row. Median wall ms (CPU ms of the slowest rank).\n\n"
+               "| matrix | spt np 1 | spt np 2 | spt np 4 | CombBLAS np 1 | CombBLAS np 4 |\n| --- | --- | --- | --- | --- | --- |\n");
+    for (int k = 0; k < 2; k++) {
+        static const char *kinds[2] = {"random", "power-law"};
+        char a[64], b[64];
+        snprintf(a, sizeof a, "dist spgemm %s", kinds[k]);
+        snprintf(b, sizeof b, "combblas spgemm %s", kinds[k]);
+        const row *cells[5] = {find(r, n, a, 1, -1), find(r, n, a, 2, -1), find(r, n, a, 4, -1), find(r, n, b, 1, -1),
+                               find(r, n, b, 4, -1)};
+        fprintf(o, "| %s |", kinds[k]);
+        for (int c = 0; c < 5; c++) {
+            if (cells[c]) fprintf(o, " %.1f (%.1f) |", cells[c]->med, cells[c]->cpu);
+            else fprintf(o, " n/a |");
+        }
+        fprintf(o, "\n");
+    }
+    fprintf(o, "\n| parallel sort of the N-entry tensor (unsorted pieces -> row-major) | np 1 | np 2 | np 4 |\n"
+               "| --- | --- | --- | --- |\n");
+    for (int k = 0; k < 2; k++) {
+        static const char *sorts[2][2] = {{"spt_dtensor_from_local", "dist from_local"},
+                                          {"CombBLAS psort (parallel_sort, 32-byte records)", "combblas psort row-major"}};
+        fprintf(o, "| %s |", sorts[k][0]);
+        for (int c = 0; c < 3; c++) {
+            const row *x = find(r, n, sorts[k][1], c == 0 ? 1 : c == 1 ? 2 : 4, -1);
+            if (x) fprintf(o, " %.1f (%.1f) |", x->med, x->cpu);
+            else fprintf(o, " n/a |");
+        }
+        fprintf(o, "\n");
+    }
+    fprintf(o, "\nResults compared (CombBLAS's C against spt's at np 1, every entry, values exact integers; psort's "
+               "keys against spt's on every rank):\n\n");
+    for (int i = 0; i < nchk; i++) fprintf(o, "- %s", chk[i]);
+    if (!nchk) fprintf(o, "- none (CombBLAS not installed: `apt-get install libcombblas-dev`)\n");
     fprintf(o, "\n## Transport (alpha-beta inputs of MODEL.md), np 2\n\n| measure | median | min-max (latency) / worst-best (bandwidth) | load |\n| --- | --- | --- | --- |\n");
     for (int i = 0; i < n; i++)
         if (!strncmp(r[i].op, "net ", 4))

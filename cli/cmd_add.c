@@ -32,7 +32,7 @@ const cli_cmd cli_cmd_add = {
     "The union of the entries of A and B in row-major order; where both hold an index the values are\n"
     "added, and the sum is kept if |sum| >= T (default 0: kept).\n\n"
     "options:\n"
-    "  --thresh T       drop sums whose magnitude is below T\n"
+    "  --thresh T       drop sums whose magnitude is below T (an integer for integer values)\n"
     "  -o, --output F   the output file (default stdout, .tns)\n"
     "  --format F       input format (default: from the extensions)\n"
     "  --to F           output format (default: from the output's extension)\n"

@@ -31,7 +31,8 @@ const cli_cmd cli_cmd_slice = {
     "the entries inside a box, shifted to its corner (tf.sparse.slice)",
     "spt slice --start S0,S1,... --size Z0,Z1,... [options] IN",
     "Keep the entries with start <= index < start + size in every dim (0-based), shifted by -start; the\n"
-    "box is clipped to the shape.\n\n"
+    "box is clipped to the shape first, as tf.sparse.slice: a negative size is refused unless the start\n"
+    "is at or past dim - size (then the slice is empty along that dim).\n\n"
     "options:\n"
     "  --start LIST     the box's first corner (0-based, one value per dim)\n"
     "  --size LIST      the box's size per dim\n"

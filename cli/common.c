@@ -149,6 +149,12 @@ int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a) {
         if (a->npos < c->min_pos) return cli_usage_error(a, "missing arguments; usage: %s", c->usage);
         return cli_usage_error(a, "too many arguments; usage: %s", c->usage);
     }
+    /* every positional argument is an input, and so is --weights: stdin can be read once */
+    int dash = 0;
+    for (int i = 0; i < a->npos; i++) dash += !strcmp(a->pos[i], "-");
+    const char *w = cli_opt(a, "weights");
+    dash += w && !strcmp(w, "-");
+    if (dash > 1) return cli_usage_error(a, "stdin ('-') can be read only once: give '-' for at most one input");
     return -1;
 }
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "spt_mpi.h"
@@ -31,6 +32,83 @@ static int bcast_rc(int rc) {
     return rc;
 }
 
+/* ---- replicated inputs: every rank reads them, and they must agree -------------------------------- */
+
+/* FNV-1a over n bytes, continuing h */
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ULL;
+    return h;
+}
+
+static uint64_t hash_tensor(const spt_tensor *t) {
+    uint64_t h = 14695981039346656037ULL;
+    if (!t) return h;
+    int64_t head[3] = {spt_tensor_dtype(t), spt_tensor_rank(t), spt_tensor_nnz(t)};
+    h = fnv(h, head, sizeof head);
+    h = fnv(h, spt_tensor_shape(t), (size_t)head[1] * sizeof(int64_t));
+    h = fnv(h, spt_tensor_indices(t), (size_t)(head[1] * head[2]) * sizeof(int64_t));
+    if (head[0] != SPT_STRING) h = fnv(h, spt_tensor_values(t), (size_t)head[2] * spt_dtype_size(head[0]));
+    return h;
+}
+
+static uint64_t hash_dense(const spt_dense *d) {
+    uint64_t h = 14695981039346656037ULL;
+    if (!d) return h;
+    int64_t head[3] = {spt_dense_dtype(d), spt_dense_rank(d), spt_dense_size(d)};
+    h = fnv(h, head, sizeof head);
+    h = fnv(h, spt_dense_shape(d), (size_t)head[1] * sizeof(int64_t));
+    if (head[0] != SPT_STRING) h = fnv(h, spt_dense_data(d), (size_t)head[2] * spt_dtype_size(head[0]));
+    return h;
+}
+
+/* After every rank read the replicated input `path` (local rc, content hash): 0 when all read it and
+ * got the same content, else CLI_BAD_INPUT everywhere, with rank 0 printing why: the message of the
+ * first rank that failed (ranks > 0 print nothing themselves), or that the ranks read different
+ * contents (a node-local file, a file changed between the reads). */
+static int agree_replicated(const cli_args *a, const char *path, int rc, uint64_t hash) {
+    int P = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    unsigned long long mine[2] = {(unsigned long long)(rc != 0), hash}, *all = malloc((size_t)P * sizeof mine);
+    int ok = all != NULL, allok;
+    MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!allok) {
+        free(all);
+        if (g_rank == 0) fprintf(stderr, "spt %s: out of memory\n", a->cmd);
+        return CLI_BAD_INPUT;
+    }
+    MPI_Allgather(mine, 2, MPI_UNSIGNED_LONG_LONG, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_COMM_WORLD);
+    int bad = -1, differ = -1;
+    for (int r = 0; r < P && bad < 0; r++)
+        if (all[2 * r]) bad = r;
+    for (int r = 1; r < P && differ < 0; r++)
+        if (all[2 * r + 1] != all[1]) differ = r;
+    free(all);
+    if (bad > 0) { /* the failing rank's message, printed by rank 0 */
+        char msg[1100];
+        if (g_rank == bad) {
+            snprintf(msg, sizeof msg, "%s", *spt_last_error() ? spt_last_error() : "cannot read it");
+            MPI_Send(msg, (int)sizeof msg, MPI_CHAR, 0, 7, MPI_COMM_WORLD);
+        } else if (g_rank == 0) {
+            MPI_Recv(msg, (int)sizeof msg, MPI_CHAR, bad, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            msg[sizeof msg - 1] = 0;
+            fprintf(stderr, "spt %s: rank %d cannot read %s: %s\n", a->cmd, bad, path, msg);
+        }
+    } else if (bad < 0 && differ > 0 && g_rank == 0)
+        fprintf(stderr, "spt %s: %s differs between ranks (rank %d read other contents than rank 0): every rank "
+                "must read the same file\n", a->cmd, path, differ);
+    return bad >= 0 || differ > 0 ? CLI_BAD_INPUT : 0;
+}
+
+/* Whether rank 0 sees `path` as a regular file (answered everywhere): other files (FIFOs, devices) are
+ * read by rank 0 alone, as stdin is. */
+static int regular_on_root(const char *path) {
+    struct stat sb;
+    int reg = g_rank == 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+    MPI_Bcast(&reg, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return reg;
+}
+
 /* ---- reading and writing distributed tensors ------------------------------------------------------ */
 
 /* Read `path` into a row-major dtensor (collective). Returns 0 or an exit code (the same everywhere). */
@@ -40,7 +118,7 @@ static int read_dist(const cli_args *a, const char *path, spt_dtensor **out) {
     *out = NULL;
     int rc = cli_read_opts(a, &o, &fmt, path); /* replicated arguments: the same answer everywhere */
     if (rc >= 0) return rc;
-    if (fmt == SPT_FORMAT_TNS && strcmp(path, "-")) {
+    if (fmt == SPT_FORMAT_TNS && strcmp(path, "-") && regular_on_root(path)) {
         spt_status st = spt_dtensor_read_tns(g_ctx, path, &o, out);
         return st == SPT_OK ? 0 : cli_fail(a, st);
     }
@@ -143,14 +221,14 @@ static int mpi_matmul(cli_args *a) {
      * text formats unless --dtype says otherwise */
     cli_args a2;
     cli_matmul_b_args(a, &a2);
-    spt_status st = cli_read_dense(&a2, a->pos[1], &b) ? SPT_EIO : SPT_OK;
-    int rc = spt_mpi_agree(g_ctx, "spt matmul", st) == SPT_OK ? 0 : CLI_BAD_INPUT;
+    int rc = cli_read_dense(&a2, a->pos[1], &b);
+    rc = agree_replicated(a, a->pos[1], rc, hash_dense(b));
     if (!rc) {
         cli_matmul_a_args(a, b, &a2);
         rc = read_dist(&a2, a->pos[0], &x);
     }
     if (!rc) {
-        st = spt_dtensor_sparse_dense_matmul(x, b, cli_opt(a, "adjoint-a") != NULL, cli_opt(a, "adjoint-b") != NULL, 0, &o);
+        spt_status st = spt_dtensor_sparse_dense_matmul(x, b, cli_opt(a, "adjoint-a") != NULL, cli_opt(a, "adjoint-b") != NULL, 0, &o);
         rc = st != SPT_OK ? cli_fail(a, st) : bcast_rc(g_rank == 0 ? cli_write_dense(a, o) : 0);
     }
     spt_dtensor_free(x);
@@ -170,8 +248,16 @@ static int mpi_sparsify(cli_args *a) {
     spt_tot *loc = NULL, *tot = NULL;
     rc = read_dist(a, a->pos[0], &t);
     /* the map is replicated: every rank reads it */
-    if (!rc) rc = spt_mpi_agree(g_ctx, "spt sparsify", cli_read(a, a->pos[1], &map) ? SPT_EIO : SPT_OK) ? CLI_BAD_INPUT : 0;
-    if (!rc) rc = cli_sparsify_map(a, map, ind_rank, &sm, os ? NULL : oshape); /* replicated: same everywhere */
+    if (!rc) {
+        rc = cli_read(a, a->pos[1], &map);
+        rc = agree_replicated(a, a->pos[1], rc, hash_tensor(map));
+    }
+    if (!rc) { /* the same map everywhere, so the same answer; agreed all the same (never a hang) */
+        rc = cli_sparsify_map(a, map, ind_rank, &sm, os ? NULL : oshape);
+        int worst;
+        MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        rc = worst;
+    }
     if (!rc) {
         spt_status st = spt_dtensor_sparsify(t, sm, np / 2, pairs, oshape, NULL, NULL, &loc);
         if (st == SPT_OK) st = spt_mpi_tot_gather(g_ctx, loc, 0, &tot);
@@ -205,9 +291,18 @@ int main(int argc, char **argv) {
         }
     }
     int rc = -1, i = 1;
-    while (i < argc && (!strcmp(argv[i], "--threads") || !strncmp(argv[i], "--threads=", 10)))
+    while (i < argc && (!strcmp(argv[i], "--threads") || !strncmp(argv[i], "--threads=", 10))) {
+        /* checked as the serial command checks it: a bad count is a usage error on every rank */
+        const char *v = argv[i][9] == '=' ? argv[i] + 10 : i + 1 < argc ? argv[i + 1] : NULL;
+        int64_t th;
+        if (!v || !cli_parse_int(v, &th) || th < 1 || th > 1024) {
+            if (g_rank == 0) fprintf(stderr, "spt: --threads needs a number from 1 to 1024\n");
+            rc = CLI_USAGE;
+            break;
+        }
         i += argv[i][9] == '=' ? 1 : 2;
-    for (size_t k = 0; i < argc && k < sizeof dist / sizeof *dist; k++) {
+    }
+    for (size_t k = 0; rc < 0 && i < argc && k < sizeof dist / sizeof *dist; k++) {
         if (strcmp(argv[i], dist[k].cmd->name)) continue;
         cli_args a;
         /* global options (--threads) as the serial command takes them */

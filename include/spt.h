@@ -53,6 +53,18 @@
  *   Read-only ops (every op taking a const tensor) may run on one shared tensor from several threads at
  *   once: what they record on an input, the "validated" flag and the row pointer of row sums (see
  *   spt_reduce_sum), is set atomically.
+ *   spt_set_num_threads may be called at any time from any thread, also while ops run in others: each
+ *   op reads the count when it sizes its work and never runs more threads than it sized for, so a
+ *   count changed during a call only changes how many threads the next calls use.
+ *   The OpenMP runtime (libgomp) ends the process when it cannot start a thread. Before a parallel
+ *   region, spt starts and joins the threads it is about to ask for, with the stack size libgomp gives
+ *   its threads (OMP_STACKSIZE, else the default of RLIMIT_STACK, 8 MB when unlimited), and runs with
+ *   as many as started: always for a count above the number of processors, and for every count when
+ *   the address space is limited (RLIMIT_AS, `ulimit -v`) or that stack size is above 256 MB. Under
+ *   such a limit an op thus completes with fewer threads or returns SPT_ENOMEM.
+ *   The last-error message is per thread; a thread's first error allocates its buffer (1 KB, freed
+ *   when the thread ends). When that fails the status is still returned and spt_last_error() says the
+ *   message could not be stored; nothing aborts.
  *
  * WHERE THE MODEL COMES FROM
  *   spt is the sparse tensor of TensorFlow without TensorFlow: the SparseTensor class of TensorFlow's C++
@@ -184,7 +196,8 @@ void spt_set_allocator(spt_malloc_fn malloc_fn, spt_realloc_fn realloc_fn, spt_f
  * and a count above the number of processors is first tried: when the system refuses to start that
  * many threads (RLIMIT_NPROC, a cgroup's pids.max), the count is lowered to about what it allowed.
  * (The OpenMP runtime ends the process when a thread cannot start; checking here keeps that from
- * happening later inside an op.) spt_get_num_threads() tells the count in effect. */
+ * happening later inside an op; see THREADS at the top for the address-space limit.)
+ * spt_get_num_threads() tells the count in effect. May be called while ops run in other threads. */
 #define SPT_MAX_THREADS 1024
 void spt_set_num_threads(int n);
 int spt_get_num_threads(void);
@@ -425,8 +438,10 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
  * shift of one coordinate). */
 spt_status spt_split(const spt_tensor *t, int64_t axis, int64_t num_split, spt_tensor **outs);
 
-/* SparseSlice: start and size have rank entries, each >= 0 (SPT_EINVAL; TF accepts a negative start and
- * produces an invalid tensor). Output dim d = size[d] if start[d] < shape[d] - size[d], else
+/* SparseSlice: start and size have rank entries; start >= 0 (SPT_EINVAL; TF accepts a negative start and
+ * produces an invalid tensor). A negative size is SPT_EINVAL unless start[d] >= shape[d] - size[d] (as
+ * TensorFlow clips first: from there the slice is empty along d, output dim 0; compared exactly, without
+ * overflow). Output dim d = size[d] if start[d] < shape[d] - size[d], else
  * shape[d] - start[d] if start[d] < shape[d], else 0 (no start+size is ever formed, so huge sizes are
  * fine). Keeps the entries with start <= index < start + out dim, shifted by -start, in input order;
  * the order metadata and sorted/unique flags are kept. */
@@ -465,13 +480,15 @@ spt_status spt_fill_empty_rows(const spt_tensor *t, const void *default_value, s
  * otherwise; never 32-bit). Entry order kept; a row-major sorted input gives a row-major sorted output. */
 spt_status spt_reshape(const spt_tensor *t, int64_t new_rank, const int64_t *new_shape, spt_tensor **out);
 
-/* tf.sparse.transpose: perm (rank entries, a permutation, SPT_EINVAL otherwise; NULL = reversed dims):
+/* tf.sparse.transpose: perm (rank entries, a permutation; an entry outside [0, rank) is SPT_ERANGE, a
+ * repeated one SPT_EINVAL; NULL = reversed dims):
  * output index[k] = input index[perm[k]], shape likewise; the output is sorted into row-major order
  * (stable radix sort; no work beyond one pass when the input's known order already gives it). */
 spt_status spt_transpose(const spt_tensor *t, const int64_t *perm, spt_tensor **out);
 
-/* tf.sparse.to_indicator: values are integer ids (any integer dtype, SPT_EDTYPE otherwise), rank >= 1,
- * vocab_size >= 0 (SPT_EINVAL). A new dense bool array of shape shape[:-1] + [vocab_size] (volume checked,
+/* tf.sparse.to_indicator: values are integer ids (any integer dtype, SPT_EDTYPE otherwise), any rank,
+ * vocab_size >= 0 (SPT_EINVAL). A new dense bool array of shape shape[:-1] + [vocab_size] (a rank-0 input
+ * gives [vocab_size], as TensorFlow; volume checked,
  * SPT_EOVERFLOW; SPT_ENOMEM if it cannot be allocated), true at [index[:-1]..., id] for every entry
  * (repeats allowed). An id outside [0, vocab_size) is SPT_ERANGE, checked before anything is allocated. */
 spt_status spt_to_indicator(const spt_tensor *t, int64_t vocab_size, spt_dense **out);
@@ -539,7 +556,8 @@ spt_status spt_reduce_max_sparse(const spt_tensor *t, const int64_t *axes, int64
 /* tf.sparse.add of two sparse tensors (SparseAdd). Checks, in TF's order (SPT_EINVAL): same rank
  * ("Operands do not have the same ranks"), rank > 0, equal dims ("Operands' shapes do not match: got X
  * and Y for dimension d"); then same dtype (SPT_EDTYPE), thresh not NaN, every index in bounds
- * (SPT_ERANGE). Union of the entries in row-major order: an index held by one operand is copied as is
+ * (SPT_ERANGE). For integer values thresh must be an integer, not +-inf (SPT_EINVAL, checked first:
+ * TensorFlow converts the threshold to the values' dtype and refuses 0.5). Union of the entries in row-major order: an index held by one operand is copied as is
  * (the threshold does not apply), an index held by both gives a + b, kept iff thresh <= |a + b|
  * (modulus for complex; compared in the value's real type), so thresh 0 keeps zero sums. Inputs need
  * not be sorted: an input not sorted in row-major order is detected in one pass and sorted first (a
@@ -558,9 +576,11 @@ spt_status spt_add(const spt_tensor *a, const spt_tensor *b, double thresh, spt_
 spt_status spt_add_dense(const spt_tensor *a, const spt_dense *b, spt_dense **out);
 
 /* SparseDenseCwise{Mul,Div,Add}: out value i = op(value i, dense[index i]) where the dense array is
- * broadcast to the sparse shape only: rank(dense) <= rank(sparse) and, aligned from the right, each
- * dense dim equals the sparse dim or is 1; else SPT_EINVAL "SparseDenseBinaryOpShared broadcasts dense
- * to sparse only; got incompatible shapes: [..] vs. [..]". An index outside the sparse shape is
+ * broadcast to the sparse shape only, by TensorFlow's rule: rank(sparse) >= 1 and rank(dense) <=
+ * rank(sparse) and, aligned from the right, each dense dim equals the sparse dim, or is 1 against a
+ * sparse dim >= 1, or is 0 against a sparse dim 1 (then any stored entry is SPT_EINVAL: it meets no dense
+ * element); else SPT_EINVAL "SparseDenseBinaryOpShared broadcasts dense to sparse only; got incompatible
+ * shapes: [..] vs. [..]" (a dense 1 against a sparse 0 included). An index outside the sparse shape is
  * SPT_ERANGE ("Provided indices are out-of-bounds w.r.t. dense side with broadcasted shape"). Implicit
  * zeros stay untouched (add only changes stored entries). The result is a new tensor with a's indices,
  * shape, order and flags and the new values (TF returns only the values). Integer division truncates
@@ -846,7 +866,9 @@ const char *spt_format_name(spt_format f);
 
 /* Read options; a NULL pointer means all defaults (a zero-initialised struct is the defaults). */
 typedef struct spt_read_opts {
-    bool has_dtype;       /* read values as `dtype` (checked: out-of-range integers are parse errors) */
+    bool has_dtype;       /* read values as `dtype` (checked: out-of-range integers are parse errors;
+                             it wins over a .tns "# dtype:" header, except that a complex dtype
+                             for a real header or the reverse is SPT_EINVAL: the columns differ) */
     spt_dtype dtype;      /* otherwise: .tns int64 when every value is an integer, else float64;
                              .mtx by its field; .npy/.npz as stored */
     int64_t rank;         /* .tns: the shape's length when `shape` is given */
@@ -862,8 +884,9 @@ void spt_set_read_progress(spt_progress_fn fn, void *ctx);
 /* The member of a tar archive that readers started later on the calling thread take (NULL or "" for
  * the default): its path in the archive or its base name. By default a tar archive yields its one data
  * file (a name ending in .tns, .mtx, .npy or .npz), or among several the SuiteSparse Matrix Collection's
- * main matrix NAME/NAME.mtx; several other data files are SPT_EINVAL listing them. The name is copied;
- * SPT_EINVAL (and the default) for a name over 4095 bytes. */
+ * main matrix NAME/NAME.mtx; several other data files are SPT_EINVAL listing them. The name is copied
+ * (freed when the thread ends or the member is set again); SPT_EINVAL (and the default) for a name over
+ * 4095 bytes, SPT_ENOMEM (and the default) when the copy cannot be allocated. */
 spt_status spt_set_read_member(const char *member);
 
 /* Read a FROSTT .tns file ("-" = stdin) into a new tensor. SPT_EIO when the file cannot be read,
@@ -922,7 +945,8 @@ spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavo
  * inputs (pipes, FIFOs, devices such as /dev/zero, a terminal) are read as a stream, up to a bound:
  * SPT_MAX_STREAM_BYTES from the environment (a byte count, optionally with a K, M, G or T suffix in
  * powers of 1024), by default 4 GiB or half the physical memory, whichever is smaller. A longer stream ends the read with SPT_EOVERFLOW naming the
- * bound. .npy and .npz members are checked before their data is read: the bytes the header's shape
+ * bound. A FIFO is waited for until a writer opens it, at most SPT_FIFO_TIMEOUT seconds from the
+ * environment (default 30), then SPT_EIO. .npy and .npz members are checked before their data is read: the bytes the header's shape
  * and dtype need must be the bytes present (for .npz, the size in the archive's directory), and an
  * .npz's members must agree with one another (coords [rank, n] with data [n] and shape [rank]; SciPy's
  * row/col/indices [n] and indptr [dim + 1]) before any of them is inflated. NumPy unicode arrays
@@ -1110,13 +1134,14 @@ spt_status spt_cast(const spt_tensor *t, spt_dtype dtype, spt_tensor **out);
  * 0 (the first index coordinate), output rank 2, shape [values.shape[0], width]; a rank-1 input gives a
  * rank-1 output as with axis 0; a rank-0 input is SPT_EINVAL ("the shape argument requires at least one
  * element"). Implicit zeros are never counted. Any other axis is SPT_EINVAL.
- * minlength, maxlength: SPT_UNSET or >= 0 (less than -1 is SPT_EINVAL); 0 and SPT_UNSET both mean "not
- * given" for maxlength, as in TensorFlow's kernel. A value is counted iff maxlength is not given or
- * value < maxlength (larger values are dropped). width = maxlength when given, else max(largest counted
- * value + 1, minlength) -- with no counted value the largest is taken as 0, so width >= 1 (TensorFlow's
- * GetOutputSize); largest + 1 beyond int64 is SPT_EOVERFLOW. The output stores nothing per width unit,
+ * minlength, maxlength: SPT_UNSET or >= 0 (less than -1 is SPT_EINVAL). A value is counted iff maxlength
+ * is SPT_UNSET or value < maxlength (larger values are dropped; maxlength 0 drops every value, as
+ * tf.sparse.bincount in TensorFlow 2.21). width = maxlength when given (0 included, whatever minlength),
+ * else max(largest counted value + 1, minlength) -- with no counted value the largest is taken as 0, so
+ * width >= 1 (TensorFlow's GetOutputSize); largest + 1 beyond int64 is SPT_EOVERFLOW. The output stores nothing per width unit,
  * so a huge width costs nothing (the output shape follows the shape rules of spt_tensor_new).
- * A negative value is SPT_ERANGE ("values[i] = v is negative"), checked for every value first.
+ * A negative value is SPT_EINVAL ("values[i] = v is negative"; TensorFlow's InvalidArgument), checked
+ * for every value first, dropped or not.
  * weights: NULL, or a tensor with exactly values' shape (SPT_EINVAL "'weights' and 'values' must have
  * the same dense shape") and indices in the same storage order (SPT_EINVAL "... must have the same
  * indices"); then each output value is the sum of the weights of its entries, in storage order, in the
@@ -1166,7 +1191,8 @@ spt_status spt_cross(const spt_cross_input *inputs, int64_t n, const char *separ
  * h % num_buckets (num_buckets > 0) or h % (2^63 - 1) (num_buckets == 0), where h starts at hash_key
  * and takes h = FingerprintCat64(h, f) for each feature f in turn, f = Fingerprint64(bytes) for a
  * string feature and the value's 64 bits for an integer feature -- bit-exact with TensorFlow.
- * num_buckets < 0 is SPT_EINVAL; other checks as spt_cross. */
+ * num_buckets < 0 is SPT_EINVAL; other checks as spt_cross. hash_key is used as given, 0 included (as the
+ * raw op; TensorFlow's Python layer, and spt's, take 0 as SPT_CROSS_DEFAULT_HASH_KEY). */
 spt_status spt_cross_hashed(const spt_cross_input *inputs, int64_t n, int64_t num_buckets, uint64_t hash_key,
                             spt_tensor **out);
 

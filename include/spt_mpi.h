@@ -197,6 +197,34 @@ spt_status spt_dtensor_sparse_dense_matmul(const spt_dtensor *a, const spt_dense
 spt_status spt_dtensor_sparse_dense_matmul_rows(const spt_dtensor *a, const spt_dense *b_rows, int64_t b_begin,
                                                 bool adjoint_a, bool adjoint_b, int root, spt_dense **out);
 
+/* spt_sparse_sparse_matmul of two dtensors of one context (rank 2, or rank 3 batched with the batch dim
+ * first), with the serial op's checks and messages (agreed) and its result: the gathered result equals
+ * spt_sparse_sparse_matmul(gathered a, gathered b, ...) byte for byte, whatever the rank count and the
+ * inputs' orders. A is sorted by the rows of op(A) (a no-op when it already is) and cut at row
+ * boundaries, so each row of op(A) is on one rank; B is sorted by the rows of op(B); each rank sends
+ * the owners of the rows of op(B) its entries read one request per row (batch and row: 16 bytes) and
+ * receives exactly those rows (one exchange of requests, one of entries), then runs the serial product
+ * on what it holds (threaded). Memory per rank: its rows of op(A), the rows of op(B) they read and its
+ * rows of the result (never all of B unless its rows read all of it). The result is row-major and
+ * aligned to output rows (a row is on one rank), so it is as balanced as the rows of op(A) are.
+ * P = 1: the serial op on the pieces. */
+spt_status spt_dtensor_sparse_sparse_matmul(const spt_dtensor *a, const spt_dtensor *b, bool adjoint_a,
+                                            bool adjoint_b, bool keep_zeros, spt_dtensor **out);
+
+/* spt_mttkrp of a dtensor with REPLICATED factor matrices (every rank passes all of them, the same
+ * everywhere; factors[mode] is not read): the serial op's checks and messages (agreed; SPT_EINVAL when
+ * the column counts differ between ranks). Each rank runs the serial spt_mttkrp on its piece over the
+ * window of output rows its entries touch; the windows are sent to `root` and summed there in rank
+ * order. *out on root (every rank for root == -1) is the dense [shape[mode], R] result, NULL elsewhere.
+ * Integers: identical to the serial op (wrapping sums). Floats: every output element is the same sum
+ * of the same products, the serial op's order within each rank's part, but an output row that spans
+ * ranks (its entries on several ranks) is summed in parts, so it may differ from the serial result by
+ * rounding: within about (entries of the row) x 2^-52 relative for float64 (2^-23 for float32). When the
+ * tensor is sorted with `mode` first, at most the row at each rank boundary spans ranks.
+ * Traffic: each rank's window (rows x R values) to the root. P = 1: the serial op. */
+spt_status spt_dtensor_mttkrp(const spt_dtensor *t, const spt_dense *const *factors, int64_t nfactors, int64_t mode,
+                              int root, spt_dense **out);
+
 /* spt_sparsify of a distributed T (tensor-of-tensors, spt.h): the outer index space is cut into one
  * contiguous block of row-major outer indices per rank, [*begin, *end) on rank p, the blocks of ranks
  * 0..P-1 in order covering [0, outer volume) (a rank's block may be empty). The cut is the same on every

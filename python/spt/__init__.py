@@ -7,7 +7,7 @@
 
 Every op calls the C library (libspt.so, found through $SPT_LIB, next to the package, the install
 prefix, or build/ of the repository); nothing is recomputed in Python. C statuses become exceptions:
-InvalidArgumentError (ValueError), OutOfRangeError (IndexError), OverflowError (OverflowError),
+InvalidArgumentError (ValueError), OutOfRangeError (an InvalidArgumentError and IndexError), OverflowError,
 FailedPreconditionError (RuntimeError), DtypeError (TypeError), OutOfMemoryError (MemoryError),
 IOError (OSError), ParseError (ValueError), InternalError (RuntimeError); all derive from SptError and
 carry the C message (`.message`) and status (`.status`).

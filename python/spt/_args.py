@@ -36,6 +36,11 @@ def _dense_like(x, sp, arg, fn):
     return L.exact_cast(np.asarray(x, dtype=object if sp.dtype.kind == "O" else None), sp.dtype, arg, fn)
 
 
+def _is_minus_one(x):
+    """x is the integer -1 (TensorFlow's "not given" for bincount's lengths)."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool) and int(x) == -1
+
+
 def _opt_count(x, arg, fn):
     """None -> SPT_UNSET; an explicit value must be an integer >= 0 (so -1 never silently means None)."""
     if x is None:

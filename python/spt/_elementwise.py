@@ -20,10 +20,15 @@ from ._tensor import SparseTensor, sparse_arg
 def add(a, b, threshold=_UNSET, name=None, thresh=_UNSET):
     """tf.sparse.add: sparse + sparse -> SparseTensor (sums with |a + b| < threshold dropped; entries held
     by one side are kept as they are); sparse + numpy array (either order) -> numpy array. `threshold`
-    is a real scalar (TF1 spelling: thresh)."""
+    is a real scalar (TF1 spelling: thresh); for integer values an integer (a float there, even 1.0, is a
+    DtypeError, as TensorFlow's TypeError when it converts the threshold to the values' dtype)."""
+    given = threshold is not _UNSET or thresh is not _UNSET
     threshold = _alias("add", threshold, "threshold", thresh, "thresh", 0.0)
     a_sp, b_sp = isinstance(a, SparseTensor), isinstance(b, SparseTensor)
     if a_sp and b_sp:
+        if given and a.dtype.kind in "iu" and isinstance(threshold, (float, np.floating)):
+            raise L.err(L.DtypeError, "add", "threshold %r is a float; the values are %s, so it must be an integer"
+                        % (threshold, a.spt_dtype))
         return C.spt_add(a, b, threshold)
     if not a_sp and not b_sp:
         raise L.err(L.DtypeError, "add", "at least one operand must be a SparseTensor")
@@ -183,44 +188,94 @@ def _fn_name(fn):
         return None
 
 
-@op("spt_map_values", "spt_map_values2", "spt_cast", "spt_unary_op_from_name")
-def map_values(op, *args, **kwargs):
-    """tf.sparse.map_values(op, *args, **kwargs): op applied to the values of the SparseTensor arguments,
-    which must all have the same indices (and shape); the result has those indices. spt runs it in C, so
-    `op` must be one of spt's functions (spt.abs, spt.negative, spt.sign, spt.square, spt.sqrt, spt.rsqrt,
-    spt.exp, spt.log1p, spt.sin, spt.tan, spt.asin, spt.atan, spt.asinh, spt.atanh, spt.tanh, spt.erf,
-    spt.floor, spt.ceil, spt.round, spt.ones_like, spt.cast with a dtype, spt.math.add / subtract / multiply
-    of two SparseTensors or add / multiply of a SparseTensor and a scalar) or the numpy ufunc that is one of
-    them (np.abs, np.negative, ..., np.rint for round, np.add, np.multiply, ...). Any other op is an
-    InvalidArgumentError naming it."""
-    fn = "map_values"
-    name = _fn_name(op)
-    if name is None:
-        raise L.err(L.InvalidArgumentError, fn, "op %s is not one spt computes in C (spt's unary math, spt.cast, "
-                    "spt.math.add/subtract/multiply or the matching numpy ufunc)" % getattr(op, "__name__", repr(op)))
-    sparse = [a for a in list(args) + list(kwargs.values()) if isinstance(a, SparseTensor)]
-    if not sparse:
-        raise L.err(L.InvalidArgumentError, fn, "no SparseTensor among the arguments of %s" % name)
+# numpy's function for each of spt's, for map_values's numpy path (the C kernels do not apply)
+_NUMPY_OF = {"abs": np.absolute, "negative": np.negative, "sign": np.sign, "square": np.square, "sqrt": np.sqrt,
+             "exp": np.exp, "log1p": np.log1p, "sin": np.sin, "tan": np.tan, "asin": np.arcsin,
+             "atan": np.arctan, "asinh": np.arcsinh, "atanh": np.arctanh, "tanh": np.tanh, "floor": np.floor,
+             "ceil": np.ceil, "round": np.rint, "ones_like": np.ones_like, "add": np.add, "subtract": np.subtract,
+             "multiply": np.multiply}
+
+
+def _map_in_c(name, args, kwargs, fn):
+    """map_values of one of spt's functions by its C kernel, or None where no kernel applies (then the
+    values go through numpy, as TensorFlow applies the op to the values tensor)."""
     if name == "cast":
         if len(args) + len(kwargs) != 2 or not isinstance(args[0], SparseTensor):
             raise L.err(L.InvalidArgumentError, fn, "cast takes (SparseTensor, dtype)")
         return cast(args[0], args[1] if len(args) > 1 else kwargs.get("dtype"))
-    if name in BINARY:
-        if kwargs or len(args) != 2:
-            raise L.err(L.InvalidArgumentError, fn, "%s takes two arguments" % name)
+    if kwargs:
+        return None
+    if name in BINARY and len(args) == 2:
         a, b = args
         if isinstance(a, SparseTensor) and isinstance(b, SparseTensor):
             return C.spt_map_values2(a, b, BINARY[name])
         sp, other = (a, b) if isinstance(a, SparseTensor) else (b, a)
-        other = np.asarray(other, dtype=object if sp.dtype.kind == "O" else None)
-        if name == "subtract" or other.ndim != 0:
-            raise L.err(L.InvalidArgumentError, fn, "%s of a SparseTensor and a non-sparse value: only add and "
-                        "multiply with a scalar are supported" % name)
+        try:
+            other = np.asarray(other, dtype=object if sp.dtype.kind == "O" else None)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise L.err(L.InvalidArgumentError, fn, "the second argument of %s is not a value: %s" % (name, e)) from None
+        if other.ndim != 0 or other.dtype.kind == "O":
+            return None
+        # the scalar converted exactly to the values' dtype (TensorFlow converts it so, or refuses)
         scalar = L.exact_cast(other, sp.dtype, "scalar", fn)
-        return (sparse_dense_cwise_add if name == "add" else sparse_dense_cwise_mul)(sp, scalar)
-    if kwargs or len(args) != 1:
-        raise L.err(L.InvalidArgumentError, fn, "%s takes one SparseTensor argument" % name)
-    return _UNARY_FN[name](args[0])
+        if name != "subtract" and sp.rank > 0 and sp.dtype.kind in "iuf":
+                return (sparse_dense_cwise_add if name == "add" else sparse_dense_cwise_mul)(sp, scalar)
+        x = np.asarray(sp.values)
+        with np.errstate(all="ignore"):
+            out = _NUMPY_OF[name](x, scalar) if sp is a else _NUMPY_OF[name](scalar, x)
+        return sp.with_values(np.asarray(out, dtype=sp.dtype))
+    if name in _UNARY_FN and len(args) == 1 and isinstance(args[0], SparseTensor):
+        return _UNARY_FN[name](args[0])
+    return None
+
+
+@op("spt_map_values", "spt_map_values2", "spt_cast", "spt_unary_op_from_name")
+def map_values(op, *args, **kwargs):
+    """tf.sparse.map_values(op, *args, **kwargs): op applied to the values of the SparseTensor arguments,
+    which must all have the same indices and shape; the result has those indices. As in TensorFlow, `op`
+    is called once, on the whole values (numpy arrays; other arguments are passed as given), and must
+    return one array with a value per entry (its dtype is the result's; another length or rank is an
+    InvalidArgumentError naming both). spt's own functions (spt.abs, ..., spt.round, spt.ones_like,
+    spt.cast, spt.math.add / subtract / multiply) and the numpy ufuncs that are one of them (np.abs, ...,
+    np.rint for round, np.add, np.multiply) run in C where a kernel applies; elsewhere (complex values
+    times a scalar, a rank-0 tensor, keyword arguments) their numpy equivalent is applied to the values."""
+    fn = "map_values"
+    sparse = [a for a in list(args) + list(kwargs.values()) if isinstance(a, SparseTensor)]
+    if not sparse:
+        raise L.err(L.InvalidArgumentError, fn, "no SparseTensor among the arguments of %s"
+                    % getattr(op, "__name__", repr(op)))
+    if not callable(op):
+        raise L.err(L.DtypeError, fn, "op must be callable, got %s" % type(op).__name__)
+    name = _fn_name(op)
+    if name is not None:
+        r = _map_in_c(name, args, kwargs, fn)
+        if r is not None:
+            return r
+    first = sparse[0]
+    for k, s in enumerate(sparse[1:], 1):
+        if s.shape != first.shape or s.nnz != first.nnz or not np.array_equal(s.indices, first.indices):
+            raise L.err(L.InvalidArgumentError, fn, "SparseTensor argument %d has other indices or shape than the "
+                        "first (shape %s vs %s, %d vs %d entries)" % (k, s.shape, first.shape, s.nnz, first.nnz))
+    f = _NUMPY_OF.get(name, op) if name is not None and name != "cast" else op
+
+    def vals(a):
+        return np.asarray(a.values) if isinstance(a, SparseTensor) else a
+
+    if name is None:  # the caller's own function: what it raises is its own
+        out = np.asarray(op(*[vals(a) for a in args], **{k: vals(v) for k, v in kwargs.items()}))
+    else:
+        try:
+            with np.errstate(all="ignore"):
+                out = np.asarray(f(*[vals(a) for a in args], **{k: vals(v) for k, v in kwargs.items()}))
+        except Exception as e:  # noqa: BLE001 - numpy's errors on bad arguments, as spt's classes
+            cls = L.DtypeError if isinstance(e, TypeError) else L.InvalidArgumentError
+            raise L.err(cls, fn, "%s of these arguments: %s" % (name, e)) from None
+    if out.ndim != 1 or out.shape[0] != first.nnz:
+        raise L.err(L.InvalidArgumentError, fn, "%s returned %s values for %d entries: the result must be one "
+                    "array of %d values" % (getattr(op, "__name__", repr(op)),
+                                            "a scalar" if out.ndim == 0 else "shape %s" % (out.shape,),
+                                            first.nnz, first.nnz))
+    return first.with_values(out)
 
 
 __all__ = exports(__name__)

@@ -4,7 +4,7 @@ lookups of tf.nn; each one call into the C library through the registry."""
 import numpy as np
 
 from . import _lib as L
-from ._args import _dense_operand, _opt_count
+from ._args import UNSET, _dense_operand, _is_minus_one, _opt_count
 from ._export import exports
 from ._registry import C, op
 from ._tensor import SparseTensor, sparse_arg
@@ -26,11 +26,12 @@ def bincount(values, weights=None, axis=0, minlength=None, maxlength=None, binar
     SparseTensor. axis 0 (or None): over every value, shape [width]; axis -1: per row of dim 0, shape
     [rows, width]. width = maxlength when given, else max(largest value + 1, minlength). weights (of the
     same kind and shape as values) sum instead of counting; binary_output gives 1 per present value
-    (not with weights). Values must be >= 0."""
+    (not with weights). Values must be >= 0. maxlength 0 keeps nothing (width 0); -1, like None, means
+    not given (as TensorFlow's attributes)."""
     fn = "bincount"
     axis = 0 if axis is None else axis
-    minl = _opt_count(minlength, "minlength", fn)
-    maxl = _opt_count(maxlength, "maxlength", fn)
+    minl = UNSET if _is_minus_one(minlength) else _opt_count(minlength, "minlength", fn)
+    maxl = UNSET if _is_minus_one(maxlength) else _opt_count(maxlength, "maxlength", fn)
     if isinstance(values, SparseTensor):
         if weights is not None and not isinstance(weights, SparseTensor):
             raise L.err(L.InvalidArgumentError, fn, "weights must be a SparseTensor when values is one")
@@ -86,9 +87,11 @@ DEFAULT_HASH_KEY = 0xDECAFCAFFE  # SPT_CROSS_DEFAULT_HASH_KEY, TensorFlow's defa
 def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
     """tf.sparse.cross_hashed: the combinations of tf.sparse.cross as int64 fingerprints (FarmHash
     Fingerprint64 chained with FingerprintCat64 from hash_key, bit-exact with TensorFlow), modulo
-    num_buckets (0 = 2^63 - 1). hash_key: an unsigned 64-bit int (None = TensorFlow's default)."""
+    num_buckets (0 = 2^63 - 1). hash_key: an unsigned 64-bit int; None or 0 = TensorFlow's default key
+    (its Python layer takes `hash_key or default`)."""
     arr, n, keep = _cross_inputs(inputs, "cross_hashed")
-    r = C.spt_cross_hashed(arr, n, num_buckets, DEFAULT_HASH_KEY if hash_key is None else hash_key)
+    zero = isinstance(hash_key, (int, np.integer)) and not isinstance(hash_key, bool) and int(hash_key) == 0
+    r = C.spt_cross_hashed(arr, n, num_buckets, DEFAULT_HASH_KEY if hash_key is None or zero else hash_key)
     del keep
     return r
 

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Conversions to and from SciPy sparse matrices, pydata/sparse COO arrays and torch sparse COO tensors.
+"""Conversions to and from SciPy sparse matrices, pydata/sparse COO arrays, torch sparse COO tensors and
+TensorFlow SparseTensors (duck-typed; TensorFlow imported by to_tf only).
 
 What is copied:
   from_scipy   the row/col arrays are interleaved into an N x 2 indices array (a copy); `data` of a COO
@@ -10,6 +11,8 @@ What is copied:
   to_pydata    coords and data are copies.
   from_torch   indices are transposed (a copy); values share the torch CPU storage when contiguous.
   to_torch     indices and values are copies.
+  from_tf      indices, values and dense_shape are copies (any object with those three attributes).
+  to_tf        indices, values and dense_shape are copies (TensorFlow imported when called).
 A shared values array must not be modified while the SparseTensor lives.
 """
 import numpy as np
@@ -124,6 +127,48 @@ def to_torch(sp_input):
     ix = torch.from_numpy(np.array(sp.indices.T, order="C"))
     vals = torch.from_numpy(np.array(sp.values))
     return torch.sparse_coo_tensor(ix, vals, size=sp.shape)
+
+
+def _np_of(x, arg, fn):
+    """A TensorFlow tensor (anything with .numpy()) or an array-like as a numpy array."""
+    try:
+        return np.asarray(x.numpy() if hasattr(x, "numpy") else x)
+    except Exception as e:  # noqa: BLE001 - whatever the object raises, reported as spt's error
+        raise L.err(L.InvalidArgumentError, fn, "%s could not be read as an array: %s" % (arg, e)) from None
+
+
+@public
+def from_tf(st):
+    """A SparseTensor from a tf.SparseTensor (or any object with `indices`, `values` and `dense_shape`
+    that numpy can read; TensorFlow is not imported). Copies; the values' dtype is kept exactly (TF's
+    strings become bytes). Every index is checked as for any new tensor."""
+    fn = "from_tf"
+    missing = [a for a in ("indices", "values", "dense_shape") if not hasattr(st, a)]
+    if missing:
+        raise L.err(L.DtypeError, fn, "expected a tf.SparseTensor-like object with indices, values and "
+                    "dense_shape; %s has no %s" % (type(st).__name__, ", ".join(missing)))
+    ix = _np_of(st.indices, "indices", fn)
+    vals = _np_of(st.values, "values", fn)
+    shape = _np_of(st.dense_shape, "dense_shape", fn)
+    if vals.dtype.kind in "SU":
+        vals = vals.astype(object)
+    return SparseTensor(ix, vals, shape, dtype=vals.dtype)
+
+
+@public
+def to_tf(sp_input):
+    """A tf.SparseTensor of the tensor (copies; entry order and duplicates kept; the dtype kept exactly,
+    strings as tf.string). TensorFlow is imported here, only when this is called."""
+    import tensorflow as tf
+
+    sp = sparse_arg(sp_input, "sp_input", "to_tf")
+    vals = np.array(sp.values)
+    if sp.dtype.kind == "O":
+        values = tf.constant(vals.reshape(-1).tolist() if vals.size else np.zeros(0, object), dtype=tf.string)
+    else:
+        values = tf.constant(vals, dtype=tf.as_dtype(sp.dtype))
+    return tf.sparse.SparseTensor(tf.constant(np.array(sp.indices).reshape(sp.nnz, sp.rank), tf.int64), values,
+                                  tf.constant(np.array(sp.dense_shape, dtype=np.int64).reshape(sp.rank), tf.int64))
 
 
 __all__ = exports(__name__)

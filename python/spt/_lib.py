@@ -17,10 +17,30 @@ from ._export import export_name, exports, public
 # --------------------------------------------------------------------------------------------------
 
 
+def _mpi_launched():
+    """True in a process started by an MPI launcher (Open MPI's mpirun, or a PMI/PMIx one)."""
+    return any(v in os.environ for v in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"))
+
+
+def _with_mpi(paths):
+    """Under an MPI launcher each libspt.so is preceded by libspt_mpi.so of the same folder (the whole
+    library with the distributed layer, which spt.mpi needs), when that file exists."""
+    for path in paths:
+        if _mpi_launched() and os.path.basename(path) == "libspt.so":
+            mpi = os.path.join(os.path.dirname(path), "libspt_mpi.so")
+            if os.path.exists(mpi):
+                yield mpi
+        yield path
+
+
 def _candidates():
     env = os.environ.get("SPT_LIB")
     if env:
         yield env
+    yield from _with_mpi(_default_candidates())
+
+
+def _default_candidates():
     here = os.path.dirname(os.path.abspath(__file__))
     yield os.path.join(here, "libspt.so")  # a copy next to the package
     try:  # written by `make install`
@@ -112,8 +132,9 @@ class InvalidArgumentError(SptError, ValueError):
 
 
 @public
-class OutOfRangeError(SptError, IndexError):
-    """SPT_ERANGE: an index, axis or id outside its range."""
+class OutOfRangeError(InvalidArgumentError, IndexError):
+    """SPT_ERANGE: an index, axis or id outside its range. A subclass of InvalidArgumentError (TensorFlow
+    reports these as InvalidArgumentError, so code catching that class catches both) and of IndexError."""
 
     status_name = "OUT_OF_RANGE"
 
@@ -288,17 +309,37 @@ class _View:
                                     "version": 3}
 
 
+def numpy_limit(shape, e):
+    """The spt error for a result numpy cannot hold (`e`: numpy's ValueError): more dims than numpy allows,
+    or a zero-size shape whose other dims overflow numpy's size. Named "numpy" until wrap_out names the op."""
+    detail = "numpy cannot hold the result of shape %s (rank %d: %s)" % (_show(list(shape)), len(shape), e)
+    cls = InvalidArgumentError if "dimension" in str(e) else OverflowError
+    x = err(cls, "numpy", detail)
+    x.numpy_detail = detail
+    return x
+
+
+def renamed(e, op):
+    """A numpy_limit error named after op."""
+    x = type(e)("spt.%s: %s" % (op, e.numpy_detail), e.status)
+    x.numpy_detail = e.numpy_detail
+    return x
+
+
 def view(owner, addr, shape, dtype, readonly=True):
     """A numpy array over `addr` whose base keeps `owner` (an Owner) alive."""
     dtype = np.dtype(dtype)
     n = 1
     for s in shape:
         n *= s
-    if not addr or n == 0:
-        a = np.empty(shape, dtype)
-        a.flags.writeable = not readonly
-        return a
-    return np.asarray(_View(owner, addr, shape, dtype, readonly))
+    try:
+        if not addr or n == 0:
+            a = np.empty(shape, dtype)
+            a.flags.writeable = not readonly
+            return a
+        return np.asarray(_View(owner, addr, shape, dtype, readonly))
+    except ValueError as e:
+        raise numpy_limit(shape, e) from None
 
 
 def strings_from(addr, n):
@@ -312,6 +353,34 @@ def strings_from(addr, n):
         s = arr[i]
         out[i] = string_at(s.data, s.len) if s.len else b""
     return out
+
+
+def object_values(a, arg, op):
+    """The values of an object array (numpy's dtype for a list of Python objects): strings stay objects
+    (a string tensor); numbers become the numeric array numpy infers from them; anything else, and
+    integers outside int64 / uint64, is refused naming what was found."""
+    if a.ndim == 0 and not isinstance(a.item(), (bytes, str, np.bytes_, np.str_)):
+        x = a.item()
+        if x is None:
+            raise err(InvalidArgumentError, op, "%s must not be None" % arg)
+        raise err(DtypeError, op, "%s must be an array or a sequence, got %s" % (arg, type(x).__name__))
+    flat = a.reshape(-1)
+    if flat.size == 0 or any(isinstance(v, (bytes, str, bytearray, memoryview, np.bytes_, np.str_)) for v in flat):
+        return a
+    for v in flat:
+        if not isinstance(v, (bool, int, float, complex, np.bool_, np.number)):
+            raise err(DtypeError, op, "%s must be numbers, or bytes or str for a string tensor, got %s %s"
+                      % (arg, type(v).__name__, _show(v)))
+    try:
+        b = np.array(flat.tolist())
+    except (TypeError, ValueError, builtins.OverflowError):
+        b = flat
+    if b.dtype.kind == "O":  # integers beyond int64 and uint64
+        big = next((v for v in flat if isinstance(v, int) and not -(1 << 63) <= v < (1 << 64)), None)
+        if big is not None:
+            raise err(OverflowError, op, "%s holds %d, which fits no integer dtype" % (arg, big))
+        raise err(DtypeError, op, "%s must be numbers of one kind, got %s" % (arg, _show(flat.tolist())))
+    return b.reshape(a.shape)
 
 
 def to_bytes(v, arg="value", op="SparseTensor"):
@@ -350,6 +419,11 @@ def contig(a, dtype=None):
     a = np.asarray(a, dtype=dtype)
     if not a.flags.c_contiguous or not a.dtype.isnative:
         a = np.array(a, dtype=a.dtype.newbyteorder("=") if not a.dtype.isnative else a.dtype, order="C")
+    if a.dtype == np.bool_ and a.size:
+        # a bool byte other than 0 or 1 (a uint8 array viewed as bool) would be read as is by C: normalised
+        u = a.view(np.uint8)
+        if u.max() > 1:
+            a = u != 0
     return a
 
 
@@ -385,10 +459,18 @@ def int_arg(x, arg, op):
 
 
 def range_error(v, arg, op, ctype, clo, chi, lo, hi):
-    """The error of an integer outside its C type (OverflowError) or the declared range (OutOfRangeError)."""
+    """The error of an integer outside its C type (OverflowError) or the declared range: OutOfRangeError
+    for an index, axis or id (an argument whose name says so), InvalidArgumentError for any other value
+    (a negative count or size), as TensorFlow's classes."""
     if not clo <= v <= chi:
         return err(OverflowError, op, "%s=%d does not fit in the C type %s [%d, %d]" % (arg, v, ctype, clo, chi))
-    return err(OutOfRangeError, op, "%s=%d is outside [%d, %d]" % (arg, v, lo, hi))
+    return err(range_class(arg), op, "%s=%d is outside [%d, %d]" % (arg, v, lo, hi))
+
+
+def range_class(arg):
+    """The class of an in-type integer outside an argument's declared range: OutOfRangeError for an
+    index, axis or id (by the argument's name), InvalidArgumentError for a count, size or other value."""
+    return OutOfRangeError if arg == "axis" or arg.endswith(("_id", "_axis", "index")) else InvalidArgumentError
 
 
 def length_error(a, n, arg, op, at_least=False):

@@ -78,9 +78,13 @@ class SparseTensor:
         if dtype is not None:
             values = L.exact_cast(values, L.as_dtype(dtype), "values", op)
         else:
+            if values is None:
+                raise L.err(L.InvalidArgumentError, op, "values must not be None")
             values = np.asarray(values)
             if values.dtype.kind in "SU":
                 values = values.astype(object)
+            elif values.dtype.kind == "O":
+                values = L.object_values(values, "values", op)
         ix = np.asarray(indices)
         # an array numpy builds from a list or tuple is private; any other may be shared with the caller
         private = adopt or isinstance(indices, (list, tuple))
@@ -221,9 +225,10 @@ class SparseTensor:
     def astype(self, dtype):
         """A tensor with the values cast to `dtype` as numpy's astype (tf.cast) casts them."""
         dt = L.as_dtype(dtype)
-        if (dt.kind == "O") != (self.dtype.kind == "O"):
+        to_str = L.is_string_dtype(dt)  # str, bytes, 'U', 'S' and object: a string tensor
+        if to_str != (self.dtype.kind == "O"):
             raise L.err(L.DtypeError, "astype", "cannot cast %s values to %s" % (self.spt_dtype, dt))
-        return self.with_values(np.asarray(self.values).astype(dt))
+        return self.with_values(np.asarray(self.values).astype(object if to_str else dt))
 
     @property
     def T(self):  # noqa: N802 - numpy's name
@@ -304,15 +309,40 @@ class SparseTensor:
         return self.with_values(np.abs(np.asarray(self.values)))
 
     def __matmul__(self, other):
+        """numpy's matmul rule: rank 2 @ matrix (sparse_dense_matmul), rank 2 @ vector (a vector,
+        sparse_dense_matvec), rank 3 @ a stack [P, K, N] or one matrix [K, N] (the batched product,
+        spt.bmm); sparse @ sparse is sparse_sparse_matmul."""
         if isinstance(other, SparseTensor):
             from ._products import sparse_sparse_matmul
 
             return sparse_sparse_matmul(self, other)
+        nd = np.ndim(other)
+        if self.rank == 3 and nd in (2, 3):
+            from ._products import bmm
+
+            return bmm(self, other)
+        if self.rank == 2 and nd == 1:
+            from ._products import sparse_dense_matvec
+
+            return sparse_dense_matvec(self, other)
         from ._products import sparse_dense_matmul
 
         return sparse_dense_matmul(self, other)
 
     def __rmatmul__(self, other):
+        """other @ self by numpy's rule: a stack [P, M, K] (or one matrix [M, K]) @ rank 3 is the batched
+        product, computed as (self^H @ other^H)^H; a vector @ rank 2 is a vector."""
+        nd = np.ndim(other)
+        if self.rank == 3 and nd in (2, 3):
+            from ._products import bmm
+
+            d = np.asarray(other)
+            r = bmm(self, np.ascontiguousarray(np.conj(d).swapaxes(-1, -2)), adjoint_a=True)
+            return np.ascontiguousarray(np.conj(r).swapaxes(-1, -2))
+        if self.rank == 2 and nd == 1:
+            from ._products import sparse_dense_matvec
+
+            return np.conj(sparse_dense_matvec(self, np.conj(np.asarray(other)), adjoint_a=True))
         from ._products import sparse_dense_matmul
 
         return sparse_dense_matmul(other, self)

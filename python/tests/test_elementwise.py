@@ -105,16 +105,49 @@ def test_numpy_ufuncs_map_to_c_ops():
     assert spt.map_values(spt.cast, a, dtype="int8").values.tolist() == [1, 2]
 
 
-def test_map_values_refuses_what_is_not_a_c_op():
-    with pytest.raises(spt.InvalidArgumentError, match="<lambda>"):
-        spt.map_values(lambda v: v * 2, SP)
-    with pytest.raises(spt.InvalidArgumentError, match="log"):
-        spt.map_values(np.log, SP)
+def test_map_values_calls_any_function_once_on_the_values():
+    """As TensorFlow: op is called once with the values arrays; its result is the new values."""
+    calls = []
+
+    def f(v, w, k=0):
+        calls.append((v.copy(), w.copy(), k))
+        return v * 2 + w + k
+
+    a = st([[0], [2]], np.array([1.5, -2.0], np.float32), [3])
+    r = spt.map_values(f, a, a, k=1)
+    assert len(calls) == 1 and calls[0][0].tolist() == [1.5, -2.0] and calls[0][2] == 1
+    assert r.dtype == np.float32 and r.values.tolist() == [5.5, -5.0] and r.indices.tolist() == [[0], [2]]
+    r = spt.map_values(lambda v: (v > 0), a)  # the result's dtype is the function's
+    assert r.dtype == np.bool_ and r.values.tolist() == [True, False]
+    assert np.allclose(spt.map_values(np.log, st([[1]], [np.e], [2])).values, [1.0])
+    with pytest.raises(spt.InvalidArgumentError, match="returned shape \\(1,\\) values for 2 entries"):
+        spt.map_values(lambda v: v[:1], a)
+    with pytest.raises(spt.InvalidArgumentError, match="a scalar"):
+        spt.map_values(lambda v: 3.0, a)
+    with pytest.raises(ZeroDivisionError):  # the caller's own error passes through
+        spt.map_values(lambda v: 1 // 0, a)
+    assert a.values.tolist() == [1.5, -2.0]
+    with pytest.raises(ValueError):  # the values given to the function are read-only views
+        spt.map_values(lambda v: v.__setitem__(0, 7), a)
+    # complex values with a scalar (no C kernel): TensorFlow computes, so does spt
+    z = st([[0], [1]], np.array([1 + 1j, 2], np.complex64), [2])
+    assert spt.map_values(spt.math.multiply, z, np.complex64(2j)).values.tolist() == [-2 + 2j, 4j]
+    assert spt.map_values(spt.math.add, z, np.complex64(2j)).values.tolist() == [1 + 3j, 2 + 2j]
+    r0 = spt.SparseTensor(np.zeros((1, 0), np.int64), np.array([3], np.int32), [])
+    assert spt.map_values(spt.math.multiply, r0, 2).values.tolist() == [6]  # rank 0: numpy, not cwise
+    assert spt.map_values(spt.math.subtract, z, np.complex64(1)).values.tolist() == [1j, 1]
+
+
+def test_map_values_refusals():
     with pytest.raises(spt.InvalidArgumentError, match="no SparseTensor"):
         spt.map_values(spt.abs, np.ones(3))
+    with pytest.raises(spt.DtypeError, match="callable"):
+        spt.map_values(5, SP)
     a = st([[0], [2]], [1.0, 2.0], [3])
     with pytest.raises(spt.InvalidArgumentError, match="same indices"):
         spt.map_values(np.add, a, st([[0], [1]], [1.0, 2.0], [3]))
+    with pytest.raises(spt.InvalidArgumentError, match="other indices or shape"):
+        spt.map_values(lambda x, y: x + y, a, st([[0], [1]], [1.0, 2.0], [3]))
     with pytest.raises(spt.DtypeError):
         spt.map_values(np.add, a, st([[0], [2]], np.array([1, 2], np.int64), [3]))
     with pytest.raises(spt.InvalidArgumentError):

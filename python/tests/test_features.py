@@ -33,7 +33,7 @@ def test_bincount_dense_and_sparse():
 
 
 @pytest.mark.parametrize("kw,err,text", [
-    (dict(minlength=-1), spt.InvalidArgumentError, "minlength"),
+    (dict(minlength=-2), spt.InvalidArgumentError, "minlength"),
     (dict(maxlength=-2), spt.InvalidArgumentError, "maxlength"),
     (dict(minlength=2 ** 63), spt.OverflowError, "minlength"),
     (dict(maxlength=2 ** 64 + 1), spt.OverflowError, "maxlength"),
@@ -51,8 +51,19 @@ def test_bincount_bad_inputs(kw, err, text):
 
 
 def test_bincount_value_checks():
-    with pytest.raises(spt.OutOfRangeError, match="negative"):
+    with pytest.raises(spt.InvalidArgumentError, match="negative") as ei:  # TF: InvalidArgument
         spt.bincount(np.array([1, -1]))
+    assert not isinstance(ei.value, spt.OutOfRangeError)
+    with pytest.raises(spt.InvalidArgumentError, match="negative"):
+        spt.bincount(np.array([1, -1]), maxlength=0)  # checked even where maxlength drops it
+    # maxlength 0 keeps nothing, width 0, whatever minlength (TensorFlow 2.21), dense and sparse
+    for v in (np.array([1, 3]), st([[0], [1]], np.array([1, 3]), [2])):
+        for kw in (dict(maxlength=0), dict(maxlength=0, minlength=5)):
+            r = spt.bincount(v, **kw)
+            assert list(r.shape) == [0] and r.nnz == 0
+    # -1 means "not given", as TensorFlow's attributes
+    assert list(spt.bincount(np.array([1, 3]), minlength=-1, maxlength=-1).shape) == [4]
+    assert list(spt.bincount(np.array([1, 3]), minlength=5, maxlength=3).shape) == [3]
     with pytest.raises(spt.DtypeError):
         spt.bincount(np.array([1.0, 2.0]))
     with pytest.raises(spt.OverflowError):
@@ -95,8 +106,13 @@ def test_cross_bad_inputs():
         spt.cross(a)
     with pytest.raises(spt.DtypeError):
         spt.cross([a, st([[0, 0]], [1.5], [2, 1])])
-    with pytest.raises(spt.OutOfRangeError, match="num_buckets"):
+    with pytest.raises(spt.InvalidArgumentError, match="num_buckets") as ei:
         spt.cross_hashed([a, a], num_buckets=-1)
+    assert not isinstance(ei.value, spt.OutOfRangeError)
+    # hash_key 0 is TensorFlow's default key (its Python layer: hash_key or default)
+    x = np.array([[b"a"], [b"b"]], dtype=object)
+    assert spt.cross_hashed([x], hash_key=0).values.tolist() == [3550520439517529108, 5701958020731327761]
+    assert spt.cross_hashed([x], hash_key=np.uint64(0)).values.tolist() == spt.cross_hashed([x]).values.tolist()
     with pytest.raises(spt.OverflowError, match="hash_key"):
         spt.cross_hashed([a, a], hash_key=2 ** 64)
     with pytest.raises(spt.OverflowError, match="hash_key"):

@@ -3,6 +3,7 @@
 #include "core/internal.h"
 
 #include <pthread.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -84,20 +85,75 @@ static void *probe_wait(void *arg) {
     return NULL;
 }
 
-/* How many of `n` threads the system lets this process run at once (>= 1): up to n - 1 helper threads
- * are started (they wait at a gate, then end) and joined. libgomp ends the process when it cannot start
- * a thread, so a count the system refuses is lowered here, before any parallel region uses it. Only
- * counts above the processor count are probed (a few milliseconds for a thousand threads). Without
- * memory for the thread ids the processor count is taken. */
-static int probe_threads(int n) {
+/* The stack size libgomp gives its threads: OMP_STACKSIZE, else GOMP_STACKSIZE (a size with an optional
+ * B, K, M or G suffix, K when none, as the OpenMP specification describes it), else the C library's
+ * default for a new thread (RLIMIT_STACK, 8 MB when unlimited). Read once, as libgomp reads it once. */
+static size_t spt__gomp_stack = 0;
+static pthread_once_t spt__gomp_stack_once = PTHREAD_ONCE_INIT;
+
+static bool parse_stacksize(const char *v, size_t *out) {
+    if (!v) return false;
+    while (*v == ' ' || *v == '\t') v++;
+    if (*v < '0' || *v > '9') return false;
+    char *end;
+    unsigned long long x = strtoull(v, &end, 10);
+    while (*end == ' ' || *end == '\t') end++;
+    unsigned shift = 10;
+    switch (*end) {
+    case 'b': case 'B': shift = 0; end++; break;
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    while (*end == ' ' || *end == '\t') end++;
+    if (*end != '\0' || x > (SIZE_MAX >> shift)) return false;
+    *out = (size_t)x << shift;
+    return true;
+}
+
+static void init_gomp_stack(void) {
+    size_t s = 0;
+    if (!parse_stacksize(getenv("OMP_STACKSIZE"), &s) && !parse_stacksize(getenv("GOMP_STACKSIZE"), &s)) {
+        pthread_attr_t a;
+        if (pthread_getattr_default_np(&a) == 0) {
+            if (pthread_attr_getstacksize(&a, &s) != 0) s = 0;
+            pthread_attr_destroy(&a);
+        }
+        if (s == 0) s = (size_t)8 << 20;
+    }
+    spt__gomp_stack = s;
+}
+
+static size_t gomp_stack(void) {
+    pthread_once(&spt__gomp_stack_once, init_gomp_stack);
+    return spt__gomp_stack;
+}
+
+/* Whether a count within the processor count must be tried before a parallel region uses it: when the
+ * address space is limited (RLIMIT_AS) or the thread stacks are unusually large, starting a thread can
+ * fail however few run. */
+static bool must_probe(void) {
+    struct rlimit rl;
+    if (gomp_stack() > ((size_t)256 << 20)) return true;
+    return getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
+}
+
+/* How many of `n` threads the system lets this process start now (>= 1): up to n - 1 helper threads
+ * with libgomp's stack size are started (they wait at a gate, then end) and joined. libgomp ends the
+ * process when it cannot start a thread, so a count the system refuses is lowered here, before a
+ * parallel region uses it; the C library keeps the stacks of the joined threads for the next threads
+ * it starts (libgomp's). Counts up to the processor count are tried only when must_probe(). */
+static int probe_threads(int n, bool always) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (n <= 1 || n <= cpus) return n < 1 ? 1 : n;
-    pthread_t *tid = spt__malloc((size_t)n * sizeof *tid);
-    if (!tid) return cpus > 0 ? (int)cpus : 1;
+    if (n <= 1) return 1;
+    if (!always && n <= cpus) return n;
+    pthread_t tid[SPT_MAX_THREADS];
+    if (n > SPT_MAX_THREADS) n = SPT_MAX_THREADS;
     probe_gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
     pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, 64 * 1024);
+    if (pthread_attr_init(&attr) != 0) return 1;
+    if (pthread_attr_setstacksize(&attr, gomp_stack()) != 0) pthread_attr_setstacksize(&attr, 64 * 1024);
     int started = 0;
     while (started < n - 1 && pthread_create(&tid[started], &attr, probe_wait, &g) == 0) started++;
     pthread_mutex_lock(&g.mu);
@@ -106,7 +162,6 @@ static int probe_threads(int n) {
     pthread_mutex_unlock(&g.mu);
     for (int k = 0; k < started; k++) pthread_join(tid[k], NULL);
     pthread_attr_destroy(&attr);
-    spt__free(tid);
     int ok = started + 1;
     if (ok < n && ok > 8) ok -= ok / 8; /* leave room for the threads the program itself runs */
     return ok;
@@ -119,7 +174,7 @@ static void init_default_threads(void) {
     int n = 1;
 #endif
     if (n > SPT_MAX_THREADS) n = SPT_MAX_THREADS;
-    spt__default_threads = probe_threads(n);
+    spt__default_threads = probe_threads(n, false);
 }
 
 void spt_set_num_threads(int n) {
@@ -128,7 +183,7 @@ void spt_set_num_threads(int n) {
         return;
     }
     if (n > SPT_MAX_THREADS) n = SPT_MAX_THREADS;
-    spt__nthreads = probe_threads(n);
+    spt__nthreads = probe_threads(n, false);
 }
 
 int spt_get_num_threads(void) {
@@ -142,5 +197,9 @@ int spt__threads_for(int64_t work) {
     int max = spt_get_num_threads();
     int64_t by_work = work / 32768;
     if (by_work < 1) by_work = 1;
-    return by_work < max ? (int)by_work : max;
+    int n = by_work < max ? (int)by_work : max;
+#ifdef _OPENMP
+    if (n > 1 && must_probe()) n = probe_threads(n, true);
+#endif
+    return n;
 }

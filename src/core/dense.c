@@ -28,7 +28,10 @@ static spt_status dense_shell(const char *fn, spt_dtype dtype, int64_t rank, con
 }
 
 spt_status spt_dense_new(spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out) {
-    static const char fn[] = "spt_dense_new";
+    return spt__dense_new("spt_dense_new", dtype, rank, shape, out);
+}
+
+spt_status spt__dense_new(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out) {
     spt_status st;
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     SPT__TRY(dense_shell(fn, dtype, rank, shape, out));

@@ -249,6 +249,8 @@ extern const unsigned char spt__zero_elem[16];
 /* Marks a variable that only OpenMP pragmas read (a serial build, OPENMP=0, would warn it unused). */
 #define SPT__OMP_VAR __attribute__((unused))
 
+/* spt_dense_new with its errors (shape, size, memory) named after fn, the public function calling it. */
+spt_status spt__dense_new(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out);
 /* Threads for `work` units (1 below ~32k units per thread), capped by spt_get_num_threads(). */
 int spt__threads_for(int64_t work);
 

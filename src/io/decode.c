@@ -7,6 +7,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <libdeflate.h>
+#include <pthread.h>
 #include <strings.h>
 
 static const struct {
@@ -25,18 +26,39 @@ const char *spt__packed_kind(const char *p, size_t len) {
 
 /* ---- the member to read ------------------------------------------------------------------------ */
 
-static __thread char want_buf[4096];
-static __thread const char *want_member;
+/* The member name of this thread (a copy), found through a pthread key and freed when the thread ends:
+ * not a _Thread_local buffer, which in a dlopen'ed libspt.so is allocated on a thread's first use with
+ * the process ended when that fails. */
+#define MEMBER_CAP 4096
+static pthread_key_t member_key;
+static pthread_once_t member_once = PTHREAD_ONCE_INIT;
+static int member_key_ok;
+
+static void member_free(void *p) { spt__free(p); }
+static void member_key_init(void) { member_key_ok = pthread_key_create(&member_key, member_free) == 0; }
+
+static const char *want_member_get(void) {
+    pthread_once(&member_once, member_key_init);
+    return member_key_ok ? pthread_getspecific(member_key) : NULL;
+}
 
 spt_status spt_set_read_member(const char *member) {
-    want_member = NULL;
+    static const char fn[] = "spt_set_read_member";
+    pthread_once(&member_once, member_key_init);
+    if (!member_key_ok) return spt__err(SPT_ENOMEM, "%s: no thread-specific key left", fn);
+    spt__free(pthread_getspecific(member_key));
+    pthread_setspecific(member_key, NULL);
     if (!member || !*member) return SPT_OK;
     size_t n = strlen(member);
-    if (n >= sizeof want_buf)
-        return spt__err(SPT_EINVAL, "spt_set_read_member: the member name is %zu bytes long, more than %zu", n,
-                        sizeof want_buf - 1);
-    memcpy(want_buf, member, n + 1);
-    want_member = want_buf;
+    if (n >= MEMBER_CAP)
+        return spt__err(SPT_EINVAL, "%s: the member name is %zu bytes long, more than %d", fn, n, MEMBER_CAP - 1);
+    char *c = spt__malloc(n + 1);
+    if (!c) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    memcpy(c, member, n + 1);
+    if (pthread_setspecific(member_key, c) != 0) {
+        spt__free(c);
+        return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    }
     return SPT_OK;
 }
 
@@ -136,6 +158,7 @@ static spt_status choose_member(const char *fn, const char *name, const char *da
     struct archive_entry *e;
     int r, ndata = 0, nmain = 0, nfiles = 0;
     char list[256] = "", first_data[1024] = "", first_main[1024] = "", first_file[1024] = "", found[1024] = "";
+    const char *want_member = want_member_get();
     while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
         const char *p = archive_entry_pathname(e);
         if (!p || archive_entry_filetype(e) != AE_IFREG) continue;

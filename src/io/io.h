@@ -44,8 +44,15 @@ size_t spt__max_stream_bytes(void);
 /* The bound on a streamed text's bytes: SPT_MAX_STREAM_BYTES when the environment sets it, else none
  * (the parser holds the tensor and a fixed buffer, not the text). */
 size_t spt__max_text_stream_bytes(void);
+/* Open `path` for reading (SPT_EIO naming fn when it cannot be): a FIFO is waited for until a writer
+ * opens it, at most SPT_FIFO_TIMEOUT seconds (default 30), then SPT_EIO. */
+spt_status spt__open_input(const char *fn, const char *path, int *fd);
 /* The name to use in messages for `path` ("<stdin>" for "-"). */
 const char *spt__display_name(const char *path);
+/* A text file's UTF-8 byte-order mark (EF BB BF) at the start of buf is skipped: *buf, *len past it. */
+static inline void spt__skip_bom(const char **buf, size_t *len) {
+    if (*buf && *len >= 3 && !memcmp(*buf, "\xEF\xBB\xBF", 3)) *buf += 3, *len -= 3;
+}
 
 /* ---- streamed input (stream.c) -------------------------------------------------------------- */
 

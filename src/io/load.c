@@ -4,9 +4,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *spt__display_name(const char *path) { return strcmp(path, "-") ? path : "<stdin>"; }
@@ -117,11 +119,57 @@ static spt_status read_fd(const char *fn, const char *path, int fd, const char *
     return SPT_OK;
 }
 
+/* Seconds to wait for a FIFO's writer: SPT_FIFO_TIMEOUT from the environment (1 .. 86400), else 30. */
+static int fifo_timeout(void) {
+    const char *v = getenv("SPT_FIFO_TIMEOUT");
+    char *e;
+    long x = v ? strtol(v, &e, 10) : 0;
+    return v && e != v && !*e && x >= 1 && x <= 86400 ? (int)x : 30;
+}
+
+/* Whether data or a writer's end came within fifo_timeout() (fd: a FIFO opened O_NONBLOCK for reading;
+ * with no writer yet, poll reports nothing). */
+static bool fifo_writer(int fd) {
+    struct pollfd p = {fd, POLLIN, 0};
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const long long limit = (long long)fifo_timeout() * 1000;
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long long left = limit - ((long long)(t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+        if (left <= 0) return false;
+        int r = poll(&p, 1, (int)left);
+        if (r > 0) return true;
+        if (r < 0 && errno != EINTR) return true; /* let the read report it */
+    }
+}
+
+spt_status spt__open_input(const char *fn, const char *path, int *fd_out) {
+    *fd_out = -1;
+    /* non-blocking: open() of a FIFO nobody writes to would block for ever */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return spt__err(SPT_EIO, "%s: cannot open %s: %s", fn, path, strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) == 0 && S_ISFIFO(sb.st_mode) && !fifo_writer(fd)) {
+        close(fd);
+        return spt__err(SPT_EIO, "%s: %s is a FIFO that no writer opened within %d s (SPT_FIFO_TIMEOUT)", fn, path,
+                        fifo_timeout());
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+        int e = errno;
+        close(fd);
+        return spt__err(SPT_EIO, "%s: cannot read %s: %s", fn, path, strerror(e));
+    }
+    *fd_out = fd;
+    return SPT_OK;
+}
+
 static spt_status load(const char *fn, const char *path, const char *magic, size_t mlen, const char *what,
                        spt__file *f) {
     if (!strcmp(path, "-")) return read_fd(fn, path, 0, magic, mlen, what, NULL, 0, f);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return spt__err(SPT_EIO, "%s: cannot open %s: %s", fn, path, strerror(errno));
+    int fd;
+    SPT__TRY(spt__open_input(fn, path, &fd));
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
         int e = errno;

@@ -357,6 +357,7 @@ fail:
 spt_status spt__mtx_from_bytes(const char *fn, const char *name, const char *data, size_t len,
                                const spt_read_opts *opts, spt_tensor **out) {
     mm h;
+    spt__skip_bom(&data, &len);
     SPT__TRY(read_banner(name, data, len, &h));
     if (h.coordinate) {
         SPT__TRY(read_coordinate(fn, name, data, len, &h, opts, out));
@@ -387,13 +388,15 @@ spt_status spt_read_mtx_dense(const char *path, const spt_read_opts *opts, spt_d
     *out = NULL;
     spt__file f;
     SPT__TRY(spt__file_load(fn, path, &f));
-    const char *name = f.name;
+    const char *name = f.name, *data = f.data;
+    size_t len = f.len;
+    spt__skip_bom(&data, &len);
     mm h;
-    spt_status st = read_banner(name, f.data, f.len, &h);
+    spt_status st = read_banner(name, data, len, &h);
     if (st == SPT_OK) {
         if (h.coordinate)
             st = spt__err(SPT_EPARSE, "%s:1: expected the format 'array', found 'coordinate' (use spt_read_mtx)", name);
-        else st = read_array(fn, name, f.data, f.len, &h, opts, out);
+        else st = read_array(fn, name, data, len, &h, opts, out);
     }
     spt__file_release(&f);
     return st;

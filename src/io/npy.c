@@ -41,7 +41,7 @@ static bool pystr(const char **p, const char *e, char *out, size_t cap) {
     char q = *(*p)++;
     size_t n = 0;
     while (*p < e && **p != q) {
-        if (n + 1 >= cap) return false;
+        if (n + 1 >= cap || **p == '\0') return false; /* a NUL would cut the string short (numpy refuses it) */
         out[n++] = *(*p)++;
     }
     if (*p >= e) return false;
@@ -269,7 +269,7 @@ spt_status spt__npy_parse(const char *fn, const char *name, const char *buf, siz
     }
     const size_t hs = hd.hdr, hl = 0;
     const unsigned char *src = u + hs + hl;
-    SPT__CHECK(spt_dense_new(dt, h.rank, h.shape, &d));
+    SPT__CHECK(spt__dense_new(fn, dt, h.rank, h.shape, &d));
     size_t es = spt_dtype_size(dt);
     /* element k of the file goes to C-order position pos(k) */
     int64_t idx[SPT_MAX_RANK] = {0};

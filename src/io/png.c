@@ -76,17 +76,18 @@ static void draw_number(canvas *c, int64_t x, int64_t y, int64_t v) {
                 }
 }
 
-/* A round step (1, 2 or 5 times a power of ten) giving at most about `most` ticks over `dim` cells. */
+/* ceil(a / b) for a >= 0, b > 0, without the overflow of (a + b - 1) / b near INT64_MAX */
+static int64_t cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
+/* A round step (1, 2 or 5 times a power of ten) giving at most about `most` ticks over `dim` cells;
+ * INT64_MAX (one tick, at 0) past 5 * 10^18. Each call with a smaller `most` gives a larger step. */
 static int64_t tick_step(int64_t dim, int64_t most) {
     if (most < 1) most = 1;
-    int64_t step = 1;
-    for (;;) {
+    for (int64_t step = 1;; step *= 10) {
         static const int64_t m[3] = {1, 2, 5};
-        for (int k = 0; k < 3; k++) {
-            if (step > INT64_MAX / 10) return step * m[k];
-            if ((dim + step * m[k] - 1) / (step * m[k]) <= most) return step * m[k];
-        }
-        step *= 10;
+        for (int k = 0; k < 3; k++) /* step <= 10^18: step * 5 fits */
+            if (cdiv(dim, step * m[k]) <= most) return step * m[k];
+        if (step > INT64_MAX / 10) return INT64_MAX;
     }
 }
 
@@ -154,9 +155,9 @@ static spt_status spy(const char *fn, const spt_tensor *t, int64_t row_mode, int
     const int64_t rows = row_mode < 0 ? 1 : t->shape[row_mode], cols = t->shape[col_mode];
     const int64_t r1 = rows > 0 ? rows : 1, c1 = cols > 0 ? cols : 1, big = r1 > c1 ? r1 : c1;
     /* square cells: `zoom` pixels per cell when the dims fit, else `bin` cells per pixel */
-    const int64_t zoom = big <= max_side ? max_side / big : 1, bin = big <= max_side ? 1 : (big + max_side - 1) / max_side;
-    const int64_t ph = (r1 + bin - 1) / bin * zoom, pw = (c1 + bin - 1) / bin * zoom;
-    const int64_t gh = (r1 + bin - 1) / bin, gw = (c1 + bin - 1) / bin; /* the grid of bins */
+    const int64_t zoom = big <= max_side ? max_side / big : 1, bin = big <= max_side ? 1 : cdiv(big, max_side);
+    const int64_t gh = cdiv(r1, bin), gw = cdiv(c1, bin); /* the grid of bins */
+    const int64_t ph = gh * zoom, pw = gw * zoom;
     cnt = spt__alloc_array(fn, gh, gw, sizeof(int64_t), true, &st);
     if (!cnt) goto fail;
     if (colour && !(sum = spt__alloc_array(fn, gh, gw, sizeof(double), true, &st))) goto fail;
@@ -169,7 +170,7 @@ static spt_status spy(const char *fn, const spt_tensor *t, int64_t row_mode, int
     /* the frame around the plot, ticks and labels outside it */
     const int64_t rstep = tick_step(r1, ph / (GLYPH_H + 4) + 1);
     int64_t cstep = tick_step(c1, 8);
-    while (cstep < c1 && (cstep / bin) * zoom < label_width(c1 - 1) + 3) cstep = tick_step(c1, (c1 + cstep - 1) / cstep - 1);
+    while (cstep < c1 && (cstep / bin) * zoom < label_width(c1 - 1) + 3) cstep = tick_step(c1, cdiv(c1, cstep) - 1);
     const int64_t left = label_width(r1 - 1) + TICK + 2 * PAD + 1, top = GLYPH_H + TICK + 2 * PAD + 1;
     const int64_t right = label_width(c1 - 1) / 2 + PAD + 1, bottom = PAD + 1;
     canvas cv = {NULL, left + pw + right, top + ph + bottom};

@@ -2,8 +2,11 @@
 /* progress.c -- the calling thread's read-progress callback. */
 #include "io.h"
 
-static __thread spt_progress_fn progress_fn;
-static __thread void *progress_ctx;
+/* initial-exec: in a dlopen'ed libspt.so a dynamic TLS variable is allocated on a thread's first use,
+ * and the C library ends the process when that allocation fails (these 16 bytes fit the static
+ * reserve the C library keeps for libraries loaded later) */
+static __thread spt_progress_fn progress_fn __attribute__((tls_model("initial-exec")));
+static __thread void *progress_ctx __attribute__((tls_model("initial-exec")));
 
 void spt_set_read_progress(spt_progress_fn fn, void *ctx) {
     progress_fn = fn;

@@ -262,8 +262,7 @@ spt_status spt__stream_open(const char *fn, const char *path, spt__stream *s, sp
     s->name = spt__display_name(path);
     s->most = spt__max_text_stream_bytes();
     if (strcmp(path, "-")) {
-        if ((s->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-            return spt__err(SPT_EIO, "%s: cannot open %s: %s", fn, path, strerror(errno));
+        SPT__TRY(spt__open_input(fn, path, &s->fd));
         s->close_fd = true;
     } else
         s->fd = 0;

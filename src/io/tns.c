@@ -113,6 +113,12 @@ static spt_status tns_plan_make(const char *fn, const char *name, const char *bu
         *more = !*first || !memchr(*first, '\n', (size_t)(buf + len - *first));
         if (*more) return SPT_OK;
     }
+    /* a requested dtype converts the header's (checked value by value), except between real and complex:
+     * a complex value takes two columns, so the file's last index would be read as a value or the reverse */
+    if (opts->has_dtype && pl->h.has_dtype && (unsigned)opts->dtype < SPT_NUM_DTYPES &&
+        spt_dtype_is_complex(opts->dtype) != spt_dtype_is_complex(pl->h.dtype))
+        return spt__err(SPT_EINVAL, "%s: %s: the header says dtype %s, but %s was asked for (a complex value takes two "
+                        "columns, a real one)", fn, name, spt_dtype_name(pl->h.dtype), spt_dtype_name(opts->dtype));
     pl->has_dtype = opts->has_dtype || pl->h.has_dtype;
     pl->dtype = opts->has_dtype ? opts->dtype : pl->h.dtype;
     if (pl->has_dtype && ((unsigned)pl->dtype >= SPT_NUM_DTYPES || pl->dtype == SPT_STRING))
@@ -169,6 +175,7 @@ spt_status spt__tns_from_bytes(const char *buf, size_t len, const char *name, co
     *out = NULL;
     if (!buf && len) return spt__err(SPT_EINVAL, "%s: buffer is NULL", fn);
     if (!name) name = "<memory>";
+    spt__skip_bom(&buf, &len);
     static const spt_read_opts none = {0};
     if (!opts) opts = &none;
     tns_plan pl;
@@ -256,6 +263,10 @@ static spt_status tns_stream(const char *fn, spt__stream *s, const spt_read_opts
     char *hdr = NULL;
     if (!b.p) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
     SPT__CHECK(fill(fn, s, &b, false));
+    const char *nb = b.p;
+    size_t nl = b.len;
+    spt__skip_bom(&nb, &nl);
+    if (nl != b.len) memmove(b.p, nb, b.len = nl); /* a byte-order mark before the first line: dropped */
     tns_plan pl;
     const char *first = NULL;
     for (;;) { /* the header and the first entry line, however long */

@@ -235,3 +235,12 @@ fail:
     spt__free(ic);
     return st;
 }
+
+spt_status spt__mpi_rename_err(const char *fn, const char *serial, spt_status st) {
+    const char *m = spt_last_error();
+    const size_t n = strlen(serial);
+    char buf[1024];
+    if (!strncmp(m, serial, n) && !strncmp(m + n, ": ", 2)) m += n + 2;
+    snprintf(buf, sizeof buf, "%s", m);
+    return spt__err(st, "%s: %s", fn, buf);
+}

@@ -103,46 +103,23 @@ static spt_status inner_mismatch(const char *fn, const spt_tensor *t, int64_t K,
                     (long long)b1);
 }
 
-/* Each rank multiplies its entries into the window of output rows they touch, reading op(B) row k of
- * entry i from `bd` (bcols columns) at row/column kc ? kc[i] : k; the windows go to the gather root and
- * are summed there in rank order; root == -1: broadcast. Collective; errors agreed. */
-static spt_status local_and_gather(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const void *bd, int64_t bcols,
-                                   const int64_t *kc, int64_t M, int64_t NC, bool adjoint_a, bool adjoint_b, int root,
-                                   spt_dense **out) {
+spt_status spt__mpi_sum_windows(spt_mpi_ctx *ctx, const char *fn, spt_dtype dtype, const void *block, int64_t lo,
+                                int64_t rows, int64_t M, int64_t NC, int root, spt_dense **out) {
     spt_status st = SPT_OK;
     const int P = ctx->size, me = ctx->rank;
-    char *block = NULL, *rbuf = NULL;
-    int64_t *w = NULL;
+    char *rbuf = NULL;
     spt_dense *res = NULL;
     const int gather_root = root < 0 ? 0 : root;
-    const size_t es = spt_dtype_size(t->dtype);
-    const int mcol = adjoint_a ? 1 : 0, kcol = 1 - mcol;
-    /* the window of output rows this rank touches */
-    int64_t lo = INT64_MAX, hi = -1;
-    for (int64_t i = 0; i < t->nnz; i++) {
-        int64_t m = t->indices[2 * i + mcol];
-        lo = m < lo ? m : lo;
-        hi = m > hi ? m : hi;
-    }
-    int64_t rows = hi < lo ? 0 : hi - lo + 1;
-    if (rows == 0) lo = 0;
+    const size_t es = spt_dtype_size(dtype);
+    const bool mine = me == gather_root || root == -1;
     /* w: P windows lo | P rows | scounts | sdispls | rcounts | rdispls (P each) */
-    w = spt__alloc_array(fn, 6, P, sizeof(int64_t), true, &st);
-    if (w) block = spt__alloc_array(fn, rows, NC, es, true, &st);
-    if (block) {
-        const madd_fn madd = madd_table[t->dtype];
-        for (int64_t i = 0; i < t->nnz; i++) {
-            int64_t m = t->indices[2 * i + mcol], k = kc ? kc[i] : t->indices[2 * i + kcol];
-            madd(block + (size_t)((m - lo) * NC) * es, t->values, i, bd, bcols, k, NC, adjoint_a, adjoint_b);
-        }
-    }
-    bool mine = me == gather_root || root == -1;
-    if (block && mine) st = spt_dense_new(t->dtype, 2, (const int64_t[]){M, NC}, &res);
+    int64_t *w = spt__alloc_array(fn, 6, P, sizeof(int64_t), true, &st);
+    if (w && mine) st = spt_dense_new(dtype, 2, (const int64_t[]){M, NC}, &res);
     SPT__AGREE(ctx, fn);
     int64_t win[2] = {lo, rows};
     int64_t *wl = w, *sc = w + 2 * P, *sd = w + 3 * P, *rc = w + 4 * P, *rd = w + 5 * P;
     SPT__CHECK(spt__mpi_allgather_i64(ctx, fn, win, 2, wl));
-    int64_t bytes = rows * NC * (int64_t)es; /* allocated above: fits */
+    int64_t bytes = rows * NC * (int64_t)es; /* allocated by the caller: fits */
     sc[gather_root] = me == gather_root ? 0 : bytes;
     int64_t total = 0;
     if (me == gather_root) {
@@ -153,7 +130,7 @@ static spt_status local_and_gather(spt_mpi_ctx *ctx, const char *fn, const spt_t
     SPT__AGREE(ctx, fn);
     SPT__CHECK(spt__mpi_alltoallv(ctx, fn, block, sc, sd, rbuf, rc, rd));
     if (me == gather_root) {
-        const acc_fn acc = acc_table[t->dtype];
+        const acc_fn acc = acc_table[dtype];
         for (int q = 0; q < P; q++)
             if (wl[2 * q + 1])
                 acc((char *)res->data + (size_t)(wl[2 * q] * NC) * es, q == me ? block : rbuf + rd[q], wl[2 * q + 1] * NC);
@@ -166,8 +143,41 @@ static spt_status local_and_gather(spt_mpi_ctx *ctx, const char *fn, const spt_t
 fail:
     spt_dense_free(res);
     spt__free(rbuf);
-    spt__free(block);
     spt__free(w);
+    return st;
+}
+
+/* Each rank multiplies its entries into the window of output rows they touch, reading op(B) row k of
+ * entry i from `bd` (bcols columns) at row/column kc ? kc[i] : k; the windows go to the gather root and
+ * are summed there in rank order; root == -1: broadcast. Collective; errors agreed. */
+static spt_status local_and_gather(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const void *bd, int64_t bcols,
+                                   const int64_t *kc, int64_t M, int64_t NC, bool adjoint_a, bool adjoint_b, int root,
+                                   spt_dense **out) {
+    spt_status st = SPT_OK;
+    char *block = NULL;
+    const size_t es = spt_dtype_size(t->dtype);
+    const int mcol = adjoint_a ? 1 : 0, kcol = 1 - mcol;
+    /* the window of output rows this rank touches */
+    int64_t lo = INT64_MAX, hi = -1;
+    for (int64_t i = 0; i < t->nnz; i++) {
+        int64_t m = t->indices[2 * i + mcol];
+        lo = m < lo ? m : lo;
+        hi = m > hi ? m : hi;
+    }
+    int64_t rows = hi < lo ? 0 : hi - lo + 1;
+    if (rows == 0) lo = 0;
+    block = spt__alloc_array(fn, rows, NC, es, true, &st);
+    if (block) {
+        const madd_fn madd = madd_table[t->dtype];
+        for (int64_t i = 0; i < t->nnz; i++) {
+            int64_t m = t->indices[2 * i + mcol], k = kc ? kc[i] : t->indices[2 * i + kcol];
+            madd(block + (size_t)((m - lo) * NC) * es, t->values, i, bd, bcols, k, NC, adjoint_a, adjoint_b);
+        }
+    }
+    SPT__AGREE(ctx, fn);
+    st = spt__mpi_sum_windows(ctx, fn, t->dtype, block, lo, rows, M, NC, root, out);
+fail:
+    spt__free(block);
     return st;
 }
 
@@ -221,6 +231,187 @@ static int64_t lower_i64(const int64_t *v, int64_t n, int64_t x) {
     return lo;
 }
 
+/* The blocks of B: info[3q..3q+3) = (first row, rows, columns) of rank q's block, gathered, checked to
+ * follow each other from row 0 with one column count; *KBtot the rows of the stored B. Collective;
+ * errors agreed (the checks run on replicated data). */
+static spt_status rows_blocks(spt_mpi_ctx *ctx, const char *fn, spt_status st, const spt_dense *b_rows, int64_t b_begin,
+                              int64_t **info, int64_t *KBtot) {
+    const int P = ctx->size;
+    int64_t mine[3] = {st == SPT_OK ? b_begin : -1, st == SPT_OK ? b_rows->shape[0] : -1, st == SPT_OK ? b_rows->shape[1] : -1};
+    if (st == SPT_OK) *info = spt__alloc_array(fn, 3, P, sizeof(int64_t), false, &st);
+    SPT__AGREE(ctx, fn);
+    SPT__CHECK(spt__mpi_allgather_i64(ctx, fn, mine, 3, *info));
+    const int64_t *in = *info;
+    *KBtot = 0;
+    for (int q = 0; q < P && st == SPT_OK; q++) {
+        if (in[3 * q] != *KBtot)
+            st = spt__err(SPT_EINVAL, "%s: rank %d's block of B starts at row %lld, expected %lld (the blocks of ranks "
+                          "0..P-1 must cover B's rows in order)", fn, q, (long long)in[3 * q], (long long)*KBtot);
+        else if (in[3 * q + 2] != in[2])
+            st = spt__err(SPT_EINVAL, "%s: rank %d's block of B has %lld columns, rank 0's %lld", fn, q,
+                          (long long)in[3 * q + 2], (long long)in[2]);
+        else if (spt__add_i64(*KBtot, in[3 * q + 1], KBtot))
+            st = spt__err(SPT_EOVERFLOW, "%s: the rows of B overflow int64", fn);
+    }
+fail:
+    return st;
+}
+
+/* The distinct rows k of op(B) that column kcol of my entries reads, ascending, into need (room for
+ * n >= 1): a bitmap when K is not much larger than the entries, else a sort. *nk their count. Local. */
+static spt_status rows_needed(const char *fn, const spt_tensor *t, int kcol, int64_t K, int64_t *need, int64_t *nk) {
+    spt_status st = SPT_OK;
+    const int64_t n = t->nnz;
+    *nk = 0;
+    if (n == 0) return SPT_OK;
+    if (K / 8 <= 4 * n + 4096) {
+        uint8_t *seen = spt__alloc_array(fn, K / 8 + 1, 1, 1, true, &st);
+        if (!seen) return st;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t k = t->indices[2 * i + kcol];
+            seen[k >> 3] |= (uint8_t)(1u << (k & 7));
+        }
+        for (int64_t k = 0; k < K; k++)
+            if (seen[k >> 3] & (1u << (k & 7))) need[(*nk)++] = k;
+        spt__free(seen);
+        return SPT_OK;
+    }
+    for (int64_t i = 0; i < n; i++) need[i] = t->indices[2 * i + kcol];
+    qsort(need, (size_t)n, sizeof *need, cmp_i64);
+    for (int64_t i = 0; i < n; i++)
+        if (i == 0 || need[i] != need[i - 1]) need[(*nk)++] = need[i];
+    return SPT_OK;
+}
+
+/* The fetch of the rows of op(B) one rank's entries read. info: the blocks (rows_blocks); need[0..nk):
+ * the rows wanted; cnt: P request counts sent | P received | P sdispl | P rdispl | P reply bytes sent |
+ * received | sdispl | rdispl (the reply to a request for k: NC values, or one value per row of the
+ * block); req: the requests, grouped by owner. */
+typedef struct rows_fetch {
+    const int64_t *info, *need;
+    int64_t nk, BC, NC, b_begin;
+    bool adjoint_b;
+    size_t es;
+    int64_t *cnt, *req;
+} rows_fetch;
+
+/* The requests: !adjoint_b: row k of B from its owner; adjoint_b: column k of every rank's block.
+ * Allocates f->cnt and f->req. Local. */
+static spt_status rows_requests(const char *fn, int P, int me, rows_fetch *f) {
+    spt_status st = SPT_OK;
+    const int64_t *info = f->info, *need = f->need, nk = f->nk;
+    int64_t *cnt = f->cnt = spt__alloc_array(fn, 8, P, sizeof(int64_t), true, &st);
+    if (!cnt) return st;
+    if (!f->adjoint_b) {
+        for (int64_t c = 0, q = 0; c < nk; c++) {
+            while (q < P - 1 && need[c] >= info[3 * (q + 1)]) q++;
+            if (q != me) cnt[q]++;
+        }
+    } else {
+        for (int q = 0; q < P; q++) cnt[q] = q != me && info[3 * q + 1] > 0 ? nk : 0;
+    }
+    for (int q = 0; q < P; q++) cnt[2 * P + q] = cnt[q] * 8;
+    const int64_t nreq = spt__scan_exclusive(cnt + 2 * P, P) / 8;
+    int64_t *req = f->req = spt__alloc_array(fn, nreq > 0 ? nreq : 1, 1, sizeof(int64_t), false, &st);
+    if (!req) return st;
+    int64_t w = 0;
+    if (!f->adjoint_b) {
+        for (int64_t c = 0, q = 0; c < nk; c++) {
+            while (q < P - 1 && need[c] >= info[3 * (q + 1)]) q++;
+            if (q != me) req[w++] = need[c];
+        }
+    } else {
+        for (int q = 0; q < P; q++)
+            if (cnt[q]) {
+                memcpy(req + w, need, (size_t)nk * sizeof *need);
+                w += nk;
+            }
+    }
+    return SPT_OK;
+}
+
+/* The answers to the nin requests got[] of the other ranks into reply: my row of B (BC values) or my
+ * part of column k (one value per row of my block). Local. */
+static void rows_answer(const rows_fetch *f, const spt_dense *b_rows, const int64_t *got, int64_t nin, char *reply) {
+    const int64_t myrows = b_rows->shape[0], BC = f->BC, per = f->adjoint_b ? myrows : BC;
+    const size_t es = f->es;
+    const char *B = b_rows->data;
+    for (int64_t i = 0; i < nin; i++) {
+        char *dst = reply + (size_t)i * (size_t)per * es;
+        int64_t k = got[i];
+        if (!f->adjoint_b) memcpy(dst, B + (size_t)((k - f->b_begin) * BC) * es, (size_t)BC * es);
+        else
+            for (int64_t j = 0; j < myrows; j++) memcpy(dst + (size_t)j * es, B + (size_t)(j * BC + k) * es, es);
+    }
+}
+
+/* Place the fetched rows (received in `in`, rank q's at rdp[q]) and my own into fetched: !adjoint_b
+ * [nk x NC] rows of B; adjoint_b [KBtot x nk] (B's layout, my columns). Local. */
+static void rows_place(const rows_fetch *f, const spt_dense *b_rows, int P, int me, const char *in,
+                       const int64_t *rdp, char *fetched) {
+    const int64_t *info = f->info, *need = f->need, nk = f->nk, BC = f->BC;
+    const size_t es = f->es;
+    const char *B = b_rows->data;
+    if (!f->adjoint_b) {
+        int64_t *at = f->cnt + 2 * P; /* next request position per owner (in entries) */
+        for (int q = 0; q < P; q++) at[q] = 0;
+        for (int64_t c = 0, q = 0; c < nk; c++) {
+            while (q < P - 1 && need[c] >= info[3 * (q + 1)]) q++;
+            char *dst = fetched + (size_t)(c * f->NC) * es;
+            if (q == me) memcpy(dst, B + (size_t)((need[c] - f->b_begin) * BC) * es, (size_t)BC * es);
+            else memcpy(dst, in + rdp[q] + (size_t)(at[q]++ * BC) * es, (size_t)BC * es);
+        }
+        return;
+    }
+    for (int q = 0; q < P; q++) {
+        const int64_t r0 = info[3 * q], rq = info[3 * q + 1];
+        for (int64_t c = 0; c < nk; c++)
+            for (int64_t j = 0; j < rq; j++) {
+                const char *src = q == me ? B + (size_t)(j * BC + need[c]) * es : in + rdp[q] + (size_t)(c * rq + j) * es;
+                memcpy(fetched + (size_t)((r0 + j) * nk + c) * es, src, es);
+            }
+    }
+}
+
+/* The two exchanges: the requests out (row numbers), the answers back, placed into fetched.
+ * Collective; errors agreed. */
+static spt_status rows_exchange(spt_mpi_ctx *ctx, const char *fn, rows_fetch *f, const spt_dense *b_rows,
+                                char *fetched) {
+    spt_status st = SPT_OK;
+    const int P = ctx->size, me = ctx->rank;
+    int64_t *cnt = f->cnt, *got = NULL;
+    char *reply = NULL;
+    SPT__CHECK(spt__mpi_counts(ctx, fn, cnt, cnt + P));
+    for (int q = 0; q < P; q++) cnt[3 * P + q] = cnt[P + q] * 8;
+    const int64_t nin = spt__scan_exclusive(cnt + 3 * P, P) / 8;
+    got = spt__alloc_array(fn, nin > 0 ? nin : 1, 1, sizeof(int64_t), false, &st);
+    SPT__AGREE(ctx, fn);
+    int64_t *sb = cnt + 4 * P, *rb = cnt + 5 * P, *sdp = cnt + 6 * P, *rdp = cnt + 7 * P;
+    /* request bytes: reuse the reply slots for the byte counts of the request exchange */
+    for (int q = 0; q < P; q++) {
+        sb[q] = cnt[q] * 8;
+        rb[q] = cnt[P + q] * 8;
+    }
+    SPT__CHECK(spt__mpi_alltoallv(ctx, fn, f->req, sb, cnt + 2 * P, got, rb, cnt + 3 * P));
+    const int64_t per = f->adjoint_b ? b_rows->shape[0] : f->BC; /* values per requested k */
+    for (int q = 0; q < P; q++) {
+        sdp[q] = sb[q] = cnt[P + q] * per * (int64_t)f->es;
+        rdp[q] = rb[q] = cnt[q] * (f->adjoint_b ? f->info[3 * q + 1] : f->BC) * (int64_t)f->es;
+    }
+    const int64_t tot = spt__scan_exclusive(sdp, P), rtot = spt__scan_exclusive(rdp, P);
+    reply = spt__alloc_array(fn, tot + rtot > 0 ? tot + rtot : 1, 1, 1, false, &st);
+    if (reply) rows_answer(f, b_rows, got, nin, reply);
+    spt__free(got);
+    got = NULL;
+    SPT__AGREE(ctx, fn);
+    SPT__CHECK(spt__mpi_alltoallv(ctx, fn, reply, sb, sdp, reply + tot, rb, rdp));
+    rows_place(f, b_rows, P, me, reply + tot, rdp, fetched);
+fail:
+    spt__free(got);
+    spt__free(reply);
+    return st;
+}
+
 spt_status spt_dtensor_sparse_dense_matmul_rows(const spt_dtensor *a, const spt_dense *b_rows, int64_t b_begin,
                                                 bool adjoint_a, bool adjoint_b, int root, spt_dense **out) {
     static const char fn[] = "spt_dtensor_sparse_dense_matmul_rows";
@@ -230,28 +421,14 @@ spt_status spt_dtensor_sparse_dense_matmul_rows(const spt_dtensor *a, const spt_
     const int P = ctx->size, me = ctx->rank;
     const spt_tensor *t = a->local;
     const int64_t n = t->nnz;
-    int64_t *info = NULL, *need = NULL, *kc = NULL, *cnt = NULL, *req = NULL, *got = NULL;
-    char *fetched = NULL, *reply = NULL;
-    uint8_t *seen = NULL;
+    int64_t *info = NULL, *need = NULL, *kc = NULL;
+    char *fetched = NULL;
+    rows_fetch f = {0};
     if (out) *out = NULL;
     st = check_args(fn, t, b_rows, root, P, out);
     /* the blocks: (begin, rows, columns) of every rank; in order, covering the rows of B */
-    int64_t mine[3] = {st == SPT_OK ? b_begin : -1, st == SPT_OK ? b_rows->shape[0] : -1, st == SPT_OK ? b_rows->shape[1] : -1};
-    if (st == SPT_OK) info = spt__alloc_array(fn, 3, P, sizeof(int64_t), false, &st);
-    SPT__AGREE(ctx, fn);
-    SPT__CHECK(spt__mpi_allgather_i64(ctx, fn, mine, 3, info));
     int64_t KBtot = 0;
-    for (int q = 0; q < P && st == SPT_OK; q++) {
-        if (info[3 * q] != KBtot)
-            st = spt__err(SPT_EINVAL, "%s: rank %d's block of B starts at row %lld, expected %lld (the blocks of ranks "
-                          "0..P-1 must cover B's rows in order)", fn, q, (long long)info[3 * q], (long long)KBtot);
-        else if (info[3 * q + 2] != info[2])
-            st = spt__err(SPT_EINVAL, "%s: rank %d's block of B has %lld columns, rank 0's %lld", fn, q,
-                          (long long)info[3 * q + 2], (long long)info[2]);
-        else if (spt__add_i64(KBtot, info[3 * q + 1], &KBtot))
-            st = spt__err(SPT_EOVERFLOW, "%s: the rows of B overflow int64", fn);
-    }
-    if (st != SPT_OK) goto fail; /* decided on replicated data */
+    SPT__CHECK(rows_blocks(ctx, fn, st, b_rows, b_begin, &info, &KBtot));
     const int64_t BC = info[2]; /* columns of the stored B */
     const int64_t M = adjoint_a ? t->shape[1] : t->shape[0], K = adjoint_a ? t->shape[0] : t->shape[1];
     const int64_t KB = adjoint_b ? BC : KBtot, NC = adjoint_b ? KBtot : BC;
@@ -259,141 +436,30 @@ spt_status spt_dtensor_sparse_dense_matmul_rows(const spt_dtensor *a, const spt_
         st = inner_mismatch(fn, t, K, KB, KBtot, BC);
         goto fail;
     }
-    const size_t es = spt_dtype_size(t->dtype);
     const int kcol = adjoint_a ? 0 : 1;
-    /* 1. the distinct rows k of op(B) my entries read, ascending: a bitmap when K is not much larger
-     *    than my entries, else a sort */
+    /* 1. the distinct rows k of op(B) my entries read, ascending */
     int64_t nk = 0;
     need = spt__alloc_array(fn, n > 0 ? n : 1, 1, sizeof(int64_t), false, &st);
-    if (need && n > 0) {
-        if (K / 8 <= 4 * n + 4096) {
-            seen = spt__alloc_array(fn, K / 8 + 1, 1, 1, true, &st);
-            if (seen) {
-                for (int64_t i = 0; i < n; i++) {
-                    int64_t k = t->indices[2 * i + kcol];
-                    seen[k >> 3] |= (uint8_t)(1u << (k & 7));
-                }
-                for (int64_t k = 0; k < K; k++)
-                    if (seen[k >> 3] & (1u << (k & 7))) need[nk++] = k;
-            }
-        } else {
-            for (int64_t i = 0; i < n; i++) need[i] = t->indices[2 * i + kcol];
-            qsort(need, (size_t)n, sizeof *need, cmp_i64);
-            for (int64_t i = 0; i < n; i++)
-                if (i == 0 || need[i] != need[i - 1]) need[nk++] = need[i];
-        }
-    }
+    if (need) st = rows_needed(fn, t, kcol, K, need, &nk);
     /* kc[i]: entry i's row among the fetched ones */
     if (st == SPT_OK) kc = spt__alloc_array(fn, n > 0 ? n : 1, 1, sizeof(int64_t), false, &st);
     if (kc)
         for (int64_t i = 0; i < n; i++) kc[i] = lower_i64(need, nk, t->indices[2 * i + kcol]);
-    /* 2. requests: !adjoint_b: row k of B from its owner; adjoint_b: column k of every rank's block.
-     *    cnt: P request counts sent | P received | P sdispl | P rdispl | P reply bytes sent | received |
-     *    sdispl | rdispl (the reply to a request for k: NC values, or one value per row of the block) */
-    if (st == SPT_OK) cnt = spt__alloc_array(fn, 8, P, sizeof(int64_t), true, &st);
-    int64_t nreq = 0;
-    if (cnt) {
-        if (!adjoint_b) {
-            for (int64_t c = 0, q = 0; c < nk; c++) {
-                while (q < P - 1 && need[c] >= info[3 * (q + 1)]) q++;
-                if (q != me) cnt[q]++;
-            }
-        } else {
-            for (int q = 0; q < P; q++) cnt[q] = q != me && info[3 * q + 1] > 0 ? nk : 0;
-        }
-        for (int q = 0; q < P; q++) cnt[2 * P + q] = cnt[q] * 8;
-        nreq = spt__scan_exclusive(cnt + 2 * P, P) / 8;
-        req = spt__alloc_array(fn, nreq > 0 ? nreq : 1, 1, sizeof(int64_t), false, &st);
-        if (req) {
-            int64_t w = 0;
-            if (!adjoint_b) {
-                for (int64_t c = 0, q = 0; c < nk; c++) {
-                    while (q < P - 1 && need[c] >= info[3 * (q + 1)]) q++;
-                    if (q != me) req[w++] = need[c];
-                }
-            } else {
-                for (int q = 0; q < P; q++)
-                    if (cnt[q]) {
-                        memcpy(req + w, need, (size_t)nk * sizeof *need);
-                        w += nk;
-                    }
-            }
-        }
-    }
-    /* the fetched rows: !adjoint_b [nk x NC] rows of B; adjoint_b [KBtot x nk] (B's layout, my columns) */
-    if (st == SPT_OK) fetched = spt__alloc_array(fn, nk, NC, es, true, &st);
+    /* 2. the requests, and room for the fetched rows */
+    f = (rows_fetch){.info = info, .need = need, .nk = nk, .BC = BC, .NC = NC, .b_begin = b_begin,
+                     .adjoint_b = adjoint_b, .es = spt_dtype_size(t->dtype)};
+    if (st == SPT_OK) st = rows_requests(fn, P, me, &f);
+    if (st == SPT_OK) fetched = spt__alloc_array(fn, nk, NC, f.es, true, &st);
     SPT__AGREE(ctx, fn);
-    SPT__CHECK(spt__mpi_counts(ctx, fn, cnt, cnt + P));
-    for (int q = 0; q < P; q++) cnt[3 * P + q] = cnt[P + q] * 8;
-    const int64_t nin = spt__scan_exclusive(cnt + 3 * P, P) / 8;
-    got = spt__alloc_array(fn, nin > 0 ? nin : 1, 1, sizeof(int64_t), false, &st);
-    SPT__AGREE(ctx, fn);
-    {
-        int64_t *sb = cnt + 4 * P, *rb = cnt + 5 * P, *sdp = cnt + 6 * P, *rdp = cnt + 7 * P;
-        /* request bytes: reuse the reply slots for the byte counts of the request exchange */
-        for (int q = 0; q < P; q++) {
-            sb[q] = cnt[q] * 8;
-            rb[q] = cnt[P + q] * 8;
-        }
-        SPT__CHECK(spt__mpi_alltoallv(ctx, fn, req, sb, cnt + 2 * P, got, rb, cnt + 3 * P));
-        /* 3. replies: for each request of rank q, my row of B (NC values) or my part of column k */
-        const int64_t myrows = b_rows->shape[0];
-        const int64_t per = adjoint_b ? myrows : BC; /* values per requested k */
-        for (int q = 0; q < P; q++) {
-            sdp[q] = sb[q] = cnt[P + q] * per * (int64_t)es;
-            rdp[q] = rb[q] = cnt[q] * (adjoint_b ? info[3 * q + 1] : BC) * (int64_t)es;
-        }
-        const int64_t tot = spt__scan_exclusive(sdp, P), rtot = spt__scan_exclusive(rdp, P);
-        reply = spt__alloc_array(fn, tot + rtot > 0 ? tot + rtot : 1, 1, 1, false, &st);
-        if (reply) {
-            const char *B = b_rows->data;
-            for (int64_t i = 0; i < nin; i++) {
-                char *dst = reply + (size_t)i * (size_t)per * es;
-                int64_t k = got[i];
-                if (!adjoint_b) memcpy(dst, B + (size_t)((k - b_begin) * BC) * es, (size_t)BC * es);
-                else
-                    for (int64_t j = 0; j < myrows; j++) memcpy(dst + (size_t)j * es, B + (size_t)(j * BC + k) * es, es);
-            }
-        }
-        spt__free(got);
-        got = NULL;
-        SPT__AGREE(ctx, fn);
-        SPT__CHECK(spt__mpi_alltoallv(ctx, fn, reply, sb, sdp, reply + tot, rb, rdp));
-        /* 4. place the fetched rows (and my own) */
-        const char *B = b_rows->data;
-        if (!adjoint_b) {
-            int64_t *at = cnt + 2 * P; /* next request position per owner (in entries) */
-            for (int q = 0; q < P; q++) at[q] = 0;
-            for (int64_t c = 0, q = 0; c < nk; c++) {
-                while (q < P - 1 && need[c] >= info[3 * (q + 1)]) q++;
-                char *dst = fetched + (size_t)(c * NC) * es;
-                if (q == me) memcpy(dst, B + (size_t)((need[c] - b_begin) * BC) * es, (size_t)BC * es);
-                else memcpy(dst, reply + tot + rdp[q] + (size_t)(at[q]++ * BC) * es, (size_t)BC * es);
-            }
-        } else {
-            for (int q = 0; q < P; q++) {
-                const int64_t r0 = info[3 * q], rq = info[3 * q + 1];
-                for (int64_t c = 0; c < nk; c++)
-                    for (int64_t j = 0; j < rq; j++) {
-                        const char *src = q == me ? B + (size_t)(j * BC + need[c]) * es
-                                                  : reply + tot + rdp[q] + (size_t)(c * rq + j) * es;
-                        memcpy(fetched + (size_t)((r0 + j) * nk + c) * es, src, es);
-                    }
-            }
-        }
-    }
-    spt__free(reply);
-    reply = NULL;
-    /* 5. multiply and gather: op(B) row k of entry i is fetched row kc[i] (adjoint_b: column kc[i]) */
+    /* 3. requests out, rows back */
+    SPT__CHECK(rows_exchange(ctx, fn, &f, b_rows, fetched));
+    /* 4. multiply and gather: op(B) row k of entry i is fetched row kc[i] (adjoint_b: column kc[i]) */
     st = local_and_gather(ctx, fn, t, fetched, adjoint_b ? nk : NC, kc, M, NC, adjoint_a, adjoint_b, root, out);
 fail:
-    spt__free(got);
-    spt__free(reply);
     spt__free(fetched);
-    spt__free(req);
-    spt__free(cnt);
+    spt__free(f.req);
+    spt__free(f.cnt);
     spt__free(kc);
-    spt__free(seen);
     spt__free(need);
     spt__free(info);
     return st;

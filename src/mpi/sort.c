@@ -123,44 +123,11 @@ fail:
     return spt__mpi_agree(ctx, fn, st);
 }
 
-spt_status spt__mpi_msd_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *ord,
-                             spt_tensor *inplace, spt_tensor **out) {
-    spt_status st = SPT_OK;
-    const int P = ctx->size, me = ctx->rank;
-    const int64_t n = t->nnz, r = t->rank;
-    spt__msd *m = NULL;
-    int64_t *w = NULL, *hc = NULL, *c = NULL;
-    uint64_t *tk = NULL, *tp = NULL, *rk = NULL, *rp = NULL;
-    const uint64_t **src = NULL;
-    spt_tensor *o = NULL;
-    int *ic = NULL;
-    *out = NULL;
-    double t0 = spt__mpi_now(), t1;
-    st = spt__msd_plan(fn, t, ord, &m);
-    const int64_t nb = m ? (int64_t)1 << spt__msd_digit(m) : 0;
-    /* w: local counts (nb) | their prefix sums L (nb + 1) | global counts (nb), then every rank's nnz (P)
-     * and the ranks whose `inplace` owns its buffers (1) | the prefix S of the counts (nb + 1) | B (P + 1) |
-     * lo (P) | hi (P) */
-    if (m) w = spt__alloc_array(fn, 4 * nb + 3 + 4 * (int64_t)P + 1, 1, sizeof(int64_t), false, &st);
-    int64_t *loc = w, *L = loc + nb, *glob = L + nb + 1, *S = glob + nb + P + 1, *B = S + nb + 1, *lo = B + P + 1,
-            *hi = lo + P;
-    if (w) st = spt__msd_count(fn, m, t, loc);
-    t1 = spt__mpi_now();
-    ctx->phase[SPT_MPI_PHASE_LOCAL] += t1 - t0;
-    t0 = t1;
-    SPT__AGREE(ctx, fn);
-    if (!m) goto fail; /* not this path (alike on every rank) */
-    /* the global counts, the balanced blocks and the bucket runs that cover them */
-    memcpy(glob, loc, (size_t)nb * sizeof *glob);
-    memset(glob + nb, 0, (size_t)(P + 1) * sizeof *glob);
-    glob[nb + me] = n;
-    glob[nb + P] = inplace && inplace->owns_buffers;
-    SPT__CHECK(spt__mpi_allreduce_i64(ctx, fn, glob, nb + P + 1, MPI_SUM));
-    memcpy(S, glob, (size_t)nb * sizeof *S);
-    const int64_t N = spt__scan_exclusive(S, nb);
-    S[nb] = N;
-    memcpy(L, loc, (size_t)nb * sizeof *L);
-    L[nb] = spt__scan_exclusive(L, nb);
+/* The balanced blocks [B_q, B_q+1) of N = S[nb] entries and the bucket runs [lo_q, hi_q) that cover
+ * them (S: the nb + 1 prefix sums of the global counts). False when some run holds too many entries
+ * for this path (skewed: the sample sort). */
+static bool msd_blocks(const int64_t *S, int64_t nb, int P, int64_t *B, int64_t *lo, int64_t *hi) {
+    const int64_t N = S[nb];
     B[0] = 0;
     int64_t most = 0;
     for (int q = 0; q < P; q++) {
@@ -172,15 +139,19 @@ spt_status spt__mpi_msd_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor 
         }
         if (S[hi[q]] - S[lo[q]] > most) most = S[hi[q]] - S[lo[q]];
     }
-    if ((double)most > 1.1 * (double)((N + P - 1) / P) + MSD_SLACK) goto fail; /* skewed: the sample sort */
-    /* in place (reorder of a balanced dtensor): every rank keeps its count, so the result overwrites
-     * the input's buffers once the scatter has read them (no fresh pages to fault in, none to free) */
-    bool in_place = glob[nb + P] == P;
-    for (int q = 0; q < P && in_place; q++) in_place = glob[nb + q] == B[q + 1] - B[q];
-    /* per-bucket counts of my buckets from every rank: each rank sends rank q its counts of q's buckets */
+    return (double)most <= 1.1 * (double)((N + P - 1) / P) + MSD_SLACK;
+}
+
+/* Every rank's counts of my buckets [lo[me], hi[me]): *hc gets P rows of hi[me] - lo[me] counts (each
+ * rank sends rank q its counts of q's buckets; one MPI_Alltoallv). Collective; errors agreed. */
+static spt_status msd_bucket_counts(spt_mpi_ctx *ctx, const char *fn, const int64_t *loc, const int64_t *lo,
+                                    const int64_t *hi, int64_t **hc) {
+    spt_status st = SPT_OK;
+    const int P = ctx->size, me = ctx->rank;
     const int64_t nbk = hi[me] - lo[me];
-    hc = spt__alloc_array(fn, P, nbk > 0 ? nbk : 1, sizeof(int64_t), false, &st);
-    ic = hc ? spt__alloc_array(fn, 4, P, sizeof(int), false, &st) : NULL;
+    int *ic = NULL;
+    *hc = spt__alloc_array(fn, P, nbk > 0 ? nbk : 1, sizeof(int64_t), false, &st);
+    ic = *hc ? spt__alloc_array(fn, 4, P, sizeof(int), false, &st) : NULL;
     SPT__AGREE(ctx, fn);
     for (int q = 0; q < P; q++) {
         ic[q] = (int)(hi[q] - lo[q]);
@@ -190,24 +161,87 @@ spt_status spt__mpi_msd_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor 
         if (q != me) ctx->meta_bytes += 8 * ic[q];
     }
     ctx->collectives++;
-    SPT__MPI(fn, MPI_Alltoallv(loc, ic, ic + P, MPI_INT64_T, hc, ic + 2 * P, ic + 3 * P, MPI_INT64_T, ctx->comm),
+    SPT__MPI(fn, MPI_Alltoallv(loc, ic, ic + P, MPI_INT64_T, *hc, ic + 2 * P, ic + 3 * P, MPI_INT64_T, ctx->comm),
              "MPI_Alltoallv (bucket counts)");
-    t1 = spt__mpi_now();
-    ctx->phase[SPT_MPI_PHASE_SPLIT] += t1 - t0;
-    t0 = t1;
-    /* c: send counts | send displacements | receive counts | receive displacements (entries) */
+fail:
+    spt__free(ic);
+    if (st != SPT_OK) {
+        spt__free(*hc);
+        *hc = NULL;
+    }
+    return st;
+}
+
+/* The pair exchange's counts in entries, c: send counts | send displacements | receive counts | receive
+ * displacements (P each; my own part is not sent). Returns the entries received. */
+static int64_t msd_transfer_counts(int P, int me, const int64_t *L, const int64_t *lo, const int64_t *hi,
+                                   const int64_t *hc, int64_t nbk, int64_t *c) {
+    int64_t rtotal = 0;
+    for (int q = 0; q < P; q++) {
+        c[q] = q == me ? 0 : L[hi[q]] - L[lo[q]];
+        c[P + q] = L[lo[q]];
+        int64_t got = 0;
+        for (int64_t j = 0; q != me && j < nbk; j++) got += hc[q * nbk + j];
+        c[2 * P + q] = got;
+        c[3 * P + q] = rtotal;
+        rtotal += got;
+    }
+    return rtotal;
+}
+
+/* Time since *t0 added to phase ph; *t0 becomes now. */
+static void msd_phase(spt_mpi_ctx *ctx, int ph, double *t0) {
+    double t1 = spt__mpi_now();
+    ctx->phase[ph] += t1 - *t0;
+    *t0 = t1;
+}
+
+spt_status spt__mpi_msd_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *ord,
+                             spt_tensor *inplace, spt_tensor **out) {
+    spt_status st = SPT_OK;
+    const int P = ctx->size, me = ctx->rank;
+    const int64_t n = t->nnz, r = t->rank;
+    spt__msd *m = NULL;
+    int64_t *w = NULL, *hc = NULL, *c = NULL;
+    uint64_t *tk = NULL, *tp = NULL, *rk = NULL, *rp = NULL;
+    const uint64_t **src = NULL;
+    spt_tensor *o = NULL;
+    *out = NULL;
+    double t0 = spt__mpi_now();
+    st = spt__msd_plan(fn, t, ord, &m);
+    const int64_t nb = m ? (int64_t)1 << spt__msd_digit(m) : 0;
+    /* w: local counts (nb) | their prefix sums L (nb + 1) | global counts (nb), then every rank's nnz (P)
+     * and the ranks whose `inplace` owns its buffers (1) | the prefix S of the counts (nb + 1) | B (P + 1) |
+     * lo (P) | hi (P) */
+    if (m) w = spt__alloc_array(fn, 4 * nb + 3 + 4 * (int64_t)P + 1, 1, sizeof(int64_t), false, &st);
+    int64_t *loc = w, *L = loc + nb, *glob = L + nb + 1, *S = glob + nb + P + 1, *B = S + nb + 1, *lo = B + P + 1,
+            *hi = lo + P;
+    if (w) st = spt__msd_count(fn, m, t, loc);
+    msd_phase(ctx, SPT_MPI_PHASE_LOCAL, &t0);
+    SPT__AGREE(ctx, fn);
+    if (!m) goto fail; /* not this path (alike on every rank) */
+    /* the global counts, the balanced blocks and the bucket runs that cover them */
+    memcpy(glob, loc, (size_t)nb * sizeof *glob);
+    memset(glob + nb, 0, (size_t)(P + 1) * sizeof *glob);
+    glob[nb + me] = n;
+    glob[nb + P] = inplace && inplace->owns_buffers;
+    SPT__CHECK(spt__mpi_allreduce_i64(ctx, fn, glob, nb + P + 1, MPI_SUM));
+    memcpy(S, glob, (size_t)nb * sizeof *S);
+    S[nb] = spt__scan_exclusive(S, nb);
+    memcpy(L, loc, (size_t)nb * sizeof *L);
+    L[nb] = spt__scan_exclusive(L, nb);
+    if (!msd_blocks(S, nb, P, B, lo, hi)) goto fail; /* skewed: the sample sort */
+    /* in place (reorder of a balanced dtensor): every rank keeps its count, so the result overwrites
+     * the input's buffers once the scatter has read them (no fresh pages to fault in, none to free) */
+    bool in_place = glob[nb + P] == P;
+    for (int q = 0; q < P && in_place; q++) in_place = glob[nb + q] == B[q + 1] - B[q];
+    const int64_t nbk = hi[me] - lo[me];
+    SPT__CHECK(msd_bucket_counts(ctx, fn, loc, lo, hi, &hc));
+    msd_phase(ctx, SPT_MPI_PHASE_SPLIT, &t0);
     c = spt__alloc_array(fn, 4, P, sizeof(int64_t), false, &st);
     int64_t rtotal = 0;
     if (c) {
-        for (int q = 0; q < P; q++) {
-            c[q] = q == me ? 0 : L[hi[q]] - L[lo[q]];
-            c[P + q] = L[lo[q]];
-            int64_t got = 0;
-            for (int64_t j = 0; q != me && j < nbk; j++) got += hc[q * nbk + j];
-            c[2 * P + q] = got;
-            c[3 * P + q] = rtotal;
-            rtotal += got;
-        }
+        rtotal = msd_transfer_counts(P, me, L, lo, hi, hc, nbk, c);
         tk = spt__alloc_array(fn, n > 0 ? n : 1, 2, sizeof(uint64_t), false, &st);
         rk = tk ? spt__alloc_array(fn, rtotal > 0 ? rtotal : 1, 2, sizeof(uint64_t), false, &st) : NULL;
         src = rk ? spt__calloc((size_t)P * 2, sizeof *src) : NULL;
@@ -224,14 +258,10 @@ spt_status spt__mpi_msd_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor 
     }
     SPT__AGREE(ctx, fn);
     st = spt__msd_scatter(fn, m, t, tk, tp);
-    t1 = spt__mpi_now();
-    ctx->phase[SPT_MPI_PHASE_LOCAL] += t1 - t0;
-    t0 = t1;
+    msd_phase(ctx, SPT_MPI_PHASE_LOCAL, &t0);
     SPT__AGREE(ctx, fn);
     SPT__CHECK(msd_transfer(ctx, fn, tk, tp, c, rk, rp, in_place ? NULL : o));
-    t1 = spt__mpi_now();
-    ctx->phase[SPT_MPI_PHASE_EXCHANGE] += t1 - t0;
-    t0 = t1;
+    msd_phase(ctx, SPT_MPI_PHASE_EXCHANGE, &t0);
     /* each bucket: its pieces in rank order (my own read in place), sorted, my part decoded */
     for (int q = 0; q < P; q++) {
         src[q] = q == me ? tk + L[lo[me]] : rk + c[3 * P + q];
@@ -241,7 +271,7 @@ spt_status spt__mpi_msd_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor 
     spt__msd_finish(m, src, src + P, B[me] - S[lo[me]], B[me + 1] - B[me], o, &uniq);
     for (int64_t d = 0; d < r; d++) o->order[d] = ord[d];
     o->flags = SPT__F_VALID | SPT__F_SORTED | (uniq ? SPT__F_UNIQUE : 0u);
-    ctx->phase[SPT_MPI_PHASE_MERGE] += spt__mpi_now() - t0;
+    msd_phase(ctx, SPT_MPI_PHASE_MERGE, &t0);
     *out = o;
     o = NULL;
 fail:
@@ -250,7 +280,6 @@ fail:
     spt__free(rk);
     spt__free(tk);
     spt__free(c);
-    spt__free(ic);
     spt__free(hc);
     spt__free(w);
     spt__msd_free(m);

@@ -56,16 +56,159 @@ static bool key_volume(const spt_sparse_map *sm, int64_t i, int64_t *vol) {
     return true;
 }
 
+/* The partition, the same on every rank: key i goes to rank floor((W_before_i + w_i/2) * P / W) with
+ * weight w_i = inner volume + dependent indices (0 for an empty domain). Rank p's outer block starts at
+ * its first key (rank 0's at 0) and ends where the next one starts (the last at ovol). kb[p] = the
+ * first key of rank p (P+1 entries), bounds[p] = the first outer index of rank p (P+1 entries). */
+static spt_status sparsify_partition(const char *fn, const spt_sparse_map *sm, const int64_t *outer_shape,
+                                     int64_t ovol, int P, int64_t *kb, int64_t *bounds) {
+    const int64_t nk = sm->nkeys, NI = sm->ind_rank;
+    unsigned __int128 W = 0, acc = 0;
+    int64_t total = 0;
+    for (int64_t i = 0; i < nk; i++) {
+        int64_t vol;
+        if (!key_volume(sm, i, &vol) || spt__add_i64(total, vol, &total))
+            return spt__err(SPT_EOVERFLOW, "%s: the inner tensors hold more than INT64_MAX elements", fn);
+        W += (unsigned __int128)vol + (unsigned __int128)(sm->off[i + 1] - sm->off[i]);
+    }
+    int q = 0;
+    kb[0] = 0;
+    for (int64_t i = 0; i < nk; i++) {
+        int64_t vol = 0;
+        key_volume(sm, i, &vol);
+        unsigned __int128 w = (unsigned __int128)vol + (unsigned __int128)(sm->off[i + 1] - sm->off[i]);
+        unsigned __int128 o = W ? (acc * 2 + w) * (unsigned)P / (W * 2) : 0;
+        int owner = o > (unsigned)(P - 1) ? P - 1 : (int)o;
+        while (q < owner) kb[++q] = i;
+        acc += w;
+    }
+    while (q < P) kb[++q] = nk;
+    bounds[0] = 0;
+    for (int p = 1; p < P; p++) bounds[p] = kb[p] < nk ? outer_linear(sm->keys + kb[p] * NI, outer_shape, NI) : ovol;
+    bounds[P] = ovol;
+    return SPT_OK;
+}
+
+/* How the map's rows land on T's modes: pin[k] the mode of outer index k (-1: none), fm[j] the mode of
+ * dependent component j; d0 the leading mode of the piece's order and [lo0, hi0] its range in the piece,
+ * rmin/rmax the piece's first and last rows (the piece's range prunes whole keys or dependent rows). */
+typedef struct sparsify_geom {
+    int64_t pin[SPT_MAX_RANK], fm[SPT_MAX_RANK];
+    int64_t d0, lo0, hi0;
+    const int64_t *rmin, *rmax;
+} sparsify_geom;
+
+static void sparsify_geometry(const spt_tensor *t, const spt_sparse_map *sm, int64_t nmap, const int64_t *ind2mode,
+                              sparsify_geom *g) {
+    const int64_t R = t->rank, n = t->nnz;
+    int64_t ind_of[SPT_MAX_RANK];
+    for (int64_t m = 0; m < R; m++) ind_of[m] = -1;
+    for (int64_t k = 0; k < sm->ind_rank; k++) g->pin[k] = -1;
+    for (int64_t p = 0; p < nmap; p++) {
+        g->pin[ind2mode[2 * p]] = ind2mode[2 * p + 1];
+        ind_of[ind2mode[2 * p + 1]] = ind2mode[2 * p];
+    }
+    for (int64_t m = 0, j = 0; m < R; m++)
+        if (ind_of[m] < 0) g->fm[j++] = m;
+    g->d0 = R > 0 ? t->order[0] : -1;
+    g->lo0 = R > 0 ? t->indices[g->d0] : 0;
+    g->hi0 = R > 0 ? t->indices[(n - 1) * R + g->d0] : 0;
+    g->rmin = t->indices;
+    g->rmax = t->indices + (n - 1) * R;
+}
+
+/* Mark (mark[pos] = q) the entries of the piece that the keys [k0, k1) of rank q read -- the last stored
+ * of each needed index row, once -- and count them into *cnt. */
+static void sparsify_mark(const spt__keyplan *kp, const spt_tensor *t, const spt_sparse_map *sm,
+                          const sparsify_geom *g, int64_t k0, int64_t k1, int q, int64_t *mark, int64_t *cnt) {
+    const int64_t R = t->rank, NI = sm->ind_rank, D = sm->dep_rank;
+    int64_t x[SPT_MAX_RANK];
+    for (int64_t i = k0; i < k1; i++) {
+        const int64_t *o = sm->keys + i * NI;
+        spt__dview v = spt__map_view(sm, i);
+        if (!v.n) continue;
+        bool skip = false;
+        for (int64_t k = 0; k < NI; k++)
+            if (g->pin[k] >= 0) {
+                x[g->pin[k]] = o[k];
+                if (g->pin[k] == g->d0 && (o[k] < g->lo0 || o[k] > g->hi0)) skip = true;
+            }
+        if (skip) continue;
+        int64_t e0 = 0, e1 = v.n;
+        if (R > 0 && D > 0 && g->fm[0] == g->d0) {
+            e0 = dep_lower(v.idx, D, 0, v.n, g->lo0);
+            e1 = dep_lower(v.idx, D, e0, v.n, g->hi0 + 1);
+        }
+        for (int64_t e = e0; e < e1; e++) {
+            const int64_t *dep = v.idx + e * D;
+            for (int64_t j = 0; j < D; j++) x[g->fm[j]] = dep[j];
+            if (spt__keyplan_cmp(kp, x, g->rmin) < 0 || spt__keyplan_cmp(kp, x, g->rmax) > 0) continue;
+            int64_t pos = find_last(kp, t, x);
+            if (pos < 0 || mark[pos] == q) continue;
+            mark[pos] = q;
+            (*cnt)++;
+        }
+    }
+}
+
+/* The entries of my piece that each rank's keys read (among duplicates the last one wins), once per
+ * destination, in my storage order: *snd holds them grouped by destination, cnt[q] of them for rank q.
+ * Local. */
+static spt_status sparsify_select(const char *fn, const spt_tensor *t, const spt_sparse_map *sm, int64_t nmap,
+                                  const int64_t *ind2mode, const int64_t *kb, int P, int64_t *cnt, spt_tensor **snd) {
+    spt_status st = SPT_OK;
+    const int64_t R = t->rank, n = t->nnz;
+    int64_t *mark = NULL, *sel = NULL, nsel = 0;
+    if (n > 0) {
+        spt__keyplan kp; /* rows compared in the piece's order: any shape */
+        spt__mpi_plan(&kp, t, t->order);
+        mark = spt__alloc_array(fn, n, 1, sizeof *mark, false, &st);
+        bool sorted = true;
+        for (int64_t i = 1; mark && i < n && sorted; i++)
+            if (spt__keyplan_cmp(&kp, t->indices + (i - 1) * R, t->indices + i * R) > 0) sorted = false;
+        if (st == SPT_OK && !sorted) st = spt__err(SPT_EINTERNAL, "%s: a local piece is not sorted", fn);
+        if (st != SPT_OK) goto done;
+        sparsify_geom g;
+        sparsify_geometry(t, sm, nmap, ind2mode, &g);
+        for (int64_t i = 0; i < n; i++) mark[i] = -1;
+        for (int q = 0; q < P; q++) {
+            sparsify_mark(&kp, t, sm, &g, kb[q], kb[q + 1], q, mark, &cnt[q]);
+            if (!cnt[q]) continue;
+            /* collect now: a later rank's walk may overwrite the marks */
+            int64_t *ns = spt__realloc(sel, (size_t)(nsel + cnt[q]) * sizeof *sel);
+            if (!ns) {
+                st = spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+                goto done;
+            }
+            sel = ns;
+            for (int64_t k = 0; k < n; k++)
+                if (mark[k] == q) sel[nsel++] = k;
+        }
+    }
+    st = spt__tensor_alloc(fn, t->dtype, R, t->shape, nsel, t->order, snd);
+    if (st == SPT_OK) {
+        const size_t es = spt_dtype_size(t->dtype);
+        for (int64_t k = 0; k < nsel; k++) {
+            if (R) memcpy((*snd)->indices + k * R, t->indices + sel[k] * R, (size_t)R * sizeof(int64_t));
+            spt__copy_elem((*snd)->values, k, t->values, sel[k], es);
+        }
+        (*snd)->flags = SPT__F_VALID;
+    }
+done:
+    spt__free(sel);
+    spt__free(mark);
+    return st;
+}
+
 /* The distributed sparsify of the piece t (sorted by its order, valid) of each rank. */
 static spt_status sparsify_piece(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const spt_sparse_map *sm,
                                  int64_t nmap, const int64_t *ind2mode, const int64_t *outer_shape, int64_t *begin,
                                  int64_t *end, spt_tot **out) {
     spt_status st = SPT_OK;
     const int P = ctx->size, me = ctx->rank;
-    const int64_t R = t->rank, n = t->nnz;
     spt_tot *probe = NULL, *res = NULL;
     spt_tensor *snd = NULL, *recv = NULL;
-    int64_t *kb = NULL, *bounds = NULL, *mark = NULL, *cnt = NULL, *sel = NULL, nsel = 0;
+    int64_t *kb = NULL, *bounds = NULL, *cnt = NULL;
     if (out) *out = NULL;
     if (begin) *begin = 0;
     if (end) *end = 0;
@@ -77,126 +220,18 @@ static spt_status sparsify_piece(spt_mpi_ctx *ctx, const char *fn, const spt_ten
     spt_tot_free(probe);
     probe = NULL;
     SPT__AGREE(ctx, fn);
-    const int64_t NI = sm->ind_rank, D = sm->dep_rank, nk = sm->nkeys;
     int64_t ovol = 1;
-    for (int64_t k = 0; k < NI; k++) ovol *= outer_shape[k]; /* checked by the builder */
-    /* 2. the partition, the same on every rank: key i goes to rank floor((W_before_i + w_i/2) * P / W)
-     *    with weight w_i = inner volume + dependent indices (0 for an empty domain). Rank p's outer block
-     *    starts at its first key (rank 0's at 0) and ends where the next one starts (the last at ovol).
-     *    kb[p] = the first key of rank p (P+1 entries), bounds[p] = the first outer index of rank p. */
+    for (int64_t k = 0; k < sm->ind_rank; k++) ovol *= outer_shape[k]; /* checked by the builder */
+    /* 2. the partition (kb: P + 1 first keys, bounds: P + 1 first outer indices) */
     kb = spt__alloc_array(fn, 2 * (int64_t)P + 2, 1, sizeof(int64_t), true, &st);
     if (kb) cnt = spt__alloc_array(fn, P, 1, sizeof(int64_t), true, &st);
-    if (!cnt) goto agree;
-    bounds = kb + P + 1;
-    {
-        unsigned __int128 W = 0, acc = 0;
-        int64_t total = 0;
-        for (int64_t i = 0; i < nk; i++) {
-            int64_t vol;
-            if (!key_volume(sm, i, &vol) || spt__add_i64(total, vol, &total)) {
-                st = spt__err(SPT_EOVERFLOW, "%s: the inner tensors hold more than INT64_MAX elements", fn);
-                goto agree;
-            }
-            W += (unsigned __int128)vol + (unsigned __int128)(sm->off[i + 1] - sm->off[i]);
-        }
-        int q = 0;
-        kb[0] = 0;
-        for (int64_t i = 0; i < nk; i++) {
-            int64_t vol = 0;
-            key_volume(sm, i, &vol);
-            unsigned __int128 w = (unsigned __int128)vol + (unsigned __int128)(sm->off[i + 1] - sm->off[i]);
-            unsigned __int128 o = W ? (acc * 2 + w) * (unsigned)P / (W * 2) : 0;
-            int owner = o > (unsigned)(P - 1) ? P - 1 : (int)o;
-            while (q < owner) kb[++q] = i;
-            acc += w;
-        }
-        while (q < P) kb[++q] = nk;
-        bounds[0] = 0;
-        for (int p = 1; p < P; p++) bounds[p] = kb[p] < nk ? outer_linear(sm->keys + kb[p] * NI, outer_shape, NI) : ovol;
-        bounds[P] = ovol;
+    if (cnt) {
+        bounds = kb + P + 1;
+        st = sparsify_partition(fn, sm, outer_shape, ovol, P, kb, bounds);
     }
-    /* 3. the entries of my piece that each rank's keys read: the last stored of each needed key (among
-     *    duplicates the last one wins), once per destination, in my storage order */
-    if (n > 0) {
-        spt__keyplan kp; /* rows compared in the piece's order: any shape */
-        spt__mpi_plan(&kp, t, t->order);
-        mark = spt__alloc_array(fn, n, 1, sizeof *mark, false, &st);
-        bool sorted = true;
-        for (int64_t i = 1; mark && i < n && sorted; i++)
-            if (spt__keyplan_cmp(&kp, t->indices + (i - 1) * R, t->indices + i * R) > 0) sorted = false;
-        if (st == SPT_OK && !sorted) st = spt__err(SPT_EINTERNAL, "%s: a local piece is not sorted", fn);
-        if (st != SPT_OK) goto agree;
-        /* the geometry: pinned and free modes */
-        int64_t pin[SPT_MAX_RANK], fm[SPT_MAX_RANK], ind_of[SPT_MAX_RANK], x[SPT_MAX_RANK];
-        for (int64_t m = 0; m < R; m++) ind_of[m] = -1;
-        for (int64_t k = 0; k < NI; k++) pin[k] = -1;
-        for (int64_t p = 0; p < nmap; p++) {
-            pin[ind2mode[2 * p]] = ind2mode[2 * p + 1];
-            ind_of[ind2mode[2 * p + 1]] = ind2mode[2 * p];
-        }
-        for (int64_t m = 0, j = 0; m < R; m++)
-            if (ind_of[m] < 0) fm[j++] = m;
-        /* my range of the leading mode of the order prunes whole keys (a pinned leading mode) or
-         * dependent rows (the leading mode is the rows' first component, non-decreasing) */
-        const int64_t d0 = R > 0 ? t->order[0] : -1;
-        const int64_t lo0 = R > 0 ? t->indices[d0] : 0, hi0 = R > 0 ? t->indices[(n - 1) * R + d0] : 0;
-        const int64_t *rmin = t->indices, *rmax = t->indices + (n - 1) * R;
-        for (int64_t i = 0; i < n; i++) mark[i] = -1;
-        for (int q = 0; q < P; q++) {
-            for (int64_t i = kb[q]; i < kb[q + 1]; i++) {
-                const int64_t *o = sm->keys + i * NI;
-                spt__dview v = spt__map_view(sm, i);
-                if (!v.n) continue;
-                bool skip = false;
-                for (int64_t k = 0; k < NI; k++)
-                    if (pin[k] >= 0) {
-                        x[pin[k]] = o[k];
-                        if (pin[k] == d0 && (o[k] < lo0 || o[k] > hi0)) skip = true;
-                    }
-                if (skip) continue;
-                int64_t e0 = 0, e1 = v.n;
-                if (R > 0 && D > 0 && fm[0] == d0) {
-                    e0 = dep_lower(v.idx, D, 0, v.n, lo0);
-                    e1 = dep_lower(v.idx, D, e0, v.n, hi0 + 1);
-                }
-                for (int64_t e = e0; e < e1; e++) {
-                    const int64_t *dep = v.idx + e * D;
-                    for (int64_t j = 0; j < D; j++) x[fm[j]] = dep[j];
-                    if (spt__keyplan_cmp(&kp, x, rmin) < 0 || spt__keyplan_cmp(&kp, x, rmax) > 0) continue;
-                    int64_t pos = find_last(&kp, t, x);
-                    if (pos < 0 || mark[pos] == q) continue;
-                    mark[pos] = q;
-                    cnt[q]++;
-                }
-            }
-            if (!cnt[q]) continue;
-            /* collect now: a later rank's walk may overwrite the marks */
-            int64_t *ns = spt__realloc(sel, (size_t)(nsel + cnt[q]) * sizeof *sel);
-            if (!ns) {
-                st = spt__err(SPT_ENOMEM, "%s: out of memory", fn);
-                goto agree;
-            }
-            sel = ns;
-            for (int64_t k = 0; k < n; k++)
-                if (mark[k] == q) sel[nsel++] = k;
-        }
-    }
-    spt__free(mark);
-    mark = NULL;
-    /* the send tensor: the selected entries grouped by destination, each group in storage order */
-    st = spt__tensor_alloc(fn, t->dtype, R, t->shape, nsel, t->order, &snd);
-    if (st == SPT_OK) {
-        const size_t es = spt_dtype_size(t->dtype);
-        for (int64_t k = 0; k < nsel; k++) {
-            if (R) memcpy(snd->indices + k * R, t->indices + sel[k] * R, (size_t)R * sizeof(int64_t));
-            spt__copy_elem(snd->values, k, t->values, sel[k], es);
-        }
-        snd->flags = SPT__F_VALID;
-    }
-agree:
+    /* 3. what each rank's keys read of my piece */
+    if (st == SPT_OK) st = sparsify_select(fn, t, sm, nmap, ind2mode, kb, P, cnt, &snd);
     SPT__AGREE(ctx, fn);
-    spt__free(sel);
-    sel = NULL;
     /* 4. one exchange; what arrives is sorted by T's order, duplicates in global order */
     SPT__CHECK(spt__mpi_exchange(ctx, fn, snd, cnt, t->order, NULL, &recv));
     spt_tensor_free(snd);
@@ -213,8 +248,6 @@ fail:
     spt_tot_free(res);
     spt_tensor_free(recv);
     spt_tensor_free(snd);
-    spt__free(sel);
-    spt__free(mark);
     spt__free(cnt);
     spt__free(kb);
     return st;

@@ -143,10 +143,13 @@ spt_status spt_dtensor_read_tns(spt_mpi_ctx *ctx, const char *path, const spt_re
     spt_tensor *t = NULL, *sorted = NULL;
     int64_t size = 0;
     head h;
+    struct stat sb0;
     memset(&h, 0, sizeof h);
     if (out) *out = NULL;
     if (!out || !path) st = spt__err(SPT_EINVAL, "%s: NULL path or out", fn);
     else if (!strcmp(path, "-")) st = spt__err(SPT_EINVAL, "%s: stdin cannot be read in parallel", fn);
+    else if (stat(path, &sb0) == 0 && !S_ISREG(sb0.st_mode)) /* before fopen: a FIFO would block it */
+        st = spt__err(SPT_EIO, "%s: %s is not a regular file", fn, path);
     else if (!(fp = fopen(path, "rb"))) st = spt__err(SPT_EIO, "%s: cannot open %s: %s", fn, path, strerror(errno));
     else {
         struct stat sb;

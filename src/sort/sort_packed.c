@@ -616,12 +616,13 @@ static void place_values(const spt_tensor *t, spt_tensor *dst, size_t es, bool d
 }
 
 /* Each bucket b of [bounds[b], bounds[b+1]) after the MSD scatter into tk/tp: sorted in cache (in the
- * thread's scratch ts when it fits, scap entries, else in keys and pay at its place), its keys decoded into
+ * thread's scratch ts when it fits, scap entries, else in keys and pay at its place; at most nthr threads,
+ * the count the scratch was sized for), its keys decoded into
  * dst's index rows and its payload stored in `pay` (free since the scatter), so the output is written once.
  * Returns the count of keys equal to the one before them within their bucket. */
 static int64_t sort_buckets(const radix_plan *rp, const packing *pk, bool two, int64_t nb, const int64_t *bounds,
-                            int64_t *bscratch, int64_t scap, uint64_t *ts, uint64_t *keys, uint64_t *pay, uint64_t *tk,
-                            uint64_t *tp, spt_tensor *dst) {
+                            int64_t *bscratch, int64_t scap, int64_t nthr, uint64_t *ts, uint64_t *keys, uint64_t *pay,
+                            uint64_t *tk, uint64_t *tp, spt_tensor *dst) {
     const int64_t bucket_scratch = (int64_t)BUCKET_MAX_PASSES << BUCKET_MAX_DIGIT, r = pk->r, n = rp->n;
     int64_t repeated = 0;
     /* each bucket: sort in cache, decode its keys into the indices, store its payload in `pay`
@@ -629,7 +630,10 @@ static int64_t sort_buckets(const radix_plan *rp, const packing *pk, bool two, i
     const int rem = rp->shift0;
     split2 sp2;
     if (two) split_init(pk, &sp2);
+    /* the per-thread scratch (ts, bscratch) was sized for nthr threads: the count may have changed
+     * since (spt_set_num_threads from another thread), so never use more */
     int nthb SPT__OMP_VAR = spt__threads_for(n);
+    if (nthb > nthr) nthb = (int)nthr;
 #pragma omp parallel for schedule(dynamic, 8) num_threads(nthb) reduction(+ : repeated)
     for (int64_t b = 0; b < nb; b++) {
         int tid = 0;
@@ -739,7 +743,7 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
     if (hybrid) {
         if (two) msd128_from_indices(&rp, pk, t->indices, pay_in, hist, tk, tp, wc);
         else msd_from_indices(&rp, pk, t->indices, pay_in, hist, tk, tp, wc);
-        repeated = sort_buckets(&rp, pk, two, nb, bounds, bscratch, scap, ts, keys, pay, tk, tp, dst);
+        repeated = sort_buckets(&rp, pk, two, nb, bounds, bscratch, scap, nthr, ts, keys, pay, tk, tp, dst);
         /* keys of different buckets differ in the top digit: no repeat across buckets */
     } else {
         if (pay != pay_in) memcpy(pay, pay_in, (size_t)n * sizeof *pay); /* the LSD passes sort it in place */

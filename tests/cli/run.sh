@@ -126,6 +126,13 @@ check spy_bad 'spt spy --modes 0,5 in/t3.tns -o $T/x.png; echo "rc=$?"; ls -a $T
 # the format follows the name: only .png is drawn, other names are refused before anything is written
 check spy_format 'spt spy in/m.tns -o $T/x.jpg; echo "rc=$?"; spt spy in/m.tns -o $T/x; echo "rc=$?"; spt spy in/m.tns -o $T/X.PNG && od -An -tx1 -j16 -N8 $T/X.PNG; ls -a $T'
 check spy_values 'spt spy --values in/m.tns -o $T/v.png && od -An -tx1 -j16 -N10 $T/v.png; spt spy --values --modes 0,1 in/ids.tns -o $T/w.png && od -An -tx1 -j24 -N2 $T/w.png'
+# dims near INT64_MAX with a 1-pixel side: binned into one cell (the plot size is the PNG's width/height)
+check spy_huge 'printf "# shape: 9223372036854775807\n1 2.5\n" > $T/h.tns && timeout 20 "$SPT" spy --size 1 $T/h.tns -o $T/h.png && od -An -tx1 -j16 -N8 $T/h.png; printf "# shape: 9223372036854775807 9223372036854775807\n1 1 2.5\n9223372036854775807 3 1\n" > $T/h2.tns && timeout 20 "$SPT" spy $T/h2.tns -o $T/h2.png && od -An -tx1 -j16 -N8 $T/h2.png'
+# stdin can be read once; a UTF-8 byte-order mark before the first line is skipped; a --dtype that
+# contradicts the .tns header is an error (complex128 would read the last two columns as one value)
+check stdin_twice 'spt spgemm - - < in/m.tns; echo "rc=$?"; spt bincount --weights - - < in/ids.tns; echo "rc=$?"; spt concat --axis 0 in/m.tns - - < in/m.tns; echo "rc=$?"'
+check bom 'printf "\357\273\2771 1 1.5\n2 2 2\n" > $T/b.tns && spt info $T/b.tns && printf "\357\273\277%%%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 3\n" > $T/b.mtx && spt convert $T/b.mtx -'
+check dtype_header 'printf "# dtype: float64\n1 1 1.5\n2 2 2.5\n" > $T/f.tns; spt info --dtype complex128 $T/f.tns; echo "rc=$?"; spt info --dtype float64 $T/f.tns | head -3'
 
 # ---- issue 19: bincount, map, expand-dims ----
 check bincount_all 'spt bincount in/ids.tns'
@@ -133,6 +140,11 @@ check bincount_rows 'spt bincount --axis -1 --minlength 7 in/ids.tns'
 check bincount_max 'spt bincount --axis -1 --maxlength 4 --binary in/ids.tns'
 check bincount_weights 'spt bincount --axis -1 --weights in/ids.tns in/ids.tns'
 check bincount_bad 'spt bincount in/t3.tns; spt bincount --axis 1 in/ids.tns; spt bincount --binary --weights in/ids.tns in/ids.tns'
+# as TensorFlow 2.21: maxlength 0 keeps nothing (width 0, whatever minlength); a negative size past
+# dim - size is an empty slice, before it an error; an integer tensor takes an integer threshold
+check bincount_max0 'spt bincount --axis -1 --maxlength 0 --minlength 5 in/ids.tns'
+check slice_negsize 'spt slice --start 9,0 --size -1,2 in/m.tns; spt slice --start 0,0 --size -1,2 in/m.tns; echo "rc=$?"'
+check add_int_thresh 'spt add --thresh 2 in/ids.tns in/ids.tns; spt add --thresh 0.5 in/ids.tns in/ids.tns; echo "rc=$?"'
 check map_square 'spt map --op square in/t3.tns'
 check map_cast 'spt map --cast int8 in/t3.tns'
 check map_bad 'spt map in/t3.tns; spt map --op cosh in/t3.tns; spt map --op floor --dtype int64 in/ids.tns'

@@ -2,6 +2,7 @@
 /* test_threads.c -- thread counts: every count is capped at SPT_MAX_THREADS, and a count the system
  * will not start (a process limit) is lowered before an op runs, so the OpenMP runtime never ends the
  * process for want of a thread. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -63,7 +64,56 @@ static void test_process_limit(void **state) {
     assert_int_equal(WEXITSTATUS(wst), 0);
 }
 
+static long vm_bytes(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages = -1;
+    if (!f) return -1;
+    if (fscanf(f, "%ld", &pages) != 1) pages = -1;
+    fclose(f);
+    return pages < 0 ? -1 : pages * sysconf(_SC_PAGESIZE);
+}
+
+/* The address space limited to a little above what the process uses (RLIMIT_AS, as `ulimit -v` does),
+ * from 1 to 48 MB of room, each in a child asking for 4 threads: libgomp's threads need 8 MB stacks,
+ * so with little room the op must run with fewer threads or fail with SPT_ENOMEM (run_op's 3..5), never
+ * end the process from inside the OpenMP runtime (exit status 1, "Thread creation failed"). Not under
+ * AddressSanitizer, whose shadow memory needs terabytes of address space. */
+static void test_address_space_limit(void **state) {
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    skip();
+#endif
+    for (long mb = 1; mb <= 48; mb += 3) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            const int64_t n = 1 << 20, shape[1] = {1 << 20};
+            int64_t *ix = malloc((size_t)n * sizeof *ix);
+            double *v = malloc((size_t)n * sizeof *v);
+            spt_tensor *t = NULL;
+            spt_dense *d = NULL;
+            if (!ix || !v) _exit(77);
+            for (int64_t i = 0; i < n; i++) ix[i] = n - 1 - i, v[i] = (double)i;
+            if (spt_tensor_new(SPT_FLOAT64, 1, shape, n, ix, v, NULL, &t) != SPT_OK) _exit(77);
+            long vm = vm_bytes();
+            if (vm < 0) _exit(77);
+            struct rlimit rl = {(rlim_t)(vm + (mb << 20)), RLIM_INFINITY};
+            if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(77);
+            spt_set_num_threads(4);
+            spt_status st = spt_reduce_sum(t, NULL, 0, false, &d); /* sorts a copy: threads */
+            if (st == SPT_OK) st = *(const double *)spt_dense_data(d) == (double)n * (double)(n - 1) / 2 ? SPT_OK : SPT_EINVAL;
+            _exit(st == SPT_OK || st == SPT_ENOMEM ? 0 : 2);
+        }
+        int wst;
+        assert_int_equal(waitpid(pid, &wst, 0), pid);
+        if (!WIFEXITED(wst)) fail_msg("%ld MB of room: ended by signal %d", mb, WTERMSIG(wst));
+        if (WEXITSTATUS(wst) == 77) skip();
+        if (WEXITSTATUS(wst) != 0) fail_msg("%ld MB of room: exit status %d", mb, WEXITSTATUS(wst));
+    }
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_cap), cmocka_unit_test(test_process_limit)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_cap), cmocka_unit_test(test_process_limit),
+                                       cmocka_unit_test(test_address_space_limit)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

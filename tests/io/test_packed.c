@@ -229,8 +229,9 @@ typedef struct sweep_ctx {
 
 static spt_status sweep_read(void *p) {
     sweep_ctx *c = p;
-    spt_set_read_member(c->member);
-    spt_status st = spt_read(c->path, SPT_FORMAT_AUTO, NULL, &c->t);
+    spt_status st = spt_set_read_member(c->member); /* its copy of the name is an allocation too */
+    if (st != SPT_OK) return st;
+    st = spt_read(c->path, SPT_FORMAT_AUTO, NULL, &c->t);
     spt_set_read_member(NULL);
     return st;
 }

@@ -207,6 +207,35 @@ static void test_binning(void **state) {
     free(v);
 }
 
+/* Dims near INT64_MAX: the bin size and the tick steps computed without overflow (the plot used to
+ * loop forever with max_side 1, or to fail with a negative size): one binned cell, ticks at 0 only. */
+static void test_huge_dims(void **state) {
+    (void)state;
+    const int64_t M = INT64_MAX;
+    const int64_t shapes[][2] = {{M, 1}, {1, M}, {M, M}, {M, 3}, {M - 1, M / 2}, {1000000000000000000, 1}};
+    const int64_t sides[] = {1, 2, 3, 7, 0, 600};
+    for (size_t a = 0; a < sizeof shapes / sizeof *shapes; a++)
+        for (size_t b = 0; b < sizeof sides / sizeof *sides; b++) {
+            int64_t ix[4] = {0, 0, shapes[a][0] - 1, shapes[a][1] - 1};
+            double v[2] = {1, -2};
+            spt_tensor *t;
+            ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 2, shapes[a], 2, ix, v, NULL, &t));
+            ASSERT_OK(spt_write_spy_png(t, 0, 1, sides[b], path));
+            read_png();
+            /* square bins of ceil(largest dim / side) cells: the grid is ceil(dim / bin) per dim */
+            const int64_t side = sides[b] ? sides[b] : 512, big = shapes[a][0] > shapes[a][1] ? shapes[a][0] : shapes[a][1];
+            const int64_t bin = big / side + (big % side != 0);
+            int ph = (int)(shapes[a][0] / bin + (shapes[a][0] % bin != 0)), pw = (int)(shapes[a][1] / bin + (shapes[a][1] % bin != 0));
+            if (side >= 4 && pw * ph > 1) { /* the frame around the binned grid */
+                int x0, y0;
+                find_plot(pw, ph, &x0, &y0);
+                assert_int_equal(pix[y0 * W + x0], 0); /* cell (0, 0) is occupied */
+            }
+            ASSERT_OK(spt_write_spy_png_values(t, 0, 1, sides[b], path));
+            spt_tensor_free(t);
+        }
+}
+
 static void test_formats(void **state) {
     (void)state;
     assert_int_equal(spt_format_from_path("a/b.TNS"), SPT_FORMAT_TNS);
@@ -252,6 +281,7 @@ int main(void) {
         cmocka_unit_test(test_binning),
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_huge_dims),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,6 +6,7 @@
 #include <complex.h>
 #include <dirent.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "spt_mpi.h"
 
 static int g_rank, g_size;
+static int g_mode_step = 1; /* --small: only the pieces cut unevenly (0) and alternate ranks empty (3) */
 static long g_checks, g_fails;
 
 #define CHECK(cond)                                                                                \
@@ -197,7 +199,7 @@ static void test_redistribute(spt_mpi_ctx *ctx) {
     static const spt_dtype dts[] = {SPT_INT64, SPT_FLOAT64, SPT_INT32, SPT_INT8, SPT_COMPLEX128, SPT_STRING};
     uint64_t seed = 1;
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
-        for (int mode = 0; mode < 4; mode++) {
+        for (int mode = 0; mode < 4; mode += g_mode_step) {
             run_from_local(ctx, seed++, SPT_INT64, 3, s3, ns[i], mode, NULL);
             run_from_local(ctx, seed++, SPT_FLOAT64, 3, s3, ns[i], mode, o3a);
         }
@@ -206,7 +208,7 @@ static void test_redistribute(spt_mpi_ctx *ctx) {
         run_from_local(ctx, seed++, dts[k], 3, s3, 3, 3, NULL);
     }
     /* heavy duplicates: 4 distinct keys, stability and balance through split keys */
-    for (int mode = 0; mode < 4; mode++) run_from_local(ctx, seed++, SPT_INT64, 2, s2, 203, mode, NULL);
+    for (int mode = 0; mode < 4; mode += g_mode_step) run_from_local(ctx, seed++, SPT_INT64, 2, s2, 203, mode, NULL);
     /* scalars (rank 0, every entry the same key), a zero dim, a large sparse key space */
     run_from_local(ctx, seed++, SPT_INT64, 0, NULL, 7, 0, NULL);
     run_from_local(ctx, seed++, SPT_INT64, 3, s0z, 0, 0, NULL);
@@ -331,7 +333,7 @@ static void run_reduce(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t ra
 static void test_reduce(spt_mpi_ctx *ctx) {
     static const int64_t s3[] = {6, 5, 4}, ax0[] = {0}, ax1[] = {-2}, ax02[] = {2, 0, 2}, s2[] = {3, 2};
     uint64_t seed = 500;
-    for (int mode = 0; mode < 4; mode++)
+    for (int mode = 0; mode < 4; mode += g_mode_step)
         for (int64_t n = 0; n <= 300; n += 100) {
             run_reduce(ctx, seed++, SPT_INT64, 3, s3, n, mode, ax0, 1, false);
             run_reduce(ctx, seed++, SPT_FLOAT64, 3, s3, n, mode, ax1, 1, true);
@@ -343,7 +345,7 @@ static void test_reduce(spt_mpi_ctx *ctx) {
     run_reduce(ctx, seed++, SPT_INT8, 2, s2, 1000, 0, ax1, 1, false); /* wrapping int8 sums */
     /* the chunked exchange (partial sums summed after the packed path) */
     spt_mpi_ctx_set_message_limit(ctx, 40);
-    for (int mode = 0; mode < 4; mode++) {
+    for (int mode = 0; mode < 4; mode += g_mode_step) {
         run_reduce(ctx, seed++, SPT_INT64, 3, s3, 200, mode, ax0, 1, false);
         run_reduce(ctx, seed++, SPT_FLOAT64, 3, s3, 300, mode, ax02, 3, true);
     }
@@ -389,7 +391,7 @@ static void test_reduce_inplace(spt_mpi_ctx *ctx) {
     }
     g_clustered = false;
     /* int32 sums that wrap: every value within 2^12 of INT32_MAX */
-    for (int mode = 0; mode < 4; mode++) {
+    for (int mode = 0; mode < 4; mode += g_mode_step) {
         run_reduce(ctx, seed++, SPT_INT32, 3, dense, 20000, mode, ax1, 1, false);
         run_reduce(ctx, seed++, SPT_INT32, 3, sparse, 3000, mode, ax1, 1, true);
     }
@@ -547,7 +549,7 @@ static void run_matmul(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t m,
 
 static void test_matmul(spt_mpi_ctx *ctx) {
     uint64_t seed = 1300;
-    for (int mode = 0; mode < 4; mode++)
+    for (int mode = 0; mode < 4; mode += g_mode_step)
         for (int adj = 0; adj < 4; adj++) {
             run_matmul(ctx, seed++, SPT_FLOAT64, 7, 5, 3, 40, mode, adj & 1, adj & 2, mode % g_size);
             run_matmul(ctx, seed++, SPT_COMPLEX128, 6, 4, 5, 30, mode, adj & 1, adj & 2, -1);
@@ -575,6 +577,146 @@ static void test_matmul(spt_mpi_ctx *ctx) {
     }
     spt_dtensor_free(d);
     spt_tensor_free(A);
+}
+
+/* ---- sparse x sparse product and MTTKRP vs the serial library ------------------------------------- */
+
+static void run_spgemm(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t R, const int64_t *sa, const int64_t *sb,
+                       int64_t na, int64_t nb, int mode, int ordmode, bool adj_a, bool adj_b, bool keep) {
+    spt_tensor *A = random_tensor(seed, dt, R, sa, na, -3), *B = random_tensor(seed + 1, dt, R, sb, nb, -4), *ref = NULL;
+    static const int64_t cm2[] = {1, 0}, cm3[] = {2, 1, 0}, mix3[] = {1, 0, 2};
+    const int64_t *ord = ordmode == 0 ? NULL : R == 2 ? cm2 : ordmode == 1 ? cm3 : mix3;
+    spt_dtensor *da = distribute(ctx, A, mode, ord), *db = distribute(ctx, B, (mode + 1) % 4, ordmode == 2 ? NULL : ord);
+    spt_dtensor *dc = NULL;
+    /* the serial op on the gathered inputs (in the dtensors' orders) */
+    spt_tensor *ga = NULL, *gb = NULL;
+    CHECK_ST(SPT_OK, spt_dtensor_gather(da, 0, &ga));
+    CHECK_ST(SPT_OK, spt_dtensor_gather(db, 0, &gb));
+    spt_status want = SPT_OK;
+    if (g_rank == 0) want = spt_sparse_sparse_matmul(ga, gb, adj_a, adj_b, keep, &ref);
+    MPI_Bcast(&want, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    CHECK_ST(want, spt_dtensor_sparse_sparse_matmul(da, db, adj_a, adj_b, keep, &dc));
+    if (want == SPT_OK && dc) {
+        spt_tensor *gc = NULL;
+        CHECK_ST(SPT_OK, spt_dtensor_gather(dc, 0, &gc));
+        if (g_rank == 0) CHECK(gc && spt_tensor_nnz(gc) == spt_tensor_nnz(ref) && same_range(gc, ref, 0));
+        CHECK(spt_tensor_known_sorted(spt_dtensor_local(dc)) && spt_tensor_known_valid(spt_dtensor_local(dc)));
+        spt_tensor_free(gc);
+    } else {
+        CHECK(dc == NULL);
+    }
+    spt_dtensor_free(dc);
+    spt_tensor_free(ga);
+    spt_tensor_free(gb);
+    spt_tensor_free(ref);
+    spt_dtensor_free(da);
+    spt_dtensor_free(db);
+    spt_tensor_free(A);
+    spt_tensor_free(B);
+}
+
+static void test_spgemm(spt_mpi_ctx *ctx) {
+    uint64_t seed = 5100;
+    for (int mode = 0; mode < 4; mode += g_mode_step)
+        for (int adj = 0; adj < 4; adj++)
+            for (int om = g_mode_step == 1 ? 0 : mode / 3; om < (g_mode_step == 1 ? 2 : mode / 3 + 1); om++) {
+                bool aa = adj & 1, ab = adj & 2;
+                int64_t m = 9, k = 7, n = 8;
+                int64_t sa[2] = {aa ? k : m, aa ? m : k}, sb[2] = {ab ? n : k, ab ? k : n};
+                run_spgemm(ctx, seed++, SPT_FLOAT64, 2, sa, sb, 40, 35, mode, om, aa, ab, false);
+                run_spgemm(ctx, seed++, SPT_COMPLEX128, 2, sa, sb, 25, 30, mode, om, aa, ab, om == 1);
+                run_spgemm(ctx, seed++, SPT_INT32, 2, sa, sb, 3, 4, mode, om, aa, ab, false); /* N < P possible */
+                int64_t ta[3] = {3, sa[0], sa[1]}, tb[3] = {3, sb[0], sb[1]};
+                run_spgemm(ctx, seed++, SPT_FLOAT64, 3, ta, tb, 60, 50, mode, om + (mode & 1), aa, ab, false);
+            }
+    /* a few wide rows (one row of A read by every rank's part of B), empty operands, one dim 0 */
+    static const int64_t w[] = {2, 300}, wb[] = {300, 5}, z[] = {0, 4}, zb[] = {4, 6};
+    run_spgemm(ctx, seed++, SPT_FLOAT64, 2, w, wb, 500, 600, 0, 0, false, false, false);
+    run_spgemm(ctx, seed++, SPT_FLOAT64, 2, w, wb, 0, 600, 1, 0, false, false, false);
+    run_spgemm(ctx, seed++, SPT_FLOAT64, 2, z, zb, 0, 10, 0, 0, false, false, false);
+    /* errors: the serial op's, agreed */
+    static const int64_t s34[] = {3, 4}, s54[] = {5, 4};
+    spt_tensor *A = random_tensor(1, SPT_FLOAT64, 2, s34, 6, 0), *B = random_tensor(2, SPT_FLOAT64, 2, s54, 6, 0);
+    spt_tensor *Bi = random_tensor(2, SPT_INT32, 2, s54, 6, 0);
+    spt_dtensor *da = distribute(ctx, A, 0, NULL), *db = distribute(ctx, B, 3, NULL), *dbi = distribute(ctx, Bi, 1, NULL);
+    spt_dtensor *dc = (spt_dtensor *)&dc;
+    CHECK_ST(SPT_EINVAL, spt_dtensor_sparse_sparse_matmul(da, db, false, false, false, &dc));
+    CHECK(dc == NULL && strstr(spt_last_error(), "spt_dtensor_sparse_sparse_matmul: ") == spt_last_error() &&
+          strstr(spt_last_error(), "inner dimension does not match") != NULL);
+    CHECK_ST(SPT_OK, spt_dtensor_sparse_sparse_matmul(da, db, false, true, false, &dc));
+    spt_dtensor_free(dc);
+    CHECK_ST(SPT_EDTYPE, spt_dtensor_sparse_sparse_matmul(da, dbi, false, true, false, &dc));
+    CHECK_ST(SPT_EINVAL, spt_dtensor_sparse_sparse_matmul(da, NULL, false, true, false, &dc));
+    spt_dtensor_free(dbi);
+    spt_dtensor_free(db);
+    spt_dtensor_free(da);
+    spt_tensor_free(Bi);
+    spt_tensor_free(B);
+    spt_tensor_free(A);
+}
+
+static void run_mttkrp(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t R, const int64_t *S, int64_t n, int mode,
+                       const int64_t *ord, int64_t rank_r, int root) {
+    spt_tensor *T = random_tensor(seed, dt, R, S, n, -5);
+    spt_dtensor *d = distribute(ctx, T, mode, ord);
+    spt_dense *f[SPT_MAX_RANK] = {0};
+    for (int64_t m = 0; m < R; m++) f[m] = random_dense(seed + 10 + (uint64_t)m, dt, S[m], rank_r);
+    for (int64_t md = 0; md < R; md++) {
+        spt_dense *ref = NULL, *C = NULL;
+        CHECK_ST(SPT_OK, spt_mttkrp(T, (const spt_dense *const *)f, R, md, &ref));
+        CHECK_ST(SPT_OK, spt_dtensor_mttkrp(d, (const spt_dense *const *)f, R, md, root, &C));
+        if (root == -1 || g_rank == root) {
+            CHECK(C && ref && spt_dense_size(C) == spt_dense_size(ref));
+            if (C && ref && dt == SPT_INT32) {
+                CHECK(memcmp(spt_dense_data(C), spt_dense_data(ref), (size_t)spt_dense_size(C) * 4) == 0);
+            } else if (C && ref) {
+                const double *x = spt_dense_data(C), *y = spt_dense_data(ref);
+                double worst = 0;
+                for (int64_t i = 0; i < spt_dense_size(C); i++) {
+                    double e = fabs(x[i] - y[i]) / (fabs(y[i]) > 1 ? fabs(y[i]) : 1);
+                    worst = e > worst ? e : worst;
+                }
+                CHECK(worst <= 1e-12);
+            }
+        } else {
+            CHECK(C == NULL);
+        }
+        spt_dense_free(C);
+        spt_dense_free(ref);
+    }
+    for (int64_t m = 0; m < R; m++) spt_dense_free(f[m]);
+    spt_dtensor_free(d);
+    spt_tensor_free(T);
+}
+
+static void test_mttkrp(spt_mpi_ctx *ctx) {
+    static const int64_t s3[] = {7, 5, 6}, s4[] = {4, 3, 5, 2}, s2[] = {30, 4}, o3[] = {2, 0, 1};
+    uint64_t seed = 6100;
+    for (int mode = 0; mode < 4; mode += g_mode_step) {
+        run_mttkrp(ctx, seed++, SPT_FLOAT64, 3, s3, 80, mode, NULL, 4, -1);
+        run_mttkrp(ctx, seed++, SPT_INT32, 3, s3, 80, mode, o3, 3, mode % g_size);
+        run_mttkrp(ctx, seed++, SPT_FLOAT64, 4, s4, 50, mode, NULL, 2, 0);
+        run_mttkrp(ctx, seed++, SPT_INT32, 2, s2, 3, mode, NULL, 5, -1); /* N < P possible */
+        run_mttkrp(ctx, seed++, SPT_FLOAT64, 3, s3, 0, mode, NULL, 2, -1);
+    }
+    /* errors: the serial op's (agreed), a bad root, factors differing between ranks */
+    spt_tensor *T = random_tensor(3, SPT_FLOAT64, 3, s3, 10, 0);
+    spt_dtensor *d = distribute(ctx, T, 0, NULL);
+    const int64_t rr = g_rank == g_size - 1 && g_size > 1 ? 3 : 2; /* the last rank's factors are wider */
+    spt_dense *f[3] = {random_dense(4, SPT_FLOAT64, 7, rr), random_dense(5, SPT_FLOAT64, 5, rr),
+                       random_dense(6, SPT_FLOAT64, 6, rr)};
+    spt_dense *C = (spt_dense *)&C;
+    CHECK_ST(SPT_ERANGE, spt_dtensor_mttkrp(d, (const spt_dense *const *)f, 3, 3, 0, &C));
+    CHECK(C == NULL && strstr(spt_last_error(), "spt_dtensor_mttkrp: ") == spt_last_error());
+    CHECK_ST(SPT_EINVAL, spt_dtensor_mttkrp(d, (const spt_dense *const *)f, 2, 0, 0, &C));
+    CHECK_ST(SPT_EINVAL, spt_dtensor_mttkrp(d, (const spt_dense *const *)f, 3, 0, g_size, &C));
+    if (g_size > 1) {
+        CHECK_ST(SPT_EINVAL, spt_dtensor_mttkrp(d, (const spt_dense *const *)f, 3, 0, -1, &C));
+        CHECK(C == NULL && strstr(spt_last_error(), "differ between ranks") != NULL);
+    }
+    for (int m = 0; m < 3; m++) spt_dense_free(f[m]);
+    spt_dtensor_free(d);
+    spt_tensor_free(T);
 }
 
 /* ---- sparsify: the distributed tensor-of-tensors vs the serial spt_sparsify ------------------------- */
@@ -682,7 +824,7 @@ static void test_sparsify(spt_mpi_ctx *ctx) {
     static const spt_dtype dts[] = {SPT_INT64, SPT_FLOAT64, SPT_INT32, SPT_COMPLEX128, SPT_INT8};
     uint64_t seed = 2000;
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
-        for (int mode = 0; mode < 4; mode++) {
+        for (int mode = 0; mode < 4; mode += g_mode_step) {
             spt_dtype dt = dts[(i + (size_t)mode) % (sizeof dts / sizeof *dts)];
             /* the key pins T's leading mode (whole keys pruned) */
             run_sparsify(ctx, seed++, dt, 3, S, ns[i], mode, NULL, 1, os1, 1, p00, 30, 2);
@@ -702,7 +844,7 @@ static void test_sparsify(spt_mpi_ctx *ctx) {
     run_sparsify(ctx, seed++, SPT_FLOAT64, 3, S, 100, 3, NULL, 2, os2, 1, p10, 200, 5);
     /* heavy duplicates in T (a tiny shape): the last stored wins, across rank boundaries too */
     static const int64_t S2[] = {2, 3};
-    for (int mode = 0; mode < 4; mode++) run_sparsify(ctx, seed++, SPT_INT64, 2, S2, 60, mode, NULL, 1, os1, 1, p00, 6, 0);
+    for (int mode = 0; mode < 4; mode += g_mode_step) run_sparsify(ctx, seed++, SPT_INT64, 2, S2, 60, mode, NULL, 1, os1, 1, p00, 6, 0);
     /* a scalar T (rank 0): dep_rank 0, nothing pinned */
     run_sparsify(ctx, seed++, SPT_INT64, 0, NULL, 5, 0, NULL, 1, os9, 0, NULL, 4, 2);
     /* the chunked exchange */
@@ -817,7 +959,7 @@ static void test_sparsify_dense(spt_mpi_ctx *ctx) {
     static const int64_t S[] = {6, 5, 4}, os1[] = {6}, os2[] = {3, 6}, os9[] = {9};
     static const int64_t p00[] = {0, 0}, p02[] = {0, 2}, p10[] = {1, 0};
     uint64_t seed = 7000;
-    for (int mode = 0; mode < 4; mode++) {
+    for (int mode = 0; mode < 4; mode += g_mode_step) {
         run_sparsify_dense(ctx, seed++, SPT_FLOAT64, 3, S, 40, mode, 1, os1, 1, p00, 30, 2);
         run_sparsify_dense(ctx, seed++, SPT_INT64, 3, S, 70, mode, 1, os1, 1, p02, 25, 0);
         run_sparsify_dense(ctx, seed++, SPT_COMPLEX128, 3, S, 30, mode, 2, os2, 1, p10, 40, 3);
@@ -869,7 +1011,7 @@ static void run_matmul_rows(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64
 
 static void test_matmul_rows(spt_mpi_ctx *ctx) {
     uint64_t seed = 8000;
-    for (int mode = 0; mode < 4; mode++)
+    for (int mode = 0; mode < 4; mode += g_mode_step)
         for (int adj = 0; adj < 4; adj++) {
             run_matmul_rows(ctx, seed++, SPT_FLOAT64, 7, 9, 3, 40, mode, (mode + adj) % 4, adj & 1, adj & 2, mode % g_size);
             run_matmul_rows(ctx, seed++, SPT_COMPLEX128, 6, 4, 5, 30, mode, adj % 4, adj & 1, adj & 2, -1);
@@ -926,7 +1068,7 @@ static void run_add(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t R, co
 static void test_add(spt_mpi_ctx *ctx) {
     static const int64_t S3[] = {5, 7, 3}, S2[] = {3, 2}, o[] = {2, 0, 1};
     uint64_t seed = 9000;
-    for (int mode = 0; mode < 4; mode++)
+    for (int mode = 0; mode < 4; mode += g_mode_step)
         for (int64_t n = 0; n <= 120; n += 40) {
             run_add(ctx, seed++, SPT_INT64, 3, S3, n, 100 - n / 2, mode, (mode + 1) % 4, NULL, 0);
             run_add(ctx, seed++, SPT_FLOAT64, 3, S3, n + 3, n, mode, (mode + 2) % 4, o, 4.0); /* b sorted (2,0,1) */
@@ -957,7 +1099,7 @@ static void test_concat_axes(spt_mpi_ctx *ctx) {
     static const int64_t S[] = {20, 9, 6};
     uint64_t seed = 9500;
     for (int64_t axis = 1; axis <= 2; axis++)
-        for (int mode = 0; mode < 4; mode++) {
+        for (int mode = 0; mode < 4; mode += g_mode_step) {
             spt_tensor *full[3] = {0}, *ref = NULL;
             spt_dtensor *d[3] = {0}, *r = NULL;
             for (int i = 0; i < 3; i++) {
@@ -1257,7 +1399,7 @@ static void test_any_volume(spt_mpi_ctx *ctx) {
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
         const int64_t R = shapes[k].R, *S = shapes[k].S;
         const int64_t *o = R == 3 ? o3 : R == 6 ? o6 : o2;
-        for (int mode = 0; mode < 4; mode++) {
+        for (int mode = 0; mode < 4; mode += g_mode_step) {
             run_from_local(ctx, seed++, SPT_FLOAT64, R, S, mode == 3 ? 3 : 157, mode, NULL);
             run_from_local(ctx, seed++, SPT_INT32, R, S, 211, mode, o);
             run_reduce(ctx, seed++, SPT_INT64, R, S, 190, mode, ax1, 1, false);
@@ -1280,7 +1422,7 @@ static void test_any_volume(spt_mpi_ctx *ctx) {
         r64[k] = M63;
         o64[k] = (k * 37) % 64;
     }
-    for (int mode = 0; mode < 4; mode++) {
+    for (int mode = 0; mode < 4; mode += g_mode_step) {
         run_from_local(ctx, seed++, SPT_FLOAT64, 64, r64, 60, mode, o64);
         run_add(ctx, seed++, SPT_INT64, 64, r64, 40, 50, mode, (mode + 3) % 4, NULL, 0);
     }
@@ -1323,13 +1465,13 @@ static void run_all_orders(spt_mpi_ctx *ctx, const spt_tensor *full, int mode) {
     piece_range(mode, spt_tensor_nnz(full), g_rank, g_size, &lo, &hi);
     spt_tensor *piece = slice_entries(full, lo, hi);
     CHECK(piece != NULL);
-    for (int a = 0; a < 6 && piece; a++) {
+    for (int a = 0; a < 6 && piece; a += g_mode_step == 1 ? 1 : 5) { /* --small: 2 starting orders */
         spt_tensor *ref = NULL;
         spt_dtensor *d = NULL;
         CHECK_ST(SPT_OK, spt_reordered(full, ords[a], &ref));
         CHECK_ST(SPT_OK, spt_dtensor_from_local(ctx, piece, ords[a], &d));
         if (d && ref) check_dtensor(d, ref, true, a % g_size);
-        for (int k = 1; k < 6 && d; k++) {
+        for (int k = 1; k < 6 && d; k += g_mode_step == 1 ? 1 : 2) {
             const int64_t *o = ords[(a + k) % 6];
             spt_tensor *ref2 = NULL;
             CHECK_ST(SPT_OK, spt_reordered(full, o, &ref2));
@@ -1368,7 +1510,7 @@ static void test_msd(spt_mpi_ctx *ctx) {
      * over ranks (clustered indices: repeated rows and the extremes of every dim; tiny: 12 keys, so
      * nothing below the bucket digit) */
     g_clustered = true;
-    for (int mode = 0; mode < 4; mode++) {
+    for (int mode = 0; mode < 4; mode += g_mode_step) {
         spt_tensor *a = random_tensor(seed++, SPT_FLOAT64, 3, small, 3000, 1);
         spt_tensor *b = random_tensor(seed++, SPT_INT32, 3, tiny, 700, -300);
         spt_tensor *c = random_tensor(seed++, SPT_INT64, 3, big, 2500, 5);
@@ -1426,7 +1568,7 @@ static void test_msd(spt_mpi_ctx *ctx) {
         int64_t sent = from_rank0(ctx, full, NULL);
         if (g_rank == 0 && g_size > 1) CHECK(sent == 28 * others);
         /* and every piece cut, every order */
-        for (int mode = 0; mode < 4; mode++) run_all_orders(ctx, full, mode);
+        for (int mode = 0; mode < 4; mode += g_mode_step) run_all_orders(ctx, full, mode);
         spt_tensor_free(full);
     }
     /* the 64-bit boundary: two dims of 2^32 pack into exactly 64 bits (the MSD sort), 2^32 + 1 does not */
@@ -1439,7 +1581,7 @@ static void test_msd(spt_mpi_ctx *ctx) {
             CHECK(s64 >= 16 * others && s64 <= 16 * others + 16 * 64 * (g_size - 1));
             CHECK(s65 == 24 * others);
         }
-        for (int mode = 0; mode < 4; mode++) {
+        for (int mode = 0; mode < 4; mode += g_mode_step) {
             run_from_local(ctx, seed++, SPT_FLOAT64, 2, b64, 500, mode, rev);
             run_from_local(ctx, seed++, SPT_INT32, 2, b65, 500, mode, rev);
         }
@@ -1449,7 +1591,7 @@ static void test_msd(spt_mpi_ctx *ctx) {
     /* rank 1 and rank 4 (the decoders' general loops) */
     {
         static const int64_t s1[] = {100000}, s4[] = {7, 5, 3, 9}, o4[] = {3, 1, 0, 2};
-        for (int mode = 0; mode < 4; mode++) {
+        for (int mode = 0; mode < 4; mode += g_mode_step) {
             run_from_local(ctx, seed++, SPT_FLOAT64, 1, s1, 2000, mode, NULL);
             run_from_local(ctx, seed++, SPT_INT32, 4, s4, 1500, mode, o4);
         }
@@ -1467,7 +1609,7 @@ static void test_msd(spt_mpi_ctx *ctx) {
     /* the chunked transfer (every MPI call at most 40 bytes) */
     spt_mpi_ctx_set_message_limit(ctx, 40);
     g_clustered = true;
-    for (int mode = 0; mode < 4; mode++) run_from_local(ctx, seed++, SPT_FLOAT64, 3, small, 800, mode, o);
+    for (int mode = 0; mode < 4; mode += g_mode_step) run_from_local(ctx, seed++, SPT_FLOAT64, 3, small, 800, mode, o);
     g_clustered = false;
     spt_mpi_ctx_set_message_limit(ctx, 0);
 }
@@ -1515,6 +1657,26 @@ static void cleanup_reduce(void *arg) {
     a->r = NULL;
 }
 
+struct sweep_prod {
+    spt_dtensor *a, *b, *c;
+    const spt_dense *f[3];
+    spt_dense *d;
+};
+static spt_status op_spgemm(spt_mpi_ctx *ctx, void *arg) {
+    struct sweep_prod *p = arg;
+    (void)ctx;
+    spt_status st = spt_dtensor_sparse_sparse_matmul(p->a, p->b, false, true, false, &p->c);
+    if (st == SPT_OK) st = spt_dtensor_mttkrp(p->a, p->f, 3, 1, -1, &p->d);
+    return st;
+}
+static void cleanup_prod(void *arg) {
+    struct sweep_prod *p = arg;
+    spt_dtensor_free(p->c);
+    spt_dense_free(p->d);
+    p->c = NULL;
+    p->d = NULL;
+}
+
 static void test_alloc_sweep(spt_mpi_ctx *ctx) {
     static const int64_t s2[] = {9, 8}, s3[] = {40, 30, 20};
     struct sweep_arg a = {0};
@@ -1560,6 +1722,21 @@ static void test_alloc_sweep(spt_mpi_ctx *ctx) {
     spt_sparse_map_free(b.sm);
     spt_dtensor_free(b.d);
     spt_tensor_free(full);
+    /* the sparse x sparse product (batched, B read transposed) and MTTKRP */
+    static const int64_t sp[] = {3, 6, 5};
+    spt_tensor *pa = random_tensor(93, SPT_FLOAT64, 3, sp, 70, 1), *pb = random_tensor(94, SPT_FLOAT64, 3, sp, 60, 1);
+    spt_dense *pf[3] = {random_dense(95, SPT_FLOAT64, 3, 2), random_dense(96, SPT_FLOAT64, 6, 2),
+                        random_dense(97, SPT_FLOAT64, 5, 2)};
+    struct sweep_prod c = {distribute(ctx, pa, 0, NULL), distribute(ctx, pb, 3, (const int64_t[]){2, 1, 0}), NULL,
+                           {pf[0], pf[1], pf[2]}, NULL};
+    spt_set_allocator(t_malloc, t_realloc, t_free);
+    for (int victim = 0; victim < g_size; victim++) sweep(ctx, op_spgemm, cleanup_prod, &c, victim);
+    spt_set_allocator(NULL, NULL, NULL);
+    for (int m = 0; m < 3; m++) spt_dense_free(pf[m]);
+    spt_dtensor_free(c.a);
+    spt_dtensor_free(c.b);
+    spt_tensor_free(pa);
+    spt_tensor_free(pb);
 }
 
 int main(int argc, char **argv) {
@@ -1568,30 +1745,35 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
     spt_mpi_ctx *ctx = NULL;
     CHECK_ST(SPT_OK, spt_mpi_ctx_new(MPI_COMM_WORLD, &ctx));
-    if (ctx) {
-        test_redistribute(ctx);
-        test_scatter(ctx);
-        test_errors(ctx);
-        test_reduce(ctx);
-        test_reduce_inplace(ctx);
-        test_sort_donor(ctx);
-        test_concat(ctx);
-        test_matmul(ctx);
-        test_sparsify(ctx);
-        test_sparsify_dense(ctx);
-        test_matmul_rows(ctx);
-        test_add(ctx);
-        test_concat_axes(ctx);
-        test_tns(ctx);
-        test_any_volume(ctx);
-        test_msd(ctx);
-        test_alloc_sweep(ctx);
+    /* --small (the runs at 8 and 16 ranks): every op once over, without the allocation sweeps and the
+     * long loops of shapes and orders */
+    bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
+    if (small) g_mode_step = 3;
+    static const struct {
+        const char *name;
+        void (*fn)(spt_mpi_ctx *);
+        bool small;
+    } tests[] = {
+        {"redistribute", test_redistribute, true}, {"scatter", test_scatter, true}, {"errors", test_errors, true},
+        {"reduce", test_reduce, false}, {"reduce_inplace", test_reduce_inplace, true},
+        {"sort_donor", test_sort_donor, true}, {"concat", test_concat, false}, {"matmul", test_matmul, true},
+        {"spgemm", test_spgemm, true}, {"mttkrp", test_mttkrp, true}, {"sparsify", test_sparsify, false},
+        {"sparsify_dense", test_sparsify_dense, false}, {"matmul_rows", test_matmul_rows, true},
+        {"add", test_add, true}, {"concat_axes", test_concat_axes, true}, {"tns", test_tns, true},
+        {"any_volume", test_any_volume, false}, {"msd", test_msd, true}, {"alloc_sweep", test_alloc_sweep, false},
+    };
+    const bool times = getenv("SPT_MPI_TEST_TIMES") != NULL;
+    for (size_t i = 0; ctx && i < sizeof tests / sizeof *tests; i++) {
+        if (small && !tests[i].small) continue;
+        double t0 = MPI_Wtime();
+        tests[i].fn(ctx);
+        if (times && g_rank == 0) printf("  %-16s %.2f s\n", tests[i].name, MPI_Wtime() - t0);
     }
     spt_mpi_ctx_free(ctx);
     long tot[2] = {g_checks, g_fails}, all[2] = {0, 0};
     MPI_Allreduce(tot, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (g_rank == 0)
-        printf("mpi_test at np=%d: %ld checks, %ld failed\n", g_size, all[0], all[1]);
+        printf("mpi_test at np=%d%s: %ld checks, %ld failed\n", g_size, small ? " (small)" : "", all[0], all[1]);
     MPI_Finalize();
     return all[1] ? 1 : 0;
 }

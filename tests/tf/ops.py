@@ -13,7 +13,7 @@ import tensorflow as tf
 
 import spt
 from harness import (ALL, FLOATS, INTS, NUMBER, REAL, Case, Sp, gen_huge_sparse, gen_shape, gen_sparse, gen_values,
-                     inject_bad_index,
+                     inject_bad_index, from_tf,
                      npdt, tfdt, SpOut)
 
 P_FAULT = 0.15
@@ -58,6 +58,15 @@ def bad_axis(rng, rank):
     return [rank, rank + 1, -rank - 1, -rank - 3, 2 ** 40][int(rng.integers(0, 5))]
 
 
+def put_subnormal(rng, v, p=0.12):
+    """With probability p, one float (or complex) value becomes a subnormal (rule subnormal-kept)."""
+    if v.size and v.dtype.kind in "fc" and rng.random() < p:
+        part = np.float32 if v.dtype in (np.float32, np.complex64) else np.float64
+        sub = np.finfo(part).smallest_subnormal * int(rng.integers(1, 1000)) * (1 if rng.random() < 0.5 else -1)
+        v.reshape(-1)[int(rng.integers(0, v.size))] = sub
+    return v
+
+
 def scalar(rng, dt):
     v = gen_values(rng, dt, 1)[0]
     return v
@@ -99,6 +108,7 @@ def g_from_dense(rng, dt):
         v[rng.random(n) < 0.6] = np.zeros(1, npdt(dt))[0]
     elif dt == "string":
         v[rng.random(n) < 0.5] = b""
+    put_subnormal(rng, v)
     return Case(dt, dense=v.reshape(tuple(shape)))
 
 
@@ -122,7 +132,11 @@ def g_sparse_to_dense(rng, dt):
     vals = gen_values(rng, dt, n) if rng.random() < 0.8 else np.array(gen_values(rng, dt, 1)[0], dtype=npdt(dt))
     c = Case(dt, ix=ix, shape=shape.astype(itype), vals=vals, default=np.array(scalar(rng, dt), dtype=npdt(dt)),
              validate=bool(rng.random() < 0.7))
-    if rng.random() < P_FAULT and ix.size:
+    if rng.random() < 0.05:
+        c.args["shape"] = c.shape.copy()
+        c.shape.reshape(-1)[int(rng.integers(0, c.shape.size))] = -1  # a negative output dim
+        c.fault = "negative_dim"
+    elif rng.random() < P_FAULT and ix.size:
         flat = c.ix.reshape(-1).copy()
         flat[int(rng.integers(0, flat.size))] = [-1, int(shape.max()) + 1][int(rng.integers(0, 2))]
         c.args["ix"] = flat.reshape(c.ix.shape)
@@ -223,10 +237,14 @@ def g_slice(rng, dt):
         c.args["start"] = start.copy()
         c.start[int(rng.integers(0, x.rank))] = -int(rng.integers(1, 4))
         c.fault, c.expect = "negative_start", spt.InvalidArgumentError
-    elif r < 0.12 and x.rank:
-        c.args["size"] = size.copy()
-        c.size[int(rng.integers(0, x.rank))] = -int(rng.integers(1, 4))
-        c.fault, c.expect = "negative_size", spt.InvalidArgumentError
+    elif r < 0.18 and x.rank:
+        # a negative size: refused where it would be the output dim, an empty slice from dim - size on
+        # (TF clips first); start around dim - size, or at the top of int64
+        c.args["size"], c.args["start"] = size.copy(), start.copy()
+        d = int(rng.integers(0, x.rank))
+        c.size[d] = -int(rng.integers(1, 4))
+        dim = int(x.shape[d])
+        c.start[d] = [dim - int(c.size[d]) + int(rng.integers(-2, 2)), dim, 2 ** 63 - 1][int(rng.integers(0, 3))]
     elif r < 0.16:
         c.args["start"] = np.append(start, 0)
         c.fault, c.expect = "start_length", spt.InvalidArgumentError
@@ -273,7 +291,7 @@ def g_reset_shape(rng, dt):
 
 
 def g_fill_empty_rows(rng, dt):
-    x = gen_sparse(rng, dt, rmin=1)
+    x = gen_sparse(rng, dt, rmin=0 if rng.random() < 0.05 else 1)  # rank 0: no rows to fill (both refuse)
     return maybe_bad_index(rng, Case(dt, x=x, default=scalar(rng, dt)), "x")
 
 
@@ -342,12 +360,16 @@ def g_transpose(rng, dt):
 
 
 def g_to_indicator(rng, dt):
-    x = gen_sparse(rng, dt, rmin=1, small=True)
-    vocab = int(rng.integers(1, 9)) if rng.random() < 0.95 else [0, -1, -7][int(rng.integers(0, 3))]
+    x = gen_sparse(rng, dt, rmin=0 if rng.random() < 0.2 else 1, small=True)
+    vocab = int(rng.integers(1, 9)) if rng.random() < 0.9 else [0, -1, -7][int(rng.integers(0, 3))]
     ids = rng.integers(0, max(vocab, 1), x.nnz).astype(npdt(dt))
     x = Sp(x.indices, ids, x.shape, dt)
+    if x.rank >= 2 and rng.random() < 0.04:
+        vocab = 2 ** 62  # the dense output's volume passes int64 (unless a dim is 0)
     c = Case(dt, x=x, vocab=vocab)
-    if vocab < 0:
+    if vocab == 2 ** 62:
+        c.fault = "huge_vocab"
+    elif vocab < 0:
         c.fault, c.expect = "negative_vocab", spt.InvalidArgumentError
     elif vocab == 0 and x.nnz:
         c.fault, c.expect = "bad_id", spt.OutOfRangeError
@@ -368,6 +390,8 @@ def g_merge(rng, dt):
     k = int(rng.integers(1, 3))
     vocab = [int(rng.integers(1, 8)) for _ in range(k)]
     ids = [Sp(vals.indices, rng.integers(0, v, vals.nnz).astype(np.int64), vals.shape, "int64") for v in vocab]
+    if vals.nnz == 0 and rng.random() < 0.3:
+        vocab[0] = [0, -1][int(rng.integers(0, 2))]  # no id to check: the output dim itself
     listy = k > 1 or rng.random() < 0.5
     c = Case(dt, ids=ids if listy else ids[0], vals=vals, vocab=vocab if listy else vocab[0],
              already_sorted=bool(rng.random() < 0.3))
@@ -430,17 +454,23 @@ def g_add(rng, dt):
         return Case(dt, a=a, b=b, thresh=thr, huge=True)
     a = gen_sparse(rng, dt, small=rng.random() < 0.5)
     b = gen_sparse(rng, dt, shape=a.shape, small=rng.random() < 0.5)
-    thr = 0 if rng.random() < 0.5 else float(rng.integers(0, 4)) / 2
-    if npdt(dt).kind in "iu":
-        thr = float(int(thr * 2))  # TF takes the threshold in the values' type: an integer here
     r = rng.random()
-    if r < 0.05:
-        thr = -1.0  # keeps every sum
-    elif r < 0.08 and npdt(dt).kind in "fc":
-        thr = float("nan")
+    if npdt(dt).kind in "iu":
+        # TF converts the threshold to the values' dtype: an int, -1 keeps every sum, the dtype's max drops
+        # them; a float (0.5, 1.0, inf, NaN) is TF's TypeError and spt's DtypeError
+        thr = [0, 0, 1, 2, 3, -1, int(np.iinfo(npdt(dt)).max)][int(rng.integers(0, 7))]
+        if r < 0.1:
+            thr = [0.5, 1.0, float("inf"), float("nan"), -0.0][int(rng.integers(0, 5))]
+    else:
+        thr = [0, 0.0, 0.5, 1.0, 1.5, -1.0, float("inf"), float("-inf"), 1e40][int(rng.integers(0, 9))]
+        if r < 0.04:
+            thr = float("nan")
     c = Case(dt, a=a, b=b, thresh=thr)
-    if thr != thr:
+    if thr != thr and npdt(dt).kind in "fc":
         c.fault, c.expect = "nan_threshold", spt.InvalidArgumentError
+        return c
+    if isinstance(thr, float) and npdt(dt).kind in "iu":
+        c.fault = "float_threshold"  # TF: TypeError before any other check; spt: DtypeError (a TypeError)
         return c
     if rng.random() < 0.08:
         c.args["b"] = gen_sparse(rng, dt, shape=a.shape + 1)
@@ -451,8 +481,7 @@ def g_add(rng, dt):
 
 
 def tf_add(c):
-    thr = np.array(c.thresh).astype(npdt(c.dtype).type(0).real.dtype) if c.dtype in NUMBER else c.thresh
-    return tf.sparse.add(c.a.tf(), c.b.tf(), threshold=thr)
+    return tf.sparse.add(c.a.tf(), c.b.tf(), threshold=c.thresh)
 
 
 def g_add_dense(rng, dt):
@@ -478,11 +507,14 @@ def spt_add_dense(c):
 
 def g_cwise(div):
     def g(rng, dt):
-        a = gen_sparse(rng, dt, rmin=1)
-        # the dense operand: the sparse shape's trailing dims, each possibly 1 (broadcast)
+        a = gen_sparse(rng, dt, rmin=0 if rng.random() < 0.05 else 1)
+        # the dense operand: the sparse shape's trailing dims, each possibly 1 (broadcast) or 0
         k = int(rng.integers(0, a.rank + 1))
-        ds = [int(d) if rng.random() < 0.7 else 1 for d in a.shape[a.rank - k:]]
+        # (a dense 0 only against a sparse 0 or 1, where TF's rule may take it)
+        ds = [int(d) if rng.random() < 0.7 else 0 if d <= 1 and rng.random() < 0.3 else 1 for d in a.shape[a.rank - k:]]
         d = gen_values(rng, dt, int(np.prod(ds)), nonzero=div and npdt(dt).kind in "iub" and rng.random() < 0.9)
+        if div:
+            put_subnormal(rng, d)
         c = Case(dt, a=a, dense=d.reshape(tuple(ds)))
         if div and npdt(dt).kind in "iu" and np.any(d == 0):
             c.fault, c.expect = "int_div_zero", spt.InvalidArgumentError
@@ -695,7 +727,19 @@ def g_segment(rng, dt):
     n = int(rng.integers(0, 10))
     ids = np.sort(rng.integers(0, 6, n)).astype(np.int64)
     num = None if rng.random() < 0.5 else int((ids[-1] + 1 if n else 0) + rng.integers(0, 3))
-    return Case(dt, data=data, indices=rng.integers(0, rows, n).astype(np.int64), ids=ids, num=num)
+    c = Case(dt, data=data, indices=rng.integers(0, rows, n).astype(np.int64), ids=ids, num=num)
+    r = rng.random()
+    if r < 0.05:
+        c.args["num"] = -1 if rng.random() < 0.5 else 0
+        c.fault = "num_segments"
+    elif r < 0.1 and n:
+        c.args["num"] = int(ids[-1])  # one short: the last id is outside
+        c.fault = "bad_id"
+    elif r < 0.15 and n:
+        c.args["indices"] = c.indices.copy()
+        c.indices[int(rng.integers(0, n))] = [-1, rows][int(rng.integers(0, 2))]
+        c.fault = "bad_index"
+    return c
 
 
 def segment_spec(name):
@@ -708,12 +752,17 @@ def segment_spec(name):
 
 def g_expand_dims(rng, dt):
     x = gen_sparse(rng, dt)
-    return Case(dt, x=x, axis=None if rng.random() < 0.2 else int(rng.integers(-x.rank - 1, x.rank + 1)))
+    c = Case(dt, x=x, axis=None if rng.random() < 0.2 else int(rng.integers(-x.rank - 1, x.rank + 1)))
+    if rng.random() < 0.1:  # just outside [-rank - 1, rank]
+        c.args["axis"] = [x.rank + 1, -x.rank - 2][int(rng.integers(0, 2))]
+        c.fault = "bad_axis"
+    return c
 
 
 def g_eye(rng, dt):
-    n = int(rng.integers(0, 7))
-    return Case(dt, n=n, m=None if rng.random() < 0.4 else int(rng.integers(0, 7)))
+    """num_rows and num_columns at 0, -1 (TF: InvalidArgument from its Range op) and small sizes."""
+    n = int(rng.integers(-1, 7)) if rng.random() < 0.9 else 0
+    return Case(dt, n=n, m=None if rng.random() < 0.4 else int(rng.integers(-1, 7)))
 
 
 UNARY_TF = {"abs": tf.math.abs, "negative": tf.math.negative, "sign": tf.math.sign, "square": tf.math.square,
@@ -762,10 +811,69 @@ def g_bincount(rng, dt):
         shape = gen_shape(rng, int(rng.integers(1, 3)), 1, 6)
         v = rng.integers(0, 9, tuple(shape)).astype(np.dtype(dt))
         w = gen_values(rng, "float32", v.size, special=0, small=True).reshape(v.shape)
+    if not sparse and rng.random() < 0.08:  # zero rows (rule bincount-zero-rows with axis -1)
+        v = np.zeros((0, int(rng.integers(0, 4))), np.dtype(dt))
+        w = np.zeros(v.shape, np.float32)
     binary = rng.random() < 0.3
-    return Case(dt, v=v, w=None if binary or rng.random() < 0.5 else w, axis=[0, -1][int(rng.integers(0, 2))],
-                minlength=None if rng.random() < 0.6 else int(rng.integers(0, 12)),
-                maxlength=None if rng.random() < 0.6 else int(rng.integers(1, 12)), binary=binary)
+    # the lengths at their boundaries: None, -1 (TF's "not given"), 0 (maxlength 0 keeps nothing), small,
+    # minlength above maxlength
+    lengths = [None, None, None, -1, 0, 1, 3, 11]
+    c = Case(dt, v=v, w=None if binary or rng.random() < 0.5 else w,
+             axis=[0, -1, 0, -1, None][int(rng.integers(0, 5))],
+             minlength=lengths[int(rng.integers(0, len(lengths)))],
+             maxlength=lengths[int(rng.integers(0, len(lengths)))], binary=binary)
+    r = rng.random()
+    vals = v.values if isinstance(v, Sp) else v
+    if r < 0.06 and vals.size and np.dtype(dt).kind == "i":
+        vals.reshape(-1)[int(rng.integers(0, vals.size))] = -int(rng.integers(1, 3))  # TF: InvalidArgument
+        c.fault = "negative_value"
+    elif r < 0.1:
+        c.args["axis"] = [1, -2, 2][int(rng.integers(0, 3))]  # TF's Python layer: ValueError
+        c.fault = "bad_axis_value"
+    return c
+
+
+# Functions given to map_values: each works on numpy arrays and TensorFlow tensors alike; TF calls it once on
+# the values tensor, spt once on the values array. (name, function, number of sparse arguments, the dtype
+# kinds it is not drawn for)
+MAP_FNS = [
+    ("v * 2 + 1", lambda v: v * 2 + 1, 1, ""),
+    ("v * v - v", lambda v: v * v - v, 1, ""),
+    ("abs(v)", lambda v: abs(v), 1, "u"),  # TF has no Abs of unsigned types
+    ("v > 1", lambda v: v > 1, 1, "c"),  # complex values have no order
+    ("v[::-1]", lambda v: v[::-1], 1, ""),
+    ("v[1:] (one short)", lambda v: v[1:], 1, ""),
+    ("x * y + x", lambda x, y: x * y + x, 2, ""),
+]
+
+
+def g_map_fn(rng, dt):
+    """map_values with a function of the caller's (MAP_FNS) or spt's / TF's multiply and add with a scalar of
+    the values' dtype (complex included); any rank, zero-size dims."""
+    x = gen_sparse(rng, dt)
+    if rng.random() < 0.3:
+        return Case(dt, x=x, known=["multiply", "add"][int(rng.integers(0, 2))], scalar=gen_values(rng, dt, 1)[0])
+    fns = [k for k, f in enumerate(MAP_FNS) if npdt(dt).kind not in f[3]]
+    k = fns[int(rng.integers(0, len(fns)))]
+    y = Sp(x.indices, gen_values(rng, dt, x.nnz), x.shape, dt)
+    c = Case(dt, x=x, y=y, fn=k)
+    if MAP_FNS[k][0].endswith("(one short)") and x.nnz:
+        c.fault = "result_length"  # TF: a SparseTensor with one value fewer than indices (ValueError)
+    return c
+
+
+def map_fn_call(c, lib):
+    conv = Sp.tf if lib is tf else Sp.spt
+    if "known" in c.args:
+        f = getattr(tf.math, c.known) if lib is tf else getattr(spt.math, c.known)
+        return lib.sparse.map_values(f, conv(c.x), c.scalar) if lib is tf else spt.map_values(f, conv(c.x), c.scalar)
+    name, f, nargs, _ = MAP_FNS[c.fn]
+    args = [conv(c.x)] + ([conv(c.y)] if nargs == 2 else [])
+    return tf.sparse.map_values(f, *args) if lib is tf else spt.map_values(f, *args)
+
+
+def g_from_tf(rng, dt):
+    return Case(dt, x=gen_sparse(rng, dt))
 
 
 def _tf_or_np(x, f):
@@ -788,7 +896,8 @@ def g_cross(rng, dt):
     for _ in range(int(rng.integers(1, 4))):
         kind = ["string", "int64"][int(rng.integers(0, 2))]
         if rng.random() < 0.5:
-            x = gen_sparse(rng, kind, shape=[batch, int(rng.integers(1, 4))], mode="sorted")
+            x = gen_sparse(rng, kind, shape=[batch, int(rng.integers(1, 4))],
+                           mode="sorted" if rng.random() < 0.8 else "unsorted")
             if kind == "int64":
                 x.values = rng.integers(-50, 50, x.nnz).astype(np.int64)
             ins.append(x)
@@ -797,8 +906,8 @@ def g_cross(rng, dt):
             vals = gen_values(rng, kind, batch * k, nonzero=True, special=0)
             ins.append(np.asarray(vals, dtype=object if kind == "string" else np.int64).reshape(batch, k))
     return Case(dt, ins=ins, sep=None if rng.random() < 0.5 else ["_", "::", ""][int(rng.integers(0, 3))],
-                buckets=[0, 1, 7, 1000][int(rng.integers(0, 4))],
-                key=None if rng.random() < 0.5 else int(rng.integers(0, 2 ** 62)))
+                buckets=[0, 1, 7, 1000, -1][int(rng.integers(0, 5))],
+                key=[None, None, 0, 1, 2 ** 63 - 1, int(rng.integers(0, 2 ** 62))][int(rng.integers(0, 6))])
 
 
 def _cross_ins(c, f):
@@ -814,13 +923,18 @@ def g_embedding(rng, dt, safe=False):
             ix.append([b, k])
             ids.append(int(rng.integers(-1 if safe else 0, V)))
     ix = np.array(ix, np.int64).reshape(-1, 2)
-    sp_ids = Sp(ix, np.array(ids, np.int64), [B, 4], "int64")
+    ids = np.array(ids, np.int64)
+    if rng.random() < 0.15 and len(ids) > 1:  # rows out of order (rule rows-grouped)
+        p = rng.permutation(len(ids))
+        ix, ids = ix[p], ids[p]
+    rows = B + (int(rng.integers(1, 3)) if not safe and rng.random() < 0.15 else 0)  # empty last rows
+    sp_ids = Sp(ix, ids, [rows, 4], "int64")
     w = None
     if rng.random() < 0.5:
         wv = gen_values(rng, dt, len(ids), special=0, small=True)
         if not safe:
             wv = np.abs(wv) + 0.5  # positive: mean / sqrtn divide by the weights' sum
-        w = Sp(ix, wv, [B, 4], dt)
+        w = Sp(ix, wv, [rows, 4], dt)
     return Case(dt, params=params, ids=sp_ids, w=w, combiner=["sum", "mean", "sqrtn"][int(rng.integers(0, 3))],
                 default=None if rng.random() < 0.5 else int(rng.integers(0, V)))
 
@@ -851,6 +965,10 @@ SPECS += [
     OpSpec("eye", g_eye, lambda c: tf.sparse.eye(c.n, c.m, dtype=tfdt(c.dtype)),
            lambda c: spt.eye(c.n, c.m, dtype=npdt(c.dtype)), dtypes=NUMBER),
 ] + [unary_spec(n) for n in UNARY_TF] + [
+    OpSpec("map_values", g_map_fn, lambda c: map_fn_call(c, tf), lambda c: map_fn_call(c, spt), dtypes=NUMBER,
+           covers=["map_values"]),
+    OpSpec("from_tf", g_from_tf, lambda c: c.x.tf(), lambda c: from_tf(spt.to_tf(spt.from_tf(c.x.tf()))),
+           covers=["from_tf", "to_tf"]),
     OpSpec("cast", g_cast, lambda c: tf.sparse.map_values(tf.cast, c.x.tf(), tfdt(c.to)),
            lambda c: spt.map_values(spt.cast, c.x.spt(), npdt(c.to)), dtypes=REAL),
     OpSpec("bincount", g_bincount, bincount_call(tf), bincount_call(spt), dtypes=["int32", "int64"]),

@@ -1,32 +1,63 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Where spt deliberately differs from TensorFlow: every rule in one table, with its reason.
+"""Where spt deliberately differs from TensorFlow: the code of every rule, by id. The text of each rule (the
+case, TensorFlow's behaviour, spt's, why) is the table of README.md's section "Where TensorFlow is lax, spt
+is strict", read from there: a rule exists once in the table and once here, and the run fails when the two
+sets of ids differ (check_table).
 
 A rule applies to a case (an op and the drawn input) whatever the two libraries do; the harness then checks
 what the rule states instead of comparing with TensorFlow:
-  kind "stricter": spt must raise `spt_error` (TensorFlow accepts the input, or fails in another way);
-  kind "oracle":   spt must equal TensorFlow run on `transform(case)` (TensorFlow's answer on the raw input
-                   is not meaningful, e.g. a merge of unsorted operands).
-The policies are those of ../shared/conformance/README.md ("spt's policy where TensorFlow is lax") and
-include/spt.h. The harness prints how often each rule fired; a rule that never fires is listed at the end.
+  spt_error: spt must raise that class (exactly; TensorFlow accepts the input, or fails in another way);
+  check:     spt must succeed and pass the check (a numpy or exact-integer reference);
+  transform: spt must equal TensorFlow run on `transform(case)` (TensorFlow's answer on the raw input is
+             not meaningful, e.g. a merge of unsorted operands).
+A rule with none of these (`class-*`, `hostile-vectors`) is applied by harness.py or hostile.py under its id.
+The harness prints how often each rule fired; a rule that never fires is listed at the end.
 """
+import os
+import re
+
 import numpy as np
 
 import harness
 import spt
 from harness import Sp, canonical, compare, from_tf, in_bounds, row_major_sort, short
 
+README = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
+SECTION = "## Where TensorFlow is lax, spt is strict"
+
+
+def read_table(path=README):
+    """{id: (case, tf, spt, why)} from the README's table of differences."""
+    text = open(path, encoding="utf-8").read()
+    i = text.index(SECTION)
+    j = text.find("\n## ", i + len(SECTION))
+    rows = {}
+    for line in text[i:j if j >= 0 else len(text)].splitlines():
+        m = re.match(r"\| `([^`]+)` \|(.*)\|\s*$", line)
+        if m:
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", m.group(2))]
+            if len(cells) != 4:
+                raise ValueError("README.md table row %s has %d cells, not 4" % (m.group(1), len(cells)))
+            if m.group(1) in rows:
+                raise ValueError("README.md table: rule %s twice" % m.group(1))
+            rows[m.group(1)] = tuple(cells)
+    return rows
+
+
+TABLE = read_table()
+
 
 class Rule:
-    def __init__(self, id, ops, when, spt_error=None, transform=None, check=None, tf="", reason="",
-                 untransform=None):
+    def __init__(self, id, ops, when, spt_error=None, transform=None, check=None, untransform=None):
         self.id, self.ops, self.when = id, set(ops), when
         self.spt_error, self.transform, self.check = spt_error, transform, check
         self.untransform = untransform
-        self.tf, self.reason = tf, reason
+        row = TABLE.get(id, ("?", "?", "?", "?"))
+        self.case, self.tf, self.spt, self.reason = row
 
     def judge(self, spec, case, tf_out, tf_err, spt_out, spt_err):
         if self.spt_error is not None:
-            if isinstance(spt_err, self.spt_error):
+            if spt_err is not None and type(spt_err) is self.spt_error:
                 return None
             got = "succeeds" if spt_err is None else "raises %s (%s)" % (type(spt_err).__name__, short(spt_err))
             return "rule %s: spt should raise %s, %s" % (self.id, self.spt_error.__name__, got)
@@ -81,19 +112,40 @@ def all_sorted(case):
     return all(in_order(s) for s in sparse_args(case))
 
 
-def sorted_case(case):
-    """The case with every sparse operand stably sorted in row-major order (duplicates kept)."""
+def map_sparse(case, f):
+    """A copy of the case with f applied to every sparse operand (alone or in a list)."""
     import copy
 
     c2 = copy.copy(case)
     c2.args = {}
     for k, v in case.args.items():
         if isinstance(v, Sp):
-            v = canonical(v)
-        elif isinstance(v, list) and v and isinstance(v[0], Sp):
-            v = [canonical(s) for s in v]
+            v = f(v)
+        elif isinstance(v, list) and any(isinstance(s, Sp) for s in v):
+            v = [f(s) if isinstance(s, Sp) else s for s in v]
         c2.args[k] = v
     return c2
+
+
+def sorted_case(case):
+    """The case with every sparse operand stably sorted in row-major order (duplicates kept)."""
+    return map_sparse(case, canonical)
+
+
+def by_row(sp):
+    """sp stably sorted by row (index[0]) only: the order within a row kept."""
+    if sp.nnz < 2 or sp.rank == 0:
+        return sp
+    p = np.argsort(sp.indices[:, 0], kind="stable")
+    return Sp(sp.indices[p], sp.values[p], sp.shape, sp.dtype)
+
+
+def rows_sorted_case(case):
+    return map_sparse(case, by_row)
+
+
+def rows_in_order(case):
+    return all(s.nnz < 2 or s.rank == 0 or bool(np.all(np.diff(s.indices[:, 0]) >= 0)) for s in sparse_args(case))
 
 
 def densify_sum(sp):
@@ -113,10 +165,11 @@ def check_add_dense(c, out):
 
 
 def cwise_broadcasts(c):
+    """TF's one-way rule (SparseDenseBinaryOpShared): the dense operand broadcasts to the sparse shape."""
     ds = np.asarray(c.dense).shape
-    if len(ds) > c.a.rank:
+    if len(ds) > c.a.rank or c.a.rank == 0:
         return False
-    return all(d == s or d == 1 for d, s in zip(ds[::-1], c.a.shape[::-1]))
+    return all(d == s or (d == 1 and s >= 1) or (d == 0 and s == 1) for d, s in zip(ds[::-1], c.a.shape[::-1]))
 
 
 def check_cwise(c, out):
@@ -190,102 +243,40 @@ RULES_LIST = [
                       "add_dense", "maximum", "minimum", "fill_empty_rows", "merge", "sparse_dense_matmul",
                       "sparse_dense_matvec", "sparse_dense_cwise_mul", "sparse_dense_cwise_div",
                       "sparse_dense_cwise_add", "to_indicator", "to_dense", "sparse_dense_matmul_dense_first"],
-         lambda c: c.fault == "bad_index" and any_oob(c), spt_error=spt.OutOfRangeError,
-         tf="several kernels do not check indices against the shape (SparseReorder, SparseSlice, SparseReshape, "
-            "the columns in SparseFillEmptyRows, the Python-level transpose/retain/reset_shape, ...): they return "
-            "a tensor with entries outside its shape, or an InvalidArgument",
-         reason="conformance README policy 2: every op checks every index against the shape; an index outside "
-                "it is an out-of-range error (spt.h: OutOfRange for coordinates)"),
-    Rule("P4-slice-start", ["slice"], fault("negative_start", "negative_size"), spt_error=spt.InvalidArgumentError,
-         tf="SparseSlice accepts a negative start and emits indices index-start that can exceed the output shape "
-            "(an invalid SparseTensor); a negative size past the end of the dim gives an empty slice",
-         reason="conformance README policy 4 and spec/bad_inputs.md section 5 rule 6: slice start >= 0 and "
-                "size >= 0, else an invalid argument"),
-    Rule("merge-ids", ["merge"], fault("bad_id"), spt_error=spt.OutOfRangeError,
-         tf="tf.compat.v1.sparse.merge does not check the ids: an id >= vocab_size (or < 0) becomes an index "
-            "outside the output shape, an invalid SparseTensor",
-         reason="an id is a coordinate of the output (conformance README: an index or id outside its range is "
-                "an out-of-range error; spec/bad_inputs.md section 5 rule 4)"),
+         lambda c: c.fault == "bad_index" and any_oob(c), spt_error=spt.OutOfRangeError),
+    Rule("P4-slice-start", ["slice"], fault("negative_start"), spt_error=spt.InvalidArgumentError),
+    Rule("merge-ids", ["merge"], fault("bad_id"), spt_error=spt.OutOfRangeError),
+    Rule("merge-vocab", ["merge"], lambda c: min(np.atleast_1d(c.vocab)) < 0, spt_error=spt.InvalidArgumentError),
     Rule("sorted-first", ["add", "maximum", "minimum", "softmax"], lambda c: not all_sorted(c),
-         transform=lambda c: sorted_case(c),
-         tf="SparseAdd, SparseSparseMaximum/Minimum merge their operands with two pointers and SparseSoftmax "
-            "groups consecutive entries: each assumes row-major order, and on unsorted input gives a wrong "
-            "result (entries not merged, softmax over split groups) without an error",
-         reason="include/spt.h (spt_add, spt_maximum, spt_softmax): an operand not in row-major order is sorted "
-                "first (stably), never merged wrongly; so spt equals TF on the stably sorted operands "
-                "(spec/bad_inputs.md section 5 rule 5)"),
+         transform=lambda c: sorted_case(c)),
     Rule("concat-one", ["concat"], lambda c: len(c.sps) == 1 and not in_order(c.sps[0]) and c.fault is None,
-         transform=lambda c: sorted_case(c),
-         tf="tf.sparse.concat with one input returns that input as it is, in its own entry order",
-         reason="spt.concat (spt_concat) always returns its output in row-major order, for one input as for "
-                "several (TF's SparseConcat kernel, which runs for two or more inputs, also does)"),
-    Rule("from_dense-0d", ["from_dense"], lambda c: c.dense.ndim == 0, check=lambda s, c, out: check_from_dense_0d(c, out),
-         tf="tf.sparse.from_dense of a 0-d tensor fails in its Where kernel (\"WhereOp: Unhandled input "
-            "dimensions: 0\")",
-         reason="a rank-0 sparse tensor is valid (spec/bad_inputs.md section 5 rule 10: rank-0 tensors where "
-                "meaningful): spt returns indices [1, 0] or [0, 0] holding the value when it is not zero"),
-    Rule("P3-single-concat", ["concat"], fault("axis_single"), spt_error=spt.OutOfRangeError,
-         tf="tf.sparse.concat with one input returns it unchecked, whatever the axis",
-         reason="conformance README policy 3: parameters are checked even where TF's Python layer "
-                "short-circuits"),
+         transform=lambda c: sorted_case(c)),
+    Rule("from_dense-0d", ["from_dense"], lambda c: c.dense.ndim == 0, check=lambda s, c, out: check_from_dense_0d(c, out)),
+    Rule("P3-single-concat", ["concat"], fault("axis_single"), spt_error=spt.OutOfRangeError),
 ]
 
 RULES_LIST += [
     Rule("fill-zero-dim", ["fill_empty_rows"],
          lambda c: c.x.rank >= 2 and c.x.shape[0] > 0 and (c.x.shape[1:] == 0).any() and in_bounds(c.x),
-         spt_error=spt.OutOfRangeError,
-         tf="SparseFillEmptyRows fills an empty row r with the entry [r, 0, ...] even when another dim is 0, "
-            "so the result holds indices outside its own shape (an invalid SparseTensor)",
-         reason="policy 2 / spec/bad_inputs.md section 5 rule 4: no op produces an index outside the shape; "
-                "spt_fill_empty_rows reports that the filled entries have no element to go to"),
+         spt_error=spt.OutOfRangeError),
     Rule("axis-int32", ["reduce_sum", "reduce_max", "reduce_sum_sparse", "reduce_max_sparse"],
          lambda c: c.fault == "bad_axis" and isinstance(c.axis, int) and abs(c.axis) >= 2 ** 31,
-         spt_error=spt.OutOfRangeError,
-         tf="the reduction axes are int32 in TF's kernels: an axis such as 2^40 is truncated to a valid one "
-            "(2^40 -> 0) and the reduction runs over the wrong axis without an error",
-         reason="policy: an axis outside [-rank, rank) is an out-of-range error; spt takes the axis as int64 and "
-                "never truncates it (developers' guide: no silent truncation)"),
+         spt_error=spt.OutOfRangeError),
     Rule("reduce_max-nan", ["reduce_max", "reduce_max_sparse"],
          lambda c: c.x.values.dtype.kind == "f" and bool(np.isnan(c.x.values).any()) and in_bounds(c.x)
-         and c.fault is None, check=lambda s, c, out: check_reduce_max(c, out),
-         tf="SparseReduceMax over a cell that holds a NaN depends on the order of the entries: [3.5, NaN, 1.0] "
-            "gives 1.0, [1.0, 3.5, NaN] gives NaN",
-         reason="spt_reduce_max returns NaN for a cell holding a NaN, in any order (as tf.math.reduce_max and "
-                "numpy.max do); checked against numpy"),
+         and c.fault is None, check=lambda s, c, out: check_reduce_max(c, out)),
     Rule("add_dense-rank", ["add_dense"], lambda c: c.a.rank == 0 or c.a.rank > 5,
-         check=lambda s, c, out: check_add_dense(c, out),
-         tf="SparseTensorDenseAdd only supports ranks 1 to 5 (\"Only tensors with ranks between 1 and 5 are "
-            "currently supported\")",
-         reason="spt_add_dense takes any rank (include/spt.h); checked against numpy"),
-    Rule("cwise-zero-dim", ["sparse_dense_cwise_mul", "sparse_dense_cwise_div", "sparse_dense_cwise_add"],
-         lambda c: (c.a.shape == 0).any() and cwise_broadcasts(c) and in_bounds(c.a),
-         check=lambda s, c, out: check_cwise(c, out),
-         tf="SparseDenseBinaryOpShared refuses to broadcast a dense operand to a sparse shape with a 0 dim "
-            "(\"broadcasts dense to sparse only; got incompatible shapes\") even where numpy broadcasting "
-            "holds (a dense dim 1 against a sparse dim 0)",
-         reason="spt broadcasts by numpy's rule (include/spt.h, SparseDenseCwise*): the result is the empty "
-                "sparse tensor; checked against numpy"),
+         check=lambda s, c, out: check_add_dense(c, out)),
     Rule("cwise-float-div0", ["sparse_dense_cwise_div"],
          lambda c: c.dtype in ("float32", "float64") and (np.asarray(c.dense) == 0).any() and cwise_broadcasts(c)
-         and in_bounds(c.a), check=lambda s, c, out: check_cwise(c, out),
-         tf="SparseDenseCwiseDiv rejects a dense operand that contains a zero for every dtype since the fix of "
-            "CVE-2021-37636 (\"cannot divide by zero\"), floats included",
-         reason="spec/bad_inputs.md section 5 rule 8: only an integer division by zero is an error; float "
-                "division follows IEEE (inf, NaN); checked against numpy"),
+         and in_bounds(c.a), check=lambda s, c, out: check_cwise(c, out)),
     Rule("matmul-dense-first-complex", ["sparse_dense_matmul_dense_first"],
          lambda c: c.dtype.startswith("complex") and c.fault is None and in_bounds(c.a),
-         check=lambda s, c, out: check_matmul_dense_first(c, out),
-         tf="tf.sparse.sparse_dense_matmul(dense, sparse) for complex values returns the complex conjugate of "
-            "op(A) op(B): it computes (op'(B) op'(A)) with adjoints and then a plain transpose, not an adjoint",
-         reason="spt returns op(A) op(B) (its dense-first path takes the conjugate transpose); checked "
-                "against numpy"),
+         check=lambda s, c, out: check_matmul_dense_first(c, out)),
 ]
 
 RULES_LIST += [
-    Rule("transpose-perm", ["transpose"], fault("not_a_permutation"), spt_error=spt.InvalidArgumentError,
-         tf="tf.sparse.transpose does not check that perm is a permutation: perm [1, 1] copies dim 1 twice and "
-            "returns a tensor whose indices and shape no longer describe the input",
-         reason="include/spt.h (spt_transpose): perm must be a permutation of the dims, else an invalid argument"),
+    Rule("transpose-perm", ["transpose"], fault("not_a_permutation"), spt_error=spt.InvalidArgumentError),
 ]
 
 def both_held_min(c):
@@ -323,36 +314,24 @@ def check_add_int_min(spec, c, out):
 
 
 RULES_LIST.insert(0, Rule(
-    "add-int-min", ["add"], lambda c: bool(both_held_min(c)), check=check_add_int_min,
-    tf="SparseAdd keeps a sum s iff thresh <= std::abs(s); for int32/int64 a sum equal to the minimum "
-       "(-2^31, -2^63) has no representable absolute value (undefined behaviour; in practice negative), so TF "
-       "drops it even with threshold 0",
-    reason="spt compares |s| exactly (|MIN| = 2^(n-1) >= any threshold of the type), so it keeps the entry; "
-           "checked: spt's result minus those entries equals TF's"))
+    "add-int-min", ["add"], lambda c: bool(both_held_min(c)), check=check_add_int_min))
 
 # The hostile inputs (hostile.py) are judged by their own vectors: tests/conformance/bad_inputs.jsonl gives the
 # class spt must raise for each, and its `why` says why; hostile.py prints every vector where TF accepts
 # what spt rejects, or crashes on it.
 HOSTILE_VECTORS = Rule(
-    "hostile-vectors", ["hostile"], lambda c: False,
-    tf="TF accepts some advisory inputs (unchecked reorder/slice/concat/add indices, volume overflow in "
-       "SparseReorder) and still crashes on others (SparseTensorDenseMatMul with a negative dim aborts in 2.21)",
-    reason="each vector's `why` in tests/conformance/bad_inputs.jsonl (spec/bad_inputs.md section 5)")
+    "hostile-vectors", ["hostile"], lambda c: False)
 
 def compress_case(case):
     """The case with every huge dim compressed: the coordinates used in that dim (over all operands) are
     renumbered 0, 1, ... in order and the dim becomes their count. Ops that pass coordinates through (or
     only compare and group them) give the same result up to that renumbering."""
-    import copy
-
     sps = sparse_args(case)
     hd = sorted(set(d for s in sps for d in getattr(s, "huge_dims", [])))
     maps = {}
     for d in hd:
         vals = sorted(set(int(v) for s in sps for v in s.indices[:, d].tolist()))
         maps[d] = vals
-    c2 = copy.copy(case)
-    c2.args = {}
 
     def comp(s):
         ix = s.indices.copy()
@@ -363,12 +342,7 @@ def compress_case(case):
             sh[d] = max(1, len(vals))
         return Sp(ix, s.values, sh, s.dtype)
 
-    for k, v in case.args.items():
-        if isinstance(v, Sp):
-            v = comp(v)
-        elif isinstance(v, list) and v and isinstance(v[0], Sp):
-            v = [comp(s) for s in v]
-        c2.args[k] = v
+    c2 = map_sparse(case, comp)
     c2.maps = maps
     return c2
 
@@ -462,35 +436,13 @@ RULES_LIST.insert(0, Rule(
                       "reduce_max_sparse", "add", "maximum", "minimum", "softmax", "reorder", "slice"],
     lambda c: getattr(c, "huge", False) and huge_volume(c) and harness.ANY_VOLUME
     and c.op not in ("reorder", "slice", "reset_shape"),
-    transform=lambda c: p1_transform(c), untransform=expand_out,
-    tf="kernels that build a TensorShape from the sparse shape reject a volume above 2^63-1 (\"Encountered "
-       "overflow when multiplying\"), SparseSlice included in 2.21 (the conformance README says it does not); "
-       "SparseReorder and tf.sparse.reset_shape take it (and are compared directly)",
-    reason="conformance README policy 1: a shape is valid when every dim is in [0, 2^63-1], its volume need "
-           "not fit (FROSTT tensors); ops that materialize nothing dense work on it. Checked: spt equals TF on "
-           "the case with each huge dim compressed to the coordinates it uses (renumbered in order), the "
-           "coordinates and dims then put back"))
+    transform=lambda c: p1_transform(c), untransform=expand_out))
 
 RULES_LIST += [
-    Rule("P1-pending", ["reorder", "concat", "split", "slice", "retain", "reset_shape", "transpose",
-                        "reduce_sum_sparse", "reduce_max_sparse", "add", "maximum", "minimum", "softmax"],
-         lambda c: getattr(c, "huge", False) and huge_volume(c) and not harness.ANY_VOLUME,
-         spt_error=spt.OverflowError,
-         tf="SparseReorder and SparseSlice take a shape whose volume exceeds int64; other kernels reject it",
-         reason="a libspt from before the any-volume policy (issue 15) documents that a shape's volume must fit "
-                "in int64 (include/spt.h, SPT_EOVERFLOW); the harness switches to P1-any-volume as soon as the "
-                "library takes such a shape"),
     Rule("P1-slice", ["slice"], lambda c: getattr(c, "huge", False) and huge_volume(c) and harness.ANY_VOLUME,
-         check=check_slice,
-         tf="SparseSlice rejects a shape whose volume exceeds int64 (\"Encountered overflow when multiplying\")",
-         reason="conformance README policy 1 (slice materializes nothing dense); checked against a reference with "
-                "exact integers"),
+         check=check_slice),
     Rule("slice-end-overflow", ["slice"], lambda c: c.fault is None and slice_overflows(c) and
-         (harness.ANY_VOLUME or not huge_volume(c)), check=check_slice,
-         tf="SparseSlice computes start + size in int64: when it overflows (start 7.9e18, size 2^63-1) the end "
-            "wraps negative and the slice comes back empty",
-         reason="spec/bad_inputs.md section 5 rule 7: the end is clamped to the dim without overflow; checked "
-                "against a reference with exact integers"),
+         (harness.ANY_VOLUME or not huge_volume(c)), check=check_slice),
 ]
 
 def check_div_min(spec, c, out):
@@ -513,26 +465,95 @@ def check_div_min(spec, c, out):
 
 RULES_LIST += [
     Rule("cwise-div-min", ["sparse_dense_cwise_div"], lambda c: c.fault is None and in_bounds(c.a) and
-         __import__("ops").div_min_by_minus_one(c), check=check_div_min,
-         tf="SparseDenseCwiseDiv dies with SIGFPE when an int32/int64 value MIN meets the divisor -1 (the x86 "
-            "division traps); the harness runs TF in a subprocess for such a case and records the crash",
-         reason="include/spt.h (SparseDenseCwise*): integer division truncates toward zero and MIN / -1 wraps to "
-                "MIN, as TF's other integer arithmetic wraps; checked against exact integer arithmetic"),
+         __import__("ops").div_min_by_minus_one(c), check=check_div_min),
 ]
 
 RULES_LIST += [
-    Rule("add-nan-thresh", ["add"], fault("nan_threshold"), spt_error=spt.InvalidArgumentError,
-         tf="tf.sparse.add with a NaN threshold runs: no sum passes thresh <= |a + b|, so every entry held by "
-            "both operands silently disappears",
-         reason="include/spt.h (spt_add): a NaN threshold is an invalid argument (it cannot be what the caller "
-                "meant)"),
+    Rule("add-nan-thresh", ["add"], fault("nan_threshold"), spt_error=spt.InvalidArgumentError),
 ]
 
+def is_subnormal(a):
+    a = np.asarray(a)
+    if a.dtype.kind not in "fc" or a.size == 0:
+        return False
+    parts = [a.real, a.imag] if a.dtype.kind == "c" else [a]
+    tiny = np.finfo(a.real.dtype).tiny
+    return any(bool(np.any((p != 0) & (np.abs(p) < tiny))) for p in parts)
+
+
+def check_from_dense(case, out):
+    """numpy reference of from_dense: the entries whose value is not zero by IEEE (a subnormal included)."""
+    from harness import SpOut
+
+    d = case.dense
+    nz = d != 0 if d.dtype.kind != "O" else np.vectorize(lambda x: x != b"")(d)
+    nz = nz | (d != d) if d.dtype.kind in "fc" else nz
+    ix = np.argwhere(nz).astype(np.int64).reshape(-1, d.ndim)
+    return compare(SpOut(ix, d[nz], d.shape), out, case.dtype, 0.0)
+
+
+def bincount_rows(c):
+    v = c.v
+    shape = v.shape if isinstance(v, Sp) else np.asarray(v).shape
+    return len(shape) == 2 and shape[0] == 0
+
+
+def check_bincount_zero_rows(spec, c, out):
+    if not hasattr(out, "indices"):
+        return "expected a sparse result, got %s" % type(out).__name__
+    if out.shape.tolist()[:1] != [0] or len(out.shape) != 2 or out.indices.shape[0] != 0:
+        return "expected an empty [0, width] result, got shape %s with %d entries" % (out.shape.tolist(),
+                                                                                   out.indices.shape[0])
+    return ""
+
+
+def trailing_empty_rows(c):
+    """The ids' last rows (below dense_shape[0]) hold no id: TF's plain lookup returns fewer rows."""
+    rows = c.ids.indices[:, 0] if c.ids.nnz else np.zeros(0, np.int64)
+    return (int(rows.max()) + 1 if rows.size else 0) < int(c.ids.shape[0])
+
+
+def pad_rows(case, c2, out):
+    """TF's result padded with zero rows to dense_shape[0] rows."""
+    out = np.asarray(out)
+    B = int(case.ids.shape[0])
+    if out.ndim != 2 or out.shape[0] >= B:
+        return out
+    return np.concatenate([out, np.zeros((B - out.shape[0], out.shape[1]), out.dtype)])
+
+
+RULES_LIST += [
+    Rule("bincount-zero-rows", ["bincount"], lambda c: c.axis == -1 and bincount_rows(c) and c.fault is None,
+         check=check_bincount_zero_rows),
+    Rule("embedding-rows", ["embedding_lookup_sparse"], lambda c: trailing_empty_rows(c) and c.fault is None,
+         transform=lambda c: rows_sorted_case(c), untransform=pad_rows),
+    Rule("rows-grouped", ["cross", "cross_hashed", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"],
+         lambda c: not rows_in_order(c) and c.fault is None, transform=lambda c: rows_sorted_case(c)),
+    Rule("subnormal-kept", ["from_dense"], lambda c: is_subnormal(c.dense),
+         check=lambda s, c, out: check_from_dense(c, out)),
+    Rule("subnormal-kept", ["sparse_dense_cwise_div"], lambda c: c.fault is None and is_subnormal(c.dense)
+         and cwise_broadcasts(c) and in_bounds(c.a), check=lambda s, c, out: check_cwise(c, out)),
+]
+
+# Applied by harness.py's comparison of error classes (harness.accepted_classes), not to cases
+CLASS_RULES = [Rule("class-out-of-range", [], lambda c: False), Rule("class-overflow", [], lambda c: False)]
+
 # rules are tried in this order; the first whose condition holds decides
-_FIRST = ["P1-pending", "add-nan-thresh", "add-int-min", "reduce_max-nan", "P1-any-volume", "slice-end-overflow"]
+_FIRST = ["add-nan-thresh", "add-int-min", "reduce_max-nan", "P1-any-volume", "slice-end-overflow"]
 RULES_LIST.sort(key=lambda r: _FIRST.index(r.id) if r.id in _FIRST else len(_FIRST))
 
-RULES_BY_ID = {r.id: r for r in RULES_LIST}
+RULES_BY_ID = {r.id: r for r in RULES_LIST + CLASS_RULES + [HOSTILE_VECTORS]}
+
+
+def check_table():
+    """'' when README.md's table and this file have the same rules, else what differs."""
+    have, want = set(RULES_BY_ID), set(TABLE)
+    out = []
+    if have - want:
+        out.append("rules with no row in README.md's table: %s" % ", ".join(sorted(have - want)))
+    if want - have:
+        out.append("README.md's table rows with no rule here: %s" % ", ".join(sorted(want - have)))
+    return "; ".join(out)
 
 
 class _Rules:
@@ -552,7 +573,7 @@ RULES = _Rules(RULES_LIST)
 
 
 def print_unused():
-    unused = [r.id for r in RULES_LIST if r.id not in RULES.hits]
+    unused = sorted({r.id for r in RULES_LIST + CLASS_RULES if r.id not in RULES.hits})
     if unused:
         print("rules that fired on no case in this run: %s" % ", ".join(unused))
 
@@ -560,13 +581,12 @@ def print_unused():
 def table():
     """The rules as text (python tests/tf/rules.py prints them)."""
     out = []
-    for r in RULES_LIST + [HOSTILE_VECTORS]:
-        out.append("%s  [%s]\n  TF:  %s\n  spt: %s\n  why: %s" % (
-            r.id, ", ".join(sorted(r.ops)), r.tf,
-            "raises %s" % r.spt_error.__name__ if r.spt_error else
-            ("succeeds; checked as stated under why" if r.check else "equals TF on the transformed input"),
-            r.reason))
-    return "\n".join(out)
+    for rid, (case, tf, sp, why) in TABLE.items():
+        ops = sorted(set().union(*[r.ops for r in RULES_LIST if r.id == rid]))
+        out.append("%s  [%s]\n  case: %s\n  TF:   %s\n  spt:  %s\n  why:  %s" % (rid, ", ".join(ops) or "-", case,
+                                                                               tf, sp, why))
+    m = check_table()
+    return "\n".join(out + (["MISMATCH: " + m] if m else []))
 
 
 if __name__ == "__main__":

@@ -114,7 +114,20 @@ def value_arg(x, owner, arg, op):
     return L.scalar_value(x, owner.dtype, arg, op)
 
 
-NS.update({"_handle": handle_arg, "_handles": handles_arg, "_value": value_arg})
+def wrap_out(wrap, h, op):
+    """The Python object of a C output h (None for NULL); a result numpy cannot hold is an spt error naming
+    op (the handle is freed by the object wrap made)."""
+    if not h:
+        return None
+    try:
+        return wrap(h)
+    except L.SptError as e:
+        if getattr(e, "numpy_detail", None):
+            raise L.renamed(e, op) from None
+        raise
+
+
+NS.update({"_handle": handle_arg, "_handles": handles_arg, "_value": value_arg, "_wrap_out": wrap_out})
 
 
 def _ident(name):
@@ -190,7 +203,7 @@ def _generate(entry):
         for a in entry.args:
             if a.role == "out":
                 v = _ident(a.name)
-                body.append("%s = _W_%s(%s.value) if %s.value else None" % (v, a.cls, v, v))
+                body.append("%s = _wrap_out(_W_%s, %s.value, %r)" % (v, a.cls, v, py))
         body.append("if _r: raise _L.error_for(_r, %r)" % py)
         if len(outs) == 1:
             body.append("return %s" % outs[0])
@@ -222,8 +235,10 @@ def signature(e):
     return "%s %s(%s)" % (e.ret[0], e.name, ", ".join("%s %s" % (a.c, a.name) for a in e.args))
 
 
-def _bind():
-    for e in ENTRIES:
+def bind(entries):
+    """Generate and bind C.<name> for each entry (the package's ENTRIES at import; spt.mpi binds the
+    entries of the distributed layer, which only libspt_mpi.so has, itself)."""
+    for e in entries:
         try:
             f = getattr(L.lib, e.name)
         except AttributeError:
@@ -250,7 +265,7 @@ def raw(name):
     return NS["_f_" + name]
 
 
-_bind()
+bind(ENTRIES)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -275,8 +290,17 @@ def op(*c_names):
         if unknown:
             raise AssertionError("spt: op %s names C functions missing from the registry: %s" % (f.__name__, unknown))
         if not missing:
-            AVAILABLE[f.__name__] = f
-            return f
+            @functools.wraps(f)
+            def named(*a, **k):  # a result numpy cannot hold, met in the op's Python part, named after it
+                try:
+                    return f(*a, **k)
+                except L.SptError as e:
+                    if getattr(e, "numpy_detail", None) and not str(e).startswith("spt.%s:" % f.__name__):
+                        raise L.renamed(e, f.__name__) from None
+                    raise
+
+            AVAILABLE[f.__name__] = named
+            return named
 
         @functools.wraps(f)
         def unavailable(*a, **k):

@@ -54,7 +54,7 @@ def _int(name, c, ctype, clo, chi, lo=None, hi=None, len_of=None):
 
 
 def i64(name, lo=None, hi=None, len_of=None):
-    """int64_t; lo/hi narrow the accepted range (OutOfRangeError); len_of: the length of that array arg."""
+    """int64_t; lo/hi narrow the accepted range (OutOfRangeError for an index, axis or id, else InvalidArgumentError: _lib.range_error); len_of: the length of that array arg."""
     return _int(name, "int64_t", ctypes.c_int64, INT64_MIN, INT64_MAX, lo, hi, len_of)
 
 
@@ -72,7 +72,7 @@ def size(name, len_of=None):
 
 
 def enum(name, c, n, lo=0):
-    """A C enum with the n values lo, lo+1, ... (ints outside them: OutOfRangeError)."""
+    """A C enum with the n values lo, lo+1, ... (ints outside them: InvalidArgumentError)."""
     return Arg(name, c, "enum", ctypes.c_int, clo=INT_MIN, chi=INT_MAX, lo=lo, hi=lo + n - 1)
 
 
@@ -85,14 +85,14 @@ def double(name):
 
 
 _HANDLE_C = {"tensor": "spt_tensor", "dense": "spt_dense", "dense_obj": "spt_dense", "domain": "spt_domain", "smap": "spt_sparse_map",
-             "tot": "spt_tot", "iter": "spt_group_iter"}
+             "tot": "spt_tot", "iter": "spt_group_iter", "mpi_ctx": "spt_mpi_ctx", "dtensor": "spt_dtensor"}
 
 
 # Ownership: an output of each handle kind is released by this registry entry (called by the Owner that
 # the Python object and its numpy views share).
 FREE = {"tensor": "spt_tensor_free", "dense": "spt_dense_free", "dense_obj": "spt_dense_free",
         "domain": "spt_domain_free", "smap": "spt_sparse_map_free", "tot": "spt_tot_free",
-        "iter": "spt_group_end"}
+        "iter": "spt_group_end", "mpi_ctx": "spt_mpi_ctx_free", "dtensor": "spt_dtensor_free"}
 
 
 def handle(name, cls, const=True, nullable=False):

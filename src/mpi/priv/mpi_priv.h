@@ -169,6 +169,17 @@ static inline int64_t spt__mpi_block_count(int64_t n, int p, int P) {
     return n / P + (p < n % P ? 1 : 0);
 }
 
+/* The dense [M, NC] sum of every rank's window: rows [lo, lo + rows) of it in `block` (rows x NC values of
+ * dtype, a numeric one); the windows go to `root` and are summed there in rank order (integers wrap);
+ * root == -1: every rank receives the sum. *out on root (every rank for -1), NULL elsewhere. Collective;
+ * errors agreed. */
+spt_status spt__mpi_sum_windows(spt_mpi_ctx *ctx, const char *fn, spt_dtype dtype, const void *block, int64_t lo,
+                                int64_t rows, int64_t M, int64_t NC, int root, spt_dense **out);
+
+/* A serial function's error renamed for the distributed op: "serial: x" -> "fn: x" (any other message is
+ * kept and prefixed with "fn: "). Returns st. Local. */
+spt_status spt__mpi_rename_err(const char *fn, const char *serial, spt_status st);
+
 /* Check the replicated metadata (dtype, rank, shape, order) of `t` equals rank 0's. Collective. */
 spt_status spt__mpi_same_meta(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *order);
 

@@ -274,6 +274,11 @@ spt_status spt_add(const spt_tensor *a, const spt_tensor *b, double thresh, spt_
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
     spt__merge_fn f = a && (unsigned)a->dtype < SPT_NUM_DTYPES ? table[a->dtype] : NULL;
+    /* integer values take an integer threshold (TensorFlow converts it to the values' dtype and refuses
+     * 0.5 or inf); NaN is refused for every dtype by spt__merge2 */
+    if (f && spt_dtype_is_integer(a->dtype) && thresh == thresh && (isinf(thresh) || thresh != floor(thresh)))
+        return spt__err(SPT_EINVAL, "%s: threshold %g is not an integer, as the %s values need", fn, thresh,
+                        spt_dtype_name(a->dtype));
     /* both operands canonical (and every check of spt__merge2 passing): the one-pass row merge */
     if (f && b && thresh == thresh && a->rank > 0 && a->dtype == b->dtype && same_shape(a, b) && canonical(a) && canonical(b) &&
         linear_fits(a))

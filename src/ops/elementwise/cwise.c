@@ -59,10 +59,15 @@ static spt_status cwise(const char *fn, int op, const spt_tensor *a, const spt_d
     cwise_fn f = table[op][a->dtype];
     if (!f) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(a->dtype));
     const int64_t sr = a->rank, dr = dense->rank, n = a->nnz;
-    bool ok = dr <= sr;
+    if (sr == 0) return spt__err(SPT_EINVAL, "%s: the sparse operand must have rank >= 1 (the shape argument requires at least one element)", fn);
+    /* TensorFlow's rule: the shapes broadcast (numpy's rule, aligned from the right) and every dense dim
+     * is <= the sparse dim, so the dense side broadcasts to the sparse shape only (a dense 1 against a
+     * sparse 0 is refused; a dense 0 against a sparse 1 is taken, and then no entry can meet a value) */
+    bool ok = dr <= sr, empty_side = false;
     for (int64_t j = 0; ok && j < dr; j++) {
         int64_t dd = dense->shape[dr - 1 - j], sd = a->shape[sr - 1 - j];
-        ok = dd == sd || dd == 1;
+        ok = dd == sd || (dd == 1 && sd >= 1) || (dd == 0 && sd == 1);
+        empty_side |= dd == 0;
     }
     if (!ok) {
         char s1[SPT__IDXBUF], s2[SPT__IDXBUF];
@@ -92,6 +97,13 @@ static spt_status cwise(const char *fn, int op, const spt_tensor *a, const spt_d
                             fn, (long long)first, s1, s2);
         }
         spt__note_valid(a);
+    }
+    if (empty_side && n > 0) {
+        char s1[SPT__IDXBUF], s2[SPT__IDXBUF];
+        spt__fmt_index(s1, sizeof s1, a->indices, sr);
+        spt__fmt_index(s2, sizeof s2, dense->shape, dr);
+        return spt__err(SPT_EINVAL, "%s: indices[0] = %s meets no element of the dense operand of shape %s", fn, s1,
+                        s2);
     }
     /* strides of the broadcast dense operand, per sparse dim */
     int64_t strides[SPT_MAX_RANK], s = 1;

@@ -144,7 +144,7 @@ static spt_status bc_rows(const char *fn, const bc_in *in, int64_t m, int64_t ma
         return SPT_OK;
     }
     const size_t es = spt_dtype_size(odt);
-    const bool cut = maxlength > 0;
+    const bool cut = maxlength >= 0;
     int nch = spt__nchunks(n, 8);
     int64_t bnd[SPT__MAX_CHUNKS + 1], ng[SPT__MAX_CHUNKS];
     spt__chunks(n, nch, bnd, bc_row_start, in);
@@ -250,7 +250,7 @@ static spt_status bc_dense_count(const char *fn, const bc_in *in, int64_t n, int
         for (int64_t i = n / nct * t; i < (t == nct - 1 ? n : n / nct * (t + 1)); i++) {
             bool huge;
             int64_t v = spt__int_value(in->vdt, in->vals, i, &huge);
-            if (!(maxlength > 0 && (huge || v >= maxlength))) mine[v]++;
+            if (!(maxlength >= 0 && (huge || v >= maxlength))) mine[v]++;
         }
     }
     for (int t = 1; t < nct; t++)
@@ -281,7 +281,7 @@ static spt_status bc_bad_value(const char *fn, const bc_in *in, int64_t bad) {
     bool huge;
     int64_t v = spt__int_value(in->vdt, in->vals, bad, &huge);
     if (v < 0)
-        return spt__err(SPT_ERANGE, "%s: values[%lld] = %lld is negative (bincount takes non-negative values)", fn,
+        return spt__err(SPT_EINVAL, "%s: values[%lld] = %lld is negative (bincount takes non-negative values)", fn,
                         (long long)bad, (long long)v);
     return spt__err(SPT_EOVERFLOW, "%s: values[%lld] = %llu does not fit in int64", fn, (long long)bad,
                     (unsigned long long)((const uint64_t *)in->vals)[bad]);
@@ -298,7 +298,7 @@ static spt_status bincount(const char *fn, const bc_in *in, int64_t minlength, i
      * those below maxlength; the largest kept value; whether the rows never decrease */
     int64_t m = 0, maxv = 0, bad = n;
     int unsorted = 0;
-    const bool cut = maxlength > 0;
+    const bool cut = maxlength >= 0;
     int nth SPT__OMP_VAR = spt__threads_for(n);
 #pragma omp parallel for schedule(static) num_threads(nth) if (nth > 1) \
     reduction(min : bad) reduction(+ : m) reduction(max : maxv) reduction(| : unsorted)
@@ -316,7 +316,7 @@ static spt_status bincount(const char *fn, const bc_in *in, int64_t minlength, i
     }
     if (bad < n) return bc_bad_value(fn, in, bad);
     int64_t width;
-    if (maxlength > 0) {
+    if (maxlength >= 0) {
         width = maxlength;
     } else {
         if (maxv == INT64_MAX)
@@ -351,7 +351,7 @@ static spt_status bincount(const char *fn, const bc_in *in, int64_t minlength, i
         for (int64_t i = 0; i < n; i++) {
             bool huge;
             int64_t v = spt__int_value(in->vdt, in->vals, i, &huge);
-            if (maxlength > 0 && (huge || v >= maxlength)) continue;
+            if (maxlength >= 0 && (huge || v >= maxlength)) continue;
             keep[j] = i;
             keys[j++] = (uint64_t)v;
         }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* to_indicator.c -- tf.sparse.to_indicator: a dense bool array of shape shape[:-1] + [vocab_size],
+/* to_indicator.c -- tf.sparse.to_indicator: a dense bool array of shape shape[:-1] + [vocab_size] ([vocab_size] for rank 0),
  * true at [index[:-1]..., value] for every entry (repeats allowed). The output is dense by contract. */
 #include "ops/layout/layout_internal.h"
 
@@ -10,8 +10,8 @@ spt_status spt_to_indicator(const spt_tensor *t, int64_t vocab_size, spt_dense *
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
     if (!t) return spt__err(SPT_EINVAL, "%s: tensor is NULL", fn);
-    const int64_t r = t->rank, n = t->nnz;
-    if (r < 1) return spt__err(SPT_EINVAL, "%s: the tensor must have rank >= 1", fn);
+    /* rank 0 (TensorFlow: shape[:-1] is empty): a [vocab_size] vector */
+    const int64_t n = t->nnz, r = t->rank > 0 ? t->rank : 1;
     if (!spt_dtype_is_integer(t->dtype))
         return spt__err(SPT_EDTYPE, "%s: values must be integer ids, got %s", fn, spt_dtype_name(t->dtype));
     if (vocab_size < 0) return spt__err(SPT_EINVAL, "%s: vocab_size must be non-negative, got %lld", fn, (long long)vocab_size);
@@ -23,10 +23,10 @@ spt_status spt_to_indicator(const spt_tensor *t, int64_t vocab_size, spt_dense *
     ids = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
     if (!ids) return st;
     SPT__CHECK(spt__layout_ids(fn, t, vocab_size, ids));
-    SPT__CHECK(spt_dense_new(SPT_BOOL, r, shape, out));
+    SPT__CHECK(spt__dense_new(fn, SPT_BOOL, r, shape, out));
     bool *b = (*out)->data;
     for (int64_t i = 0; i < n; i++) {
-        const int64_t *row = t->indices + i * r;
+        const int64_t *row = t->indices + i * t->rank;
         int64_t off = 0;
         for (int64_t k = 0; k < r - 1; k++) off = off * shape[k] + row[k];
         b[off * vocab_size + ids[i]] = true;

@@ -25,7 +25,7 @@ spt_status spt_fill_empty_rows_grad(const spt_dense *reverse_index_map, const sp
     seen = spt__alloc_array(fn, m, 1, 1, true, &st);
     if (!seen) return st;
     SPT__CHECK(spt__grad_new_vec(dt, n, d_values));
-    SPT__CHECK(spt_dense_new(dt, 0, NULL, d_default_value));
+    SPT__CHECK(spt__dense_new(fn, dt, 0, NULL, d_default_value));
     for (int64_t i = 0; i < n; i++) {
         spt__gs(dt, (*d_values)->data, i, spt__gv(dt, grad_values->data, map[i]));
         seen[map[i]] = 1;

@@ -42,7 +42,7 @@ spt_status spt_sparse_dense_matmul_grad(const spt_tensor *a, const spt_dense *b,
         SPT__CHECK(spt_sparse_dense_matmul(a, grad, !adjoint_a, false, &t));
         if (!adjoint_b) gb = t;
         else { /* dB = (op(A)^T G)^T, a [N, K] matrix */
-            SPT__CHECK(spt_dense_new(dt, 2, (int64_t[]){N, K}, &gb));
+            SPT__CHECK(spt__dense_new(fn, dt, 2, (int64_t[]){N, K}, &gb));
             for (int64_t k = 0; k < K; k++)
                 for (int64_t n = 0; n < N; n++) spt__gs(dt, gb->data, n * K + k, spt__gv(dt, t->data, k * N + n));
             spt_dense_free(t);

@@ -45,8 +45,8 @@ spt_status spt_fill_empty_rows(const spt_tensor *t, const void *default_value, s
         goto fail;
     }
     SPT__CHECK(spt__tensor_alloc(fn, t->dtype, r, t->shape, total, NULL, &o));
-    if (empty_row_indicator) SPT__CHECK(spt_dense_new(SPT_BOOL, 1, &rows, &ind));
-    if (reverse_index_map) SPT__CHECK(spt_dense_new(SPT_INT64, 1, &n, &rev));
+    if (empty_row_indicator) SPT__CHECK(spt__dense_new(fn, SPT_BOOL, 1, &rows, &ind));
+    if (reverse_index_map) SPT__CHECK(spt__dense_new(fn, SPT_INT64, 1, &n, &rev));
     const size_t es = spt_dtype_size(t->dtype);
     int64_t *rmap = rev ? rev->data : NULL;
     if (ordered && empty == 0) { /* pass-through */

@@ -14,10 +14,19 @@ spt_status spt_slice(const spt_tensor *t, const int64_t *start, const int64_t *s
     if (r > 0 && (!start || !size)) return spt__err(SPT_EINVAL, "%s: start or size is NULL", fn);
     int64_t shape[SPT_MAX_RANK];
     for (int64_t d = 0; d < r; d++) {
-        if (start[d] < 0 || size[d] < 0)
-            return spt__err(SPT_EINVAL, "%s: start[%lld] = %lld and size[%lld] = %lld must be non-negative", fn,
-                            (long long)d, (long long)start[d], (long long)d, (long long)size[d]);
         const int64_t dim = t->shape[d];
+        if (start[d] < 0)
+            return spt__err(SPT_EINVAL, "%s: start[%lld] = %lld must be non-negative", fn, (long long)d,
+                            (long long)start[d]);
+        /* TF clips first: a negative size is refused only where it would be the output dim, i.e. when
+         * start < dim - size; from dim - size on the slice is empty (computed without overflow) */
+        if (size[d] < 0) {
+            if (start[d] < dim || (uint64_t)(start[d] - dim) < (uint64_t)0 - (uint64_t)size[d])
+                return spt__err(SPT_EINVAL, "%s: size[%lld] = %lld must be non-negative (start %lld, dim %lld)", fn,
+                                (long long)d, (long long)size[d], (long long)start[d], (long long)dim);
+            shape[d] = 0;
+            continue;
+        }
         /* TF: size if start < dim - size; else dim - start if start < dim; else 0 (no start+size) */
         shape[d] = start[d] < dim - size[d] ? size[d] : start[d] < dim ? dim - start[d] : 0;
     }

@@ -93,7 +93,7 @@ spt_status spt_sparse_to_dense(const spt_dense *sparse_indices, const spt_dense 
         t->flags |= SPT__F_VALID;
     }
     if (dt == SPT_STRING) SPT__CHECK(spt__arena_adopt_all(&t->strings, t->values, n));
-    SPT__CHECK(spt_dense_new(dt, r, shape, &d));
+    SPT__CHECK(spt__dense_new(fn, dt, r, shape, &d));
     SPT__CHECK(spt_to_dense_into(t, d, true, default_value->data));
     spt_tensor_free(t);
     *out = d;

@@ -159,7 +159,7 @@ static spt_status new_dense(const char *fn, const spt_tensor *t, bool zeroed, sp
         spt__fmt_index(buf, sizeof buf, t->shape, t->rank);
         return spt__err(SPT_EOVERFLOW, "%s: the dense output of shape %s would have more than INT64_MAX elements", fn, buf);
     }
-    if (t->dtype == SPT_STRING || t->volume == 0) return spt_dense_new(t->dtype, t->rank, t->shape, out);
+    if (t->dtype == SPT_STRING || t->volume == 0) return spt__dense_new(fn, t->dtype, t->rank, t->shape, out);
     size_t bytes;
     if (spt__bytes3(t->volume, 1, spt_dtype_size(t->dtype), &bytes))
         return spt__err(SPT_EOVERFLOW, "%s: %lld elements do not fit in size_t bytes", fn, (long long)t->volume);

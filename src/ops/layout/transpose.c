@@ -16,7 +16,10 @@ spt_status spt_transpose(const spt_tensor *t, const int64_t *perm, spt_tensor **
     for (int64_t k = 0; k < r; k++) inv[k] = -1;
     for (int64_t k = 0; k < r; k++) {
         p[k] = perm ? perm[k] : r - 1 - k;
-        if (p[k] < 0 || p[k] >= r || inv[p[k]] >= 0) {
+        if (p[k] < 0 || p[k] >= r) /* an axis outside [0, rank): out of range, as every axis */
+            return spt__err(SPT_ERANGE, "%s: perm[%lld] = %lld is outside [0, %lld)", fn, (long long)k, (long long)p[k],
+                            (long long)r);
+        if (inv[p[k]] >= 0) {
             char a[SPT__IDXBUF];
             spt__fmt_index(a, sizeof a, perm, r);
             return spt__err(SPT_EINVAL, "%s: perm %s is not a permutation of the %lld dims", fn, a, (long long)r);

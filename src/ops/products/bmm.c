@@ -69,7 +69,7 @@ spt_status spt_sparse_dense_bmm(const spt_tensor *a, const spt_dense *b, bool ad
     int64_t *ix2 = NULL, *perm = NULL;
     uint64_t *keys = NULL;
     void *bt = NULL;
-    SPT__CHECK(spt_dense_new(a->dtype, 3, oshape, &o));
+    SPT__CHECK(spt__dense_new(fn, a->dtype, 3, oshape, &o));
     const int64_t n = a->nnz;
     if (n == 0 || vol == 0) goto done;
     /* the flattened matrix: row p*M + m, column (p*K or 0) + k; grouped by row unless already so */

@@ -58,7 +58,7 @@ static spt_status matmul(const char *fn, const spt_tensor *a, const void *bdata,
                         (long long)b0, (long long)b1);
     int64_t oshape[2] = {outer, ocols};
     if (orank == 1) oshape[0] = outer;
-    SPT__TRY(spt_dense_new(a->dtype, orank, oshape, &o));
+    SPT__TRY(spt__dense_new(fn, a->dtype, orank, oshape, &o));
     if (n == 0) goto done;
     int nch = spt__nchunks(n, 2 + ocols);
     /* bounds, entry by entry, k before m (TF's order) */

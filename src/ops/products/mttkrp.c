@@ -74,7 +74,7 @@ spt_status spt_mttkrp(const spt_tensor *t, const spt_dense *const *factors, int6
     uint64_t *keys = NULL;
     void *tmp = NULL;
     SPT__TRY(spt__ensure_valid(fn, t));
-    SPT__CHECK(spt_dense_new(t->dtype, 2, oshape, &o));
+    SPT__CHECK(spt__dense_new(fn, t->dtype, 2, oshape, &o));
     const int64_t n = t->nnz;
     if (n == 0 || R == 0) goto done;
     bool grouped = (t->flags & SPT__F_SORTED) && t->order[0] == mode;

@@ -506,7 +506,7 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
             goto done;
         }
     }
-    if (dout) SPT__CHECK(spt_dense_new(t->dtype, p.orank, p.oshape, &d));
+    if (dout) SPT__CHECK(spt__dense_new(fn, t->dtype, p.orank, p.oshape, &d));
     if (!dout && p.nk > 0 && n > 0 && p.ovol > 0 && p.ovol <= n * 2) { /* strategy 3b: few cells (<= 2 nnz) */
         spt__reduce_src src;
         if (direct_plan(&p, &src) == 1) { /* blocks; runs (keys already sorted) take strategy 4 without a sort */

@@ -97,6 +97,22 @@ static void test_errors(void **state) {
     ASSERT_ST(SPT_EDTYPE, spt_add(a, b, NAN, &o));
     spt_tensor_free(b);
     spt_tensor_free(a);
+    /* integer values: the threshold must be an integer (TensorFlow converts it to the dtype) */
+    int32_t iv = 1;
+    a = mk(SPT_INT32, 2, s22, 1, ix, &iv);
+    ASSERT_OK(spt_add(a, a, 2, &o));
+    assert_int_equal(spt_tensor_nnz(o), 1);
+    spt_tensor_free(o);
+    ASSERT_OK(spt_add(a, a, -3, &o));
+    spt_tensor_free(o);
+    o = (spt_tensor *)1;
+    ASSERT_ST(SPT_EINVAL, spt_add(a, a, 0.5, &o));
+    assert_null(o);
+    ASSERT_MSG("threshold 0.5 is not an integer");
+    ASSERT_ST(SPT_EINVAL, spt_add(a, a, INFINITY, &o));
+    ASSERT_ST(SPT_EINVAL, spt_add(a, a, -INFINITY, &o));
+    ASSERT_ST(SPT_EINVAL, spt_add(a, a, NAN, &o));
+    spt_tensor_free(a);
     uint8_t u = 1;
     a = mk(SPT_UINT8, 2, s22, 1, ix, &u);
     ASSERT_ST(SPT_EDTYPE, spt_add(a, a, 0, &o));
@@ -137,6 +153,7 @@ static void test_property(void **state) {
         spt_tensor *b = mt_rand_tensor(dt, r, shape, mt_int(10), false, mt_int(2)), *o;
         static const double th[3] = {0, 0.5, 3};
         double thresh = th[mt_int(3)];
+        if (spt_dtype_is_integer(dt)) thresh = floor(thresh); /* an integer threshold for integer values */
         ASSERT_OK(spt_add(a, b, thresh, &o));
         mg_check(MG_ADD, a, b, thresh, o);
         spt_tensor_free(o);
@@ -183,6 +200,7 @@ static spt_tensor *mk_canon(spt_dtype dt, int64_t r, const int64_t *shape, int64
 /* spt_add(a, b, thresh) with 1, 2, 3 and 4 threads: the same bytes each time, and right (mg_check). */
 static void check_all_threads(const spt_tensor *a, const spt_tensor *b, double thresh) {
     spt_tensor *o1 = NULL, *o;
+    if (spt_dtype_is_integer(spt_tensor_dtype(a))) thresh = floor(thresh); /* integer values: an integer threshold */
     for (int th = 1; th <= 4; th++) {
         spt_set_num_threads(th);
         ASSERT_OK(spt_add(a, b, thresh, &o));

@@ -121,6 +121,40 @@ static void test_empty(void **state) {
     assert_int_equal(spt_tensor_nnz(o), 0);
     spt_tensor_free(o);
     spt_dense_free(d);
+    /* TensorFlow's one-way rule: a dense 1 against a sparse 0 is refused, a dense 0 against a sparse 0
+     * (or 1 when nothing is stored) taken */
+    int64_t d13[2] = {1, 3}, d03[2] = {0, 3}, d0[1] = {0}, s31[2] = {3, 1}, ix0[2] = {2, 0};
+    ASSERT_OK(spt_dense_new(SPT_UINT32, 2, d13, &d));
+    o = (spt_tensor *)1;
+    ASSERT_ST(SPT_EINVAL, spt_sparse_dense_cwise_mul(a, d, &o)); /* [0,3] vs [1,3] */
+    assert_null(o);
+    ASSERT_MSG("broadcasts dense to sparse only");
+    spt_dense_free(d);
+    ASSERT_OK(spt_dense_new(SPT_UINT32, 2, d03, &d));
+    ASSERT_OK(spt_sparse_dense_cwise_add(a, d, &o));
+    assert_int_equal(spt_tensor_nnz(o), 0);
+    spt_tensor_free(o);
+    spt_dense_free(d);
+    spt_tensor_free(a);
+    uint32_t one = 1;
+    ASSERT_OK(spt_dense_new(SPT_UINT32, 1, d0, &d));
+    ASSERT_OK(spt_tensor_new(SPT_UINT32, 2, s31, 0, NULL, NULL, NULL, &a));
+    ASSERT_OK(spt_sparse_dense_cwise_mul(a, d, &o)); /* [3,1] vs [0], nothing stored */
+    assert_int_equal(spt_tensor_nnz(o), 0);
+    spt_tensor_free(o);
+    spt_tensor_free(a);
+    ASSERT_OK(spt_tensor_new(SPT_UINT32, 2, s31, 1, ix0, &one, NULL, &a));
+    ASSERT_ST(SPT_EINVAL, spt_sparse_dense_cwise_mul(a, d, &o)); /* the entry meets no dense element */
+    assert_null(o);
+    ASSERT_MSG("meets no element of the dense operand");
+    spt_dense_free(d);
+    spt_tensor_free(a);
+    /* rank 0 sparse: refused, as TensorFlow ("the shape argument requires at least one element") */
+    ASSERT_OK(spt_tensor_new(SPT_UINT32, 0, NULL, 1, NULL, &one, NULL, &a));
+    ASSERT_OK(spt_dense_new(SPT_UINT32, 0, NULL, &d));
+    ASSERT_ST(SPT_EINVAL, spt_sparse_dense_cwise_add(a, d, &o));
+    ASSERT_MSG("rank >= 1");
+    spt_dense_free(d);
     spt_tensor_free(a);
 }
 
@@ -140,7 +174,7 @@ static void test_property(void **state) {
     for (int iter = 0; iter < 900; iter++) {
         spt_dtype dt = dts[iter % 10];
         int op = iter / 10 % 3;
-        int64_t r = mt_int(4), shape[3], dr = mt_int(r + 1), dshape[3];
+        int64_t r = 1 + mt_int(3), shape[3], dr = mt_int(r + 1), dshape[3];
         for (int64_t k = 0; k < r; k++) shape[k] = 1 + mt_int(4);
         for (int64_t j = 0; j < dr; j++) dshape[j] = mt_int(2) ? shape[r - dr + j] : 1;
         spt_tensor *a = mt_rand_tensor(dt, r, shape, mt_int(10), true, mt_int(2)), *o;

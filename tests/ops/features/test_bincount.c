@@ -27,6 +27,23 @@ static void test_dense(void **state) {
     int32_t ones[7] = {1, 1, 1, 1, 1, 1, 1};
     spt_test_expect_tensor(o, 2, os9, 7, oi, ones);
     spt_tensor_free(o);
+    /* maxlength 0 keeps nothing and the width is 0, whatever minlength (as TensorFlow 2.21) */
+    for (int64_t minl = SPT_UNSET; minl <= 5; minl += 6) {
+        ASSERT_OK(spt_bincount_dense(d, NULL, -1, minl, 0, false, &o));
+        int64_t os0[2] = {2, 0};
+        spt_test_expect_tensor(o, 2, os0, 0, NULL, NULL);
+        spt_tensor_free(o);
+        ASSERT_OK(spt_bincount_dense(d, NULL, 0, minl, 0, true, &o));
+        assert_int_equal(spt_tensor_shape(o)[0], 0);
+        assert_int_equal(spt_tensor_nnz(o), 0);
+        spt_tensor_free(o);
+    }
+    /* maxlength below minlength: maxlength wins */
+    ASSERT_OK(spt_bincount_dense(d, NULL, 0, 5, 3, false, &o));
+    int64_t fs3[1] = {3}, fi3[3] = {0, 1, 2};
+    int32_t fv3[3] = {1, 1, 1};
+    spt_test_expect_tensor(o, 1, fs3, 3, fi3, fv3);
+    spt_tensor_free(o);
     /* axis 0 flattens: one rank-1 count */
     ASSERT_OK(spt_bincount_dense(d, NULL, 0, SPT_UNSET, SPT_UNSET, false, &o));
     int64_t fs[1] = {8}, fi[6] = {0, 1, 2, 3, 4, 7};
@@ -62,8 +79,10 @@ static void test_dense(void **state) {
     ASSERT_MSG("must have the same shape");
     int32_t neg[8] = {3, 2, 1, 7, 7, -1, 4, 4};
     spt_dense *dn = tt_dense(SPT_INT32, 2, s, neg);
-    ASSERT_ST(SPT_ERANGE, spt_bincount_dense(dn, NULL, -1, SPT_UNSET, SPT_UNSET, false, &o));
+    ASSERT_ST(SPT_EINVAL, spt_bincount_dense(dn, NULL, -1, SPT_UNSET, SPT_UNSET, false, &o));
     ASSERT_MSG("values[5] = -1 is negative");
+    ASSERT_ST(SPT_EINVAL, spt_bincount_dense(dn, NULL, 0, SPT_UNSET, 0, false, &o)); /* even when dropped */
+    assert_null(o);
     spt_dense *fd = tt_dense(SPT_FLOAT32, 2, s, w);
     ASSERT_ST(SPT_EDTYPE, spt_bincount_dense(fd, NULL, -1, SPT_UNSET, SPT_UNSET, false, &o));
     spt_dense *arr[] = {d, wd, d3, wbad, dn, fd};
@@ -83,6 +102,10 @@ static void test_sparse(void **state) {
     int64_t os[2] = {3, 8}, oi[10] = {0, 1, 0, 3, 1, 7, 2, 4, 2, 5};
     int64_t ov[5] = {2, 6, 14, 7, 10};
     spt_test_expect_tensor(o, 2, os, 5, oi, ov);
+    spt_tensor_free(o);
+    ASSERT_OK(spt_bincount(t, w, -1, 4, 0, false, &o)); /* maxlength 0: nothing, width 0 */
+    int64_t os0[2] = {3, 0};
+    spt_test_expect_tensor(o, 2, os0, 0, NULL, NULL);
     spt_tensor_free(o);
     ASSERT_OK(spt_bincount(t, NULL, 0, SPT_UNSET, 5, false, &o)); /* maxlength 5 drops 5 and 7 */
     int64_t fs[1] = {5}, fi[3] = {1, 3, 4}, fv[3] = {1, 1, 2};

@@ -61,8 +61,22 @@ static void test_rank3_and_errors(void **state) {
     int64_t huge = INT64_MAX / 2;
     ASSERT_ST(SPT_EOVERFLOW, spt_to_indicator(t, huge, &d));
     spt_tensor_free(t);
+    /* rank 0: a [vocab_size] vector, as TensorFlow (repeated entries allowed) */
     ASSERT_OK(spt_tensor_new(SPT_INT64, 0, NULL, 0, NULL, NULL, NULL, &t));
-    ASSERT_ST(SPT_EINVAL, spt_to_indicator(t, 2, &d));
+    ASSERT_OK(spt_to_indicator(t, 2, &d));
+    assert_int_equal(spt_dense_rank(d), 1);
+    assert_int_equal(spt_dense_size(d), 2);
+    assert_memory_equal(spt_dense_data(d), ((bool[]){false, false}), 2);
+    spt_dense_free(d);
+    spt_tensor_free(t);
+    int64_t r0v[2] = {3, 1};
+    ASSERT_OK(spt_tensor_new(SPT_INT64, 0, NULL, 2, NULL, r0v, NULL, &t));
+    ASSERT_OK(spt_to_indicator(t, 4, &d));
+    assert_int_equal(spt_dense_shape(d)[0], 4);
+    assert_memory_equal(spt_dense_data(d), ((bool[]){false, true, false, true}), 4);
+    spt_dense_free(d);
+    ASSERT_ST(SPT_ERANGE, spt_to_indicator(t, 3, &d)); /* id 3 >= 3 */
+    assert_null(d);
     spt_tensor_free(t);
 }
 

@@ -61,6 +61,28 @@ static void test_rank0_and_errors(void **state) {
     assert_null(o);
     ASSERT_ST(SPT_EINVAL, spt_slice(t, neg, sz, &o));
     ASSERT_ST(SPT_EINVAL, spt_slice(t, st, neg, &o));
+    ASSERT_MSG("size[0] = -1 must be non-negative");
+    spt_tensor_free(t);
+    /* a negative size where start >= dim - size: TensorFlow clips first and returns an empty slice */
+    int64_t ixok[2] = {0, 2}, st5[2] = {5, 0}, sz5[2] = {-1, 3}, st4[2] = {4, 0}, st3[2] = {3, 0}, sz3[2] = {-2, 3};
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 2, s, 1, ixok, &v, NULL, &t));
+    ASSERT_OK(spt_slice(t, st5, sz5, &o));
+    int64_t ws5[2] = {0, 3};
+    spt_test_expect_tensor(o, 2, ws5, 0, NULL, NULL);
+    spt_tensor_free(o);
+    ASSERT_OK(spt_slice(t, st4, sz5, &o)); /* start 4 == dim 3 - size -1 */
+    spt_test_expect_tensor(o, 2, ws5, 0, NULL, NULL);
+    spt_tensor_free(o);
+    ASSERT_ST(SPT_EINVAL, spt_slice(t, st3, sz5, &o)); /* start 3 < 4 */
+    assert_null(o);
+    ASSERT_ST(SPT_EINVAL, spt_slice(t, st4, sz3, &o)); /* start 4 < 5 */
+    int64_t stbig[2] = {INT64_MAX, 0}, szmin[2] = {INT64_MIN, 3};
+    ASSERT_ST(SPT_EINVAL, spt_slice(t, stbig, szmin, &o)); /* dim - size is past INT64_MAX: never reached */
+    assert_null(o);
+    int64_t szm1[2] = {-1, 3};
+    ASSERT_OK(spt_slice(t, stbig, szm1, &o));
+    spt_test_expect_tensor(o, 2, ws5, 0, NULL, NULL);
+    spt_tensor_free(o);
     ASSERT_ST(SPT_EINVAL, spt_slice(t, NULL, sz, &o));
     ASSERT_ST(SPT_EINVAL, spt_slice(NULL, st, sz, &o));
     ASSERT_ST(SPT_EINVAL, spt_slice(t, st, sz, NULL));
