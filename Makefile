@@ -27,12 +27,15 @@ LDLIBS_LIB  = -lm
 PKG_LIBS    = $(shell pkg-config --libs libzip libpng libarchive libdeflate zlib 2>/dev/null)
 TEST_LIBS   = -lcmocka -ljansson
 
-LIB_SRC   := $(sort $(wildcard src/core/*.c src/sort/*.c src/ops/*/*.c src/io/*.c src/tot/*.c))
+LIB_SRC   := $(sort $(wildcard src/core/*.c src/sort/*.c src/ops/*/*.c src/io/*.c src/tot/*.c src/tf/*.c))
 CLI_SRC   := $(sort $(wildcard cli/*.c))
 TEST_SUP  := $(sort $(wildcard tests/support/*.c))
 TEST_SRC  := $(sort $(wildcard tests/*/test_*.c tests/*/*/test_*.c))
 CONF_SRC  := $(sort $(wildcard tests/conformance/*.c))
-HDRS      := $(wildcard include/*.h include/*.def src/*/*.h src/*/*/*.h)
+HDRS      := $(wildcard include/*.h include/*.def src/*/*.h src/*/*.def src/*/*/*.h)
+# Objects depend on the headers they include (-MMD -MP: build/.../x.d next to x.o, read back below);
+# the programs compiled and linked in one step (tests, conformance, benches) on every header.
+DEPFLAGS   = -MMD -MP -MF $(@:.o=.d) -MT $@
 TEST_HDRS := $(wildcard tests/*/*.h)
 
 REL = build
@@ -48,12 +51,12 @@ TESTS_SAN   := $(TEST_SRC:tests/%.c=$(SAN)/tests/%)
 
 all: $(REL)/libspt.a $(REL)/libspt.so $(REL)/spt
 
-$(REL)/obj/%.o: %.c $(HDRS)
+$(REL)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS_REL) -c $< -o $@
-$(SAN)/obj/%.o: %.c $(HDRS)
+	$(CC) $(CPPFLAGS) $(CFLAGS_REL) $(DEPFLAGS) -c $< -o $@
+$(SAN)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS_SAN) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS_SAN) $(DEPFLAGS) -c $< -o $@
 
 $(REL)/libspt.a: $(LIB_OBJ_REL)
 	@rm -f $@; ar rcs $@ $^
@@ -111,7 +114,7 @@ test-san: $(TESTS_SAN) $(SAN)/conformance
 test-python: all
 	@if [ -d python/tests ]; then cd python && PYTHONPATH=. SPT_LIB=../$(REL)/libspt.so $(PYTHON) -m pytest -q tests; fi
 
-# ==== fuzzing, corpus replay, memcheck (issue 9; fuzz/) ====
+# ==== fuzzing, corpus replay, memcheck (fuzz/) ====
 # make fuzz: libFuzzer binaries build/fuzz/fuzz_<h> (clang, ASan+UBSan, serial: no OpenMP), one per
 # fuzz/fuzz_<h>.c; run e.g. build/fuzz/fuzz_core fuzz/corpus/core. test-fuzz-replay: the same harnesses
 # linked with fuzz/replay.c (no libFuzzer) under ASan+UBSan replay every fuzz/corpus/<h>/ file.
@@ -121,9 +124,9 @@ FUZZ_CFLAGS   = $(CSTD) -Wall -Wextra -Wno-unknown-pragmas -Wno-unused-variable 
 FUZZ_NAMES   := $(sort $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c)))
 FUZZ_DEPS    := fuzz/fz.c fuzz/fz.h
 LIB_OBJ_FUZZ := $(LIB_SRC:%.c=$(REL)/fuzz/obj/%.o)
-$(REL)/fuzz/obj/%.o: %.c $(HDRS)
+$(REL)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c $< -o $@
 $(REL)/fuzz/libspt.a: $(LIB_OBJ_FUZZ)
 	@rm -f $@; ar rcs $@ $^
 $(REL)/fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_DEPS) $(REL)/fuzz/libspt.a
@@ -141,9 +144,9 @@ test-fuzz-replay: $(FUZZ_NAMES:%=$(SAN)/fuzz/replay_%)
 memcheck: all $(TESTS_REL) $(REL)/conformance
 	@sh fuzz/memcheck.sh $(TESTS_REL) -- $(REL)/conformance tests/conformance
 .PHONY: test-fuzz-replay
-# ==== end issue 9 block ====
+# ==== end fuzzing block ====
 
-# ==== MPI (issue 10; src/mpi/, include/spt_mpi.h, tests/mpi/) ====
+# ==== MPI (src/mpi/, include/spt_mpi.h, tests/mpi/) ====
 # The distributed layer is compiled with mpicc into build/libspt_mpi.a (link it before build/libspt.a);
 # the core never includes mpi.h. `make MPI=1` adds it to `all`. make test-mpi: tests/mpi/mpi_test at
 # mpirun -np $(MPI_NP), oversubscribed, loopback/shared memory only (recipe: shared/spec/distributed.md),
@@ -162,17 +165,17 @@ MPI_ENV   = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_r
             OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo HWLOC_COMPONENTS=-gl OMP_NUM_THREADS=1
 # (outputs are written under a temporary name and renamed: concurrent makes in one tree never run or
 # link a half-written file)
-$(REL)/mpi/obj/%.o: %.c $(HDRS) $(MPI_HDRS)
+$(REL)/mpi/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) -c $< -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
+	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) $(DEPFLAGS) -c $< -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
 $(REL)/libspt_mpi.a: $(MPI_SRC:%.c=$(REL)/mpi/obj/%.o)
 	@ar rcs $@.$$$$.tmp $^ && mv -f $@.$$$$.tmp $@
 $(REL)/tests/mpi/mpi_%: tests/mpi/mpi_%.c $(REL)/libspt_mpi.a $(REL)/libspt.a $(HDRS) $(MPI_HDRS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) -o $@.$$$$.tmp $< $(REL)/libspt_mpi.a $(REL)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
-$(SAN)/mpi/obj/%.o: %.c $(HDRS) $(MPI_HDRS)
+$(SAN)/mpi/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(CFLAGS_SAN) -c $< -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
+	$(MPICC) $(CPPFLAGS) $(CFLAGS_SAN) $(DEPFLAGS) -c $< -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
 $(SAN)/libspt_mpi.a: $(MPI_SRC:%.c=$(SAN)/mpi/obj/%.o)
 	@ar rcs $@.$$$$.tmp $^ && mv -f $@.$$$$.tmp $@
 $(SAN)/tests/mpi/mpi_%: tests/mpi/mpi_%.c $(SAN)/libspt_mpi.a $(SAN)/libspt.a $(HDRS) $(MPI_HDRS)
@@ -204,9 +207,9 @@ test-mpi: $(REL)/tests/mpi/mpi_test $(SAN)/tests/mpi/mpi_test $(REL)/spt $(REL)/
 # mpirun (cli/mpi_main.c): every cli/*.c compiled again with mpicc -DSPT_WITH_MPI, cli/main.c with its
 # main renamed spt_cli_serial_main. tests/mpi/cli_mpi.sh compares its output files with build/spt's.
 MPI_CLI_OBJ := $(CLI_SRC:%.c=$(REL)/mpi/cliobj/%.o)
-$(REL)/mpi/cliobj/%.o: %.c $(HDRS) $(MPI_HDRS) $(wildcard cli/*.h)
+$(REL)/mpi/cliobj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) -DSPT_WITH_MPI $(if $(filter cli/main.c,$<),-Dmain=spt_cli_serial_main -Wno-missing-prototypes,) -c $< -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
+	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) -DSPT_WITH_MPI $(if $(filter cli/main.c,$<),-Dmain=spt_cli_serial_main -Wno-missing-prototypes,) $(DEPFLAGS) -c $< -o $@.$$$$.tmp && mv -f $@.$$$$.tmp $@
 $(REL)/spt-mpi: $(MPI_CLI_OBJ) $(REL)/libspt_mpi.a $(REL)/libspt.a
 	$(MPICC) $(OMPFLAG) -o $@.$$$$.tmp $^ $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
 # build/libspt_mpi.so: the whole library and the distributed layer in one shared object, for Python's
@@ -220,7 +223,7 @@ test-mpi-cli: $(REL)/spt $(REL)/spt-mpi
 mpi-bench: $(REL)/tests/mpi/mpi_bench
 	@for np in 1 2 4; do $(MPI_ENV) $(MPIRUN) --quiet -np $$np $(REL)/tests/mpi/mpi_bench; done
 ifeq ($(MPI),1)
-all: $(REL)/libspt_mpi.a $(REL)/spt-mpi
+all: $(REL)/libspt_mpi.a $(REL)/spt-mpi $(REL)/libspt_mpi.so
 endif
 # make bench-mpi: bench/bench_mpi.c at P = 1, 2, 4 (the serial library in the P = 1 run) and the
 # latency/bandwidth of shared memory and TCP loopback at np 2; the table in bench/results/mpi/latest.md
@@ -255,19 +258,19 @@ bench-mpi: $(REL)/bench/bench_mpi $(if $(COMBBLAS_H),$(REL)/bench/bench_combblas
 	@$(REL)/bench/bench_mpi report $(REL)/bench-mpi/raw.tsv bench/results/mpi/latest.md
 	@cat bench/results/mpi/latest.md
 .PHONY: test-mpi test-mpi-cli mpi-bench bench-mpi
-# ==== end issue 10 block ====
+# ==== end MPI block ====
 
 clean:
 	rm -rf build
 
-# ==== test-tsan (issue 15) ====
+# ==== test-tsan ====
 # make test-tsan: tests/core/test_shared_reads.c (4 threads, read-only ops on shared tensors) built with
 # ThreadSanitizer against a TSan build of the library without OpenMP (TSan cannot see libgomp's sync).
 TSAN = build/tsan
 CFLAGS_TSAN = $(CSTD) $(WARN) -O1 -g -fsanitize=thread
-$(TSAN)/obj/%.o: %.c $(HDRS)
+$(TSAN)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS_TSAN) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS_TSAN) $(DEPFLAGS) -c $< -o $@
 $(TSAN)/libspt.a: $(LIB_SRC:%.c=$(TSAN)/obj/%.o)
 	@rm -f $@; ar rcs $@ $^
 $(TSAN)/test_shared_reads: tests/core/test_shared_reads.c $(TEST_SUP) $(TSAN)/libspt.a $(HDRS) $(TEST_HDRS)
@@ -280,7 +283,7 @@ test-tsan: $(TSAN)/test_shared_reads $(TSAN)/test_threads_race
 .PHONY: test-tsan
 # ==== end test-tsan block ====
 
-# ==== bench (issue 8, 18; bench/) ====
+# ==== bench (bench/) ====
 # make bench: spt (bench/bench_core.c, 1 thread and all cores, and its floors) against torch, pydata/sparse
 # and scipy from Debian, TensorFlow 2.x, torch 2.x and pydata/sparse 0.19 from PyPI (build/bench-venv) and
 # SuiteSparse:GraphBLAS (bench/bench_graphblas.c), alternating, each in its own process; writes
@@ -304,15 +307,25 @@ bench:
 	@sh bench/install-peers.sh build/bench-venv
 	@$(MAKE) --no-print-directory bench-programs
 	$(PYTHON) bench/run.py --venv build/bench-venv $(if $(filter 1,$(QUICK)),--quick,) $(BENCH_ARGS)
-.PHONY: bench-programs
+	@$(MAKE) --no-print-directory bench-readers
+# make bench-readers: bench/readers.py (.mtx/.tns/.npz/gzip readers and writers against fast_matrix_market,
+# pyarrow's CSV reader, pydata/sparse and zcat; spt info against a plain read), peers from PyPI in
+# build/io-bench-venv (made here when missing; a peer that cannot be installed is reported unavailable).
+bench-readers: $(REL)/libspt.so $(REL)/spt
+	@[ -x build/io-bench-venv/bin/python ] || { $(PYTHON) -m venv build/io-bench-venv && \
+	  build/io-bench-venv/bin/pip install -q fast_matrix_market pyarrow sparse numpy scipy; } || true
+	$(PYTHON) bench/readers.py --venv build/io-bench-venv $(if $(filter 1,$(QUICK)),--nnz 1000000,) \
+	  --out bench/results/$(if $(filter 1,$(QUICK)),trial/,)readers
+.PHONY: bench-programs bench-readers
 # ==== end bench block ====
 
-# ==== install, shared library ABI, pkg-config, doc, walkthrough (issue 21) ====
+# ==== install, shared library ABI, pkg-config, doc, walkthrough ====
 # The version is defined once, in include/spt.h; the SONAME is libspt.so.MAJOR and src/libspt.map
 # exports only the public spt_* API. make install / make uninstall write and remove only under
 # $(DESTDIR)$(PREFIX): lib/libspt.a, lib/libspt.so.X.Y.Z (+ libspt.so.X, libspt.so links), include/,
 # bin/spt, lib/pkgconfig/spt.pc, share/spt/data, share/doc/spt (and share/man/man3/spt.3 after make doc),
-# with MPI=1 lib/libspt_mpi.a, include/spt_mpi.h and bin/spt-mpi, and the Python package in
+# with MPI=1 lib/libspt_mpi.a, lib/libspt_mpi.so (linked into the Python package for spt.mpi), include/spt_mpi.h
+# and bin/spt-mpi, and the Python package in
 # $(PREFIX)/lib/pythonX.Y/site-packages/spt (PYTHON_INSTALL=0: not at all).
 SPT_MAJOR   := $(shell sed -n 's/^\#define SPT_VERSION_MAJOR  *\([0-9]*\).*/\1/p' include/spt.h)
 SPT_MINOR   := $(shell sed -n 's/^\#define SPT_VERSION_MINOR  *\([0-9]*\).*/\1/p' include/spt.h)
@@ -358,8 +371,9 @@ install: all $(REL)/spt.pc
 	install -m 644 $(DATA_FILES) $(D)$(DATADIR)/data/
 	install -m 644 README.md LICENSE CHANGELOG.md $(D)$(DOCDIR)/
 	@if [ "$(MPI)" = 1 ]; then \
-	  echo "install the MPI layer: libspt_mpi.a, spt_mpi.h, spt-mpi"; \
+	  echo "install the MPI layer: libspt_mpi.a, libspt_mpi.so, spt_mpi.h, spt-mpi"; \
 	  install -m 644 $(REL)/libspt_mpi.a $(D)$(LIBDIR)/libspt_mpi.a && \
+	  install -m 755 $(REL)/libspt_mpi.so $(D)$(LIBDIR)/libspt_mpi.so && \
 	  install -m 644 include/spt_mpi.h $(D)$(INCDIR)/spt_mpi.h && \
 	  install -m 755 $(REL)/spt-mpi $(D)$(BINDIR)/spt-mpi; fi
 	@if [ -f $(REL)/doc/html/index.html ]; then \
@@ -374,6 +388,7 @@ install: all $(REL)/spt.pc
 	  install -m 644 $$(find python/spt -maxdepth 1 -type f -name '*.py') $(D)$(PYSITE)/spt/ && \
 	  install -m 644 python/spt/_registry/*.py $(D)$(PYSITE)/spt/_registry/ && \
 	  ln -sf ../../../libspt.so.$(SPT_MAJOR) $(D)$(PYSITE)/spt/libspt.so && \
+	  { [ "$(MPI)" != 1 ] || ln -sf ../../../libspt_mpi.so $(D)$(PYSITE)/spt/libspt_mpi.so; } && \
 	  echo "  use it with: PYTHONPATH=$(PYSITE) $(PYTHON)"; \
 	else echo "the Python package is not installed (PYTHON_INSTALL=$(PYTHON_INSTALL)); see python/README.md"; fi
 
@@ -382,7 +397,7 @@ uninstall:
 	rm -f $(D)$(LIBDIR)/libspt.a $(D)$(LIBDIR)/libspt.so $(D)$(LIBDIR)/libspt.so.$(SPT_MAJOR) \
 	      $(D)$(LIBDIR)/libspt.so.$(SPT_VERSION) $(D)$(BINDIR)/spt $(D)$(PCDIR)/spt.pc $(D)$(MAN3DIR)/spt.3 \
 	      $(PUB_HDRS:include/%=$(D)$(INCDIR)/%) \
-	      $(D)$(LIBDIR)/libspt_mpi.a $(D)$(INCDIR)/spt_mpi.h $(D)$(BINDIR)/spt-mpi
+	      $(D)$(LIBDIR)/libspt_mpi.a $(D)$(LIBDIR)/libspt_mpi.so $(D)$(INCDIR)/spt_mpi.h $(D)$(BINDIR)/spt-mpi
 	rm -rf $(D)$(DATADIR) $(D)$(DOCDIR)
 	@if [ -n "$(PYVER)" ]; then rm -rf $(D)$(PYSITE)/spt; fi
 	@for d in $(PCDIR) $(if $(PYVER),$(PYSITE) $(LIBDIR)/python$(PYVER)) $(LIBDIR) $(INCDIR) $(BINDIR) \
@@ -396,12 +411,14 @@ test-install: all
 
 # make doc: build/doc/html/index.html and build/doc/man/man3/spt.3 from include/spt.h
 # (tools/gendoc.py), build/doc/python/*.html from the Python docstrings (pydoc).
+# (spt.mpi is left out: it needs mpi4py and libspt_mpi.so, and importing it initialises MPI)
 doc: $(REL)/libspt.so
 	@mkdir -p $(REL)/doc/html $(REL)/doc/man/man3 $(REL)/doc/python
 	$(PYTHON) tools/gendoc.py include/spt.h $(REL)/doc/html/index.html $(REL)/doc/man/man3/spt.3
 	@cd $(REL)/doc/python && rm -f *.html && \
 	  PYTHONPATH=$(CURDIR)/python SPT_LIB=$(CURDIR)/$(REL)/libspt.so $(PYTHON) -m pydoc -w \
-	    spt $$(cd $(CURDIR)/python && ls spt/*.py | sed -n 's|^spt/\(_*[a-z][a-z_]*\)\.py$$|spt.\1|p' | grep -v '__init__') >/dev/null
+	    spt $$(cd $(CURDIR)/python && ls spt/*.py | sed -n 's|^spt/\(_*[a-z][a-z_]*\)\.py$$|spt.\1|p' | grep -v '__init__' | \
+	      grep -vx 'spt.mpi') >/dev/null # spt.mpi imports only with libspt_mpi.so (make MPI=1)
 	@echo "make doc: $(REL)/doc/html/index.html, $(REL)/doc/man/man3/spt.3 (man -l), $(REL)/doc/python/spt.html"
 
 # the C part of make run, linked with the static archive
@@ -411,9 +428,9 @@ $(REL)/examples/walkthrough: examples/walkthrough.c $(REL)/libspt.a include/spt.
 
 .PHONY: uninstall test-install doc FORCE
 FORCE:
-# ==== end issue 21 block ====
+# ==== end install block ====
 
-# ==== TensorFlow differential test (issue 17; tests/tf/) ====
+# ==== TensorFlow differential test (tests/tf/) ====
 # make test-tf: spt's Python package against TensorFlow itself (tests/tf/harness.py: random inputs per op,
 # the rules where spt is stricter, TF's advisories). TensorFlow comes from PyPI into build/tf-venv (built
 # once by tests/tf/setup-venv.sh; a test dependency only). SPT_TF_CASES=N SPT_TF_SEED=S for long runs.
@@ -422,14 +439,25 @@ test-tf: all
 	@sh tests/tf/setup-venv.sh $(TF_VENV) $(PYTHON)
 	@PYTHONPATH=python SPT_LIB=$(REL)/libspt.so OMP_NUM_THREADS=2 TF_CPP_MIN_LOG_LEVEL=2 \
 	  $(TF_VENV)/bin/python tests/tf/harness.py
+	@PYTHONPATH=python SPT_LIB=$(REL)/libspt.so OMP_NUM_THREADS=2 TF_CPP_MIN_LOG_LEVEL=2 \
+	  $(TF_VENV)/bin/python tests/tf/tfbytes.py
 .PHONY: test-tf
 # ==== end TensorFlow block ====
 
-# ==== tf.sparse completion against TensorFlow (issue 19; bench/bench_tfsparse.py) ====
+# ==== segment_sum, bincount, embeddings against TensorFlow (bench/bench_tfsparse.py) ====
 # make bench-tfsparse: segment_sum, bincount and embedding_lookup_sparse, spt and TensorFlow in one process
-# (TensorFlow from the venv of make test-tf); writes bench/results/tfsparse/latest.md.
+# (TensorFlow from the venv of make test-tf); writes bench/results/tfsparse/latest.md. Then TFRecord reading
+# and tf.train.Example parsing (bench/bench_tfbytes.py; BENCH_TFBYTES_ARGS="--file-mb 1024" for the 1 GB file)
+# into bench/results/tfbytes/latest.md.
 bench-tfsparse: all
 	@sh tests/tf/setup-venv.sh $(TF_VENV) $(PYTHON)
 	@PYTHONPATH=python SPT_LIB=$(REL)/libspt.so TF_CPP_MIN_LOG_LEVEL=2 $(TF_VENV)/bin/python bench/bench_tfsparse.py $(BENCH_ARGS)
+	@PYTHONPATH=python SPT_LIB=$(REL)/libspt.so TF_CPP_MIN_LOG_LEVEL=2 $(TF_VENV)/bin/python bench/bench_tfbytes.py $(BENCH_TFBYTES_ARGS)
 .PHONY: bench-tfsparse
 # ==== end tf.sparse bench block ====
+
+# The header dependencies of every object built so far (see DEPFLAGS); an object built without its .d
+# (by an older Makefile) is rebuilt once.
+BUILT_OBJS := $(shell find build -name '*.o' 2>/dev/null)
+-include $(BUILT_OBJS:.o=.d)
+$(foreach o,$(BUILT_OBJS),$(if $(wildcard $(o:.o=.d)),,$(eval $(o): FORCE)))

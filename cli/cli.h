@@ -74,11 +74,19 @@ const char *cli_output(const cli_args *a);
 void cli_matmul_b_args(const cli_args *a, cli_args *b_args);
 void cli_matmul_a_args(const cli_args *a, const spt_dense *b, cli_args *a_args);
 
-/* The subcommands. */
-extern const cli_cmd cli_cmd_info, cli_cmd_validate, cli_cmd_convert, cli_cmd_reorder, cli_cmd_concat,
-    cli_cmd_split, cli_cmd_slice, cli_cmd_reduce, cli_cmd_add, cli_cmd_matmul, cli_cmd_to_dense,
-    cli_cmd_sparsify, cli_cmd_spy;
-/* issue 19 (tf.sparse completion) */
-extern const cli_cmd cli_cmd_bincount, cli_cmd_map, cli_cmd_expand_dims;
+/* TFRecord files of tf.train.Example (tfrecord.c): whether `path` is one (--format tfrecord, or a
+ * .tfrecord / .tfrecords extension); spt info's feature table; one feature (--feature NAME) as a
+ * VarLenFeature's sparse tensor [records, longest list]. Compression: --compression, else detected. */
+bool cli_is_tfrecord(const cli_args *a, const char *path);
+int cli_tfrecord_info(const cli_args *a, const char *path);
+int cli_tfrecord_read_feature(const cli_args *a, const char *path, spt_tensor **out);
+
+/* The subcommands: cli_cmd_<command> of every op of src/ops/ops.def that has one (cli_cmd_none, the
+ * sentinel of the ops without a command, has no name). */
+#define SPT_OP(family, fn, python, command, checks) extern const cli_cmd cli_cmd_##command;
+#define SPT_API(family, fn)
+#include "ops/ops.def"
+#undef SPT_OP
+#undef SPT_API
 
 #endif

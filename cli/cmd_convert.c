@@ -10,7 +10,7 @@ static int run_convert(cli_args *a) {
         a->opt_val[a->nopt++] = a->pos[1];
     }
     spt_tensor *t = NULL;
-    int rc = cli_read(a, a->pos[0], &t);
+    int rc = cli_is_tfrecord(a, a->pos[0]) ? cli_tfrecord_read_feature(a, a->pos[0], &t) : cli_read(a, a->pos[0], &t);
     if (rc) return rc;
     rc = cli_write(a, t);
     spt_tensor_free(t);
@@ -28,8 +28,11 @@ const cli_cmd cli_cmd_convert = {
     "  --format F       input format: tns, mtx, npy, npz (default: from the extension)\n"
     "  --to F           output format: tns, mtx, npy, npz (pydata/sparse), npz-scipy-coo, npz-scipy-csr\n"
     "                   (default: from the output's extension)\n"
-    "  --dtype D        read the values as dtype D (text formats), e.g. int32, float32, complex128\n",
-    "output format to dtype",
+    "  --dtype D        read the values as dtype D (text formats), e.g. int32, float32, complex128\n"
+    "  --feature NAME   a .tfrecord input (tf.train.Example records): the feature to write, as the sparse\n"
+    "                   tensor of tf.io.VarLenFeature ([records, longest list])\n"
+    "  --compression C  a .tfrecord's compression: NONE, ZLIB, GZIP (default: detected)\n",
+    "output format to dtype feature compression",
     "",
     1,
     2,

@@ -20,26 +20,45 @@ static int cmp_rows(const int64_t *ix, int64_t r, int64_t i, int64_t j) {
     return 0;
 }
 
-/* Per mode: distinct indices, and the count and min/max lengths of the mode's fibers (entries that
- * share every other coordinate). */
+/* Distinct indices of mode k: a bitmap over the dim when it is not much larger than the entries (one
+ * pass), else runs of a sort with k first. -1 when memory runs out. */
+static int64_t distinct_of(const spt_tensor *t, int64_t k, int64_t *perm, int64_t *order) {
+    const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t), dim = spt_tensor_shape(t)[k];
+    const int64_t *ix = spt_tensor_indices(t);
+    int64_t d = 0;
+    if (dim <= 8 * n + 4096) {
+        unsigned char *seen = calloc((size_t)dim / 8 + 1, 1);
+        if (!seen) return -1;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t v = ix[i * r + k];
+            unsigned char bit = (unsigned char)(1u << (v & 7));
+            d += !(seen[v >> 3] & bit);
+            seen[v >> 3] |= bit;
+        }
+        free(seen);
+        return d;
+    }
+    order[0] = k;
+    for (int64_t j = 0, o = 1; j < r; j++)
+        if (j != k) order[o++] = j;
+    if (spt_argsort(t, order, perm) != SPT_OK) return -1;
+    for (int64_t i = 0; i < n; i++)
+        if (i == 0 || ix[perm[i] * r + k] != ix[perm[i - 1] * r + k]) d++;
+    return d;
+}
+
+/* Per mode: the distinct indices, and the count and min/max lengths of the mode's fibers (entries that
+ * share every other coordinate), from one sort with k last. For the last mode that sort is row-major:
+ * *dups (when not NULL) receives the duplicate entries from it. */
 static spt_status mode_stats(const spt_tensor *t, int64_t k, int64_t *perm, int64_t *order, int64_t *distinct,
-                             int64_t *fibers, int64_t *fmin, int64_t *fmax) {
+                             int64_t *fibers, int64_t *fmin, int64_t *fmax, int64_t *dups) {
     const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t);
     const int64_t *ix = spt_tensor_indices(t);
-    /* distinct indices of mode k: sort with k first */
-    order[0] = k;
-    for (int64_t d = 0, o = 1; d < r; d++)
-        if (d != k) order[o++] = d;
-    spt_status st = spt_argsort(t, order, perm);
-    if (st != SPT_OK) return st;
-    *distinct = 0;
-    for (int64_t i = 0; i < n; i++)
-        if (i == 0 || ix[perm[i] * r + k] != ix[perm[i - 1] * r + k]) ++*distinct;
-    /* fibers: sort with k last, runs of equal other coordinates */
+    if ((*distinct = distinct_of(t, k, perm, order)) < 0) return SPT_ENOMEM;
     for (int64_t d = 0, o = 0; d < r; d++)
         if (d != k) order[o++] = d;
     order[r - 1] = k;
-    st = spt_argsort(t, order, perm);
+    spt_status st = spt_argsort(t, order, perm);
     if (st != SPT_OK) return st;
     *fibers = 0;
     *fmin = 0;
@@ -53,6 +72,7 @@ static spt_status mode_stats(const spt_tensor *t, int64_t k, int64_t *perm, int6
                     same = false;
                     break;
                 }
+        if (same && dups && ix[perm[i] * r + k] == ix[perm[i - 1] * r + k]) ++*dups;
         if (i > 0 && !same) {
             ++*fibers;
             if (*fibers == 1 || run < *fmin) *fmin = run;
@@ -64,9 +84,30 @@ static spt_status mode_stats(const spt_tensor *t, int64_t k, int64_t *perm, int6
     return SPT_OK;
 }
 
+typedef struct mode_row {
+    int64_t dist, fib, fmin, fmax;
+} mode_row;
+
+/* The mode table's rows (rows[r]); *dups from the row-major pass when `count_dups`. */
+static spt_status mode_rows(const spt_tensor *t, mode_row *rows, bool count_dups, int64_t *dups) {
+    const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t);
+    int64_t *perm = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    int64_t order[SPT_MAX_RANK];
+    if (!perm) return SPT_ENOMEM;
+    spt_status st = SPT_OK;
+    for (int64_t k = 0; k < r && st == SPT_OK; k++) {
+        mode_row *m = &rows[k];
+        st = mode_stats(t, k, perm, order, &m->dist, &m->fib, &m->fmin, &m->fmax,
+                        count_dups && k == r - 1 ? dups : NULL);
+    }
+    free(perm);
+    return st;
+}
+
 static int run_info(cli_args *a) {
     spt_tensor *t = NULL;
     const char *path = a->pos[0];
+    if (cli_is_tfrecord(a, path)) return cli_tfrecord_info(a, path);
     int rc = cli_read(a, path, &t);
     if (rc) return rc;
     const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t);
@@ -111,41 +152,20 @@ static int run_info(cli_args *a) {
         printf(", %s\n", dups ? "with duplicates" : "no duplicates");
     } else if (sorted) printf("order:      row-major sorted, %s\n", dups ? "with duplicates" : "no duplicates");
     else printf("order:      unsorted\n");
-    if (!sorted && !by_order) {
-        /* unsorted: count the duplicates with a row-major argsort (sorted: the loop above counted them) */
-        int64_t *perm = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
-        if (!perm) {
-            spt_tensor_free(t);
-            fprintf(stderr, "spt info: out of memory\n");
-            return CLI_BAD_INPUT;
-        }
-        dups = 0;
-        if (spt_argsort(t, NULL, perm) == SPT_OK)
-            for (int64_t i = 1; i < n; i++) dups += cmp_rows(ix, r, perm[i - 1], perm[i]) == 0;
-        free(perm);
+    mode_row rows[SPT_MAX_RANK];
+    if (!sorted && !by_order) dups = 0; /* unsorted: counted in the row-major pass of the last mode */
+    spt_status st = r > 0 && n > 0 ? mode_rows(t, rows, !sorted && !by_order, &dups) : SPT_OK;
+    if (st != SPT_OK) {
+        spt_tensor_free(t);
+        if (st == SPT_ENOMEM) fprintf(stderr, "spt info: out of memory\n");
+        return st == SPT_ENOMEM ? CLI_BAD_INPUT : cli_fail(a, st);
     }
     printf("duplicates: %lld\n", (long long)dups);
     if (r > 0 && n > 0) {
-        int64_t *perm = malloc(sizeof(int64_t) * (size_t)n);
-        int64_t order[SPT_MAX_RANK];
-        if (!perm) {
-            spt_tensor_free(t);
-            fprintf(stderr, "spt info: out of memory\n");
-            return CLI_BAD_INPUT;
-        }
         printf("%4s %12s %12s %12s %10s %10s\n", "mode", "dim", "distinct", "fibers", "fiber-min", "fiber-max");
-        for (int64_t k = 0; k < r; k++) {
-            int64_t dist, fib, fmin, fmax;
-            spt_status st = mode_stats(t, k, perm, order, &dist, &fib, &fmin, &fmax);
-            if (st != SPT_OK) {
-                free(perm);
-                spt_tensor_free(t);
-                return cli_fail(a, st);
-            }
-            printf("%4lld %12lld %12lld %12lld %10lld %10lld\n", (long long)k, (long long)shape[k], (long long)dist,
-                   (long long)fib, (long long)fmin, (long long)fmax);
-        }
-        free(perm);
+        for (int64_t k = 0; k < r; k++)
+            printf("%4lld %12lld %12lld %12lld %10lld %10lld\n", (long long)k, (long long)shape[k],
+                   (long long)rows[k].dist, (long long)rows[k].fib, (long long)rows[k].fmin, (long long)rows[k].fmax);
     }
     spt_tensor_free(t);
     return CLI_OK;
@@ -161,8 +181,11 @@ const cli_cmd cli_cmd_info = {
     "other coordinates) and their smallest and largest length.\n\n"
     "options:\n"
     "  --format F       input format: tns, mtx, npy, npz (default: from the extension)\n"
-    "  --dtype D        read the values as dtype D (text formats)\n",
-    "format dtype",
+    "  --dtype D        read the values as dtype D (text formats)\n"
+    "  --compression C  a .tfrecord's compression: NONE, ZLIB, GZIP (default: detected)\n\n"
+    "A TFRecord file of tf.train.Example (.tfrecord, or --format tfrecord) is summarised by feature: name,\n"
+    "list type, the number of Examples holding it, its values and the longest list.\n",
+    "format dtype compression",
     "",
     1,
     1,

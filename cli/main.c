@@ -7,13 +7,17 @@
 
 int spt_cli_demo(int argc, char **argv);
 int spt_cli_demo_main(int argc, char **argv); /* demo_args.c: --help, the data directory */
-extern const cli_cmd cli_cmd_spgemm; /* cmd_spgemm.c (issue 20) */
 
-static const cli_cmd *const commands[] = {&cli_cmd_info,   &cli_cmd_validate, &cli_cmd_convert,  &cli_cmd_reorder,
-                                          &cli_cmd_concat, &cli_cmd_split,    &cli_cmd_slice,    &cli_cmd_reduce,
-                                          &cli_cmd_add,    &cli_cmd_matmul,   &cli_cmd_to_dense, &cli_cmd_sparsify,
-                                          &cli_cmd_spy,      &cli_cmd_bincount, &cli_cmd_map,      &cli_cmd_expand_dims,
-                                          &cli_cmd_spgemm};
+const cli_cmd cli_cmd_none = {0}; /* the ops of src/ops/ops.def without a command */
+
+/* One slot per op of src/ops/ops.def, in its order: the op's command or cli_cmd_none. */
+static const cli_cmd *const commands[] = {
+#define SPT_OP(family, fn, python, command, checks) &cli_cmd_##command,
+#define SPT_API(family, fn)
+#include "ops/ops.def"
+#undef SPT_OP
+#undef SPT_API
+};
 
 static void usage(FILE *f) {
     fprintf(f, "usage: spt [--threads N] COMMAND [options] [FILES]\n\n"
@@ -22,7 +26,7 @@ static void usage(FILE *f) {
                "extension (--format for inputs, --to for outputs); '-' is stdin/stdout (.tns by default).\n\n"
                "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+        if (commands[i]->name) fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
     fprintf(f, "  %-10s %s\n", "demo", "a walkthrough on the files of a directory (default data/)");
     fprintf(f, "\n'spt COMMAND --help' describes a command's options.\n"
                "Exit codes: 0 success, 1 bad input (malformed file, failed operation), 2 usage error.\n");
@@ -61,7 +65,7 @@ int main(int argc, char **argv) {
     if (!strcmp(name, "help")) {
         if (i + 1 < argc)
             for (size_t k = 0; k < sizeof commands / sizeof *commands; k++)
-                if (!strcmp(commands[k]->name, argv[i + 1])) {
+                if (commands[k]->name && !strcmp(commands[k]->name, argv[i + 1])) {
                     char *av[] = {argv[i + 1], "--help", NULL};
                     cli_args a;
                     return cli_parse(commands[k], 2, av, &a) < 0 ? CLI_OK : CLI_OK;
@@ -71,7 +75,7 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(name, "demo")) return spt_cli_demo_main(argc - i, argv + i);
     for (size_t k = 0; k < sizeof commands / sizeof *commands; k++)
-        if (!strcmp(commands[k]->name, name)) {
+        if (commands[k]->name && !strcmp(commands[k]->name, name)) {
             cli_args a;
             int rc = cli_parse(commands[k], argc - i, argv + i, &a);
             if (rc >= 0) return rc;

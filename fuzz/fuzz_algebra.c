@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz_algebra.c -- the sparse algebra ops of issue 20 (spt_sparse_sparse_matmul, spt_multiply,
+/* fuzz_algebra.c -- the sparse algebra ops (spt_sparse_sparse_matmul, spt_multiply,
  * spt_subtract, spt_multiply_dense / spt_divide_dense, spt_sparse_dense_bmm, spt_mttkrp, spt_ttv,
  * spt_ttm, spt_tensordot, spt_einsum) on decoded tensors with arbitrary shapes (huge dims included where no dense storage of them
  * is made), out-of-range indices and raw value bits, with allocation failures injected. Results must
@@ -206,29 +206,46 @@ static void do_tensordot(fz_in *in, spt_tensor *a, bool einsum) {
     spt_dense_free(b);
 }
 
+static void act_multiply(fz_in *in, spt_tensor *t) { do_binary(in, t, 0); }
+static void act_subtract(fz_in *in, spt_tensor *t) { do_binary(in, t, 1); }
+static void act_spgemm(fz_in *in, spt_tensor *t) { do_binary(in, t, 2); }
+static void act_multiply_dense(fz_in *in, spt_tensor *t) { do_bcast(in, t, false); }
+static void act_divide_dense(fz_in *in, spt_tensor *t) { do_bcast(in, t, true); }
+static void act_mttkrp(fz_in *in, spt_tensor *t) { do_contract(in, t, 0); }
+static void act_ttv(fz_in *in, spt_tensor *t) { do_contract(in, t, 1); }
+static void act_ttm(fz_in *in, spt_tensor *t) { do_contract(in, t, 2); }
+static void act_tensordot(fz_in *in, spt_tensor *t) { do_tensordot(in, t, false); }
+static void act_einsum(fz_in *in, spt_tensor *t) { do_tensordot(in, t, true); }
+static void act_binary_any(fz_in *in, spt_tensor *t) { do_binary(in, t, fz_u8(in) % 3); }
+
+/* The shapes each action draws depend on its index (below), so the order is fixed. */
+static const fz_action actions[] = {
+    {"multiply", FZ_OP(spt_multiply), act_multiply, false},
+    {"subtract", FZ_OP(spt_subtract), act_subtract, false},
+    {"sparse_sparse_matmul", FZ_OP(spt_sparse_sparse_matmul), act_spgemm, false},
+    {"multiply_dense", FZ_OP(spt_multiply_dense), act_multiply_dense, false},
+    {"divide_dense", FZ_OP(spt_divide_dense), act_divide_dense, false},
+    {"mttkrp", FZ_OP(spt_mttkrp), act_mttkrp, false},
+    {"bmm", FZ_OP(spt_sparse_dense_bmm), do_bmm, false},
+    {"ttv", FZ_OP(spt_ttv), act_ttv, false},
+    {"ttm", FZ_OP(spt_ttm), act_ttm, false},
+    {"binary_any", FZ_OP(spt_multiply), act_binary_any, false},
+    {"tensordot", FZ_OP(spt_tensordot), act_tensordot, false},
+    {"einsum", FZ_OP(spt_einsum), act_einsum, false},
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_in in = {data, size};
     fz_begin(&in);
-    uint8_t action = fz_u8(&in) % 12;
+    uint8_t action = fz_u8(&in) % FZ_NUM_ACTIONS(actions);
+    fz_op_id op = actions[action].op;
     uint8_t flags = fz_u8(&in);
     fz_tspec spec = {.dtype = -1, .rank = -1, .numeric_only = flags < 230, .no_huge_dims = action >= 3 && action < 10};
-    if (action == 0 || action == 6) spec.rank = (flags & 0x30) ? 2 + (flags & 1) : -1;
+    if (op == FZ_OP(spt_multiply) && action == 0) spec.rank = (flags & 0x30) ? 2 + (flags & 1) : -1;
+    if (op == FZ_OP(spt_sparse_dense_bmm)) spec.rank = (flags & 0x30) ? 2 + (flags & 1) : -1;
     spt_tensor *t = fz_tensor(&in, &spec);
     if (!t) return 0;
-    switch (action) {
-    case 0: do_binary(&in, t, 0); break;
-    case 1: do_binary(&in, t, 1); break;
-    case 2: do_binary(&in, t, 2); break;
-    case 3: do_bcast(&in, t, false); break;
-    case 4: do_bcast(&in, t, true); break;
-    case 5: do_contract(&in, t, 0); break;
-    case 6: do_bmm(&in, t); break;
-    case 7: do_contract(&in, t, 1); break;
-    case 8: do_contract(&in, t, 2); break;
-    case 10: do_tensordot(&in, t, false); break;
-    case 11: do_tensordot(&in, t, true); break;
-    default: do_binary(&in, t, fz_u8(&in) % 3); break;
-    }
+    actions[action].run(&in, t);
     spt_tensor_free(t);
     return 0;
 }

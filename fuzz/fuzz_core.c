@@ -372,29 +372,43 @@ static void do_mutate(fz_in *in, spt_tensor *t) {
     spt_tensor_free(c);
 }
 
+static void act_reorder_group(fz_in *in, spt_tensor *t) {
+    do_reorder(in, t);
+    do_group(in, t);
+}
+static void act_from_dense(fz_in *in, spt_tensor *t) {
+    (void)t;
+    do_from_dense(in);
+}
+static void act_sparse_to_dense(fz_in *in, spt_tensor *t) {
+    (void)t;
+    do_sparse_to_dense(in);
+}
+
+static const fz_action actions[] = {
+    {"validate", FZ_OP(spt_validate), do_validate, false},
+    {"reorder_group", FZ_OP(spt_reorder), act_reorder_group, false},
+    {"argsort", FZ_OP(spt_argsort), do_argsort, false},
+    {"group", FZ_OP(spt_group_begin), do_group, false},
+    {"to_dense", FZ_OP(spt_to_dense), do_to_dense, false},
+    {"mutate", FZ_OP(spt_tensor_set_string), do_mutate, false},
+    {"from_dense", FZ_OP(spt_from_dense), act_from_dense, true},
+    {"sparse_to_dense", FZ_OP(spt_sparse_to_dense), act_sparse_to_dense, true},
+};
+FZ_ALSO(FZ_OP(spt_reordered), FZ_OP(spt_indices_valid), FZ_OP(spt_to_dense_into));
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_in in = {data, size};
     fz_begin(&in);
-    uint8_t action = fz_u8(&in) % 8;
-    if (action == 6) {
-        do_from_dense(&in);
-        return 0;
-    }
-    if (action == 7) {
-        do_sparse_to_dense(&in);
+    const fz_action *a = &actions[fz_u8(&in) % FZ_NUM_ACTIONS(actions)];
+    if (a->alone) {
+        a->run(&in, NULL);
         return 0;
     }
     fz_tspec spec = {.dtype = -1, .rank = -1};
     spt_tensor *t = fz_tensor(&in, &spec);
     if (!t) return 0;
-    switch (action) {
-    case 0: do_validate(&in, t); break;
-    case 1: do_reorder(&in, t); do_group(&in, t); break;
-    case 2: do_argsort(&in, t); break;
-    case 3: do_group(&in, t); break;
-    case 4: do_to_dense(&in, t); break;
-    default: do_mutate(&in, t); break;
-    }
+    a->run(&in, t);
     spt_tensor_free(t);
     return 0;
 }

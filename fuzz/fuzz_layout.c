@@ -367,28 +367,34 @@ done:
     for (int i = 0; i < n; i++) spt_tensor_free(ids[i]);
 }
 
+static void act_concat_primary(fz_in *in, spt_tensor *t) { do_concat(in, t, true); }
+static void act_concat(fz_in *in, spt_tensor *t) { do_concat(in, t, false); }
+static void act_concat_either(fz_in *in, spt_tensor *t) { do_concat(in, t, fz_bool(in)); }
+
+static const fz_action actions[] = {
+    {"concat_primary", FZ_OP(spt_concat_primary), act_concat_primary, false},
+    {"concat", FZ_OP(spt_concat), act_concat, false},
+    {"split", FZ_OP(spt_split), do_split, false},
+    {"slice", FZ_OP(spt_slice), do_slice, false},
+    {"retain", FZ_OP(spt_retain), do_retain, false},
+    {"reset_shape", FZ_OP(spt_reset_shape), do_reset_shape, false},
+    {"fill_empty_rows", FZ_OP(spt_fill_empty_rows), do_fill_empty_rows, false},
+    {"reshape", FZ_OP(spt_reshape), do_reshape, false},
+    {"transpose", FZ_OP(spt_transpose), do_transpose, false},
+    {"to_indicator", FZ_OP(spt_to_indicator), do_to_indicator, false},
+    {"merge", FZ_OP(spt_merge), do_merge, false},
+    {"concat_either", FZ_OP(spt_concat), act_concat_either, false},
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_in in = {data, size};
     fz_begin(&in);
-    uint8_t action = fz_u8(&in) % 12;
+    const fz_action *a = &actions[fz_u8(&in) % FZ_NUM_ACTIONS(actions)];
     fz_tspec spec = {.dtype = -1, .rank = -1};
-    if (action == 9) spec.dtype = fz_bool(&in) ? SPT_INT64 : SPT_INT16; /* to_indicator ids */
+    if (a->op == FZ_OP(spt_to_indicator)) spec.dtype = fz_bool(&in) ? SPT_INT64 : SPT_INT16; /* integer ids */
     spt_tensor *t = fz_tensor(&in, &spec);
     if (!t) return 0;
-    switch (action) {
-    case 0: do_concat(&in, t, true); break;
-    case 1: do_concat(&in, t, false); break;
-    case 2: do_split(&in, t); break;
-    case 3: do_slice(&in, t); break;
-    case 4: do_retain(&in, t); break;
-    case 5: do_reset_shape(&in, t); break;
-    case 6: do_fill_empty_rows(&in, t); break;
-    case 7: do_reshape(&in, t); break;
-    case 8: do_transpose(&in, t); break;
-    case 9: do_to_indicator(&in, t); break;
-    case 10: do_merge(&in, t); break;
-    default: do_concat(&in, t, fz_bool(&in)); break;
-    }
+    a->run(&in, t);
     spt_tensor_free(t);
     return 0;
 }

@@ -188,38 +188,61 @@ static void do_matmul(fz_in *in, spt_tensor *a, bool vec) {
     spt_dense_free(b);
 }
 
+static void act_reduce_sum(fz_in *in, spt_tensor *t) { do_reduce(in, t, false, false); }
+static void act_reduce_sum_sparse(fz_in *in, spt_tensor *t) { do_reduce(in, t, false, true); }
+static void act_reduce_max(fz_in *in, spt_tensor *t) { do_reduce(in, t, true, false); }
+static void act_reduce_max_sparse(fz_in *in, spt_tensor *t) { do_reduce(in, t, true, true); }
+static void act_add(fz_in *in, spt_tensor *t) { do_binary(in, t, 0); }
+static void act_maximum(fz_in *in, spt_tensor *t) { do_binary(in, t, 1); }
+static void act_minimum(fz_in *in, spt_tensor *t) { do_binary(in, t, 2); }
+static void act_cwise_mul(fz_in *in, spt_tensor *t) { do_cwise(in, t, 0); }
+static void act_cwise_div(fz_in *in, spt_tensor *t) { do_cwise(in, t, 1); }
+static void act_cwise_add(fz_in *in, spt_tensor *t) { do_cwise(in, t, 2); }
+static void act_matmul(fz_in *in, spt_tensor *t) { do_matmul(in, t, false); }
+static void act_matvec(fz_in *in, spt_tensor *t) { do_matmul(in, t, true); }
+static void act_reduce_any(fz_in *in, spt_tensor *t) { do_reduce(in, t, fz_bool(in), fz_bool(in)); }
+static void act_binary_any(fz_in *in, spt_tensor *t) { do_binary(in, t, fz_u8(in) % 3); }
+
+/* The shapes each action draws depend on its index (below), so the order is fixed. */
+static const fz_action actions[] = {
+    {"reduce_sum", FZ_OP(spt_reduce_sum), act_reduce_sum, false},
+    {"reduce_sum_sparse", FZ_OP(spt_reduce_sum_sparse), act_reduce_sum_sparse, false},
+    {"reduce_max", FZ_OP(spt_reduce_max), act_reduce_max, false},
+    {"reduce_max_sparse", FZ_OP(spt_reduce_max_sparse), act_reduce_max_sparse, false},
+    {"add", FZ_OP(spt_add), act_add, false},
+    {"add_dense", FZ_OP(spt_add_dense), do_add_dense, false},
+    {"cwise_mul", FZ_OP(spt_sparse_dense_cwise_mul), act_cwise_mul, false},
+    {"cwise_div", FZ_OP(spt_sparse_dense_cwise_div), act_cwise_div, false},
+    {"cwise_add", FZ_OP(spt_sparse_dense_cwise_add), act_cwise_add, false},
+    {"maximum", FZ_OP(spt_maximum), act_maximum, false},
+    {"minimum", FZ_OP(spt_minimum), act_minimum, false},
+    {"softmax", FZ_OP(spt_softmax), do_softmax, false},
+    {"matmul", FZ_OP(spt_sparse_dense_matmul), act_matmul, false},
+    {"matvec", FZ_OP(spt_sparse_dense_matvec), act_matvec, false},
+    {"reduce_any", FZ_OP(spt_reduce_sum), act_reduce_any, false},
+    {"binary_any", FZ_OP(spt_add), act_binary_any, false},
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_in in = {data, size};
     fz_begin(&in);
-    uint8_t action = fz_u8(&in) % 16;
+    uint8_t action = fz_u8(&in) % FZ_NUM_ACTIONS(actions);
+    fz_op_id op = actions[action].op;
     uint8_t flags = fz_u8(&in);
     fz_tspec spec = {.dtype = -1, .rank = -1, .numeric_only = flags < 230, .no_huge_dims = (flags & 1) != 0};
-    if (action == 4 || action == 9 || action == 10) spec.no_huge_dims = (flags & 3) != 0;
+    if (op == FZ_OP(spt_add) || op == FZ_OP(spt_maximum) || op == FZ_OP(spt_minimum))
+        spec.no_huge_dims = (flags & 3) != 0;
     /* the dense operand of add_dense and matmul spans the sparse dims: small shapes only; the broadcast
      * cwise ops also draw huge dims (any volume), where a dense operand of 1s still fits */
-    if (action == 5 || action >= 12 || (action >= 6 && action <= 8 && !(flags & 2))) spec.no_huge_dims = true;
-    if (action == 12 || action == 13) spec.rank = (flags & 0x30) ? 2 : -1;
-    if (action == 11 && (flags & 2)) spec.dtype = (flags & 4) ? SPT_FLOAT32 : SPT_FLOAT64;
+    bool cwise = op == FZ_OP(spt_sparse_dense_cwise_mul) || op == FZ_OP(spt_sparse_dense_cwise_div) ||
+                 op == FZ_OP(spt_sparse_dense_cwise_add);
+    if (op == FZ_OP(spt_add_dense) || action >= 12 || (cwise && !(flags & 2))) spec.no_huge_dims = true;
+    if (op == FZ_OP(spt_sparse_dense_matmul) || op == FZ_OP(spt_sparse_dense_matvec))
+        spec.rank = (flags & 0x30) ? 2 : -1;
+    if (op == FZ_OP(spt_softmax) && (flags & 2)) spec.dtype = (flags & 4) ? SPT_FLOAT32 : SPT_FLOAT64;
     spt_tensor *t = fz_tensor(&in, &spec);
     if (!t) return 0;
-    switch (action) {
-    case 0: do_reduce(&in, t, false, false); break;
-    case 1: do_reduce(&in, t, false, true); break;
-    case 2: do_reduce(&in, t, true, false); break;
-    case 3: do_reduce(&in, t, true, true); break;
-    case 4: do_binary(&in, t, 0); break;
-    case 5: do_add_dense(&in, t); break;
-    case 6: do_cwise(&in, t, 0); break;
-    case 7: do_cwise(&in, t, 1); break;
-    case 8: do_cwise(&in, t, 2); break;
-    case 9: do_binary(&in, t, 1); break;
-    case 10: do_binary(&in, t, 2); break;
-    case 11: do_softmax(&in, t); break;
-    case 12: do_matmul(&in, t, false); break;
-    case 13: do_matmul(&in, t, true); break;
-    case 14: do_reduce(&in, t, fz_bool(&in), fz_bool(&in)); break;
-    default: do_binary(&in, t, fz_u8(&in) % 3); break;
-    }
+    actions[action].run(&in, t);
     spt_tensor_free(t);
     return 0;
 }

@@ -12,6 +12,9 @@
 #include <string.h>
 #include <zip.h>
 
+/* The ops this harness reaches (one action: the bytes are the file). */
+FZ_ALSO(FZ_OP(spt_read_npz), FZ_OP(spt_write_npz));
+
 static const char *const names[] = {"coords.npy", "data.npy", "shape.npy", "fill_value.npy", "row.npy",
                                     "col.npy", "indices.npy", "indptr.npy", "format.npy", "other.npy"};
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz_tfsparse.c -- the issue-19 ops (segment reductions, expand_dims, eye, map_values, cast,
+/* fuzz_tfsparse.c -- the rest of tf.sparse (segment reductions, expand_dims, eye, map_values, cast,
  * bincount, cross / cross_hashed, embedding lookups, serialization) on decoded inputs, and the
  * deserializer on raw bytes. Results must satisfy the invariants; inputs must not change; a serialized
  * tensor must read back as itself. */
@@ -168,9 +168,9 @@ static void do_serialize(fz_in *in, spt_tensor *t) {
     void *buf = FZ_SENTINEL;
     size_t len = 0;
     fz_op_begin();
-    spt_status st = spt_serialize_sparse(t, &buf, &len);
+    spt_status st = spt_pack_sparse(t, &buf, &len);
     fz_op_end();
-    fz_check_status("spt_serialize_sparse", st, buf);
+    fz_check_status("spt_pack_sparse", st, buf);
     if (st != SPT_OK) return;
     /* flip a byte sometimes: the reader must refuse it */
     bool flip = len > 0 && fz_u8(in) < 100;
@@ -178,16 +178,16 @@ static void do_serialize(fz_in *in, spt_tensor *t) {
     const void *const bufs[1] = {buf};
     spt_tensor *back = FZ_SENTINEL;
     fz_op_begin();
-    st = spt_deserialize_sparse(bufs, &len, 0, NULL, spt_tensor_dtype(t), &back);
+    st = spt_unpack_sparse(bufs, &len, 0, NULL, spt_tensor_dtype(t), &back);
     fz_op_end();
-    fz_check_status("spt_deserialize_sparse", st, back);
-    if (flip && st == SPT_OK) fz_die("spt_deserialize_sparse", "accepted a damaged buffer");
+    fz_check_status("spt_unpack_sparse", st, back);
+    if (flip && st == SPT_OK) fz_die("spt_unpack_sparse", "accepted a damaged buffer");
     if (st == SPT_OK) {
-        fz_check_tensor("spt_deserialize_sparse", back);
+        fz_check_tensor("spt_unpack_sparse", back);
         int64_t n = spt_tensor_nnz(t), r = spt_tensor_rank(t);
         if (spt_tensor_nnz(back) != n || spt_tensor_rank(back) != r ||
             (n * r > 0 && memcmp(spt_tensor_indices(back), spt_tensor_indices(t), (size_t)(n * r) * 8)))
-            fz_die("spt_deserialize_sparse", "round trip changed the tensor");
+            fz_die("spt_unpack_sparse", "round trip changed the tensor");
         spt_tensor_free(back);
     }
     spt_bytes_free(buf);
@@ -201,44 +201,67 @@ static void do_raw_bytes(fz_in *in) {
     fz_op_begin();
     /* ask for the dtype the header names, so that well-formed inputs read through */
     spt_dtype dt = (spt_dtype)(len > 6 ? in->p[6] % SPT_NUM_DTYPES : 0);
-    spt_status st = spt_deserialize_sparse(bufs, &len, 0, NULL, dt, &out);
+    spt_status st = spt_unpack_sparse(bufs, &len, 0, NULL, dt, &out);
     fz_op_end();
-    check_out("spt_deserialize_sparse", st, out);
+    check_out("spt_unpack_sparse", st, out);
 }
+
+static void act_segment(fz_in *in, spt_tensor *t) {
+    (void)t;
+    do_segment(in);
+}
+static void act_expand_dims(fz_in *in, spt_tensor *t) { do_unary(in, t, 0); }
+static void act_map_values(fz_in *in, spt_tensor *t) { do_unary(in, t, 1); }
+static void act_cast(fz_in *in, spt_tensor *t) { do_unary(in, t, 2); }
+static void act_cross(fz_in *in, spt_tensor *t) {
+    (void)t;
+    do_cross(in);
+}
+static void act_eye(fz_in *in, spt_tensor *t) {
+    (void)t;
+    spt_tensor *out = FZ_SENTINEL;
+    fz_op_begin();
+    /* sizes small (a huge diagonal is a real allocation failure) or with a volume beyond int64 */
+    bool huge = fz_u8(in) > 250;
+    spt_status st = spt_eye(huge ? INT64_MAX : fz_range(in, -2, 9), fz_u8(in) < 100 ? SPT_UNSET : huge ? 3 : fz_range(in, -2, 9),
+                            (spt_dtype)(fz_u8(in) % (SPT_NUM_DTYPES + 1)), &out);
+    fz_op_end();
+    check_out("spt_eye", st, out);
+}
+
+static const fz_action actions[] = {
+    {"segment", FZ_OP(spt_segment_sum), act_segment, true},
+    {"expand_dims", FZ_OP(spt_expand_dims), act_expand_dims, false},
+    {"map_values", FZ_OP(spt_map_values), act_map_values, false},
+    {"cast", FZ_OP(spt_cast), act_cast, false},
+    {"bincount", FZ_OP(spt_bincount), do_bincount, false},
+    {"serialize", FZ_OP(spt_pack_sparse), do_serialize, false},
+    {"cross", FZ_OP(spt_cross), act_cross, true},
+    {"embedding", FZ_OP(spt_embedding_lookup_sparse), do_embedding, false},
+    {"serialize_or_raw_bytes", FZ_OP(spt_unpack_sparse), do_serialize, false},
+    {"eye", FZ_OP(spt_eye), act_eye, true},
+};
+FZ_ALSO(FZ_OP(spt_segment_mean), FZ_OP(spt_segment_sqrt_n), FZ_OP(spt_bincount_dense), FZ_OP(spt_cross_hashed),
+        FZ_OP(spt_safe_embedding_lookup_sparse));
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_in in = {data, size};
     fz_begin(&in);
-    uint8_t action = fz_u8(&in) % 10;
+    uint8_t action = fz_u8(&in) % FZ_NUM_ACTIONS(actions);
+    const fz_action *a = &actions[action];
     uint8_t flags = fz_u8(&in);
-    if (action == 0) return do_segment(&in), 0;
-    if (action == 6) return do_cross(&in), 0;
-    if (action == 8 && (flags & 1)) return do_raw_bytes(&in), 0;
-    if (action == 9) {
-        spt_tensor *out = FZ_SENTINEL;
-        fz_op_begin();
-        /* sizes small (a huge diagonal is a real allocation failure) or with a volume beyond int64 */
-        bool huge = fz_u8(&in) > 250;
-        spt_status st = spt_eye(huge ? INT64_MAX : fz_range(&in, -2, 9), fz_u8(&in) < 100 ? SPT_UNSET : huge ? 3 : fz_range(&in, -2, 9),
-                                (spt_dtype)(fz_u8(&in) % (SPT_NUM_DTYPES + 1)), &out);
-        fz_op_end();
-        check_out("spt_eye", st, out);
+    if (a->alone) {
+        a->run(&in, NULL);
         return 0;
     }
+    if (a->op == FZ_OP(spt_unpack_sparse) && (flags & 1)) return do_raw_bytes(&in), 0;
     fz_tspec spec = {.dtype = -1, .rank = -1, .no_huge_dims = true};
     static const int ints[4] = {SPT_INT64, SPT_INT32, SPT_UINT8, SPT_INT8};
-    if (action == 4 || action == 7) spec.dtype = ints[flags % 4];
-    if (action == 7) spec.rank = 2 + (flags & 16 ? 1 : 0);
+    if (a->op == FZ_OP(spt_bincount) || a->op == FZ_OP(spt_embedding_lookup_sparse)) spec.dtype = ints[flags % 4];
+    if (a->op == FZ_OP(spt_embedding_lookup_sparse)) spec.rank = 2 + (flags & 16 ? 1 : 0);
     spt_tensor *t = fz_tensor(&in, &spec);
     if (!t) return 0;
-    switch (action) {
-    case 1: do_unary(&in, t, 0); break;
-    case 2: do_unary(&in, t, 1); break;
-    case 3: do_unary(&in, t, 2); break;
-    case 4: do_bincount(&in, t); break;
-    case 7: do_embedding(&in, t); break;
-    default: do_serialize(&in, t); break;
-    }
+    a->run(&in, t);
     spt_tensor_free(t);
     return 0;
 }

@@ -7,6 +7,9 @@
 
 #include <string.h>
 
+/* The ops this harness reaches (one action: the bytes are the file). */
+FZ_ALSO(FZ_OP(spt_parse_tns), FZ_OP(spt_read_tns), FZ_OP(spt_write_tns));
+
 static bool has_nan(const spt_tensor *t) {
     spt_dtype dt = spt_tensor_dtype(t);
     int64_t n = spt_tensor_nnz(t);

@@ -372,18 +372,52 @@ static void do_sparsify(fz_in *in, int mode) {
     spt_sparse_map_free(m);
 }
 
+static void act_domain(fz_in *in, spt_tensor *t) {
+    (void)t;
+    do_domain(in);
+}
+static void act_inject(fz_in *in, spt_tensor *t) {
+    (void)t;
+    do_inject(in);
+}
+static void act_map(fz_in *in, spt_tensor *t) {
+    (void)t;
+    do_map(in);
+}
+static void act_tot_new(fz_in *in, spt_tensor *t) {
+    (void)t;
+    do_tot_new(in);
+}
+static void act_sparsify(fz_in *in, spt_tensor *t) {
+    (void)t;
+    do_sparsify(in, 0);
+}
+static void act_sparsify_block(fz_in *in, spt_tensor *t) {
+    (void)t;
+    do_sparsify(in, 1);
+}
+static void act_domain_inject(fz_in *in, spt_tensor *t) {
+    (void)t;
+    do_domain(in);
+    do_inject(in);
+}
+
+static const fz_action actions[] = {
+    {"domain", FZ_OP(spt_domain_inject), act_domain, true},
+    {"inject", FZ_OP(spt_inject_index), act_inject, true},
+    {"sparse_map", FZ_OP(spt_sparse_map_new), act_map, true},
+    {"tot_new", FZ_OP(spt_tot_new), act_tot_new, true},
+    {"sparsify", FZ_OP(spt_sparsify), act_sparsify, true},
+    {"sparsify_block", FZ_OP(spt_sparsify_block), act_sparsify_block, true},
+    {"sparsify_block", FZ_OP(spt_sparsify_block), act_sparsify_block, true},
+    {"domain_inject", FZ_OP(spt_domain_inject), act_domain_inject, true},
+};
+FZ_ALSO(FZ_OP(spt_domain_result_index), FZ_OP(spt_uninject_index), FZ_OP(spt_reduce_tot_sum),
+        FZ_OP(spt_sparsify_dense), FZ_OP(spt_sparsify_dense_block));
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_in in = {data, size};
     fz_begin(&in);
-    switch (fz_u8(&in) % 8) {
-    case 0: do_domain(&in); break;
-    case 1: do_inject(&in); break;
-    case 2: do_map(&in); break;
-    case 3: do_tot_new(&in); break;
-    case 4: do_sparsify(&in, 0); break;
-    case 5: do_sparsify(&in, 1); break;
-    case 6: do_sparsify(&in, 2); break;
-    default: do_domain(&in); do_inject(&in); break;
-    }
+    actions[fz_u8(&in) % FZ_NUM_ACTIONS(actions)].run(&in, NULL);
     return 0;
 }

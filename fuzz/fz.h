@@ -33,6 +33,32 @@ int64_t fz_int(fz_in *in, int64_t small_max);
 /* Copy n bytes (zeros past the end). */
 void fz_bytes(fz_in *in, void *dst, size_t n);
 
+/* ---- actions: what a harness runs, named, each with the op of src/ops/ops.def it exercises ---- */
+typedef enum {
+#define SPT_OP(family, fn, python, command, checks) FZ_OP_##fn,
+#define SPT_API(family, fn) FZ_OP_##fn,
+#include "ops/ops.def"
+#undef SPT_OP
+#undef SPT_API
+    FZ_NUM_OPS
+} fz_op_id;
+/* FZ_OP(spt_x): the id of a function of ops.def (a name not in the list does not compile). */
+#define FZ_OP(fn) FZ_OP_##fn
+
+/* One entry of a harness's action table: the first input byte modulo the table's length picks it, so
+ * the order of a table is part of its corpus's meaning (append, never reorder). run gets the decoded
+ * input tensor, or NULL for an action that decodes its own inputs (alone). */
+typedef struct fz_action {
+    const char *name;
+    fz_op_id op;
+    void (*run)(fz_in *in, spt_tensor *t);
+    bool alone;
+} fz_action;
+#define FZ_NUM_ACTIONS(table) ((uint8_t)(sizeof(table) / sizeof((table)[0])))
+/* The ops a harness reaches besides its action table's (all of them for a harness without one);
+ * ops.def's FUZZ flag counts them too. */
+#define FZ_ALSO(...) static const fz_op_id fz_also[] __attribute__((unused)) = {__VA_ARGS__}
+
 /* ---- the failing allocator ---- */
 /* Read the mode byte: with probability ~1/4 the op's k-th allocation (k from the input) will fail. */
 void fz_begin(fz_in *in);

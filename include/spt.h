@@ -38,10 +38,13 @@
  *   Ops order and compare entries through one key engine: a 64-bit row-major key when the volume of the
  *   dims involved is at most 2^64, and beyond that the indices packed into a key of up to 64 words
  *   (two for up to 128 bits), sorted by its top word and then word by word within ties; rank 64 with
- *   every dim 2^63-1 works. Only an op that builds a dense array checks that array's size: to_dense,
- *   sparse_to_dense, to_indicator, reduce_* with a dense output, matmul, from_dense (SPT_EOVERFLOW when
- *   its element count passes INT64_MAX, SPT_ENOMEM when it cannot be allocated, with a message naming
- *   the array's shape). reshape compares volumes exactly. The ToT functions take any T and outer shape
+ *   every dim 2^63-1 works. Only an op that builds a dense array checks that array's size, and every
+ *   such op does: the dense conversions (to_dense, sparse_to_dense, to_indicator, from_dense's input),
+ *   fill_empty_rows' per-row outputs, add_dense, reduce_sum and reduce_max with a dense output, the
+ *   segment reductions, the sparse x dense products (sparse_dense_matmul, _matvec, _bmm, mttkrp,
+ *   tensordot, einsum), the embedding lookups, the gradient kernels, reduce_tot_sum and the dense
+ *   readers (read_mtx_dense, read_npy): SPT_EOVERFLOW when the element count passes INT64_MAX,
+ *   SPT_ENOMEM when it cannot be allocated, with a message naming the array's shape. reshape compares volumes exactly. The ToT functions take any T and outer shape
  *   (spt_reduce_tot_sum's output is dense; the _block variants' int64 bounds need an outer volume that
  *   fits in int64). The MPI layer (spt_mpi.h) takes any shape as well; its distributed sparsify cuts
  *   the outer index space by int64 bounds, so it needs an outer volume that fits in int64.
@@ -127,11 +130,13 @@ extern "C" {
 #define SPT_MAX_RANK 64
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Status codes                                                                                      */
+/* Core: status codes, dtypes, allocation and threads, dense arrays, tensors, validation            */
 /* ------------------------------------------------------------------------------------------------ */
 
+/* -- status codes -- */
+
 /* The list lives in spt_status.def: SPT_OK, SPT_ENOMEM, SPT_EINVAL, SPT_ERANGE, SPT_EOVERFLOW,
- * SPT_EPRECONDITION, SPT_EDTYPE, SPT_EIO, SPT_EPARSE, SPT_EINTERNAL. */
+ * SPT_EPRECONDITION, SPT_EDTYPE, SPT_EIO, SPT_EPARSE, SPT_EINTERNAL, SPT_EDATALOSS. */
 typedef enum spt_status {
 #define X(e, v, name, desc) e = v,
 #include "spt_status.def"
@@ -147,9 +152,7 @@ const char *spt_last_error(void);
 /* Forget the last error message of this thread. */
 void spt_clear_error(void);
 
-/* ------------------------------------------------------------------------------------------------ */
-/* Dtypes                                                                                            */
-/* ------------------------------------------------------------------------------------------------ */
+/* -- dtypes and strings -- */
 
 /* A byte string value: `len` bytes at `data`, may contain NUL; not NUL-terminated in general. */
 typedef struct spt_str {
@@ -180,12 +183,18 @@ bool spt_dtype_is_float(spt_dtype d);   /* float32, float64 */
 bool spt_dtype_is_complex(spt_dtype d);
 bool spt_dtype_is_numeric(spt_dtype d); /* integer, float or complex */
 
-/* ------------------------------------------------------------------------------------------------ */
-/* Allocation and threads                                                                            */
-/* ------------------------------------------------------------------------------------------------ */
+/* -- allocation, threads, shapes -- */
 
-/* Replace the allocator every spt allocation goes through (NULL functions restore the C library's).
- * Not thread-safe: call it before any other spt function runs. `free_fn` receives NULL never. */
+/* Replace the allocator spt's own allocations go through (NULL functions restore the C library's).
+ * The libraries spt calls (libzip, libpng, libarchive, zlib, the OpenMP runtime) and the stdio buffer of
+ * the file writers allocate from the C library as before. Not thread-safe: call it before any other spt
+ * function runs. `free_fn` receives NULL never.
+ * With the C library's allocator, spt keeps up to 8 freed blocks of 8 MiB or more (at most the
+ * environment variable SPT_BLOCK_CACHE bytes, default min(RAM / 16, 2 GiB); 0 turns this off) and hands
+ * them to its next large allocations, so that an op returning a large buffer does not fault in fresh
+ * pages on every call; a block kept for more than 2 s goes back to the system at the next large
+ * allocation or free, and calling spt_set_allocator gives every kept block back. A user allocator
+ * sees every allocation. */
 typedef void *(*spt_malloc_fn)(size_t size);
 typedef void *(*spt_realloc_fn)(void *p, size_t size);
 typedef void (*spt_free_fn)(void *p);
@@ -207,9 +216,7 @@ int spt_get_num_threads(void);
  * the product 0, never an overflow). */
 spt_status spt_shape_volume(int64_t rank, const int64_t *shape, int64_t *volume);
 
-/* ------------------------------------------------------------------------------------------------ */
-/* Dense tensors                                                                                     */
-/* ------------------------------------------------------------------------------------------------ */
+/* -- dense arrays -- */
 
 /* A dense row-major array: dtype, rank, shape, buffer. Rank 0 is a scalar of one element. */
 typedef struct spt_dense spt_dense;
@@ -240,9 +247,7 @@ void *spt_dense_data_mut(spt_dense *d);
 /* Store a copy of `len` bytes as string element i of a string dense array. */
 spt_status spt_dense_set_string(spt_dense *d, int64_t i, const char *data, int64_t len);
 
-/* ------------------------------------------------------------------------------------------------ */
-/* Sparse tensors: life cycle and accessors                                                          */
-/* ------------------------------------------------------------------------------------------------ */
+/* -- tensors -- */
 
 typedef struct spt_tensor spt_tensor;
 
@@ -308,9 +313,7 @@ bool spt_tensor_known_sorted(const spt_tensor *t);
 /* True when the order is the row-major order 0, 1, ..., rank-1 (and known sorted, if `sorted`). */
 bool spt_tensor_is_row_major(const spt_tensor *t, bool sorted);
 
-/* ------------------------------------------------------------------------------------------------ */
-/* Validation                                                                                        */
-/* ------------------------------------------------------------------------------------------------ */
+/* -- validation -- */
 
 /* Every index inside the shape: SPT_ERANGE "spt_validate: indices[n] = [i0,i1] is out of bounds: need
  * 0 <= index < [s0,s1]" for the first entry that is not. Sets the validated flag. */
@@ -324,7 +327,7 @@ spt_status spt_validate(spt_tensor *t);
 spt_status spt_indices_valid(spt_tensor *t);
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Reorder and group                                                                                 */
+/* Sort and keys: reorder, argsort, group                                                           */
 /* ------------------------------------------------------------------------------------------------ */
 
 /* Sort the entries in place by `order` (a permutation of 0..rank-1; NULL = row-major), indices and
@@ -368,8 +371,61 @@ bool spt_group_next(spt_group_iter *it, spt_group *g);
 void spt_group_end(spt_group_iter *it);
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Dense conversion                                                                                  */
+/* Conventions the op families share                                                                */
 /* ------------------------------------------------------------------------------------------------ */
+
+/*
+ * THE LAYOUT OPS: concat, concat_primary, split, slice, retain, reset_shape, fill_empty_rows,
+ * reshape, transpose, to_indicator, merge.
+ * Common to every layout op: inputs are never modified; each input's indices are checked against its
+ * shape unless it is known valid (SPT_ERANGE "spt_<op>: indices[n] = [..] is out of bounds ..."), so
+ * every output is known valid. Outputs are new tensors (strings copied into them). All dtypes,
+ * including strings, unless stated. None of them allocates dense storage except spt_to_indicator, whose
+ * result is dense by contract, and the O(rows) outputs of spt_fill_empty_rows.
+ */
+
+/*
+ * THE MATH OPS: reduce_sum, reduce_sum_sparse, reduce_max, reduce_max_sparse, add, add_dense, the
+ * sparse-dense cwise ops, maximum, minimum, softmax, sparse_dense_matmul, sparse_dense_matvec.
+ * Conventions of the math ops. Inputs are checked fully: every index is checked against the shape
+ * (SPT_ERANGE) unless the tensor is known valid, whatever TF skips. Dtypes follow TF (an unsupported dtype
+ * is SPT_EDTYPE). Integer arithmetic wraps modulo 2^bits (no undefined behaviour); floats follow IEEE.
+ * Sums run in storage order within an output element, so for a given thread count results are
+ * reproducible; integer results do not depend on the thread count at all. One exception, for speed: a
+ * sum over every axis splits each thread's share of the values into 8 interleaved partial sums combined
+ * pairwise (still a fixed grouping for a given thread count, and no less accurate than one chain).
+ */
+
+/*
+ * THE REST OF TF.SPARSE AND ITS NEIGHBOURS: the segment reductions, expand_dims, eye, map_values and
+ * cast, bincount, cross and cross_hashed, the embedding lookups, serialization, mask_indices.
+ * Common to these ops: inputs are never modified; every sparse input's indices are checked against its
+ * shape unless it is known valid (SPT_ERANGE); every size computed from a caller's value (num_segments,
+ * minlength, maxlength, a row count) is checked before anything is allocated (SPT_EOVERFLOW when an
+ * element count does not fit in int64 or its bytes in size_t, SPT_ENOMEM when it fits but cannot be
+ * had). Messages name the spt function and the offending value. A count argument documented as
+ * "or SPT_UNSET" means TensorFlow's None.
+ */
+
+/* TensorFlow's None for a count documented "or SPT_UNSET". */
+#define SPT_UNSET (-1)
+
+/*
+ * THE SPARSE ALGEBRA: sparse_sparse_matmul, multiply, subtract, multiply_dense, divide_dense,
+ * sparse_dense_bmm, mttkrp, ttv, ttm, tensordot, einsum, and the gradient kernels.
+ * Products and elementwise ops with sparse results, batched products, contractions with dense factors,
+ * and gradient kernels. Common rules: inputs are never modified (an input's indices are checked against
+ * its shape unless it is known valid: SPT_ERANGE); duplicates within an operand are summed (a sparse
+ * tensor's value at a cell is the sum of its entries there, as spt_sparse_dense_matmul and
+ * spt_reduce_sum read it); integer arithmetic wraps modulo 2^bits; each output element is summed in a
+ * fixed order, so results do not depend on the thread count.
+ */
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Layout: dense conversion, concat, split, slice, retain, reshape, transpose, merge, eye, mask     */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* -- dense conversion -- */
 
 /* SparseTensor::ToDense: into a caller's dense array `out` of the same dtype and rank whose every dim is
  * >= the tensor's (SPT_EINVAL otherwise, before anything is written). If `initialize`, `out` is first
@@ -396,15 +452,7 @@ spt_status spt_sparse_to_dense(const spt_dense *sparse_indices, const spt_dense 
                                const spt_dense *sparse_values, const spt_dense *default_value,
                                bool validate_indices, spt_dense **out);
 
-/* ==== LAYOUT OPS: concat, split, slice, retain, reset_shape, fill_empty_rows, reshape,
- * ==== transpose, to_indicator, merge. Declarations go between these markers. */
-/*
- * Common to every layout op: inputs are never modified; each input's indices are checked against its
- * shape unless it is known valid (SPT_ERANGE "spt_<op>: indices[n] = [..] is out of bounds ..."), so
- * every output is known valid. Outputs are new tensors (strings copied into them). All dtypes,
- * including strings, unless stated. No op here allocates dense storage except spt_to_indicator, whose
- * result is dense by contract, and the O(rows) outputs of spt_fill_empty_rows.
- */
+/* -- concat, split, slice, retain, reset_shape, fill_empty_rows, reshape, transpose, merge -- */
 
 /* TensorFlow's SparseTensor::Concat: concatenate along the primary dimension p = order[0]. At least one
  * input; all of one dtype (SPT_EDTYPE), one rank >= 1 (SPT_EINVAL), every order[0] defined
@@ -486,13 +534,6 @@ spt_status spt_reshape(const spt_tensor *t, int64_t new_rank, const int64_t *new
  * (stable radix sort; no work beyond one pass when the input's known order already gives it). */
 spt_status spt_transpose(const spt_tensor *t, const int64_t *perm, spt_tensor **out);
 
-/* tf.sparse.to_indicator: values are integer ids (any integer dtype, SPT_EDTYPE otherwise), any rank,
- * vocab_size >= 0 (SPT_EINVAL). A new dense bool array of shape shape[:-1] + [vocab_size] (a rank-0 input
- * gives [vocab_size], as TensorFlow; volume checked,
- * SPT_EOVERFLOW; SPT_ENOMEM if it cannot be allocated), true at [index[:-1]..., id] for every entry
- * (repeats allowed). An id outside [0, vocab_size) is SPT_ERANGE, checked before anything is allocated. */
-spt_status spt_to_indicator(const spt_tensor *t, int64_t vocab_size, spt_dense **out);
-
 /* tf.sparse.merge(sp_ids, sp_values, vocab_size, already_sorted): n_ids >= 1 integer id tensors
  * (SPT_EDTYPE otherwise) with vocab_sizes[0..n_vocab), n_vocab == n_ids (SPT_EINVAL "sp_ids and
  * vocab_size have to have equal lengths"); every id tensor and sp_values have sp_ids[0]'s entry count
@@ -505,53 +546,35 @@ spt_status spt_merge(const spt_tensor *const *sp_ids, int64_t n_ids, const spt_t
                      const int64_t *vocab_sizes, int64_t n_vocab, bool already_sorted, spt_tensor **out);
 /* ==== END LAYOUT OPS */
 
-/* ==== MATH OPS: reductions, add, cwise, maximum/minimum, softmax, matmul. */
-/*
- * Conventions of the math ops. Inputs are checked fully: every index is checked against the shape
- * (SPT_ERANGE) unless the tensor is known valid, whatever TF skips. Dtypes follow TF (an unsupported dtype
- * is SPT_EDTYPE). Integer arithmetic wraps modulo 2^bits (no undefined behaviour); floats follow IEEE.
- * Sums run in storage order within an output element, so for a given thread count results are
- * reproducible; integer results do not depend on the thread count at all. One exception, for speed: a
- * sum over every axis splits each thread's share of the values into 8 interleaved partial sums combined
- * pairwise (still a fixed grouping for a given thread count, and no less accurate than one chain).
- */
+/* -- expand_dims, eye -- */
 
-/* tf.sparse.reduce_sum (SparseReduceSum) with a dense output. axes: naxes dims to reduce, each in
- * [-rank, rank) (else SPT_ERANGE "Invalid reduction dimension A, for input with R dimensions."),
- * negatives counted from the end, repeats harmless. axes == NULL reduces every dim (python's axis=None);
- * axes != NULL with naxes == 0 reduces nothing (TF's kernel: only duplicates are summed). The output
- * has the kept dims, or with keep_dims every dim with the reduced ones of size 1; it is zero where no
- * entry falls. Duplicates are summed. Dtypes: integers, floats, complex (not bool, string).
- * Speed: no sort; threaded when the entries are sorted by an order whose leading dims are kept.
- * Row sums keep a row pointer: the row sums of a 2-D tensor (axis 1, dense output, spt_reduce_max
- * too) that is known valid and sorted row-major (spt_reorder, or an op's output) and has at most a
- * quarter as many rows as entries (shape[0] + 1 <= nnz / 4) and at most 2^32 - 1 entries build, on
- * the first such call, CSR's row pointer (the first entry of each row: 4 * (shape[0] + 1) bytes, at
- * most 1 byte per entry against the tensor's 24) and keep it with the tensor; later row sums read
- * only it and the values (about a third of the bytes). Building it is part of the first call's pass over the entries. It is built
- * once even when several threads sum the rows of one shared tensor at once (the THREADS promise
- * holds), dropped by everything that changes the tensor's indices, shape or order in place
- * (spt_reorder to another order, spt_tensor_set_shape, spt_tensor_set_order,
- * spt_tensor_indices_mut), kept by spt_tensor_values_mut, not copied by spt_tensor_clone, and freed
- * by spt_tensor_free. If it cannot be allocated the sums are taken without it. The results are the
- * same bits with or without it. */
-spt_status spt_reduce_sum(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims, spt_dense **out);
-/* SparseReduceSumSparse: as spt_reduce_sum, but the result is sparse: one entry per non-empty output
- * cell (a sum may be 0), in row-major order (known valid, sorted, unique); with keep_dims the reduced
- * coordinates are 0. One pass without a sort when the kept dims are a prefix of the tensor's order
- * (entries sorted); otherwise, when the output has at most 2 nnz cells, a dense scratch of the cells
- * (O(nnz + cells)), else a stable radix sort on the kept dims -- never dense storage of a large output. */
-spt_status spt_reduce_sum_sparse(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims,
-                                 spt_tensor **out);
-/* tf.sparse.reduce_max (SparseReduceMax), dense output: the maximum of the STORED values of each
- * output cell (implicit zeros never take part, so a cell holding only negatives gets a negative max);
- * a cell with no entry is 0. Axes as spt_reduce_sum. Dtypes: integers and floats; a cell holding a NaN
- * gives NaN whatever the entry order (as tf.math.reduce_max and numpy.max; TF's SparseReduceMax result
- * there depends on the order of the entries). */
-spt_status spt_reduce_max(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims, spt_dense **out);
-/* SparseReduceMaxSparse: spt_reduce_max with a sparse result (as spt_reduce_sum_sparse). */
-spt_status spt_reduce_max_sparse(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims,
-                                 spt_tensor **out);
+/* tf.sparse.expand_dims: a new tensor of rank R+1 with a dim of size 1 inserted at `axis` (in
+ * [-R-1, R], negative counted from the end: -1 appends; SPT_ERANGE otherwise; R+1 > SPT_MAX_RANK is
+ * SPT_EINVAL), every index getting a 0 there. Values and entry order are kept; a recorded order stays
+ * valid (the new dim is constant), so a row-major sorted input gives a row-major sorted output. */
+spt_status spt_expand_dims(const spt_tensor *t, int64_t axis, spt_tensor **out);
+
+/* tf.sparse.eye(num_rows, num_columns, dtype): shape [num_rows, num_columns] (num_columns SPT_UNSET =
+ * num_rows; negative sizes SPT_EINVAL; a volume beyond int64 SPT_EOVERFLOW), value 1 (true, 1 + 0i) at
+ * [i, i] for i < min(num_rows, num_columns), row-major, known valid, sorted and unique. Every dtype but
+ * string (SPT_EDTYPE). */
+spt_status spt_eye(int64_t num_rows, int64_t num_columns, spt_dtype dtype, spt_tensor **out);
+
+/* -- mask -- */
+
+/* The positions of the slices tf.sparse.mask keeps of an IndexedSlices (values, indices, dense_shape):
+ * every i in [0, n), ascending, whose indices[i] is not among the m mask_indices (duplicates in either
+ * list allowed; a kept index that repeats is kept each time, as TensorFlow's setdiff1d does). keep has
+ * room for n positions; *nkeep is how many were written. The caller gathers values[keep[k]] and
+ * indices[keep[k]]; the dense shape is unchanged. SPT_EINVAL for a negative count or a NULL array with
+ * a positive count. */
+spt_status spt_mask_indices(const int64_t *indices, int64_t n, const int64_t *mask_indices, int64_t m, int64_t *keep,
+                            int64_t *nkeep);
+/* ==== END TF.SPARSE COMPLETION */
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Elementwise: add, subtract, multiply, divide, cwise, maximum, minimum, map_values, cast          */
+/* ------------------------------------------------------------------------------------------------ */
 
 /* tf.sparse.add of two sparse tensors (SparseAdd). Checks, in TF's order (SPT_EINVAL): same rank
  * ("Operands do not have the same ranks"), rank > 0, equal dims ("Operands' shapes do not match: got X
@@ -597,6 +620,134 @@ spt_status spt_sparse_dense_cwise_add(const spt_tensor *a, const spt_dense *dens
 spt_status spt_maximum(const spt_tensor *a, const spt_tensor *b, spt_tensor **out);
 spt_status spt_minimum(const spt_tensor *a, const spt_tensor *b, spt_tensor **out);
 
+/* Elementwise product of two sparse tensors of one shape with a sparse result: the intersection of
+ * their patterns (torch.mul of two sparse tensors; tf.sparse has no sparse result for it). A cell held
+ * by both operands gives (sum of a's entries there) * (sum of b's), also when that is zero; cells held
+ * by one side only are absent. Checks: same rank and dims (SPT_EINVAL "operands' shapes do not match:
+ * ..."), same dtype (SPT_EDTYPE), every index inside the shape (SPT_ERANGE). Any rank, also 0. Result:
+ * row-major, known valid, sorted and unique. Dtypes: every integer, float and complex type. */
+spt_status spt_multiply(const spt_tensor *a, const spt_tensor *b, spt_tensor **out);
+
+/* a - b of two sparse tensors with a sparse result: the union of the entries, as spt_add(a, -b, 0):
+ * an index held by a only is copied, one held by b only is negated, one held by both gives a - b (kept
+ * even when zero). Checks, ordering, duplicate handling and dtypes as spt_add (int8..int64, floats,
+ * complex), with messages naming spt_subtract. */
+spt_status spt_subtract(const spt_tensor *a, const spt_tensor *b, spt_tensor **out);
+
+/* Sparse times / over dense under numpy's broadcasting rules, keeping the sparse pattern: shapes are
+ * aligned from the right, missing leading dims count as 1, and each pair of dims must be equal or have
+ * a 1 (SPT_EINVAL "shapes .. do not broadcast" otherwise); the result has the broadcast shape. Where
+ * the dense side is larger (the sparse dim is 1 or missing) every sparse entry is repeated along that dim
+ * (N x the product of those sizes entries; SPT_EOVERFLOW if that does not fit), then each value becomes
+ * op(sparse value, dense element at the entry's broadcast index). Implicit zeros stay absent (numpy
+ * would give 0 * inf = NaN and 0 / 0 = NaN there; spt, as TensorFlow's SparseDenseCwise ops, ignores
+ * them). Integer division truncates toward zero, MIN / -1 wraps, a zero divisor is SPT_EINVAL naming the
+ * output index. Result order: the sparse input's order and flags when no entry is repeated and the rank
+ * is unchanged; otherwise row-major (sorted). spt_sparse_dense_cwise_mul/div keep TensorFlow's one-way
+ * broadcasting; these extend it. Dtypes: every integer, float and complex type. */
+spt_status spt_multiply_dense(const spt_tensor *a, const spt_dense *dense, spt_tensor **out);
+spt_status spt_divide_dense(const spt_tensor *a, const spt_dense *dense, spt_tensor **out);
+
+/* -- map_values: math on the stored values -- */
+
+/* The unary functions TensorFlow dispatches on a SparseTensor's values (tf.math.abs(sp) ==
+ * tf.sparse.map_values(tf.math.abs, sp)). Implicit zeros are not touched (sign, square, ... of the
+ * stored values only). */
+typedef enum spt_unary_op {
+    SPT_OP_ABS,      /* integers (|MIN| wraps to MIN), floats, complex (-> float32/float64 modulus) */
+    SPT_OP_NEGATIVE, /* signed integers (wrap), floats, complex */
+    SPT_OP_SIGN,     /* -1, 0, 1 (floats: -0 and NaN kept; complex: z / |z|, 0 for 0) */
+    SPT_OP_SQUARE,   /* integers (wrap), floats, complex */
+    SPT_OP_SQRT,     /* this and the functions down to TANH: floats and complex (C99 csqrt, ...) */
+    SPT_OP_RSQRT,    /* 1 / sqrt(x) */
+    SPT_OP_EXP,
+    SPT_OP_LOG1P,    /* log(1 + x) */
+    SPT_OP_SIN,
+    SPT_OP_TAN,
+    SPT_OP_ASIN,
+    SPT_OP_ATAN,
+    SPT_OP_ASINH,
+    SPT_OP_ATANH,
+    SPT_OP_TANH,
+    SPT_OP_ERF,       /* floats */
+    SPT_OP_FLOOR,     /* floats */
+    SPT_OP_CEIL,      /* floats */
+    SPT_OP_ROUND,     /* floats: half to even (TF's round, 2.5 -> 2); integers: identity */
+    SPT_OP_ONES_LIKE, /* every dtype but string: 1 (true, 1 + 0i) */
+    SPT_NUM_UNARY_OPS
+} spt_unary_op;
+
+/* "abs", "negative", ..., "ones_like" (TensorFlow's function names); NULL for an unknown op. */
+const char *spt_unary_op_name(spt_unary_op op);
+/* The op of a name above; SPT_EINVAL for an unknown name. */
+spt_status spt_unary_op_from_name(const char *name, spt_unary_op *out);
+
+/* tf.sparse.map_values(fn, t) for a unary fn: a new tensor with t's indices, shape, order and flags and
+ * values fn(value). A dtype the op does not take is SPT_EDTYPE (strings never). Floats are computed in
+ * double and rounded once to the dtype; domain errors give IEEE results (sqrt(-1) = NaN, log1p(-1) =
+ * -inf), never an error. Threaded over the values. */
+spt_status spt_map_values(const spt_tensor *t, spt_unary_op op, spt_tensor **out);
+
+/* map_values with two sparse arguments: fn(a.values, b.values) where a and b must hold the same
+ * indices in the same storage order and the same shape (SPT_EINVAL "must have the same indices" /
+ * "same dense shape", TensorFlow's requirement) and one dtype (SPT_EDTYPE). add, subtract, multiply:
+ * integers wrap, floats and complex IEEE; bool and string SPT_EDTYPE. For fn(sp, scalar) use
+ * spt_sparse_dense_cwise_add / _mul with a rank-0 dense operand. */
+typedef enum spt_binary_op { SPT_OP_ADD, SPT_OP_SUBTRACT, SPT_OP_MULTIPLY } spt_binary_op;
+spt_status spt_map_values2(const spt_tensor *a, const spt_tensor *b, spt_binary_op op, spt_tensor **out);
+
+/* tf.cast of the values (map_values(tf.cast, t, dtype)): a new tensor of `dtype` with t's indices,
+ * shape, order and flags. Every pair of non-string dtypes converts, each conversion defined (no
+ * undefined behaviour in C): integer -> integer wraps modulo 2^bits (two's complement, as TF's
+ * static_cast); float -> integer truncates toward zero, NaN gives 0 and a value beyond the dtype's range
+ * saturates to its min or max (TF leaves this to the platform; spt defines it); anything -> bool is
+ * value != 0 (NaN -> true); bool -> number is 0 or 1; complex -> real keeps the real part; real ->
+ * complex has imaginary part 0; int64 / uint64 -> float rounds to nearest; float64 -> float32 rounds to
+ * nearest (beyond float32's range: +-inf). Each value is converted in one step (never rounded twice).
+ * string -> string copies; string <-> anything else is SPT_EDTYPE. */
+spt_status spt_cast(const spt_tensor *t, spt_dtype dtype, spt_tensor **out);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Reduce: reduce_sum, reduce_max, softmax, segment reductions                                      */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* tf.sparse.reduce_sum (SparseReduceSum) with a dense output. axes: naxes dims to reduce, each in
+ * [-rank, rank) (else SPT_ERANGE "Invalid reduction dimension A, for input with R dimensions."),
+ * negatives counted from the end, repeats harmless. axes == NULL reduces every dim (python's axis=None);
+ * axes != NULL with naxes == 0 reduces nothing (TF's kernel: only duplicates are summed). The output
+ * has the kept dims, or with keep_dims every dim with the reduced ones of size 1; it is zero where no
+ * entry falls. Duplicates are summed. Dtypes: integers, floats, complex (not bool, string).
+ * Speed: no sort; threaded when the entries are sorted by an order whose leading dims are kept.
+ * Row sums keep a row pointer: the row sums of a 2-D tensor (axis 1, dense output, spt_reduce_max
+ * too) that is known valid and sorted row-major (spt_reorder, or an op's output) and has at most a
+ * quarter as many rows as entries (shape[0] + 1 <= nnz / 4) and at most 2^32 - 1 entries build, on
+ * the first such call, CSR's row pointer (the first entry of each row: 4 * (shape[0] + 1) bytes, at
+ * most 1 byte per entry against the tensor's 24) and keep it with the tensor; later row sums read
+ * only it and the values (about a third of the bytes). Building it is part of the first call's pass over the entries. It is built
+ * once even when several threads sum the rows of one shared tensor at once (the THREADS promise
+ * holds), dropped by everything that changes the tensor's indices, shape or order in place
+ * (spt_reorder to another order, spt_tensor_set_shape, spt_tensor_set_order,
+ * spt_tensor_indices_mut), kept by spt_tensor_values_mut, not copied by spt_tensor_clone, and freed
+ * by spt_tensor_free. If it cannot be allocated the sums are taken without it. The results are the
+ * same bits with or without it. */
+spt_status spt_reduce_sum(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims, spt_dense **out);
+/* SparseReduceSumSparse: as spt_reduce_sum, but the result is sparse: one entry per non-empty output
+ * cell (a sum may be 0), in row-major order (known valid, sorted, unique); with keep_dims the reduced
+ * coordinates are 0. One pass without a sort when the kept dims are a prefix of the tensor's order
+ * (entries sorted); otherwise, when the output has at most 2 nnz cells, a dense scratch of the cells
+ * (O(nnz + cells)), else a stable radix sort on the kept dims -- never dense storage of a large output. */
+spt_status spt_reduce_sum_sparse(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims,
+                                 spt_tensor **out);
+/* tf.sparse.reduce_max (SparseReduceMax), dense output: the maximum of the STORED values of each
+ * output cell (implicit zeros never take part, so a cell holding only negatives gets a negative max);
+ * a cell with no entry is 0. Axes as spt_reduce_sum. Dtypes: integers and floats; a cell holding a NaN
+ * gives NaN whatever the entry order (as tf.math.reduce_max and numpy.max; TF's SparseReduceMax result
+ * there depends on the order of the entries). */
+spt_status spt_reduce_max(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims, spt_dense **out);
+/* SparseReduceMaxSparse: spt_reduce_max with a sparse result (as spt_reduce_sum_sparse). */
+spt_status spt_reduce_max_sparse(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims,
+                                 spt_tensor **out);
+
 /* tf.sparse.softmax (SparseSoftmax): rank >= 2 (SPT_EINVAL "Input should have rank >= 2"); for each
  * group of entries sharing all but the last coordinate, exp(v - max) / sum(exp(v - max)) over the
  * STORED values only (implicit zeros excluded; duplicates count as separate members). The result holds
@@ -604,6 +755,36 @@ spt_status spt_minimum(const spt_tensor *a, const spt_tensor *b, spt_tensor **ou
  * is only right for sorted input; spt returns indices and values together, so unsorted input is fine).
  * Dtypes: float32, float64 (others SPT_EDTYPE). */
 spt_status spt_softmax(const spt_tensor *t, spt_tensor **out);
+
+/* -- segment reductions (tf.sparse.segment_sum / segment_mean / segment_sqrt_n) -- */
+
+/* out[s, ...] = reduction over the positions i with segment_ids[i] == s of data[indices[i], ...].
+ * data: a dense array of rank >= 1 (SPT_EINVAL otherwise); its first dim is the one indexed.
+ * indices, segment_ids: rank-1 int32 or int64 arrays of one length (SPT_EINVAL "indices should be a
+ * vector", "segment_ids should be a vector", "segment_ids and indices should have same size"; another
+ * dtype is SPT_EDTYPE). num_segments: SPT_UNSET or >= 0 (SPT_EINVAL).
+ * Output: a new dense array of data's dtype and shape [rows] + data.shape[1:], rows = num_segments
+ * when given, else the last segment id + 1 (0 when there are no ids). Segments with no id are 0 (also
+ * for mean and sqrt_n). TensorFlow's checks, all before the output is allocated: the ids non-decreasing
+ * (SPT_EINVAL "segment ids are not increasing", naming the position), >= 0 (SPT_ERANGE "segment ids
+ * must be >= 0") and < num_segments when given (SPT_ERANGE "segment ids must be < num_segments"); every
+ * index in [0, data.shape[0]) (SPT_ERANGE "indices[i] == v out of range [0, N)").
+ * A repeated index is added as often as it appears. Sums run in position order within a segment, in
+ * the data's dtype (integers wrap modulo 2^bits). Threads split the positions at segment boundaries, so
+ * the result does not depend on the thread count.
+ * Dtypes: segment_sum every integer and float dtype; segment_mean and segment_sqrt_n float32 and
+ * float64 (TensorFlow's), others SPT_EDTYPE. mean divides a segment's sum by its count, sqrt_n by the
+ * square root of its count. */
+spt_status spt_segment_sum(const spt_dense *data, const spt_dense *indices, const spt_dense *segment_ids,
+                           int64_t num_segments, spt_dense **out);
+spt_status spt_segment_mean(const spt_dense *data, const spt_dense *indices, const spt_dense *segment_ids,
+                            int64_t num_segments, spt_dense **out);
+spt_status spt_segment_sqrt_n(const spt_dense *data, const spt_dense *indices, const spt_dense *segment_ids,
+                              int64_t num_segments, spt_dense **out);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Products: matmul, matvec, spgemm, bmm, mttkrp, ttv, ttm, tensordot, einsum                       */
+/* ------------------------------------------------------------------------------------------------ */
 
 /* tf.sparse.sparse_dense_matmul (SparseTensorDenseMatMul): op(A) x op(B) with A a rank-2 sparse tensor
  * and B a rank-2 dense array of the same dtype; op(A) = A^H if adjoint_a (conjugate transpose), op(B) =
@@ -623,7 +804,394 @@ spt_status spt_sparse_dense_matmul(const spt_tensor *a, const spt_dense *b, bool
 spt_status spt_sparse_dense_matvec(const spt_tensor *a, const spt_dense *x, bool adjoint_a, spt_dense **out);
 /* ==== END MATH OPS */
 
-/* ==== TENSOR-OF-TENSORS: domains, sparse maps, injection, sparsify. */
+/* Sparse x sparse matrix product op(A) x op(B) with a sparse result (TensorFlow's SparseMatMul of two
+ * sparse operands, which tf.sparse lacks; torch.sparse.mm). Rank 2: A [M, K] (or [K, M] with adjoint_a),
+ * B [K, N] (or [N, K] with adjoint_b); op(X) = X^H (conjugate transpose) when the adjoint flag is set.
+ * Rank 3: a batch of matrices, batch dim first: A [P, M, K], B [P, K, N], the product of each pair,
+ * the adjoints acting on the last two dims. Checks: ranks 2 or 3 and equal (SPT_EINVAL); one dtype
+ * (SPT_EDTYPE); equal batch sizes, equal inner dims (SPT_EINVAL "... inner dimension does not match");
+ * the output volume and P x K fit in int64 (SPT_EOVERFLOW); every index inside its shape (SPT_ERANGE).
+ * Result: shape [M, N] ([P, M, N]), entries in row-major order, no duplicates (known valid, sorted and
+ * unique). An output cell is present when some product reaches it; a cell whose sum is zero (and the
+ * products of stored zeros) is dropped unless keep_zeros. Dtypes: every integer, float and complex type.
+ * Method: Gustavson's row-wise product; each output row accumulates in a dense array of the output
+ * width when the row's work is a good fraction of that width (width <= 2^17), else in a hash table sized
+ * by its work. Rows are split across threads by work, each writing its own part of the output (no
+ * atomics). Memory: the operands' row groupings and sorted value copies (up to about 40 bytes per
+ * input entry) and the output, first allocated at an upper bound of its size (the sum over rows of
+ * min(products, N)) and shrunk; when that bound exceeds 64 entries per input entry the threads write
+ * into growing buffers of their own instead, copied out at the end. */
+spt_status spt_sparse_sparse_matmul(const spt_tensor *a, const spt_tensor *b, bool adjoint_a, bool adjoint_b,
+                                    bool keep_zeros, spt_tensor **out);
+
+/* Batched sparse x dense product, as torch.bmm: a is a batch of sparse matrices [P, M, K] (batch dim
+ * first; with adjoint_a each is used as its conjugate transpose, so a is [P, K, M]); b is dense, either a
+ * batch [P, K, N] (one matrix per batch entry) or one matrix [K, N] shared by every batch entry; with
+ * adjoint_b each matrix of b is used as its conjugate transpose ([P, N, K] or [N, K]). The result is a new
+ * dense [P, M, N]. Checks: a rank 3, b rank 2 or 3 (SPT_EINVAL); one dtype (SPT_EDTYPE); equal batch
+ * sizes and inner dims (SPT_EINVAL "... inner dimension does not match"); the output volume fits
+ * (SPT_EOVERFLOW); every index of a inside its shape (SPT_ERANGE). Duplicates accumulate. Dtypes: every
+ * integer, float and complex type. Threaded by output rows as spt_sparse_dense_matmul. */
+spt_status spt_sparse_dense_bmm(const spt_tensor *a, const spt_dense *b, bool adjoint_a, bool adjoint_b,
+                                spt_dense **out);
+
+/* MTTKRP, the matricized tensor times Khatri-Rao product at the heart of CP decomposition: for a rank-N
+ * sparse tensor t (N >= 2) and factor matrices factors[m] of shape [shape[m], R] for every m != mode
+ * (factors[mode] is not read and may be NULL; nfactors must be N), the new dense [shape[mode], R] array
+ *   out[i, r] = sum over entries e with index[e, mode] == i of value_e * prod_{m != mode} factors[m][index[e, m], r].
+ * Checks: rank >= 2, nfactors == N, each factor a matrix with shape[m] rows and one R for all
+ * (SPT_EINVAL, naming the factor); mode in [0, N) (SPT_ERANGE); dtypes all equal (SPT_EDTYPE); every index
+ * inside the shape (SPT_ERANGE). Dtypes: every integer, float and complex type. Threaded by output rows
+ * (entries grouped by their mode index with a stable radix sort unless already grouped), no atomics.
+ * float32/float64 go by fibers, as the CSF format of SPLATT does: entries of one output row that differ
+ * only in the fastest-varying other mode have their values times that mode's factor rows summed first,
+ * and the sum multiplied by the remaining factors once (entries not grouped by `mode` are grouped into a
+ * temporary copy, per call). This reassociates the sum: each element is within about
+ * 4 (k + 4) eps sum |terms| of the per-entry sum (k: the entries of its row), and the same bytes for every
+ * thread count and instruction set. */
+spt_status spt_mttkrp(const spt_tensor *t, const spt_dense *const *factors, int64_t nfactors, int64_t mode,
+                      spt_dense **out);
+
+/* Tensor times vector along `mode` (the mode is summed away): v is rank 1 of length shape[mode]; the
+ * result is sparse of rank N-1 (the other modes, in order), one entry per non-empty cell, with
+ *   out[i without mode] = sum over entries with those indices of value * v[index[mode]],
+ * in row-major order (known valid, sorted, unique; a cell whose sum is zero is kept). Checks: mode in
+ * [0, N) (SPT_ERANGE); v of rank 1 and length shape[mode] (SPT_EINVAL); one dtype (SPT_EDTYPE); every
+ * index inside the shape (SPT_ERANGE). Dtypes: every integer, float and complex type. */
+spt_status spt_ttv(const spt_tensor *t, const spt_dense *v, int64_t mode, spt_tensor **out);
+
+/* Tensor times matrix along `mode` (the mode-n product of the tensor-decomposition literature):
+ * u is dense [J, shape[mode]]; the result has t's shape with shape[mode] replaced by J and
+ *   out[..., j, ...] = sum_k t[..., k, ...] * u[j, k]   (j and k at position mode).
+ * The result is semi-sparse: for every fiber of t (the entries sharing all indices but `mode`) it holds
+ * all J entries of that fiber, zeros included. Its order is every other mode ascending, then `mode`
+ * (recorded; known valid, sorted, unique). Checks: mode in [0, N) (SPT_ERANGE); u a matrix with
+ * shape[mode] columns (SPT_EINVAL); one dtype (SPT_EDTYPE); the result's entry count fits in int64
+ * (SPT_EOVERFLOW; its shape may have any volume); every index inside the shape (SPT_ERANGE). Dtypes: every integer, float and complex. */
+spt_status spt_ttm(const spt_tensor *t, const spt_dense *u, int64_t mode, spt_tensor **out);
+
+/* numpy.tensordot of a sparse tensor a (rank N) and a dense array b (rank M): the naxes pairs of modes
+ * (axes_a[k] of a, axes_b[k] of b) are multiplied and summed over, and the result is a new dense array
+ * whose dims are a's free modes (in order) followed by b's free modes (in order):
+ *   out[i..., j...] = sum over the contracted indices c of a[i..., c] * b[c, j...]
+ * (with the contracted modes at their positions in each operand; duplicates in a are summed). A mode
+ * index may be negative (counting from the end, as numpy). naxes = 0 is the outer product; axes may be
+ * NULL then. The result is dense, as numpy and pydata/sparse return it for a sparse x dense product
+ * (spt_ttv / spt_ttm give sparse results for one contracted mode).
+ * Checks: out not NULL, a and b not NULL (SPT_EINVAL); one dtype (SPT_EDTYPE); 0 <= naxes <= both ranks
+ * (SPT_EINVAL); each axis in [-rank, rank) (SPT_ERANGE naming axes_a[k] / axes_b[k] and its value); no
+ * mode repeated within axes_a or axes_b (SPT_EINVAL); paired modes of equal size (SPT_EINVAL "shape
+ * mismatch for the sum"); result rank <= SPT_MAX_RANK (SPT_EINVAL); the result's volume and byte size
+ * fit (SPT_EOVERFLOW) and its allocation (SPT_ENOMEM), both naming spt_tensordot and the result's shape;
+ * every index of a inside its shape (SPT_ERANGE). Any volume of a: only the dense result and b's
+ * rearranged copy are ever flattened, and both fit in memory when the result does.
+ * Method: b is rearranged into a matrix [contracted modes, free modes] (no copy when axes_b is 0, 1, ..,
+ * naxes-1 in order); each entry of a is one row of a sparse matrix (its free modes, row-major) times
+ * one row of that matrix (its contracted modes); the rows of the result are split across threads
+ * (entries already grouped by their free modes at group boundaries, otherwise after a stable counting
+ * pass that gives each thread one band of output rows), each output row summed by one thread in the
+ * entries' storage order (no atomics; the same result for any thread count). Memory besides the result:
+ * 16 bytes per entry (40 + the value size with more than one thread) and b's rearranged copy.
+ * Integer arithmetic wraps. Dtypes: every integer, float and complex type. */
+spt_status spt_tensordot(const spt_tensor *a, const spt_dense *b, const int64_t *axes_a, const int64_t *axes_b,
+                         int64_t naxes, spt_dense **out);
+
+/* numpy.einsum for one sparse operand a and one dense operand b: subscripts "<a's indices>,<b's
+ * indices>->output" or, without "->", numpy's implicit output (the indices that occur exactly once, in
+ * alphabetical order, uppercase before lowercase). Indices are ASCII letters (case-sensitive); spaces
+ * are ignored. An index in both operands and not the output is contracted, in both and the output a
+ * batch index ("bij,bjk->bik"), in one operand only and not the output summed away. The result is a new
+ * dense array in the output's order, as spt_tensordot computes it (the same kernel: b rearranged into a
+ * matrix, threaded by rows of the result, no atomics). Examples: "ijk,jr->ikr" (the mode-1 product),
+ * "ijk,k->ij" (tensor times vector), "ij,jk" (the matrix product), "ijk,ijk->" (the full contraction).
+ * Refused, each with SPT_EINVAL and a message naming spt_einsum and the offending character, index or
+ * position: NULL arguments; characters other than letters, ',', "->" and spaces; an ellipsis ("...",
+ * not supported); a number of operands other than two; a repeated index within one operand (a
+ * diagonal, not supported) or within the output; an output index absent from both operands; an
+ * operand's index count different from its rank; an index whose sizes differ between the operands.
+ * SPT_EDTYPE for differing or unsupported dtypes; SPT_EOVERFLOW / SPT_ENOMEM for a result that does not
+ * fit (naming its shape); SPT_ERANGE for an index of a outside its shape. Dtypes: every integer, float
+ * and complex type. */
+spt_status spt_einsum(const char *subscripts, const spt_tensor *a, const spt_dense *b, spt_dense **out);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Features: to_indicator, bincount, cross, cross_hashed, fingerprints, embedding lookups           */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* -- to_indicator -- */
+
+/* tf.sparse.to_indicator: values are integer ids (any integer dtype, SPT_EDTYPE otherwise), any rank,
+ * vocab_size >= 0 (SPT_EINVAL). A new dense bool array of shape shape[:-1] + [vocab_size] (a rank-0 input
+ * gives [vocab_size], as TensorFlow; volume checked,
+ * SPT_EOVERFLOW; SPT_ENOMEM if it cannot be allocated), true at [index[:-1]..., id] for every entry
+ * (repeats allowed). An id outside [0, vocab_size) is SPT_ERANGE, checked before anything is allocated. */
+spt_status spt_to_indicator(const spt_tensor *t, int64_t vocab_size, spt_dense **out);
+
+/* -- bincount (tf.sparse.bincount: SparseCountSparseOutput / DenseCountSparseOutput) -- */
+
+/* Counts of the integer values of `values` as a sparse tensor. axis 0 (TensorFlow's default, also its
+ * None): every stored value counts, the output has rank 1, shape [width]. axis -1: counts per row of dim
+ * 0 (the first index coordinate), output rank 2, shape [values.shape[0], width]; a rank-1 input gives a
+ * rank-1 output as with axis 0; a rank-0 input is SPT_EINVAL ("the shape argument requires at least one
+ * element"). Implicit zeros are never counted. Any other axis is SPT_EINVAL.
+ * minlength, maxlength: SPT_UNSET or >= 0 (less than -1 is SPT_EINVAL). A value is counted iff maxlength
+ * is SPT_UNSET or value < maxlength (larger values are dropped; maxlength 0 drops every value, as
+ * tf.sparse.bincount in TensorFlow 2.21). width = maxlength when given (0 included, whatever minlength),
+ * else max(largest counted value + 1, minlength) -- with no counted value the largest is taken as 0, so
+ * width >= 1 (TensorFlow's GetOutputSize); largest + 1 beyond int64 is SPT_EOVERFLOW. The output stores nothing per width unit,
+ * so a huge width costs nothing (the output shape follows the shape rules of spt_tensor_new).
+ * A negative value is SPT_EINVAL ("values[i] = v is negative"; TensorFlow's InvalidArgument), checked
+ * for every value first, dropped or not.
+ * weights: NULL, or a tensor with exactly values' shape (SPT_EINVAL "'weights' and 'values' must have
+ * the same dense shape") and indices in the same storage order (SPT_EINVAL "... must have the same
+ * indices"); then each output value is the sum of the weights of its entries, in storage order, in the
+ * weights' dtype (integers and floats, else SPT_EDTYPE; integers wrap). Without weights the output
+ * counts entries, as int32 for int32 values and int64 for every other integer dtype. binary_output: 1
+ * for every present (row, value); with weights SPT_EINVAL (TensorFlow: mutually exclusive).
+ * values must have an integer dtype (SPT_EDTYPE). Every index of `values` is checked (SPT_ERANGE).
+ * The output is row-major, known valid, sorted and unique. Cost: two stable radix sorts of the counted
+ * entries (by value, then by row), no linearized index. */
+spt_status spt_bincount(const spt_tensor *values, const spt_tensor *weights, int64_t axis, int64_t minlength,
+                        int64_t maxlength, bool binary_output, spt_tensor **out);
+/* The same for a dense integer array `values`: axis 0 flattens it (any rank, output rank 1); axis -1
+ * needs rank 1 or 2 (SPT_EINVAL "input must be a 1 or 2-dimensional tensor") and counts per row for
+ * rank 2. weights: NULL or a dense array of values' shape (SPT_EINVAL "'weights' and 'values' must have
+ * the same shape"). */
+spt_status spt_bincount_dense(const spt_dense *values, const spt_dense *weights, int64_t axis, int64_t minlength,
+                              int64_t maxlength, bool binary_output, spt_tensor **out);
+
+/* -- cross and cross_hashed (tf.sparse.cross / tf.sparse.cross_hashed: SparseCrossV2 / SparseCross) -- */
+
+/* One input of a cross: exactly one of `sparse` (a rank-2 tensor: row = index[0], its features are the
+ * row's values in storage order) and `dense` (a rank-2 array: row r's features are its columns). */
+typedef struct spt_cross_input {
+    const spt_tensor *sparse;
+    const spt_dense *dense;
+} spt_cross_input;
+
+/* tf.sparse.cross(inputs, separator): for every row b of the batch, every combination of one feature
+ * from each input, as the features' strings joined by `separator` (separator_len bytes; TF's default
+ * is "_X_"). Integer features are written in decimal. As in TensorFlow, the sparse inputs come first,
+ * then the dense ones, each group in the order given, and the last varies fastest. Output: a string
+ * tensor of shape [batch, widest row's count] with entries [b, 0], [b, 1], ... in row-major order (known
+ * valid, sorted, unique); a row where some input has no feature has no entry.
+ * Checks (SPT_EINVAL unless said): n >= 1; each input exactly one of sparse / dense, of rank 2 ("must be
+ * a matrix"); features strings or integers (SPT_EDTYPE; TensorFlow: int64 and string); every input's
+ * shape[0] equal ("Expected batch size X got Y"); every sparse index inside its shape (SPT_ERANGE --
+ * TensorFlow silently drops a row outside the batch); the number of crosses of a row and in all must
+ * fit in int64 (SPT_EOVERFLOW), before the output is allocated. Entries of a sparse input need not be
+ * sorted: they are grouped by row with a stable sort, keeping their storage order within the row. */
+spt_status spt_cross(const spt_cross_input *inputs, int64_t n, const char *separator, int64_t separator_len,
+                     spt_tensor **out);
+
+/* TensorFlow's default hash_key of cross_hashed. */
+#define SPT_CROSS_DEFAULT_HASH_KEY UINT64_C(0xDECAFCAFFE)
+
+/* tf.sparse.cross_hashed(inputs, num_buckets, hash_key): the same combinations, each as the int64
+ * h % num_buckets (num_buckets > 0) or h % (2^63 - 1) (num_buckets == 0), where h starts at hash_key
+ * and takes h = FingerprintCat64(h, f) for each feature f in turn, f = Fingerprint64(bytes) for a
+ * string feature and the value's 64 bits for an integer feature -- bit-exact with TensorFlow.
+ * num_buckets < 0 is SPT_EINVAL; other checks as spt_cross. hash_key is used as given, 0 included (as the
+ * raw op; TensorFlow's Python layer, and spt's, take 0 as SPT_CROSS_DEFAULT_HASH_KEY). */
+spt_status spt_cross_hashed(const spt_cross_input *inputs, int64_t n, int64_t num_buckets, uint64_t hash_key,
+                            spt_tensor **out);
+
+/* FarmHash's Fingerprint64 (farmhashna::Hash64, which TensorFlow's Fingerprint64 is) of len bytes,
+ * the same on every host. */
+uint64_t spt_fingerprint64(const void *data, size_t len);
+/* TensorFlow's FingerprintCat64(fp1, fp2): the combination of two fingerprints, order-dependent. */
+uint64_t spt_fingerprint_cat64(uint64_t fp1, uint64_t fp2);
+
+/* -- embedding lookups (tf.nn.embedding_lookup_sparse, tf.nn.safe_embedding_lookup_sparse) -- */
+
+typedef enum spt_combiner { SPT_COMBINER_SUM, SPT_COMBINER_MEAN, SPT_COMBINER_SQRTN } spt_combiner;
+
+/* tf.nn.embedding_lookup_sparse(params, sp_ids, sp_weights, combiner). params: nparams >= 1 dense
+ * float32 or float64 arrays of one dtype and rank >= 1 whose dims after the first agree (one array = the
+ * whole table; several = shards under TensorFlow's "mod" partition strategy: id lives in shard
+ * id % nparams at row id / nparams). sp_ids: integer ids, rank >= 2; entry i belongs to output row
+ * index[i][0]. sp_weights: NULL (every weight 1) or a tensor of params' dtype with sp_ids' shape and
+ * indices (SPT_EINVAL otherwise; SPT_EDTYPE for another dtype). Output: a new dense array of shape
+ * [sp_ids.shape[0]] + params.shape[1:]: row b = the sum over b's entries of weight * params[id], divided
+ * for SPT_COMBINER_MEAN by the sum of the weights and for SPT_COMBINER_SQRTN by the square root of the sum
+ * of the squared weights (TensorFlow's default combiner is mean); a division by zero gives 0 (div_no_nan),
+ * so rows without ids are zero. Every id is checked before the output is allocated: a negative id or one
+ * outside its shard is SPT_ERANGE ("ids[i] = v is not in [0, V)"). Entries are accumulated in storage
+ * order in params' dtype (need not be sorted; TensorFlow requires rows in order); when the entries come
+ * row by row, threads take whole rows, so the result does not depend on the thread count. The table
+ * rows of upcoming entries are prefetched (a lookup is bound by memory latency). max_norm is not
+ * supported. */
+spt_status spt_embedding_lookup_sparse(const spt_dense *const *params, int64_t nparams, const spt_tensor *sp_ids,
+                                       const spt_tensor *sp_weights, spt_combiner combiner, spt_dense **out);
+
+/* tf.nn.safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights, combiner, default_id):
+ * as spt_embedding_lookup_sparse, but the output rows are every dim of sparse_ids but the last (output
+ * shape sparse_ids.shape[:-1] + params.shape[1:]); entries with an id < 0, and with weights and the
+ * combiner mean or sqrtn those with a weight <= 0 (or NaN), are pruned first (TensorFlow keeps non-positive
+ * weights for sum); a row left without entries is params[default_id] when
+ * default_id != SPT_UNSET (a default_id outside the table is SPT_ERANGE) and zero otherwise. */
+spt_status spt_safe_embedding_lookup_sparse(const spt_dense *const *params, int64_t nparams, const spt_tensor *sparse_ids,
+                                            const spt_tensor *sparse_weights, spt_combiner combiner, int64_t default_id,
+                                            spt_dense **out);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Serialization: spt's packed form (TensorFlow's serialize_sparse form: the TensorFlow bytes section) */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* -- spt's own serialized form (pack / unpack; TensorFlow's form is in the TensorFlow bytes section) -- */
+/*
+ * PACKED FORM (spt's own, version 1; not TensorFlow's TensorProto form). One tensor is one byte
+ * string; every integer is little-endian, whatever the host:
+ *   offset 0   4 bytes  magic "SPTS"
+ *          4   2        version (1)
+ *          6   1        dtype: the spt_dtype value (0 bool, 1..4 int8..int64, 5..8 uint8..uint64,
+ *                       9 float32, 10 float64, 11 complex64, 12 complex128, 13 string)
+ *          7   1        reserved, 0
+ *          8   8        rank R (0 .. SPT_MAX_RANK)
+ *          16  8        entry count N
+ *          24  8R       shape
+ *              8NR      indices, entry by entry
+ *              values:  N elements of the dtype's size (bool: one byte 0 or 1; complex: real then
+ *                       imaginary part), or for strings N lengths (8 bytes each) then the bytes
+ *                       of every string, concatenated
+ *          end-8  8     checksum: spt_fingerprint64 of every byte before it
+ * The reader trusts nothing: it checks the length against the header, the magic, the version, the
+ * checksum, the dtype code and reserved byte, the rank, that the counts need exactly the bytes present
+ * (every product and sum overflow-checked, before anything is allocated), each string length against
+ * what remains, bool bytes, and every index against the shape. Malformed bytes are SPT_EPARSE ("...:
+ * serialized[k]: ..."), an index outside the shape SPT_ERANGE. Unlike TensorFlow's form, one packed
+ * tensor is one checksummed string, so damage is always detected.
+ */
+
+/* t's entries (storage order) as one new byte string *data of *len bytes in the packed form, to be freed
+ * with spt_bytes_free. Every index is checked first (SPT_ERANGE). */
+spt_status spt_pack_sparse(const spt_tensor *t, void **data, size_t *len);
+/* Free a buffer spt returned (NULL-safe). */
+void spt_bytes_free(void *p);
+/* serialize_many_sparse's split in the packed form: rank >= 2 (SPT_EINVAL); *n = shape[0] new byte
+ * strings (*data)[i] of (*lens)[i] bytes, string i holding the entries whose first coordinate is i,
+ * without it (shape shape[1:]), in storage order. Free all with spt_packed_free. */
+spt_status spt_pack_many_sparse(const spt_tensor *t, void ***data, size_t **lens, int64_t *n);
+void spt_packed_free(void **data, size_t *lens, int64_t n);
+
+/* prod(batch_shape) packed tensors data[k] (lens[k] bytes), in row-major order of a batch of shape
+ * batch_shape[0..batch_rank), stacked into one tensor of rank batch_rank + R: entry index = the item's
+ * batch multi-index then its own index; shape = batch_shape + the largest dim of each item dim
+ * (TensorFlow's rule for items of different shapes). batch_rank 0 reads one tensor. Entries come item
+ * by item in storage order (the order is recorded as row-major when they happen to be sorted). Checks:
+ * every item as above; its dtype == dtype (SPT_EDTYPE "requested a SparseTensor of type X but
+ * serialized[k] holds Y"); one rank for all (SPT_EINVAL "Inconsistent shape across SparseTensors");
+ * an empty batch is SPT_EINVAL (no rank to learn); counts overflow-checked. */
+spt_status spt_unpack_sparse(const void *const *data, const size_t *lens, int64_t batch_rank,
+                             const int64_t *batch_shape, spt_dtype dtype, spt_tensor **out);
+/* n packed items stacked along a new first dim (batch shape [n]). */
+spt_status spt_unpack_many_sparse(const void *const *data, const size_t *lens, int64_t n, spt_dtype dtype,
+                                  spt_tensor **out);
+/* -- TensorFlow's serialized SparseTensor (tf.io.serialize_sparse / deserialize_sparse, the _many forms) -- */
+/*
+ * spt reads and writes these without TensorFlow, with its own decoder of the protocol buffer wire
+ * format (field numbers from TensorFlow's public tensor.proto, tensor_shape.proto, example.proto and
+ * feature.proto). Nothing read is trusted: every length is checked against what is left of its message
+ * before it is used, unknown fields are skipped as protobuf does, malformed bytes are SPT_EPARSE naming
+ * the item or record and the field.
+ *
+ * SERIALIZED SPARSETENSOR (tf.io.serialize_sparse): a string vector [3], the TensorProto bytes of the
+ * indices (int64 [N, R]), the values ([N]) and the dense_shape (int64 [R]), written exactly as
+ * TensorFlow 2 writes them (dtype, shape, tensor_content; strings as their varint lengths then their
+ * bytes), so the bytes are identical to TensorFlow's for every dtype spt has. The reader also accepts the
+ * typed value fields (float_val, int64_val, ...) as TensorFlow's Tensor::FromProto does, fewer values
+ * than the shape repeating the last (up to 2^24 elements; more is SPT_EPARSE). DataTypes spt has not
+ * (half, bfloat16, quantized, resource, variant) are SPT_EDTYPE.
+ */
+
+/* tf.io.serialize_sparse: *out = a new string dense [3] (indices, values, dense_shape TensorProtos), t's
+ * entries in storage order. Every index is checked first (SPT_ERANGE). */
+spt_status spt_serialize_sparse(const spt_tensor *t, spt_dense **out);
+/* tf.io.serialize_many_sparse: rank >= 2 (SPT_EINVAL "Rank of input SparseTensor should be > 1"); *out =
+ * a new string dense [shape[0], 3], row i the serialized tensor of the entries whose first coordinate is
+ * i, without it (shape shape[1:]), in storage order. */
+spt_status spt_serialize_many_sparse(const spt_tensor *t, spt_dense **out);
+/* tf.io.deserialize_sparse: `serialized` is a string dense [..., 3] (SPT_EINVAL "Serialized sparse should
+ * have 3 as the last dimension" otherwise); [3] gives its tensor; with batch dims B the items are stacked
+ * into one tensor of rank len(B) + R: entry index = the item's batch multi-index then its own, shape = B +
+ * the largest dim of each item dim (TensorFlow's padding). Checks as TensorFlow's: indices an int64
+ * matrix, values a vector of `dtype` (SPT_EINVAL "Requested SparseTensor of type X but
+ * SparseTensor[k].values.dtype() == Y"), dense_shape an int64 vector, the counts agreeing, one rank for
+ * all items (SPT_EINVAL "Inconsistent shape across SparseTensors"), an empty batch SPT_EINVAL; an index
+ * outside its dense_shape is SPT_ERANGE. */
+spt_status spt_deserialize_sparse(const spt_dense *serialized, spt_dtype dtype, spt_tensor **out);
+/* tf.io.deserialize_many_sparse: a string matrix [N, 3] (SPT_EINVAL otherwise) stacked along a new first
+ * dim of size N. */
+spt_status spt_deserialize_many_sparse(const spt_dense *serialized, spt_dtype dtype, spt_tensor **out);
+
+/* -- tf.sparse.mask -- */
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Gradient kernels                                                                                 */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* -- gradient kernels --
+ * The backward ops of the ops above and of tf.sparse's, as plain functions: given an op's inputs (and,
+ * where needed, its output) and the gradient of a scalar loss with respect to the op's output values,
+ * they return the gradient with respect to the input values (new rank-1 dense arrays, one element per
+ * input entry, in the input's entry order; an entry that does not reach the output gets 0). Defined for
+ * float32 and float64 (SPT_EDTYPE otherwise); sums run in double. Shapes, lengths and dtypes of every
+ * argument are checked (SPT_EINVAL / SPT_EDTYPE, naming the argument); on error every output is NULL. */
+
+/* SparseAddGrad: sum = spt_add(a, b, thresh); backprop_val_grad has sum's nnz values. Each entry of a
+ * and of b gets the gradient of the sum entry at its index (0 if the threshold dropped it). */
+spt_status spt_add_grad(const spt_tensor *a, const spt_tensor *b, const spt_tensor *sum,
+                        const spt_dense *backprop_val_grad, spt_dense **a_val_grad, spt_dense **b_val_grad);
+/* SparseSliceGrad: output = spt_slice(input, start, size); backprop_val_grad has output's nnz values.
+ * An input entry inside the slice gets the gradient of its output entry, others 0. SPT_EINVAL when
+ * output's entries are not input's entries shifted by start, in order. */
+spt_status spt_slice_grad(const spt_dense *backprop_val_grad, const spt_tensor *input, const int64_t *start,
+                          const spt_tensor *output, spt_dense **val_grad);
+/* SparseFillEmptyRowsGrad: reverse_index_map (int64 [N]) as returned by spt_fill_empty_rows,
+ * grad_values [M] the gradient of its output values. d_values[i] = grad_values[reverse_index_map[i]]
+ * (each map value in [0, M), SPT_ERANGE); *d_default_value (a rank-0 dense) = the sum of the gradients
+ * of the output entries no input entry maps to (the filled rows). */
+spt_status spt_fill_empty_rows_grad(const spt_dense *reverse_index_map, const spt_dense *grad_values,
+                                    spt_dense **d_values, spt_dense **d_default_value);
+/* The gradient of spt_reduce_sum(t, axes, naxes, keep_dims): out_grad has the reduction's output shape
+ * (SPT_EINVAL otherwise); each entry gets out_grad at the cell it was summed into. Axes as spt_reduce_sum. */
+spt_status spt_reduce_sum_grad(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims,
+                               const spt_dense *out_grad, spt_dense **val_grad);
+/* The gradient of spt_softmax from its output sm (the values y) and grad (sm's nnz values g): within
+ * each group (entries sharing all but the last index) dx_i = y_i (g_i - sum_j g_j y_j). The result is
+ * in sm's entry order, which is the input's when the input was sorted row-major. */
+spt_status spt_softmax_grad(const spt_tensor *sm, const spt_dense *grad, spt_dense **val_grad);
+/* The gradients of spt_sparse_dense_matmul(a, b, adjoint_a, adjoint_b) from grad, the [M, N] gradient
+ * of the product: *a_val_grad (a's nnz values) and *b_grad (b's shape). Either output may be NULL to
+ * skip it (not both). */
+spt_status spt_sparse_dense_matmul_grad(const spt_tensor *a, const spt_dense *b, bool adjoint_a, bool adjoint_b,
+                                        const spt_dense *grad, spt_dense **a_val_grad, spt_dense **b_grad);
+/* The gradients of c = spt_sparse_sparse_matmul(a, b, false, false, keep_zeros) (rank 2 or batched rank
+ * 3) from grad (c's nnz values): a's entry (i, k) gets sum_j g[i, j] b[k, j] and b's entry (k, j) gets
+ * sum_i a[i, k] g[i, j], the sums over c's entries. */
+spt_status spt_sparse_sparse_matmul_grad(const spt_tensor *a, const spt_tensor *b, const spt_tensor *c,
+                                         const spt_dense *grad, spt_dense **a_val_grad, spt_dense **b_val_grad);
+/* The gradients of c = spt_multiply(a, b) from grad (c's nnz values): an entry of a at a cell of c gets
+ * g * (the sum of b's entries there), of b likewise; other entries 0. */
+spt_status spt_multiply_grad(const spt_tensor *a, const spt_tensor *b, const spt_tensor *c, const spt_dense *grad,
+                             spt_dense **a_val_grad, spt_dense **b_val_grad);
+/* The gradients of spt_concat(inputs, n, axis, expand_nonconcat_dim) from grad (the output's nnz
+ * values): val_grads[i] (n slots, the caller's array) gets input i's value gradients. The inputs are
+ * checked as spt_concat checks them. */
+spt_status spt_concat_grad(const spt_tensor *const *inputs, int64_t n, int64_t axis, bool expand_nonconcat_dim,
+                           const spt_dense *grad, spt_dense **val_grads);
+/* The gradients of c = spt_maximum(a, b) (spt_minimum) from grad (c's nnz values): each cell's gradient
+ * goes to the operand whose value c holds, an absent operand counting as 0; on a tie it goes to a. The
+ * operands must not repeat an index (SPT_EINVAL). TensorFlow has no gradient for these ops. */
+spt_status spt_maximum_grad(const spt_tensor *a, const spt_tensor *b, const spt_tensor *c, const spt_dense *grad,
+                            spt_dense **a_val_grad, spt_dense **b_val_grad);
+spt_status spt_minimum_grad(const spt_tensor *a, const spt_tensor *b, const spt_tensor *c, const spt_dense *grad,
+                            spt_dense **a_val_grad, spt_dense **b_val_grad);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Tensors of tensors: domains, sparse maps, injection, sparsify                                    */
+/* ------------------------------------------------------------------------------------------------ */
+
 /*
  * A tensor-of-tensors (ToT) is an outer tensor whose every element is either EMPTY or a whole dense
  * inner tensor. It is built from a tensor T and a sparse map (spt_sparsify*), and summed back into a
@@ -823,7 +1391,10 @@ spt_status spt_reduce_tot_sum(const spt_tot *tot, const spt_sparse_map *sm, int6
                               spt_dense **out);
 /* ==== END TENSOR-OF-TENSORS */
 
-/* ==== FILE FORMATS: .tns, .mtx, .npy, .npz. */
+/* ------------------------------------------------------------------------------------------------ */
+/* Files: .tns, .mtx, .npy, .npz, spy plots                                                         */
+/* ------------------------------------------------------------------------------------------------ */
+
 /*
  * FILES
  *   .tns  FROSTT text: one entry per line, 1-based indices then the value, blank-separated; lines whose
@@ -941,26 +1512,40 @@ spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor 
  * int64) or SPT_FORMAT_NPZ_SCIPY_CSR (rows sorted, duplicates kept) for rank 2. Members deflated. */
 spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavour);
 
-/* Reading files. Regular files are mapped (or read whole, as stdin "-" redirected from one). Other
- * inputs (pipes, FIFOs, devices such as /dev/zero, a terminal) are read as a stream, up to a bound:
- * SPT_MAX_STREAM_BYTES from the environment (a byte count, optionally with a K, M, G or T suffix in
- * powers of 1024), by default 4 GiB or half the physical memory, whichever is smaller. A longer stream ends the read with SPT_EOVERFLOW naming the
- * bound. A FIFO is waited for until a writer opens it, at most SPT_FIFO_TIMEOUT seconds from the
- * environment (default 30), then SPT_EIO. .npy and .npz members are checked before their data is read: the bytes the header's shape
- * and dtype need must be the bytes present (for .npz, the size in the archive's directory), and an
- * .npz's members must agree with one another (coords [rank, n] with data [n] and shape [rank]; SciPy's
+/* Reading files. Regular files are mapped. The text formats (.tns, and .mtx coordinate files) are
+ * parsed as a stream when the input is a pipe, a FIFO, stdin, a device, or compressed: a piece of
+ * 16 MiB at a time, by all threads, into arrays that grow with the entries, so memory is the tensor
+ * plus a fixed buffer, whatever the length; no bound applies unless SPT_MAX_STREAM_BYTES is set in the
+ * environment (a byte count, optionally with a K, M, G or T suffix in powers of 1024): then a longer
+ * text ends the read with SPT_EOVERFLOW naming the bound. A line with no end within 1 MiB is
+ * SPT_EPARSE (/dev/zero read as text stops there). A FIFO is waited for until a writer opens it, at
+ * most SPT_FIFO_TIMEOUT seconds from the environment (default 30), then SPT_EIO. Inputs still read
+ * whole, and why (each bounded by
+ * SPT_MAX_STREAM_BYTES, by default 4 GiB or half the physical memory, whichever is smaller, when it is
+ * not a regular file or is decoded):
+ *  - .npz from a stream: a zip archive's directory is at its end, so the bytes are gathered first;
+ *  - .npy from a stream: the array is built from the whole image (after the magic check below);
+ *  - a tar archive (compressed or not): its member is chosen from the whole directory;
+ *  - Matrix Market array files, which list every element of a dense matrix;
+ *  - compressed .npy and .npz files, decoded in memory.
+ * .npy and .npz members are checked before their data is read: the bytes the header's shape and dtype
+ * need must be the bytes present (for .npz, the size in the archive's directory), and an .npz's members
+ * must agree with one another (coords [rank, n] with data [n] and shape [rank]; SciPy's
  * row/col/indices [n] and indptr [dim + 1]) before any of them is inflated. NumPy unicode arrays
- * ('<U<n>') are read as UTF-8 strings.
+ * ('<U<n>') are read as UTF-8 strings. The .npy and .npz readers look at a stream's first bytes before
+ * reading on: a stream that starts neither with the format's magic nor as a compressed or tar input is
+ * SPT_EPARSE at once (/dev/zero costs a few KiB, not gigabytes).
  *
  * Compressed and archived inputs. Every reader recognises gzip, bzip2, xz and zstd streams and tar
- * archives (also compressed, as SuiteSparse's NAME.tar.gz) by their first bytes, whatever the name, and
- * reads what they hold (for tar, see spt_set_read_member). They are decoded in memory with libarchive,
- * up to the same bound as a stream (SPT_MAX_STREAM_BYTES): the text parsers need the whole text at once
- * to split it between threads. A name ending in .gz, .bz2, .xz or .zst names the format of its content
- * (x.tns.gz is a .tns); spt_write compresses its output when the name ends so. A corrupt or truncated
- * stream is SPT_EPARSE naming the file and the decoded bytes before the fault. .npy and .npz readers look
- * at the first bytes of a stream before reading on: a stream that starts neither with the format's
- * magic nor as a compressed or tar input is refused at once (/dev/zero reads 64 KiB, not gigabytes).
+ * archives (also compressed, as the SuiteSparse Matrix Collection's NAME.tar.gz) by their first bytes,
+ * whatever the name, and reads what they hold (for tar, see spt_set_read_member). gzip is decoded with
+ * zlib when streamed and libdeflate when decoded whole, both checking every member's CRC and length
+ * (several members one after another, as pigz and bgzip write, are one text); bzip2, xz, zstd and tar
+ * with libarchive. A name ending in .gz, .bz2, .xz or .zst names the format of its content (x.tns.gz is
+ * a .tns); when the name does not tell (an archive, no extension), spt_read goes by the tar member's
+ * name, then by the content's magic (.npy, .npz, Matrix Market); .tns text has no magic and needs its
+ * name or the format given. A corrupt or truncated stream is SPT_EPARSE naming the file and the decoded
+ * bytes before the fault. spt_write compresses its output when the name ends in one of those suffixes.
  *
  * Order in files. A tensor known to be sorted by a full order is written with that statement:
  * "order: 2 0 1 sorted" (plus " unique" when no two entries are equal) as the .tns comment
@@ -1015,484 +1600,114 @@ spt_status spt_write_spy_png_values(const spt_tensor *t, int64_t row_mode, int64
                                     const char *path);
 /* ==== END FILE FORMATS */
 
-/* ==== TF.SPARSE COMPLETION: segment reductions, expand_dims, eye, map_values and cast,
- * ==== bincount, cross and cross_hashed, embedding lookups, serialization. Declarations go between
- * ==== these markers. */
+/* ------------------------------------------------------------------------------------------------ */
+/* TensorFlow's files and records: TFRecord files, tf.train.Example (src/tf)                          */
+/* ------------------------------------------------------------------------------------------------ */
 /*
- * Common to these ops: inputs are never modified; every sparse input's indices are checked against its
- * shape unless it is known valid (SPT_ERANGE); every size computed from a caller's value (num_segments,
- * minlength, maxlength, a row count) is checked before anything is allocated (SPT_EOVERFLOW when an
- * element count does not fit in int64 or its bytes in size_t, SPT_ENOMEM when it fits but cannot be
- * had). Messages name the spt function and the offending value. A count argument documented as
- * "or SPT_UNSET" means TensorFlow's None.
+ * TFRECORD FILES: records framed as TensorFlow writes them (an 8-byte little-endian length, the masked
+ * CRC-32C of the length, the data, the masked CRC-32C of the data), the whole stream optionally
+ * compressed as one zlib or gzip stream (TensorFlow's TFRecordOptions compression_type "ZLIB", "GZIP").
+ * The reader streams: its memory is one record plus fixed buffers, never the file; a record's buffer
+ * grows only as its bytes arrive, so a lying length costs no more than the bytes present. A bad CRC, a
+ * truncated record, a length larger than what follows or damaged compressed data is SPT_EDATALOSS naming
+ * the file and the byte offset of the record (in the uncompressed stream for ZLIB / GZIP).
  */
-#define SPT_UNSET (-1)
+typedef enum spt_tfrecord_compression {
+    SPT_TFRECORD_NONE = 0,
+    SPT_TFRECORD_ZLIB = 1,
+    SPT_TFRECORD_GZIP = 2
+} spt_tfrecord_compression;
+typedef struct spt_tfrecord_reader spt_tfrecord_reader;
+typedef struct spt_tfrecord_writer spt_tfrecord_writer;
 
-/* -- segment reductions (tf.sparse.segment_sum / segment_mean / segment_sqrt_n) -- */
+/* Open `path` for reading (SPT_EIO naming it when it cannot be opened). */
+spt_status spt_tfrecord_reader_open(const char *path, spt_tfrecord_compression compression, spt_tfrecord_reader **out);
+/* The next record: *data (borrowed: valid until the next read or close) of *len bytes and *eof false; at
+ * the clean end of the file *eof true, *data NULL, *len 0. After an error the reader only reports it again. */
+spt_status spt_tfrecord_read(spt_tfrecord_reader *r, const void **data, size_t *len, bool *eof);
+/* Up to max_records (>= 1) next records as a new string dense [k] (k 0 at the end of the file). */
+spt_status spt_tfrecord_read_batch(spt_tfrecord_reader *r, int64_t max_records, spt_dense **out);
+/* The byte offset (uncompressed) of the next record. */
+int64_t spt_tfrecord_reader_offset(const spt_tfrecord_reader *r);
+void spt_tfrecord_reader_close(spt_tfrecord_reader *r); /* NULL-safe */
 
-/* out[s, ...] = reduction over the positions i with segment_ids[i] == s of data[indices[i], ...].
- * data: a dense array of rank >= 1 (SPT_EINVAL otherwise); its first dim is the one indexed.
- * indices, segment_ids: rank-1 int32 or int64 arrays of one length (SPT_EINVAL "indices should be a
- * vector", "segment_ids should be a vector", "segment_ids and indices should have same size"; another
- * dtype is SPT_EDTYPE). num_segments: SPT_UNSET or >= 0 (SPT_EINVAL).
- * Output: a new dense array of data's dtype and shape [rows] + data.shape[1:], rows = num_segments
- * when given, else the last segment id + 1 (0 when there are no ids). Segments with no id are 0 (also
- * for mean and sqrt_n). TensorFlow's checks, all before the output is allocated: the ids non-decreasing
- * (SPT_EINVAL "segment ids are not increasing", naming the position), >= 0 (SPT_ERANGE "segment ids
- * must be >= 0") and < num_segments when given (SPT_ERANGE "segment ids must be < num_segments"); every
- * index in [0, data.shape[0]) (SPT_ERANGE "indices[i] == v out of range [0, N)").
- * A repeated index is added as often as it appears. Sums run in position order within a segment, in
- * the data's dtype (integers wrap modulo 2^bits). Threads split the positions at segment boundaries, so
- * the result does not depend on the thread count.
- * Dtypes: segment_sum every integer and float dtype; segment_mean and segment_sqrt_n float32 and
- * float64 (TensorFlow's), others SPT_EDTYPE. mean divides a segment's sum by its count, sqrt_n by the
- * square root of its count. */
-spt_status spt_segment_sum(const spt_dense *data, const spt_dense *indices, const spt_dense *segment_ids,
-                           int64_t num_segments, spt_dense **out);
-spt_status spt_segment_mean(const spt_dense *data, const spt_dense *indices, const spt_dense *segment_ids,
-                            int64_t num_segments, spt_dense **out);
-spt_status spt_segment_sqrt_n(const spt_dense *data, const spt_dense *indices, const spt_dense *segment_ids,
-                              int64_t num_segments, spt_dense **out);
+/* Create (truncate) `path` for writing records. */
+spt_status spt_tfrecord_writer_open(const char *path, spt_tfrecord_compression compression, spt_tfrecord_writer **out);
+/* Append one record of len bytes (data may be NULL when len is 0). */
+spt_status spt_tfrecord_write(spt_tfrecord_writer *w, const char *data, size_t len);
+/* Append every element of a string dense as one record each. */
+spt_status spt_tfrecord_write_batch(spt_tfrecord_writer *w, const spt_dense *records);
+/* Finish the stream and close the file; the status of the last writes (SPT_EIO). NULL-safe. */
+spt_status spt_tfrecord_writer_close(spt_tfrecord_writer *w);
+/* spt_tfrecord_writer_close without its status (for owners that drop a writer, e.g. a garbage collector). */
+void spt_tfrecord_writer_free(spt_tfrecord_writer *w);
 
-/* -- expand_dims, eye -- */
-
-/* tf.sparse.expand_dims: a new tensor of rank R+1 with a dim of size 1 inserted at `axis` (in
- * [-R-1, R], negative counted from the end: -1 appends; SPT_ERANGE otherwise; R+1 > SPT_MAX_RANK is
- * SPT_EINVAL), every index getting a 0 there. Values and entry order are kept; a recorded order stays
- * valid (the new dim is constant), so a row-major sorted input gives a row-major sorted output. */
-spt_status spt_expand_dims(const spt_tensor *t, int64_t axis, spt_tensor **out);
-
-/* tf.sparse.eye(num_rows, num_columns, dtype): shape [num_rows, num_columns] (num_columns SPT_UNSET =
- * num_rows; negative sizes SPT_EINVAL; a volume beyond int64 SPT_EOVERFLOW), value 1 (true, 1 + 0i) at
- * [i, i] for i < min(num_rows, num_columns), row-major, known valid, sorted and unique. Every dtype but
- * string (SPT_EDTYPE). */
-spt_status spt_eye(int64_t num_rows, int64_t num_columns, spt_dtype dtype, spt_tensor **out);
-
-/* -- map_values: math on the stored values -- */
-
-/* The unary functions TensorFlow dispatches on a SparseTensor's values (tf.math.abs(sp) ==
- * tf.sparse.map_values(tf.math.abs, sp)). Implicit zeros are not touched (sign, square, ... of the
- * stored values only). */
-typedef enum spt_unary_op {
-    SPT_OP_ABS,      /* integers (|MIN| wraps to MIN), floats, complex (-> float32/float64 modulus) */
-    SPT_OP_NEGATIVE, /* signed integers (wrap), floats, complex */
-    SPT_OP_SIGN,     /* -1, 0, 1 (floats: -0 and NaN kept; complex: z / |z|, 0 for 0) */
-    SPT_OP_SQUARE,   /* integers (wrap), floats, complex */
-    SPT_OP_SQRT,     /* this and the functions down to TANH: floats and complex (C99 csqrt, ...) */
-    SPT_OP_RSQRT,    /* 1 / sqrt(x) */
-    SPT_OP_EXP,
-    SPT_OP_LOG1P,    /* log(1 + x) */
-    SPT_OP_SIN,
-    SPT_OP_TAN,
-    SPT_OP_ASIN,
-    SPT_OP_ATAN,
-    SPT_OP_ASINH,
-    SPT_OP_ATANH,
-    SPT_OP_TANH,
-    SPT_OP_ERF,       /* floats */
-    SPT_OP_FLOOR,     /* floats */
-    SPT_OP_CEIL,      /* floats */
-    SPT_OP_ROUND,     /* floats: half to even (TF's round, 2.5 -> 2); integers: identity */
-    SPT_OP_ONES_LIKE, /* every dtype but string: 1 (true, 1 + 0i) */
-    SPT_NUM_UNARY_OPS
-} spt_unary_op;
-
-/* "abs", "negative", ..., "ones_like" (TensorFlow's function names); NULL for an unknown op. */
-const char *spt_unary_op_name(spt_unary_op op);
-/* The op of a name above; SPT_EINVAL for an unknown name. */
-spt_status spt_unary_op_from_name(const char *name, spt_unary_op *out);
-
-/* tf.sparse.map_values(fn, t) for a unary fn: a new tensor with t's indices, shape, order and flags and
- * values fn(value). A dtype the op does not take is SPT_EDTYPE (strings never). Floats are computed in
- * double and rounded once to the dtype; domain errors give IEEE results (sqrt(-1) = NaN, log1p(-1) =
- * -inf), never an error. Threaded over the values. */
-spt_status spt_map_values(const spt_tensor *t, spt_unary_op op, spt_tensor **out);
-
-/* map_values with two sparse arguments: fn(a.values, b.values) where a and b must hold the same
- * indices in the same storage order and the same shape (SPT_EINVAL "must have the same indices" /
- * "same dense shape", TensorFlow's requirement) and one dtype (SPT_EDTYPE). add, subtract, multiply:
- * integers wrap, floats and complex IEEE; bool and string SPT_EDTYPE. For fn(sp, scalar) use
- * spt_sparse_dense_cwise_add / _mul with a rank-0 dense operand. */
-typedef enum spt_binary_op { SPT_OP_ADD, SPT_OP_SUBTRACT, SPT_OP_MULTIPLY } spt_binary_op;
-spt_status spt_map_values2(const spt_tensor *a, const spt_tensor *b, spt_binary_op op, spt_tensor **out);
-
-/* tf.cast of the values (map_values(tf.cast, t, dtype)): a new tensor of `dtype` with t's indices,
- * shape, order and flags. Every pair of non-string dtypes converts, each conversion defined (no
- * undefined behaviour in C): integer -> integer wraps modulo 2^bits (two's complement, as TF's
- * static_cast); float -> integer truncates toward zero, NaN gives 0 and a value beyond the dtype's range
- * saturates to its min or max (TF leaves this to the platform; spt defines it); anything -> bool is
- * value != 0 (NaN -> true); bool -> number is 0 or 1; complex -> real keeps the real part; real ->
- * complex has imaginary part 0; int64 / uint64 -> float rounds to nearest; float64 -> float32 rounds to
- * nearest (beyond float32's range: +-inf). Each value is converted in one step (never rounded twice).
- * string -> string copies; string <-> anything else is SPT_EDTYPE. */
-spt_status spt_cast(const spt_tensor *t, spt_dtype dtype, spt_tensor **out);
-
-/* -- bincount (tf.sparse.bincount: SparseCountSparseOutput / DenseCountSparseOutput) -- */
-
-/* Counts of the integer values of `values` as a sparse tensor. axis 0 (TensorFlow's default, also its
- * None): every stored value counts, the output has rank 1, shape [width]. axis -1: counts per row of dim
- * 0 (the first index coordinate), output rank 2, shape [values.shape[0], width]; a rank-1 input gives a
- * rank-1 output as with axis 0; a rank-0 input is SPT_EINVAL ("the shape argument requires at least one
- * element"). Implicit zeros are never counted. Any other axis is SPT_EINVAL.
- * minlength, maxlength: SPT_UNSET or >= 0 (less than -1 is SPT_EINVAL). A value is counted iff maxlength
- * is SPT_UNSET or value < maxlength (larger values are dropped; maxlength 0 drops every value, as
- * tf.sparse.bincount in TensorFlow 2.21). width = maxlength when given (0 included, whatever minlength),
- * else max(largest counted value + 1, minlength) -- with no counted value the largest is taken as 0, so
- * width >= 1 (TensorFlow's GetOutputSize); largest + 1 beyond int64 is SPT_EOVERFLOW. The output stores nothing per width unit,
- * so a huge width costs nothing (the output shape follows the shape rules of spt_tensor_new).
- * A negative value is SPT_EINVAL ("values[i] = v is negative"; TensorFlow's InvalidArgument), checked
- * for every value first, dropped or not.
- * weights: NULL, or a tensor with exactly values' shape (SPT_EINVAL "'weights' and 'values' must have
- * the same dense shape") and indices in the same storage order (SPT_EINVAL "... must have the same
- * indices"); then each output value is the sum of the weights of its entries, in storage order, in the
- * weights' dtype (integers and floats, else SPT_EDTYPE; integers wrap). Without weights the output
- * counts entries, as int32 for int32 values and int64 for every other integer dtype. binary_output: 1
- * for every present (row, value); with weights SPT_EINVAL (TensorFlow: mutually exclusive).
- * values must have an integer dtype (SPT_EDTYPE). Every index of `values` is checked (SPT_ERANGE).
- * The output is row-major, known valid, sorted and unique. Cost: two stable radix sorts of the counted
- * entries (by value, then by row), no linearized index. */
-spt_status spt_bincount(const spt_tensor *values, const spt_tensor *weights, int64_t axis, int64_t minlength,
-                        int64_t maxlength, bool binary_output, spt_tensor **out);
-/* The same for a dense integer array `values`: axis 0 flattens it (any rank, output rank 1); axis -1
- * needs rank 1 or 2 (SPT_EINVAL "input must be a 1 or 2-dimensional tensor") and counts per row for
- * rank 2. weights: NULL or a dense array of values' shape (SPT_EINVAL "'weights' and 'values' must have
- * the same shape"). */
-spt_status spt_bincount_dense(const spt_dense *values, const spt_dense *weights, int64_t axis, int64_t minlength,
-                              int64_t maxlength, bool binary_output, spt_tensor **out);
-
-/* -- cross and cross_hashed (tf.sparse.cross / tf.sparse.cross_hashed: SparseCrossV2 / SparseCross) -- */
-
-/* One input of a cross: exactly one of `sparse` (a rank-2 tensor: row = index[0], its features are the
- * row's values in storage order) and `dense` (a rank-2 array: row r's features are its columns). */
-typedef struct spt_cross_input {
-    const spt_tensor *sparse;
-    const spt_dense *dense;
-} spt_cross_input;
-
-/* tf.sparse.cross(inputs, separator): for every row b of the batch, every combination of one feature
- * from each input, as the features' strings joined by `separator` (separator_len bytes; TF's default
- * is "_X_"). Integer features are written in decimal. As in TensorFlow, the sparse inputs come first,
- * then the dense ones, each group in the order given, and the last varies fastest. Output: a string
- * tensor of shape [batch, widest row's count] with entries [b, 0], [b, 1], ... in row-major order (known
- * valid, sorted, unique); a row where some input has no feature has no entry.
- * Checks (SPT_EINVAL unless said): n >= 1; each input exactly one of sparse / dense, of rank 2 ("must be
- * a matrix"); features strings or integers (SPT_EDTYPE; TensorFlow: int64 and string); every input's
- * shape[0] equal ("Expected batch size X got Y"); every sparse index inside its shape (SPT_ERANGE --
- * TensorFlow silently drops a row outside the batch); the number of crosses of a row and in all must
- * fit in int64 (SPT_EOVERFLOW), before the output is allocated. Entries of a sparse input need not be
- * sorted: they are grouped by row with a stable sort, keeping their storage order within the row. */
-spt_status spt_cross(const spt_cross_input *inputs, int64_t n, const char *separator, int64_t separator_len,
-                     spt_tensor **out);
-
-/* TensorFlow's default hash_key of cross_hashed. */
-#define SPT_CROSS_DEFAULT_HASH_KEY UINT64_C(0xDECAFCAFFE)
-
-/* tf.sparse.cross_hashed(inputs, num_buckets, hash_key): the same combinations, each as the int64
- * h % num_buckets (num_buckets > 0) or h % (2^63 - 1) (num_buckets == 0), where h starts at hash_key
- * and takes h = FingerprintCat64(h, f) for each feature f in turn, f = Fingerprint64(bytes) for a
- * string feature and the value's 64 bits for an integer feature -- bit-exact with TensorFlow.
- * num_buckets < 0 is SPT_EINVAL; other checks as spt_cross. hash_key is used as given, 0 included (as the
- * raw op; TensorFlow's Python layer, and spt's, take 0 as SPT_CROSS_DEFAULT_HASH_KEY). */
-spt_status spt_cross_hashed(const spt_cross_input *inputs, int64_t n, int64_t num_buckets, uint64_t hash_key,
-                            spt_tensor **out);
-
-/* FarmHash's Fingerprint64 (farmhashna::Hash64, which TensorFlow's Fingerprint64 is) of len bytes,
- * the same on every host. */
-uint64_t spt_fingerprint64(const void *data, size_t len);
-/* TensorFlow's FingerprintCat64(fp1, fp2): the combination of two fingerprints, order-dependent. */
-uint64_t spt_fingerprint_cat64(uint64_t fp1, uint64_t fp2);
-
-/* -- embedding lookups (tf.nn.embedding_lookup_sparse, tf.nn.safe_embedding_lookup_sparse) -- */
-
-typedef enum spt_combiner { SPT_COMBINER_SUM, SPT_COMBINER_MEAN, SPT_COMBINER_SQRTN } spt_combiner;
-
-/* tf.nn.embedding_lookup_sparse(params, sp_ids, sp_weights, combiner). params: nparams >= 1 dense
- * float32 or float64 arrays of one dtype and rank >= 1 whose dims after the first agree (one array = the
- * whole table; several = shards under TensorFlow's "mod" partition strategy: id lives in shard
- * id % nparams at row id / nparams). sp_ids: integer ids, rank >= 2; entry i belongs to output row
- * index[i][0]. sp_weights: NULL (every weight 1) or a tensor of params' dtype with sp_ids' shape and
- * indices (SPT_EINVAL otherwise; SPT_EDTYPE for another dtype). Output: a new dense array of shape
- * [sp_ids.shape[0]] + params.shape[1:]: row b = the sum over b's entries of weight * params[id], divided
- * for SPT_COMBINER_MEAN by the sum of the weights and for SPT_COMBINER_SQRTN by the square root of the sum
- * of the squared weights (TensorFlow's default combiner is mean); a division by zero gives 0 (div_no_nan),
- * so rows without ids are zero. Every id is checked before the output is allocated: a negative id or one
- * outside its shard is SPT_ERANGE ("ids[i] = v is not in [0, V)"). Entries are accumulated in storage
- * order in params' dtype (need not be sorted; TensorFlow requires rows in order); when the entries come
- * row by row, threads take whole rows, so the result does not depend on the thread count. The table
- * rows of upcoming entries are prefetched (a lookup is bound by memory latency). max_norm is not
- * supported. */
-spt_status spt_embedding_lookup_sparse(const spt_dense *const *params, int64_t nparams, const spt_tensor *sp_ids,
-                                       const spt_tensor *sp_weights, spt_combiner combiner, spt_dense **out);
-
-/* tf.nn.safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights, combiner, default_id):
- * as spt_embedding_lookup_sparse, but the output rows are every dim of sparse_ids but the last (output
- * shape sparse_ids.shape[:-1] + params.shape[1:]); entries with an id < 0, and with weights and the
- * combiner mean or sqrtn those with a weight <= 0 (or NaN), are pruned first (TensorFlow keeps non-positive
- * weights for sum); a row left without entries is params[default_id] when
- * default_id != SPT_UNSET (a default_id outside the table is SPT_ERANGE) and zero otherwise. */
-spt_status spt_safe_embedding_lookup_sparse(const spt_dense *const *params, int64_t nparams, const spt_tensor *sparse_ids,
-                                            const spt_tensor *sparse_weights, spt_combiner combiner, int64_t default_id,
-                                            spt_dense **out);
-
-/* -- serialization (tf.io.serialize_sparse / deserialize_sparse and the _many forms) -- */
 /*
- * SERIALIZED FORM (spt's own, version 1; not TensorFlow's TensorProto form). One tensor is one byte
- * string; every integer is little-endian, whatever the host:
- *   offset 0   4 bytes  magic "SPTS"
- *          4   2        version (1)
- *          6   1        dtype: the spt_dtype value (0 bool, 1..4 int8..int64, 5..8 uint8..uint64,
- *                       9 float32, 10 float64, 11 complex64, 12 complex128, 13 string)
- *          7   1        reserved, 0
- *          8   8        rank R (0 .. SPT_MAX_RANK)
- *          16  8        entry count N
- *          24  8R       shape
- *              8NR      indices, entry by entry
- *              values:  N elements of the dtype's size (bool: one byte 0 or 1; complex: real then
- *                       imaginary part), or for strings N lengths (8 bytes each) then the bytes
- *                       of every string, concatenated
- *          end-8  8     checksum: spt_fingerprint64 of every byte before it
- * The reader trusts nothing: it checks the length against the header, the magic, the version, the
- * checksum, the dtype code and reserved byte, the rank, that the counts need exactly the bytes present
- * (every product and sum overflow-checked, before anything is allocated), each string length against
- * what remains, bool bytes, and every index against the shape. Malformed bytes are SPT_EPARSE ("...:
- * serialized[k]: ..."), an index outside the shape SPT_ERANGE.
+ * TF.TRAIN.EXAMPLE: parsing as tf.io.parse_example does, for the three list types of a Feature (int64,
+ * float, bytes: dtypes SPT_INT64, SPT_FLOAT32, SPT_STRING). A feature key that repeats inside one
+ * Example keeps its first occurrence (as TensorFlow's parser does); a Feature with no list set counts as
+ * absent.
  */
+typedef enum spt_feature_kind {
+    SPT_FEATURE_VARLEN = 0,  /* tf.io.VarLenFeature(dtype) */
+    SPT_FEATURE_SPARSE = 1,  /* tf.io.SparseFeature(index_key(s), value_key, dtype, size, already_sorted) */
+    SPT_FEATURE_FIXEDLEN = 2 /* tf.io.FixedLenFeature(shape, dtype, default_value) */
+} spt_feature_kind;
+typedef struct spt_feature {
+    spt_feature_kind kind;
+    const char *key;                 /* the feature key (SparseFeature: its value_key); NUL-terminated */
+    spt_dtype dtype;                 /* SPT_INT64, SPT_FLOAT32 or SPT_STRING */
+    int64_t rank;                    /* FIXEDLEN: the value shape's rank; SPARSE: the number of index keys */
+    const int64_t *shape;            /* FIXEDLEN: the value shape; SPARSE: size[j] for index key j */
+    const char *const *index_keys;   /* SPARSE: rank int64 features holding the indices */
+    bool already_sorted;             /* SPARSE: keep each Example's order (else the output is reordered) */
+    const spt_dense *default_value;  /* FIXEDLEN: NULL = required; else prod(shape) values of dtype */
+} spt_feature;
 
-/* tf.io.serialize_sparse: t's entries (storage order) as one new byte string *data of *len bytes, to
- * be freed with spt_bytes_free. Every index is checked first (SPT_ERANGE). */
-spt_status spt_serialize_sparse(const spt_tensor *t, void **data, size_t *len);
-/* Free a buffer spt returned (NULL-safe). */
-void spt_bytes_free(void *p);
-/* tf.io.serialize_many_sparse: rank >= 2 (SPT_EINVAL); *n = shape[0] new byte strings (*data)[i] of
- * (*lens)[i] bytes, string i holding the entries whose first coordinate is i, without it (shape
- * shape[1:]), in storage order. Free all with spt_serialized_free. */
-spt_status spt_serialize_many_sparse(const spt_tensor *t, void ***data, size_t **lens, int64_t *n);
-void spt_serialized_free(void **data, size_t *lens, int64_t n);
+/* tf.io.parse_example (serialized a string vector [B]) or tf.io.parse_single_example (a string scalar):
+ * for feature i, VARLEN and SPARSE fill sparse_out[i] (dense_out[i] NULL) and FIXEDLEN fills dense_out[i]
+ * (sparse_out[i] NULL); the caller's arrays have nfeatures slots. VARLEN: indices [b, j] (j the position
+ * in Example b's list), dense_shape [B, the longest list]; SPARSE: indices [b, index_0, ...], dense_shape
+ * [B] + size, the index lists and the value list of each Example of one length (SPT_EINVAL) and every
+ * index inside its size (SPT_ERANGE); FIXEDLEN: dense [B] + shape, an Example's list exactly prod(shape)
+ * long (SPT_EINVAL "Key: K, Index: b.  Number of values != expected"), a missing feature its default or
+ * SPT_EINVAL "Feature: K (data type: T) is required but could not be found.". A list of another type
+ * than the feature's dtype is SPT_EINVAL ("Key: K.  Data types don't match."). The scalar form drops the
+ * batch dim (indices [j], dense [shape]). Malformed Example bytes are SPT_EPARSE naming the Example and
+ * the field. On error every slot is NULL. */
+spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *features, int64_t nfeatures,
+                             spt_tensor **sparse_out, spt_dense **dense_out);
 
-/* tf.io.deserialize_sparse: prod(batch_shape) serialized tensors data[k] (lens[k] bytes), in row-major
- * order of a batch of shape batch_shape[0..batch_rank), stacked into one tensor of rank batch_rank + R:
- * entry index = the item's batch multi-index then its own index; shape = batch_shape + the largest dim
- * of each item dim (TensorFlow's rule for items of different shapes). batch_rank 0 reads one tensor.
- * Entries come item by item in storage order (the order is recorded as row-major when they happen to
- * be sorted). Checks: every item as above; its dtype == dtype (SPT_EDTYPE "requested a SparseTensor of
- * type X but serialized[k] holds Y"); one rank for all (SPT_EINVAL "inconsistent rank across
- * SparseTensors"); an empty batch is SPT_EINVAL (no rank to learn); counts overflow-checked. */
-spt_status spt_deserialize_sparse(const void *const *data, const size_t *lens, int64_t batch_rank,
-                                  const int64_t *batch_shape, spt_dtype dtype, spt_tensor **out);
-/* tf.io.deserialize_many_sparse: n items stacked along a new first dim (batch shape [n]). */
-spt_status spt_deserialize_many_sparse(const void *const *data, const size_t *lens, int64_t n, spt_dtype dtype,
-                                       spt_tensor **out);
-/* -- tf.sparse.mask -- */
+/* One feature found in an Example (spt_example_describe): its key (borrowed from the Example's bytes:
+ * key_len bytes, not NUL-terminated), whether a list is set, its dtype (SPT_INT64, SPT_FLOAT32 or
+ * SPT_STRING) and its number of values. */
+typedef struct spt_example_key {
+    const char *key;
+    int64_t key_len;
+    bool has_list;
+    spt_dtype dtype;
+    int64_t count;
+} spt_example_key;
+/* The features of one serialized Example, in stored order (a repeated key each time): *keys a new
+ * array of *n entries (free with spt_bytes_free; NULL when *n is 0). Malformed bytes are SPT_EPARSE. */
+spt_status spt_example_describe(const void *data, size_t len, spt_example_key **keys, int64_t *n);
 
-/* The positions of the slices tf.sparse.mask keeps of an IndexedSlices (values, indices, dense_shape):
- * every i in [0, n), ascending, whose indices[i] is not among the m mask_indices (duplicates in either
- * list allowed; a kept index that repeats is kept each time, as TensorFlow's setdiff1d does). keep has
- * room for n positions; *nkeep is how many were written. The caller gathers values[keep[k]] and
- * indices[keep[k]]; the dense shape is unchanged. SPT_EINVAL for a negative count or a NULL array with
- * a positive count. */
-spt_status spt_mask_indices(const int64_t *indices, int64_t n, const int64_t *mask_indices, int64_t m, int64_t *keep,
-                            int64_t *nkeep);
-/* ==== END TF.SPARSE COMPLETION */
-
-/* ==== sparse algebra ==== */
-/*
- * Products and elementwise ops with sparse results, batched products, contractions with dense factors,
- * and gradient kernels. Common rules: inputs are never modified (an input's indices are checked against
- * its shape unless it is known valid: SPT_ERANGE); duplicates within an operand are summed (a sparse
- * tensor's value at a cell is the sum of its entries there, as spt_sparse_dense_matmul and
- * spt_reduce_sum read it); integer arithmetic wraps modulo 2^bits; each output element is summed in a
- * fixed order, so results do not depend on the thread count.
- */
-
-/* Sparse x sparse matrix product op(A) x op(B) with a sparse result (TensorFlow's SparseMatMul of two
- * sparse operands, which tf.sparse lacks; torch.sparse.mm). Rank 2: A [M, K] (or [K, M] with adjoint_a),
- * B [K, N] (or [N, K] with adjoint_b); op(X) = X^H (conjugate transpose) when the adjoint flag is set.
- * Rank 3: a batch of matrices, batch dim first: A [P, M, K], B [P, K, N], the product of each pair,
- * the adjoints acting on the last two dims. Checks: ranks 2 or 3 and equal (SPT_EINVAL); one dtype
- * (SPT_EDTYPE); equal batch sizes, equal inner dims (SPT_EINVAL "... inner dimension does not match");
- * the output volume and P x K fit in int64 (SPT_EOVERFLOW); every index inside its shape (SPT_ERANGE).
- * Result: shape [M, N] ([P, M, N]), entries in row-major order, no duplicates (known valid, sorted and
- * unique). An output cell is present when some product reaches it; a cell whose sum is zero (and the
- * products of stored zeros) is dropped unless keep_zeros. Dtypes: every integer, float and complex type.
- * Method: Gustavson's row-wise product; each output row accumulates in a dense array of the output
- * width when the row's work is a good fraction of that width (width <= 2^17), else in a hash table sized
- * by its work. Rows are split across threads by work, each writing its own part of the output (no
- * atomics). Memory: the operands' row groupings and sorted value copies (up to about 40 bytes per
- * input entry) and the output, first allocated at an upper bound of its size (the sum over rows of
- * min(products, N)) and shrunk; when that bound exceeds 64 entries per input entry the threads write
- * into growing buffers of their own instead, copied out at the end. */
-spt_status spt_sparse_sparse_matmul(const spt_tensor *a, const spt_tensor *b, bool adjoint_a, bool adjoint_b,
-                                    bool keep_zeros, spt_tensor **out);
-
-/* Elementwise product of two sparse tensors of one shape with a sparse result: the intersection of
- * their patterns (torch.mul of two sparse tensors; tf.sparse has no sparse result for it). A cell held
- * by both operands gives (sum of a's entries there) * (sum of b's), also when that is zero; cells held
- * by one side only are absent. Checks: same rank and dims (SPT_EINVAL "operands' shapes do not match:
- * ..."), same dtype (SPT_EDTYPE), every index inside the shape (SPT_ERANGE). Any rank, also 0. Result:
- * row-major, known valid, sorted and unique. Dtypes: every integer, float and complex type. */
-spt_status spt_multiply(const spt_tensor *a, const spt_tensor *b, spt_tensor **out);
-
-/* a - b of two sparse tensors with a sparse result: the union of the entries, as spt_add(a, -b, 0):
- * an index held by a only is copied, one held by b only is negated, one held by both gives a - b (kept
- * even when zero). Checks, ordering, duplicate handling and dtypes as spt_add (int8..int64, floats,
- * complex), with messages naming spt_subtract. */
-spt_status spt_subtract(const spt_tensor *a, const spt_tensor *b, spt_tensor **out);
-
-/* Sparse times / over dense under numpy's broadcasting rules, keeping the sparse pattern: shapes are
- * aligned from the right, missing leading dims count as 1, and each pair of dims must be equal or have
- * a 1 (SPT_EINVAL "shapes .. do not broadcast" otherwise); the result has the broadcast shape. Where
- * the dense side is larger (the sparse dim is 1 or missing) every sparse entry is repeated along that dim
- * (N x the product of those sizes entries; SPT_EOVERFLOW if that does not fit), then each value becomes
- * op(sparse value, dense element at the entry's broadcast index). Implicit zeros stay absent (numpy
- * would give 0 * inf = NaN and 0 / 0 = NaN there; spt, as TensorFlow's SparseDenseCwise ops, ignores
- * them). Integer division truncates toward zero, MIN / -1 wraps, a zero divisor is SPT_EINVAL naming the
- * output index. Result order: the sparse input's order and flags when no entry is repeated and the rank
- * is unchanged; otherwise row-major (sorted). spt_sparse_dense_cwise_mul/div keep TensorFlow's one-way
- * broadcasting; these extend it. Dtypes: every integer, float and complex type. */
-spt_status spt_multiply_dense(const spt_tensor *a, const spt_dense *dense, spt_tensor **out);
-spt_status spt_divide_dense(const spt_tensor *a, const spt_dense *dense, spt_tensor **out);
-
-/* Batched sparse x dense product, as torch.bmm: a is a batch of sparse matrices [P, M, K] (batch dim
- * first; with adjoint_a each is used as its conjugate transpose, so a is [P, K, M]); b is dense, either a
- * batch [P, K, N] (one matrix per batch entry) or one matrix [K, N] shared by every batch entry; with
- * adjoint_b each matrix of b is used as its conjugate transpose ([P, N, K] or [N, K]). The result is a new
- * dense [P, M, N]. Checks: a rank 3, b rank 2 or 3 (SPT_EINVAL); one dtype (SPT_EDTYPE); equal batch
- * sizes and inner dims (SPT_EINVAL "... inner dimension does not match"); the output volume fits
- * (SPT_EOVERFLOW); every index of a inside its shape (SPT_ERANGE). Duplicates accumulate. Dtypes: every
- * integer, float and complex type. Threaded by output rows as spt_sparse_dense_matmul. */
-spt_status spt_sparse_dense_bmm(const spt_tensor *a, const spt_dense *b, bool adjoint_a, bool adjoint_b,
-                                spt_dense **out);
-
-/* MTTKRP, the matricized tensor times Khatri-Rao product at the heart of CP decomposition: for a rank-N
- * sparse tensor t (N >= 2) and factor matrices factors[m] of shape [shape[m], R] for every m != mode
- * (factors[mode] is not read and may be NULL; nfactors must be N), the new dense [shape[mode], R] array
- *   out[i, r] = sum over entries e with index[e, mode] == i of value_e * prod_{m != mode} factors[m][index[e, m], r].
- * Checks: rank >= 2, nfactors == N, each factor a matrix with shape[m] rows and one R for all
- * (SPT_EINVAL, naming the factor); mode in [0, N) (SPT_ERANGE); dtypes all equal (SPT_EDTYPE); every index
- * inside the shape (SPT_ERANGE). Dtypes: every integer, float and complex type. Threaded by output rows
- * (entries grouped by their mode index with a stable radix sort unless already grouped), no atomics. */
-spt_status spt_mttkrp(const spt_tensor *t, const spt_dense *const *factors, int64_t nfactors, int64_t mode,
-                      spt_dense **out);
-
-/* Tensor times vector along `mode` (the mode is summed away): v is rank 1 of length shape[mode]; the
- * result is sparse of rank N-1 (the other modes, in order), one entry per non-empty cell, with
- *   out[i without mode] = sum over entries with those indices of value * v[index[mode]],
- * in row-major order (known valid, sorted, unique; a cell whose sum is zero is kept). Checks: mode in
- * [0, N) (SPT_ERANGE); v of rank 1 and length shape[mode] (SPT_EINVAL); one dtype (SPT_EDTYPE); every
- * index inside the shape (SPT_ERANGE). Dtypes: every integer, float and complex type. */
-spt_status spt_ttv(const spt_tensor *t, const spt_dense *v, int64_t mode, spt_tensor **out);
-
-/* Tensor times matrix along `mode` (the mode-n product of the tensor-decomposition literature):
- * u is dense [J, shape[mode]]; the result has t's shape with shape[mode] replaced by J and
- *   out[..., j, ...] = sum_k t[..., k, ...] * u[j, k]   (j and k at position mode).
- * The result is semi-sparse: for every fiber of t (the entries sharing all indices but `mode`) it holds
- * all J entries of that fiber, zeros included. Its order is every other mode ascending, then `mode`
- * (recorded; known valid, sorted, unique). Checks: mode in [0, N) (SPT_ERANGE); u a matrix with
- * shape[mode] columns (SPT_EINVAL); one dtype (SPT_EDTYPE); the result's entry count fits in int64
- * (SPT_EOVERFLOW; its shape may have any volume); every index inside the shape (SPT_ERANGE). Dtypes: every integer, float and complex. */
-spt_status spt_ttm(const spt_tensor *t, const spt_dense *u, int64_t mode, spt_tensor **out);
-
-/* numpy.tensordot of a sparse tensor a (rank N) and a dense array b (rank M): the naxes pairs of modes
- * (axes_a[k] of a, axes_b[k] of b) are multiplied and summed over, and the result is a new dense array
- * whose dims are a's free modes (in order) followed by b's free modes (in order):
- *   out[i..., j...] = sum over the contracted indices c of a[i..., c] * b[c, j...]
- * (with the contracted modes at their positions in each operand; duplicates in a are summed). A mode
- * index may be negative (counting from the end, as numpy). naxes = 0 is the outer product; axes may be
- * NULL then. The result is dense, as numpy and pydata/sparse return it for a sparse x dense product
- * (spt_ttv / spt_ttm give sparse results for one contracted mode).
- * Checks: out not NULL, a and b not NULL (SPT_EINVAL); one dtype (SPT_EDTYPE); 0 <= naxes <= both ranks
- * (SPT_EINVAL); each axis in [-rank, rank) (SPT_ERANGE naming axes_a[k] / axes_b[k] and its value); no
- * mode repeated within axes_a or axes_b (SPT_EINVAL); paired modes of equal size (SPT_EINVAL "shape
- * mismatch for the sum"); result rank <= SPT_MAX_RANK (SPT_EINVAL); the result's volume and byte size
- * fit (SPT_EOVERFLOW) and its allocation (SPT_ENOMEM), both naming spt_tensordot and the result's shape;
- * every index of a inside its shape (SPT_ERANGE). Any volume of a: only the dense result and b's
- * rearranged copy are ever flattened, and both fit in memory when the result does.
- * Method: b is rearranged into a matrix [contracted modes, free modes] (no copy when axes_b is 0, 1, ..,
- * naxes-1 in order); each entry of a is one row of a sparse matrix (its free modes, row-major) times
- * one row of that matrix (its contracted modes); the rows of the result are split across threads
- * (entries already grouped by their free modes at group boundaries, otherwise after a stable counting
- * pass that gives each thread one band of output rows), each output row summed by one thread in the
- * entries' storage order (no atomics; the same result for any thread count). Memory besides the result:
- * 16 bytes per entry (40 + the value size with more than one thread) and b's rearranged copy.
- * Integer arithmetic wraps. Dtypes: every integer, float and complex type. */
-spt_status spt_tensordot(const spt_tensor *a, const spt_dense *b, const int64_t *axes_a, const int64_t *axes_b,
-                         int64_t naxes, spt_dense **out);
-
-/* numpy.einsum for one sparse operand a and one dense operand b: subscripts "<a's indices>,<b's
- * indices>->output" or, without "->", numpy's implicit output (the indices that occur exactly once, in
- * alphabetical order, uppercase before lowercase). Indices are ASCII letters (case-sensitive); spaces
- * are ignored. An index in both operands and not the output is contracted, in both and the output a
- * batch index ("bij,bjk->bik"), in one operand only and not the output summed away. The result is a new
- * dense array in the output's order, as spt_tensordot computes it (the same kernel: b rearranged into a
- * matrix, threaded by rows of the result, no atomics). Examples: "ijk,jr->ikr" (the mode-1 product),
- * "ijk,k->ij" (tensor times vector), "ij,jk" (the matrix product), "ijk,ijk->" (the full contraction).
- * Refused, each with SPT_EINVAL and a message naming spt_einsum and the offending character, index or
- * position: NULL arguments; characters other than letters, ',', "->" and spaces; an ellipsis ("...",
- * not supported); a number of operands other than two; a repeated index within one operand (a
- * diagonal, not supported) or within the output; an output index absent from both operands; an
- * operand's index count different from its rank; an index whose sizes differ between the operands.
- * SPT_EDTYPE for differing or unsupported dtypes; SPT_EOVERFLOW / SPT_ENOMEM for a result that does not
- * fit (naming its shape); SPT_ERANGE for an index of a outside its shape. Dtypes: every integer, float
- * and complex type. */
-spt_status spt_einsum(const char *subscripts, const spt_tensor *a, const spt_dense *b, spt_dense **out);
-
-/* -- gradient kernels --
- * The backward ops of the ops above and of tf.sparse's, as plain functions: given an op's inputs (and,
- * where needed, its output) and the gradient of a scalar loss with respect to the op's output values,
- * they return the gradient with respect to the input values (new rank-1 dense arrays, one element per
- * input entry, in the input's entry order; an entry that does not reach the output gets 0). Defined for
- * float32 and float64 (SPT_EDTYPE otherwise); sums run in double. Shapes, lengths and dtypes of every
- * argument are checked (SPT_EINVAL / SPT_EDTYPE, naming the argument); on error every output is NULL. */
-
-/* SparseAddGrad: sum = spt_add(a, b, thresh); backprop_val_grad has sum's nnz values. Each entry of a
- * and of b gets the gradient of the sum entry at its index (0 if the threshold dropped it). */
-spt_status spt_add_grad(const spt_tensor *a, const spt_tensor *b, const spt_tensor *sum,
-                        const spt_dense *backprop_val_grad, spt_dense **a_val_grad, spt_dense **b_val_grad);
-/* SparseSliceGrad: output = spt_slice(input, start, size); backprop_val_grad has output's nnz values.
- * An input entry inside the slice gets the gradient of its output entry, others 0. SPT_EINVAL when
- * output's entries are not input's entries shifted by start, in order. */
-spt_status spt_slice_grad(const spt_dense *backprop_val_grad, const spt_tensor *input, const int64_t *start,
-                          const spt_tensor *output, spt_dense **val_grad);
-/* SparseFillEmptyRowsGrad: reverse_index_map (int64 [N]) as returned by spt_fill_empty_rows,
- * grad_values [M] the gradient of its output values. d_values[i] = grad_values[reverse_index_map[i]]
- * (each map value in [0, M), SPT_ERANGE); *d_default_value (a rank-0 dense) = the sum of the gradients
- * of the output entries no input entry maps to (the filled rows). */
-spt_status spt_fill_empty_rows_grad(const spt_dense *reverse_index_map, const spt_dense *grad_values,
-                                    spt_dense **d_values, spt_dense **d_default_value);
-/* The gradient of spt_reduce_sum(t, axes, naxes, keep_dims): out_grad has the reduction's output shape
- * (SPT_EINVAL otherwise); each entry gets out_grad at the cell it was summed into. Axes as spt_reduce_sum. */
-spt_status spt_reduce_sum_grad(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep_dims,
-                               const spt_dense *out_grad, spt_dense **val_grad);
-/* The gradient of spt_softmax from its output sm (the values y) and grad (sm's nnz values g): within
- * each group (entries sharing all but the last index) dx_i = y_i (g_i - sum_j g_j y_j). The result is
- * in sm's entry order, which is the input's when the input was sorted row-major. */
-spt_status spt_softmax_grad(const spt_tensor *sm, const spt_dense *grad, spt_dense **val_grad);
-/* The gradients of spt_sparse_dense_matmul(a, b, adjoint_a, adjoint_b) from grad, the [M, N] gradient
- * of the product: *a_val_grad (a's nnz values) and *b_grad (b's shape). Either output may be NULL to
- * skip it (not both). */
-spt_status spt_sparse_dense_matmul_grad(const spt_tensor *a, const spt_dense *b, bool adjoint_a, bool adjoint_b,
-                                        const spt_dense *grad, spt_dense **a_val_grad, spt_dense **b_grad);
-/* The gradients of c = spt_sparse_sparse_matmul(a, b, false, false, keep_zeros) (rank 2 or batched rank
- * 3) from grad (c's nnz values): a's entry (i, k) gets sum_j g[i, j] b[k, j] and b's entry (k, j) gets
- * sum_i a[i, k] g[i, j], the sums over c's entries. */
-spt_status spt_sparse_sparse_matmul_grad(const spt_tensor *a, const spt_tensor *b, const spt_tensor *c,
-                                         const spt_dense *grad, spt_dense **a_val_grad, spt_dense **b_val_grad);
-/* The gradients of c = spt_multiply(a, b) from grad (c's nnz values): an entry of a at a cell of c gets
- * g * (the sum of b's entries there), of b likewise; other entries 0. */
-spt_status spt_multiply_grad(const spt_tensor *a, const spt_tensor *b, const spt_tensor *c, const spt_dense *grad,
-                             spt_dense **a_val_grad, spt_dense **b_val_grad);
-/* The gradients of spt_concat(inputs, n, axis, expand_nonconcat_dim) from grad (the output's nnz
- * values): val_grads[i] (n slots, the caller's array) gets input i's value gradients. The inputs are
- * checked as spt_concat checks them. */
-spt_status spt_concat_grad(const spt_tensor *const *inputs, int64_t n, int64_t axis, bool expand_nonconcat_dim,
-                           const spt_dense *grad, spt_dense **val_grads);
-/* The gradients of c = spt_maximum(a, b) (spt_minimum) from grad (c's nnz values): each cell's gradient
- * goes to the operand whose value c holds, an absent operand counting as 0; on a tie it goes to a. The
- * operands must not repeat an index (SPT_EINVAL). TensorFlow has no gradient for these ops. */
-spt_status spt_maximum_grad(const spt_tensor *a, const spt_tensor *b, const spt_tensor *c, const spt_dense *grad,
-                            spt_dense **a_val_grad, spt_dense **b_val_grad);
-spt_status spt_minimum_grad(const spt_tensor *a, const spt_tensor *b, const spt_tensor *c, const spt_dense *grad,
-                            spt_dense **a_val_grad, spt_dense **b_val_grad);
+/* One feature of an Example to encode: n values of dtype (int64, float32 or string: spt_str). */
+typedef struct spt_example_feature {
+    const char *key;
+    spt_dtype dtype;
+    int64_t n;
+    const void *values;
+} spt_example_feature;
+/* The bytes of one tf.train.Example holding the n features (in this order), to be freed with
+ * spt_bytes_free. SPT_EDTYPE for a dtype an Example cannot hold; SPT_EINVAL for a repeated key. */
+spt_status spt_encode_example(const spt_example_feature *features, int64_t n, void **data, size_t *len);
+/* One Example per row of dim 0 of t (rank >= 2; values int64, float32 or string): row b's values (in
+ * row-major order of its entries) under value_key, and, for each of the rank-1 other dims d, the
+ * coordinates under index_keys[d-1] (int64), the layout tf.io.SparseFeature reads back (index_keys NULL
+ * and rank 2: the values only, for a VarLenFeature). *out is a new string dense [shape[0]]. */
+spt_status spt_encode_examples(const spt_tensor *t, const char *value_key, const char *const *index_keys,
+                               spt_dense **out);
 
 #ifdef __cplusplus
 }

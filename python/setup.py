@@ -9,6 +9,7 @@ in the repository first (so a fresh clone needs no prior make; it needs a C comp
 libpng-dev: `sh tools/install-deps.sh build`). The version is the one of include/spt.h. The wheel is a
 platform wheel (py3-none-linux_<arch>): it holds a compiled library but no Python extension module, so
 any Python 3 on that platform can load it."""
+import importlib.util
 import os
 import re
 import shutil
@@ -33,12 +34,12 @@ ROOT = os.path.dirname(HERE)
 def version():
     """SPT_VERSION_MAJOR.MINOR.PATCH of include/spt.h (or, in an unpacked sdist, its PKG-INFO)."""
     header = os.path.join(ROOT, "include", "spt.h")
-    if os.path.exists(header):
-        with open(header, encoding="utf-8") as f:
-            text = f.read()
-        parts = [re.search(r"^#define SPT_VERSION_%s\s+(\d+)" % k, text, re.M) for k in ("MAJOR", "MINOR", "PATCH")]
-        if all(parts):
-            return ".".join(m.group(1) for m in parts)
+    spec = importlib.util.spec_from_file_location("spt_version", os.path.join(HERE, "spt", "_version.py"))
+    reader = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reader)
+    v = reader.from_header(header)
+    if v:
+        return v
     info = os.path.join(HERE, "PKG-INFO")
     if os.path.exists(info):
         with open(info, encoding="utf-8") as f:

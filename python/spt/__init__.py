@@ -9,12 +9,14 @@ Every op calls the C library (libspt.so, found through $SPT_LIB, next to the pac
 prefix, or build/ of the repository); nothing is recomputed in Python. C statuses become exceptions:
 InvalidArgumentError (ValueError), OutOfRangeError (an InvalidArgumentError and IndexError), OverflowError,
 FailedPreconditionError (RuntimeError), DtypeError (TypeError), OutOfMemoryError (MemoryError),
-IOError (OSError), ParseError (ValueError), InternalError (RuntimeError); all derive from SptError and
+IOError (OSError), ParseError (ValueError), InternalError (RuntimeError), DataLossError (OSError); all
+derive from SptError and
 carry the C message (`.message`) and status (`.status`).
 
 The package mirrors the library's families: _core (sorting, validation, group, threads), _layout,
 _elementwise, _reduce, _products, _features, _serial, _grad (the op families of src/ops), _tot (tensors
-of tensors), _io (files), _interop (SciPy, pydata/sparse, PyTorch), and spt.math. `from spt import *`
+of tensors), _io (files), _tfio (TensorFlow's TFRecord files and tf.train.Example, src/tf), _interop
+(SciPy, pydata/sparse, PyTorch), and spt.math. `from spt import *`
 binds the public names except those of Python's builtins: spt.abs, spt.round, spt.slice, spt.IOError and
 spt.OverflowError are reached through the package.
 """
@@ -30,12 +32,13 @@ from ._serial import *  # noqa: F401,F403
 from ._grad import *  # noqa: F401,F403
 from ._tot import *  # noqa: F401,F403
 from ._io import *  # noqa: F401,F403
+from ._tfio import *  # noqa: F401,F403
 from ._interop import *  # noqa: F401,F403
 from . import math  # noqa: F401  (spt.math.abs, ... on SparseTensor values, as TensorFlow's tf.math dispatches)
-from . import _registry
+from . import _lib, _registry
 from ._export import exports as _exports, package_all as _package_all, public as _public
 
-__version__ = "0.1.0"
+__version__ = _lib.VERSION  # include/spt.h's, the one place it is written
 
 
 @_public

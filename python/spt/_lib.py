@@ -77,6 +77,32 @@ def _load():
 lib, lib_path = _load()
 export_name(__name__, "lib_path")
 
+
+def _version():
+    """The version, written once: include/spt.h's SPT_VERSION_MAJOR.MINOR.PATCH. Read from the header of
+    the repository this package sits in, else from the installed library's file name (libspt.so.X.Y.Z,
+    make install), else from the wheel's metadata; "unknown" when none says."""
+    import re
+
+    from ._version import from_header
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    v = from_header(os.path.join(here, "..", "..", "include", "spt.h"))
+    if v:
+        return v
+    m = re.search(r"libspt\.so\.(\d+\.\d+\.\d+)$", os.path.realpath(lib_path))
+    if m:
+        return m.group(1)
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        return version("spt")
+    except (ImportError, PackageNotFoundError):
+        return "unknown"
+
+
+VERSION = _version()
+
 # ---------------------------------------------------------------------------------------------------
 # Structs of include/spt.h (the functions are declared by the _registry package)
 # ---------------------------------------------------------------------------------------------------
@@ -191,11 +217,19 @@ class InternalError(SptError, RuntimeError):
     status_name = "INTERNAL"
 
 
+@public
+class DataLossError(SptError, builtins.OSError):
+    """SPT_EDATALOSS: a file's records are damaged or truncated (TensorFlow's DataLossError: a bad checksum,
+    a truncated record, a length larger than what follows)."""
+
+    status_name = "DATA_LOSS"
+
+
 # The status values come from the library itself (spt_status_name over the values it knows, generated in
 # C from include/spt_status.def), never from a copy here: each class names its status by that name.
 _CLASS_OF_NAME = {cls.status_name: cls for cls in (OutOfMemoryError, InvalidArgumentError, OutOfRangeError,
                                                     OverflowError, FailedPreconditionError, DtypeError, IOError,
-                                                    ParseError, InternalError)}
+                                                    ParseError, InternalError, DataLossError)}
 
 
 def _status_table():

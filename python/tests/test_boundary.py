@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Issue 14, conversion at the boundary: every finding that reached C with a wrapped, truncated or cast
+"""Conversion at the boundary: every finding that reached C with a wrapped, truncated or cast
 value is refused in Python with one of spt's exceptions naming the argument and the value."""
 import os
 

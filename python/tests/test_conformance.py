@@ -678,7 +678,7 @@ def spt_read_file_case(c):
         check_sparse(got, res)
 
 
-# ---- tf.sparse completion (tf_ops_v2.jsonl; mirrors tests/conformance/ops_tfsparse.c) ------------------
+# ---- tf.sparse completion (tf_ops_v2.jsonl; as tests/conformance/ops_<family>.c) ------------------
 
 def _finish_sparse(c, t):
     if t is not None:
@@ -858,15 +858,13 @@ def deserialize_sparse_case(c):
     a = c["args"]
     ser = a["serialized"]
     if isinstance(ser, dict) and "indices" not in ser:
-        pytest.skip("raw TensorFlow serialized bytes: not spt's format")
+        pytest.skip("raw serialized bytes or a bare shape: covered by tests/tf_formats and tests/test_tfio.py")
     shape, leaves = [], []
     _leaves(ser, 0, shape, leaves)
     assert leaves and len({d for d, _ in leaves}) == 1, "malformed serialized batch"
     sps = [jsparse(j) for _, j in leaves]
-    batch = np.empty(shape[:leaves[0][0]], dtype=object)
-    batch.reshape(-1)[:] = [spt.serialize_sparse(t) for t in sps] if batch.ndim else None
-    if batch.ndim == 0:
-        batch[()] = spt.serialize_sparse(sps[0])
+    batch = np.empty(tuple(shape[:leaves[0][0]]) + (3,), dtype=object)
+    batch.reshape(-1, 3)[:] = [spt.serialize_sparse(t) for t in sps]
     dt = np_dtype(a.get("dtype") or sps[0].dtype.name if sps[0].dtype.kind != "O" else "string")
     _finish_sparse(c, run_case(c, lambda: spt.deserialize_sparse(batch, dt)))
 

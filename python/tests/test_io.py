@@ -85,3 +85,15 @@ def test_dev_zero_refused_at_once():
     with pytest.raises(spt.ParseError, match="expected a zip"):
         spt.read_npz("/dev/zero")
     assert time.monotonic() - t0 < 1.0
+
+
+def test_npz_names_its_format(tmp_path):
+    """pydata/sparse 0.15+ load_npz builds the class its format.npy names ('coo', NumPy unicode)."""
+    t = spt.SparseTensor([[0, 1, 2], [1, 0, 3]], [1.5, -2.0], [2, 3, 4])
+    p = str(tmp_path / "t.npz")
+    spt.write_npz(t, p)
+    with np.load(p) as z:
+        assert z["format"].dtype == np.dtype("<U3") and z["format"].item() == "coo"
+        np.testing.assert_array_equal(z["coords"], [[0, 1], [1, 0], [2, 3]])
+    back = spt.read_npz(p)
+    np.testing.assert_array_equal(back.indices, t.indices)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Issue 14, numpy-native and TF2-exact: operators, methods, np.asarray, TF2 keyword spellings, repr."""
+"""Numpy-native and TF2-exact: operators, methods, np.asarray, TF2 keyword spellings, repr."""
 import numpy as np
 import pytest
 

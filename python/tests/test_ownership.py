@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Issue 14, ownership: every class copies, deep-copies and pickles by value (multiprocessing works),
+"""Ownership: every class copies, deep-copies and pickles by value (multiprocessing works),
 __init__ runs once, views stay valid for their whole life, a group iterator may be shared by threads."""
 import copy
 import gc

@@ -18,7 +18,8 @@ STATUS_DEF = os.path.join(os.path.dirname(__file__), "..", "..", "include", "spt
 # the family of each op module: the C functions its ops call are entries of that family of the registry
 MODULE_FAMILY = {"spt._core": "core", "spt._layout": "layout", "spt._elementwise": "elementwise",
                  "spt._reduce": "reduce", "spt._products": "products", "spt._features": "features",
-                 "spt._serial": "serial", "spt._grad": "grad", "spt._tot": "tot", "spt._io": "io"}
+                 "spt._serial": "serial", "spt._grad": "grad", "spt._tot": "tot", "spt._io": "io",
+                 "spt._tfio": "tfio"}
 
 
 def _sources():
@@ -107,3 +108,14 @@ def test_group_takes_sp_input_and_the_earlier_sp():
         assert [(k, i.tolist(), v.tolist()) for k, i, v in spt.group(dims=[0], **kw)] == want
     with pytest.raises(spt.InvalidArgumentError, match="not both"):
         spt.group(t, [0], sp=t)
+
+
+def test_version_is_the_headers():
+    header = os.path.join(os.path.dirname(__file__), "..", "..", "include", "spt.h")
+    if not os.path.exists(header):
+        pytest.skip("not in the repository")
+    with open(header) as f:
+        text = f.read()
+    want = ".".join(re.search(r"^#define SPT_VERSION_%s\s+(\d+)" % k, text, re.M).group(1)
+                    for k in ("MAJOR", "MINOR", "PATCH"))
+    assert spt.__version__ == want

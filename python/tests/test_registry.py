@@ -73,7 +73,7 @@ def test_entry_matches_header(header, entry):
 _CTYPE_OF_C = {"int64_t": ctypes.c_int64, "int": ctypes.c_int, "size_t": ctypes.c_size_t, "bool": ctypes.c_bool,
                "double": ctypes.c_double, "spt_dtype": ctypes.c_int, "spt_format": ctypes.c_int,
                "spt_status": ctypes.c_int, "uint64_t": ctypes.c_uint64, "spt_unary_op": ctypes.c_int,
-               "spt_binary_op": ctypes.c_int, "spt_combiner": ctypes.c_int}
+               "spt_binary_op": ctypes.c_int, "spt_combiner": ctypes.c_int, "spt_tfrecord_compression": ctypes.c_int}
 
 
 @pytest.mark.parametrize("entry", R.ENTRIES, ids=lambda e: e.name)
@@ -108,7 +108,9 @@ def test_every_c_function_the_package_names_is_in_the_registry():
     structs = {"spt_str", "spt_group", "spt_tot_inner", "spt_read_opts", "spt_dtype", "spt_format", "spt_status",
                "spt_tensor", "spt_dense", "spt_domain", "spt_sparse_map", "spt_tot", "spt_group_iter",
                "spt_release_fn", "spt_progress_fn", "spt_dtype_of", "spt_error", "spt_sparse_map_arg", "spt_dtypes",
-               "spt_cross_input", "spt_unary_op", "spt_binary_op", "spt_combiner", "spt_dtensor", "spt_mpi_ctx"}
+               "spt_cross_input", "spt_unary_op", "spt_binary_op", "spt_combiner", "spt_dtensor", "spt_mpi_ctx",
+               "spt_feature", "spt_example_feature", "spt_example_key", "spt_tfrecord_compression",
+               "spt_tfrecord_reader", "spt_tfrecord_writer"}
     structs |= {e.name for e in R_MPI.ENTRIES}  # the distributed layer's (bound by spt.mpi; test_mpi_registry.py)
     prefixes = ("spt_dense_", "spt_tensor_", "spt_sparse_map_", "spt_domain_", "spt_tot_")
     missing = sorted(n for n in used - structs if n not in R.BY_NAME and not n.endswith("_")
@@ -255,6 +257,13 @@ _HANDLE_CASES = [(e, a) for e in R.ENTRIES if e.name in R.AVAILABLE_C for a in e
                  if a.role in ("handle", "handles") and not a.nullable]
 
 
+def _empty_file():
+    import tempfile
+    fd, p = tempfile.mkstemp(suffix=".tfrecord")
+    os.close(fd)
+    return p
+
+
 def _good(a):
     """A value of kind `a` the conversion accepts (C is never reached: the tested argument fails first)."""
     if a.role == "handle":
@@ -262,7 +271,9 @@ def _good(a):
                 "dense": lambda: np.zeros(1), "dense_obj": lambda: spt._dense.Dense.from_numpy(np.zeros(1)),
                 "domain": lambda: spt.Domain([(0,)]), "smap": lambda: spt.SparseMap({(0,): [(0,)]}),
                 "tot": lambda: spt.ToT.from_dict({(0,): np.ones(1)}, [1]),
-                "iter": lambda: spt.group(spt.SparseTensor([[0]], [1.0], [1], order=[0]), [0])._it}[a.cls]()
+                "iter": lambda: spt.group(spt.SparseTensor([[0]], [1.0], [1], order=[0]), [0])._it,
+                "recreader": lambda: spt._registry.C.spt_tfrecord_reader_open(_empty_file(), 0),
+                "recwriter": lambda: spt._registry.C.spt_tfrecord_writer_open(_empty_file(), 0)}[a.cls]()
     if a.role == "handles":
         return [np.zeros((1, 1))] if a.cls == "dense" else [spt.SparseTensor([[0]], [1.0], [1])]
     if a.role in ("i64in", "i64out"):

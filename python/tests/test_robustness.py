@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import spt
 
-OK_ERRORS = (spt.SptError,)  # issue 14: every refusal is one of spt's exception classes
+OK_ERRORS = (spt.SptError,)  # every refusal is one of spt's exception classes
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

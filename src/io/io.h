@@ -85,6 +85,7 @@ spt_status spt__stream_open(const char *fn, const char *path, spt__stream *s, sp
 spt_status spt__stream_read(const char *fn, spt__stream *s, char *buf, size_t cap, size_t *got);
 void spt__stream_close(spt__stream *s);
 
+
 /* ---- output (out.c): the one path every writer takes ----------------------------------------- */
 
 /* An output in progress. New files and single-link regular files are written to a temporary
@@ -186,6 +187,24 @@ void spt__read_progress(spt_progress_fn *fn, void **ctx);
 spt_status spt__tensor_from_coords(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
                                    spt__coord_result *res, bool ones, spt_tensor **out);
 
+/* ---- streamed coordinates (stream.c) ---------------------------------------------------------- */
+
+/* A stream's text a piece at a time: complete lines are parsed, the rest kept for the next piece. */
+enum { SPT__PIECE = 16 << 20, SPT__MAX_LINE = 1 << 20 };
+typedef struct spt__pieces {
+    char *p;
+    size_t len, cap;
+    bool eof;
+} spt__pieces;
+/* Read until b is full or the stream ends (doubling b first when `grow`). */
+spt_status spt__pieces_fill(const char *fn, spt__stream *s, spt__pieces *b, bool grow);
+/* Parse b's complete lines as coordinates, then the rest of the stream, piece after piece, into acc
+ * (line: the line number of b->p[0]); calls the thread's progress callback by the bytes consumed. */
+spt_status spt__pieces_parse(const char *fn, spt__stream *s, spt__pieces *b, spt__coord_spec *sp, int64_t line,
+                             spt__coord_result *acc);
+/* SPT_EPARSE "NAME:LINE: expected an end of line within SPT__MAX_LINE bytes". */
+spt_status spt__line_too_long(const char *name, int64_t line);
+
 /* ---- the order a file states (order.c) ------------------------------------------------------- */
 
 #define SPT__META_CAP (16 + 21 * SPT_MAX_RANK)
@@ -207,6 +226,9 @@ void spt__order_restore_header(spt_tensor *t, const char *buf, size_t len, const
 int spt__fmt_double(char *buf, size_t cap, double v, bool is_float32);
 /* Format value i of `values` (numeric or bool dtype) as text; complex writes "re im". */
 int spt__fmt_value(char *buf, size_t cap, spt_dtype d, const void *values, int64_t i);
+/* Every entry of t as a line "i j k ... value" (indices from `base`) to fp, blocks formatted by the
+ * threads and written in order (.tns and Matrix Market coordinate bodies). */
+spt_status spt__write_entry_lines(const char *fn, const spt_tensor *t, int base, FILE *fp);
 
 /* ---- .npy in memory (npy.c), for npz --------------------------------------------------------- */
 

@@ -38,7 +38,9 @@ static bool tok_is(const char *b, const char *e, const char *w) {
     return (size_t)(e - b) == n && !strncasecmp(b, w, n);
 }
 
-static spt_status read_banner(const char *name, const char *buf, size_t len, mm *h) {
+/* The banner, comments and size line of buf[0..len) into h; `stream`: more text may follow len (the size
+ * line's claim is then checked by the parser, not against the bytes present). */
+static spt_status read_banner(const char *name, const char *buf, size_t len, bool stream, mm *h) {
     const char *end = buf + len, *p = buf;
     const char *nl = memchr(p, '\n', len);
     const char *eol = nl ? nl : end;
@@ -127,7 +129,7 @@ static spt_status read_banner(const char *name, const char *buf, size_t len, mm 
     int64_t avail = (int64_t)((size_t)(end - h->body) / 2 + 1);
     int64_t claim = h->coordinate ? h->nnz : vol;
     if (!h->coordinate && h->sym != S_GENERAL) claim = (vol - h->m) / 2;
-    if (claim > avail)
+    if (claim > avail && !stream)
         return spt__err(SPT_EPARSE, "%s:%lld: expected at most %lld %s for the %lld bytes that follow, found a claim of %lld",
                         name, (long long)line, (long long)avail, h->coordinate ? "entries" : "values",
                         (long long)(end - h->body), (long long)claim);
@@ -212,34 +214,35 @@ static spt_status expand(const char *fn, spt_tensor *t, int sym, spt_tensor **ou
     (void)st;
 }
 
-static spt_status read_coordinate(const char *fn, const char *name, const char *buf, size_t len, const mm *h,
-                                  const spt_read_opts *opts, spt_tensor **out) {
+/* How a coordinate file's entries are parsed (shape[2] receives the matrix size). */
+static spt_status coord_spec(const char *fn, const char *name, const mm *h, const spt_read_opts *opts, spt_dtype *dt,
+                             int64_t *shape, spt__coord_spec *sp) {
+    SPT__TRY(check_dtype(fn, h, opts, dt));
+    *sp = (spt__coord_spec){.name = name, .first_line = h->body_line, .rank = 2, .comment = '%'};
+    shape[0] = h->m;
+    shape[1] = h->n;
+    sp->shape = shape;
+    spt__value_kind(*dt, sp);
+    if (h->field == F_PATTERN) sp->nval = 0;
+    else if (h->field == F_COMPLEX) sp->nval = 2;
+    else sp->nval = 1;
+    if (h->field == F_REAL && !(opts && opts->has_dtype)) sp->vkind = SPT__VK_FLOAT, sp->vname = "a real value";
+    if (h->field == F_INTEGER && !(opts && opts->has_dtype)) sp->vname = "an integer value";
+    return SPT_OK;
+}
+
+/* The matrix from the parsed entries (res is freed): the count checked, symmetric kinds expanded. */
+static spt_status coord_finish(const char *fn, const char *name, const mm *h, spt_dtype dt, const int64_t *shape,
+                               spt__coord_result *res, spt_tensor **out) {
     spt_status st;
-    spt__coord_result res = {0};
     spt_tensor *t = NULL;
-    spt_dtype dt;
-    SPT__TRY(check_dtype(fn, h, opts, &dt));
-    spt__coord_spec sp = {.name = name, .first_line = h->body_line, .rank = 2, .comment = '%'};
-    spt__read_progress(&sp.progress, &sp.progress_ctx);
-    int64_t shape[2] = {h->m, h->n};
-    sp.shape = shape;
-    spt__value_kind(dt, &sp);
-    if (h->field == F_PATTERN) sp.nval = 0;
-    else if (h->field == F_COMPLEX) sp.nval = 2;
-    else sp.nval = 1;
-    if (h->field == F_REAL && !(opts && opts->has_dtype)) sp.vkind = SPT__VK_FLOAT, sp.vname = "a real value";
-    if (h->field == F_INTEGER && !(opts && opts->has_dtype)) sp.vname = "an integer value";
-    SPT__CHECK(spt__parse_coords(fn, h->body, (size_t)(buf + len - h->body), &sp, &res));
-    if (res.n != h->nnz) {
-        int64_t lines = h->body_line;
-        for (const char *p = h->body; p < buf + len; p++) lines += *p == '\n';
-        if (len > 0 && buf[len - 1] == '\n') lines--;
+    if (res->n != h->nnz) {
         st = spt__err(SPT_EPARSE, "%s:%lld: expected %lld entries (the size line's count), found %lld", name,
-                      (long long)lines, (long long)h->nnz, (long long)res.n);
+                      (long long)(h->body_line + res->lines - 1), (long long)h->nnz, (long long)res->n);
         goto fail;
     }
-    SPT__CHECK(spt__tensor_from_coords(fn, dt, 2, shape, &res, h->field == F_PATTERN, &t));
-    spt__coord_result_free(&res);
+    SPT__CHECK(spt__tensor_from_coords(fn, dt, 2, shape, res, h->field == F_PATTERN, &t));
+    spt__coord_result_free(res);
     if (h->sym != S_GENERAL) {
         spt_tensor *r = NULL;
         st = expand(fn, t, h->sym, &r);
@@ -250,9 +253,21 @@ static spt_status read_coordinate(const char *fn, const char *name, const char *
     *out = t;
     return SPT_OK;
 fail:
-    spt__coord_result_free(&res);
+    spt__coord_result_free(res);
     spt_tensor_free(t);
     return st;
+}
+
+static spt_status read_coordinate(const char *fn, const char *name, const char *buf, size_t len, const mm *h,
+                                  const spt_read_opts *opts, spt_tensor **out) {
+    spt__coord_result res = {0};
+    spt_dtype dt;
+    int64_t shape[2];
+    spt__coord_spec sp;
+    SPT__TRY(coord_spec(fn, name, h, opts, &dt, shape, &sp));
+    spt__read_progress(&sp.progress, &sp.progress_ctx);
+    SPT__TRY(spt__parse_coords(fn, h->body, (size_t)(buf + len - h->body), &sp, &res));
+    return coord_finish(fn, name, h, dt, shape, &res, out);
 }
 
 static spt_status read_array(const char *fn, const char *name, const char *buf, size_t len, const mm *h,
@@ -358,7 +373,7 @@ spt_status spt__mtx_from_bytes(const char *fn, const char *name, const char *dat
                                const spt_read_opts *opts, spt_tensor **out) {
     mm h;
     spt__skip_bom(&data, &len);
-    SPT__TRY(read_banner(name, data, len, &h));
+    SPT__TRY(read_banner(name, data, len, false, &h));
     if (h.coordinate) {
         SPT__TRY(read_coordinate(fn, name, data, len, &h, opts, out));
         spt__order_restore_header(*out, data, len, "% spt"); /* a stated order, verified */
@@ -371,14 +386,82 @@ spt_status spt__mtx_from_bytes(const char *fn, const char *name, const char *dat
     return st;
 }
 
+/* ---- a stream ------------------------------------------------------------------------------- */
+
+/* Whether buf[0..len) holds the whole banner, the comments and the size line (with its end of line). */
+static bool head_complete(const char *buf, size_t len) {
+    const char *p = buf, *end = buf + len, *nl = memchr(p, '\n', len);
+    if (!nl) return false;
+    for (p = nl + 1; p < end; p = nl + 1) {
+        if (!(nl = memchr(p, '\n', (size_t)(end - p)))) return false;
+        const char *q = p;
+        while (q < nl && spt__is_blank(*q)) q++;
+        if (q < nl && *q != '%') return true;
+    }
+    return false;
+}
+
+static spt_status mtx_stream_coords(const char *fn, spt__stream *s, spt__pieces *b, const mm *h,
+                                    const spt_read_opts *opts, spt_tensor **out) {
+    spt__coord_result acc = {0};
+    spt_dtype dt;
+    int64_t shape[2];
+    spt__coord_spec sp;
+    size_t hlen = (size_t)(h->body - b->p);
+    char *hdr = spt__malloc(hlen ? hlen : 1); /* kept for an order statement */
+    if (!hdr) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    memcpy(hdr, b->p, hlen);
+    spt_status st = coord_spec(fn, s->name, h, opts, &dt, shape, &sp);
+    if (st == SPT_OK) {
+        memmove(b->p, h->body, b->len - hlen);
+        b->len -= hlen;
+        st = spt__pieces_parse(fn, s, b, &sp, h->body_line, &acc);
+    }
+    if (st == SPT_OK) st = coord_finish(fn, s->name, h, dt, shape, &acc, out);
+    else spt__coord_result_free(&acc);
+    if (st == SPT_OK) spt__order_restore_header(*out, hdr, hlen, "% spt");
+    spt__free(hdr);
+    return st;
+}
+
+static spt_status mtx_stream(const char *fn, spt__stream *s, const spt_read_opts *opts, spt_tensor **out) {
+    spt_status st;
+    spt__pieces b = {spt__malloc(SPT__PIECE), 0, SPT__PIECE, false};
+    if (!b.p) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    SPT__CHECK(spt__pieces_fill(fn, s, &b, false));
+    const char *nb = b.p;
+    size_t nl = b.len;
+    spt__skip_bom(&nb, &nl);
+    if (nl != b.len) memmove(b.p, nb, b.len = nl); /* a byte-order mark before the banner: dropped */
+    while (!b.eof && !head_complete(b.p, b.len)) SPT__CHECK(spt__pieces_fill(fn, s, &b, true)); /* long comments */
+    mm h;
+    SPT__CHECK(read_banner(s->name, b.p, b.len, !b.eof, &h));
+    if (h.coordinate) st = mtx_stream_coords(fn, s, &b, &h, opts, out);
+    else { /* an array file lists every element: the text whole, then as from a file */
+        while (!b.eof) SPT__CHECK(spt__pieces_fill(fn, s, &b, true));
+        st = spt__mtx_from_bytes(fn, s->name, b.p, b.len, opts, out);
+    }
+fail:
+    spt__free(b.p);
+    return st;
+}
+
 spt_status spt_read_mtx(const char *path, const spt_read_opts *opts, spt_tensor **out) {
     static const char fn[] = "spt_read_mtx";
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
+    spt__stream s;
     spt__file f;
-    SPT__TRY(spt__file_load(fn, path, &f));
-    spt_status st = spt__mtx_from_bytes(fn, f.name, f.data, f.len, opts, out);
-    spt__file_release(&f);
+    bool loaded;
+    SPT__TRY(spt__stream_open(fn, path, &s, &f, &loaded));
+    spt_status st;
+    if (loaded) { /* a regular file (mapped) or a tar member */
+        st = spt__mtx_from_bytes(fn, f.name, f.data, f.len, opts, out);
+        spt__file_release(&f);
+    } else {
+        st = mtx_stream(fn, &s, opts, out);
+        spt__stream_close(&s);
+    }
     return st;
 }
 
@@ -392,7 +475,7 @@ spt_status spt_read_mtx_dense(const char *path, const spt_read_opts *opts, spt_d
     size_t len = f.len;
     spt__skip_bom(&data, &len);
     mm h;
-    spt_status st = read_banner(name, data, len, &h);
+    spt_status st = read_banner(name, data, len, false, &h);
     if (st == SPT_OK) {
         if (h.coordinate)
             st = spt__err(SPT_EPARSE, "%s:1: expected the format 'array', found 'coordinate' (use spt_read_mtx)", name);
@@ -416,10 +499,10 @@ spt_status spt_write_mtx(const spt_tensor *t, const char *path) {
     fprintf(o.fp, "%%%%MatrixMarket matrix coordinate %s general\n", field);
     if (spt__order_meta_format(t, meta, sizeof meta)) fprintf(o.fp, "%% spt %s\n", meta);
     fprintf(o.fp, "%lld %lld %lld\n", (long long)t->shape[0], (long long)t->shape[1], (long long)t->nnz);
-    char v[128];
-    for (int64_t i = 0; i < t->nnz; i++) {
-        spt__fmt_value(v, sizeof v, t->dtype, t->values, i);
-        fprintf(o.fp, "%lld %lld %s\n", (long long)t->indices[2 * i] + 1, (long long)t->indices[2 * i + 1] + 1, v);
+    spt_status st = spt__write_entry_lines(fn, t, 1, o.fp);
+    if (st != SPT_OK) {
+        spt__out_abort(&o);
+        return st;
     }
     return spt__out_commit(fn, &o);
 }

@@ -443,6 +443,31 @@ static spt_status add_meta(const char *fn, zip_t *z, bufs *keep, const char *met
     return add_member(fn, z, keep, "spt_meta.npy", SPT_STRING, 0, NULL, &s);
 }
 
+/* The member format.npy = 'coo' as NumPy unicode ('<U3'), as pydata/sparse 0.15 and later write it and
+ * their load_npz requires (it names the class to build); older versions ignore it. */
+static spt_status add_format_coo(const char *fn, zip_t *z, bufs *keep) {
+    static const char dict[] = "{'descr': '<U3', 'fortran_order': False, 'shape': (), }";
+    const size_t pre = 10, dl = sizeof dict - 1, hl = (pre + dl + 1 + 63) / 64 * 64 - pre, len = pre + hl + 12;
+    char *b = spt__malloc(len);
+    if (!b) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    memcpy(b, "\x93NUMPY\x01\x00", 8);
+    b[8] = (char)(hl & 0xff);
+    b[9] = (char)(hl >> 8);
+    memcpy(b + pre, dict, dl);
+    memset(b + pre + dl, ' ', hl - dl - 1);
+    b[pre + hl - 1] = '\n';
+    static const unsigned char coo[12] = {'c', 0, 0, 0, 'o', 0, 0, 0, 'o', 0, 0, 0}; /* UCS-4, little endian */
+    memcpy(b + pre + hl, coo, sizeof coo);
+    keep->b[keep->n++] = b;
+    zip_source_t *src = zip_source_buffer(z, b, len, 0);
+    if (!src) return spt__err(SPT_ENOMEM, "%s: cannot add format.npy: %s", fn, zip_strerror(z));
+    if (zip_file_add(z, "format.npy", src, ZIP_FL_OVERWRITE) < 0) {
+        zip_source_free(src);
+        return spt__err(SPT_EIO, "%s: cannot add format.npy: %s", fn, zip_strerror(z));
+    }
+    return SPT_OK;
+}
+
 /* Write the finished in-memory archive `mem` to `path`. */
 static spt_status copy_out(const char *fn, zip_source_t *mem, const char *path) {
     spt__out o;
@@ -479,6 +504,7 @@ static spt_status write_pydata(const char *fn, const spt_tensor *t, zip_t *z, bu
     SPT__CHECK(add_member(fn, z, keep, "shape.npy", SPT_INT64, 1, shp1, t->shape));
     SPT__CHECK(add_member(fn, z, keep, "fill_value.npy", t->dtype, 0, NULL,
                           t->dtype == SPT_STRING ? (const void *)&empty : spt__zero_elem));
+    SPT__CHECK(add_format_coo(fn, z, keep));
     if (spt__order_meta_format(t, meta, sizeof meta)) SPT__CHECK(add_meta(fn, z, keep, meta));
 fail:
     spt__free(ix);

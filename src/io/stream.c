@@ -294,3 +294,65 @@ spt_status spt__stream_open(const char *fn, const char *path, spt__stream *s, sp
     if (st != SPT_OK || *loaded) spt__stream_close(s);
     return st;
 }
+
+/* ---- parsing a stream a piece at a time --------------------------------------------------------- */
+
+spt_status spt__line_too_long(const char *name, int64_t line) {
+    return spt__err(SPT_EPARSE, "%s:%lld: expected an end of line within %d bytes, found none", name, (long long)line,
+                    SPT__MAX_LINE);
+}
+
+/* Fill b from the stream (growing it first when `grow`). */
+spt_status spt__pieces_fill(const char *fn, spt__stream *s, spt__pieces *b, bool grow) {
+    if (grow) {
+        size_t c;
+        if (spt__mul_sz(b->cap, 2, &c)) return spt__err(SPT_EOVERFLOW, "%s: %s: a line too long", fn, s->name);
+        char *q = spt__realloc(b->p, c);
+        if (!q) return spt__err(SPT_ENOMEM, "%s: out of memory reading %s", fn, s->name);
+        b->p = q;
+        b->cap = c;
+    }
+    while (b->len < b->cap && !b->eof) {
+        size_t got;
+        SPT__TRY(spt__stream_read(fn, s, b->p + b->len, b->cap - b->len, &got));
+        if (!got) b->eof = true;
+        b->len += got;
+    }
+    return SPT_OK;
+}
+
+static void report(spt__stream *s, spt_progress_fn prog, void *ctx) {
+    if (prog && s->total) prog(s->in_bytes >= s->total ? 1.0 : (double)s->in_bytes / (double)s->total, ctx);
+}
+
+/* Parse b's complete lines (all of it at the end), one piece after another, into acc. */
+spt_status spt__pieces_parse(const char *fn, spt__stream *s, spt__pieces *b, spt__coord_spec *sp, int64_t line,
+                             spt__coord_result *acc) {
+    spt_progress_fn prog;
+    void *ctx;
+    spt__read_progress(&prog, &ctx);
+    for (;;) {
+        size_t end = b->len;
+        if (!b->eof) {
+            const char *nl = memrchr(b->p, '\n', b->len);
+            if (!nl) { /* a line longer than the buffer */
+                if (b->len >= SPT__MAX_LINE) return spt__line_too_long(s->name, line);
+                SPT__TRY(spt__pieces_fill(fn, s, b, true));
+                continue;
+            }
+            end = (size_t)(nl - b->p) + 1;
+        }
+        spt__coord_result part;
+        sp->first_line = line;
+        SPT__TRY(spt__parse_coords(fn, b->p, end, sp, &part));
+        line += part.lines;
+        SPT__TRY(spt__coord_result_append(fn, sp, acc, &part));
+        memmove(b->p, b->p + end, b->len - end);
+        b->len -= end;
+        report(s, prog, ctx);
+        if (b->eof && !b->len) break;
+        SPT__TRY(spt__pieces_fill(fn, s, b, false));
+    }
+    if (prog) prog(1.0, ctx);
+    return SPT_OK;
+}

@@ -186,83 +186,15 @@ spt_status spt__tns_from_bytes(const char *buf, size_t len, const char *name, co
     return tns_finish(fn, &pl, &res, buf, len, out);
 }
 
-/* ---- a stream: parsed a piece at a time ------------------------------------------------------- */
-
-enum { PIECE = 16 << 20, MAX_LINE = 1 << 20 };
-
-static spt_status line_too_long(const char *name, int64_t line) {
-    return spt__err(SPT_EPARSE, "%s:%lld: expected an end of line within %d bytes, found none", name, (long long)line,
-                    MAX_LINE);
-}
-
-typedef struct piece_buf {
-    char *p;
-    size_t len, cap;
-    bool eof;
-} piece_buf;
-
-/* Fill b from the stream (growing it first when `grow`). */
-static spt_status fill(const char *fn, spt__stream *s, piece_buf *b, bool grow) {
-    if (grow) {
-        size_t c;
-        if (spt__mul_sz(b->cap, 2, &c)) return spt__err(SPT_EOVERFLOW, "%s: %s: a line too long", fn, s->name);
-        char *q = spt__realloc(b->p, c);
-        if (!q) return spt__err(SPT_ENOMEM, "%s: out of memory reading %s", fn, s->name);
-        b->p = q;
-        b->cap = c;
-    }
-    while (b->len < b->cap && !b->eof) {
-        size_t got;
-        SPT__TRY(spt__stream_read(fn, s, b->p + b->len, b->cap - b->len, &got));
-        if (!got) b->eof = true;
-        b->len += got;
-    }
-    return SPT_OK;
-}
-
-static void report(spt__stream *s, spt_progress_fn prog, void *ctx) {
-    if (prog && s->total) prog(s->in_bytes >= s->total ? 1.0 : (double)s->in_bytes / (double)s->total, ctx);
-}
-
-/* Parse b's complete lines (all of it at the end), one piece after another, into acc. */
-static spt_status parse_pieces(const char *fn, spt__stream *s, piece_buf *b, tns_plan *pl, spt__coord_result *acc) {
-    spt_progress_fn prog;
-    void *ctx;
-    spt__read_progress(&prog, &ctx);
-    int64_t line = 1;
-    for (;;) {
-        size_t end = b->len;
-        if (!b->eof) {
-            const char *nl = memrchr(b->p, '\n', b->len);
-            if (!nl) { /* a line longer than the buffer */
-                if (b->len >= MAX_LINE) return line_too_long(s->name, line);
-                SPT__TRY(fill(fn, s, b, true));
-                continue;
-            }
-            end = (size_t)(nl - b->p) + 1;
-        }
-        spt__coord_result part;
-        pl->sp.first_line = line;
-        SPT__TRY(spt__parse_coords(fn, b->p, end, &pl->sp, &part));
-        line += part.lines;
-        SPT__TRY(spt__coord_result_append(fn, &pl->sp, acc, &part));
-        memmove(b->p, b->p + end, b->len - end);
-        b->len -= end;
-        report(s, prog, ctx);
-        if (b->eof && !b->len) break;
-        SPT__TRY(fill(fn, s, b, false));
-    }
-    if (prog) prog(1.0, ctx);
-    return SPT_OK;
-}
+/* ---- a stream: parsed a piece at a time (stream.c) ---------------------------------------------- */
 
 static spt_status tns_stream(const char *fn, spt__stream *s, const spt_read_opts *opts, int base, spt_tensor **out) {
     spt_status st;
-    piece_buf b = {spt__malloc(PIECE), 0, PIECE, false};
+    spt__pieces b = {spt__malloc(SPT__PIECE), 0, SPT__PIECE, false};
     spt__coord_result acc = {0};
     char *hdr = NULL;
     if (!b.p) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
-    SPT__CHECK(fill(fn, s, &b, false));
+    SPT__CHECK(spt__pieces_fill(fn, s, &b, false));
     const char *nb = b.p;
     size_t nl = b.len;
     spt__skip_bom(&nb, &nl);
@@ -273,13 +205,13 @@ static spt_status tns_stream(const char *fn, spt__stream *s, const spt_read_opts
         bool more = false;
         SPT__CHECK(tns_plan_make(fn, s->name, b.p, b.len, opts, base, &pl, b.eof ? NULL : &more, &first));
         if (!more) break;
-        if (first && b.len - (size_t)(first - b.p) >= MAX_LINE) { /* no end to the first entry line */
+        if (first && b.len - (size_t)(first - b.p) >= SPT__MAX_LINE) { /* no end to the first entry line */
             int64_t line = 1;
             for (const char *q = b.p; (q = memchr(q, '\n', (size_t)(first - q))) != NULL; q++) line++;
-            st = line_too_long(s->name, line);
+            st = spt__line_too_long(s->name, line);
             goto fail;
         }
-        SPT__CHECK(fill(fn, s, &b, true));
+        SPT__CHECK(spt__pieces_fill(fn, s, &b, true));
     }
     size_t hlen = first ? (size_t)(first - b.p) : b.len; /* kept for an order statement */
     if (!(hdr = spt__malloc(hlen ? hlen : 1))) {
@@ -287,7 +219,7 @@ static spt_status tns_stream(const char *fn, spt__stream *s, const spt_read_opts
         goto fail;
     }
     memcpy(hdr, b.p, hlen);
-    SPT__CHECK(parse_pieces(fn, s, &b, &pl, &acc));
+    SPT__CHECK(spt__pieces_parse(fn, s, &b, &pl.sp, 1, &acc));
     if (!acc.maxidx) { /* an empty text: one empty piece */
         SPT__CHECK(spt__parse_coords(fn, "", 0, &pl.sp, &acc));
     }
@@ -337,83 +269,30 @@ spt_status spt_read_tns(const char *path, const spt_read_opts *opts, spt_tensor 
     return spt_read_tns_base(path, opts, 1, out);
 }
 
-/* Decimal digits of v into the end of a buffer; returns the start. */
-static char *utoa_rev(char *end, uint64_t v) {
-    do {
-        *--end = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    return end;
-}
-
-/* Format entries [b, e) as lines into buf; returns the bytes written. */
-static size_t format_lines(const spt_tensor *t, int64_t b, int64_t e, int base, char *buf) {
-    const int64_t R = t->rank;
-    char *w = buf;
-    for (int64_t i = b; i < e; i++) {
-        for (int64_t k = 0; k < R; k++) {
-            char tmp[24];
-            char *s = utoa_rev(tmp + sizeof tmp, (uint64_t)t->indices[i * R + k] + (uint64_t)base);
-            size_t m = (size_t)(tmp + sizeof tmp - s);
-            memcpy(w, s, m);
-            w += m;
-            *w++ = ' ';
-        }
-        int m = spt__fmt_value(w, 100, t->dtype, t->values, i);
-        w += m > 0 ? m : 0;
-        *w++ = '\n';
-    }
-    return (size_t)(w - buf);
-}
-
 spt_status spt_write_tns(const spt_tensor *t, const char *path) { return spt_write_tns_base(t, path, 1); }
 
 spt_status spt_write_tns_base(const spt_tensor *t, const char *path, int index_base) {
     static const char fn[] = "spt_write_tns";
-    spt_status st = SPT_OK;
+    spt_status st;
     spt__out o;
     if (!t || !path) return spt__err(SPT_EINVAL, "%s: NULL tensor or path", fn);
     if (index_base != 0 && index_base != 1)
         return spt__err(SPT_EINVAL, "%s: the index base must be 0 or 1, not %d", fn, index_base);
     if (t->dtype == SPT_STRING) return spt__err(SPT_EDTYPE, "%s: .tns files hold numbers, not strings", fn);
     SPT__TRY(spt__ensure_valid(fn, t));
-    /* blocks of lines are formatted in parallel into per-thread buffers, then written in order */
-    const int64_t R = t->rank, n = t->nnz;
-    const int64_t linecap = R * 21 + 110;
-    int64_t block = (4 << 20) / linecap;
-    if (block < 1) block = 1;
-    int nth = spt__threads_for(n * 4);
-    if (nth < 1) nth = 1;
-    char *buf = spt__alloc_array(fn, nth, block * linecap, 1, false, &st);
-    if (!buf) return st;
-    size_t *len = spt__calloc((size_t)nth, sizeof *len);
-    if (!len) {
-        spt__free(buf);
-        return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
-    }
     st = spt__out_open(fn, path, true, &o);
-    if (st != SPT_OK) {
-        spt__free(buf);
-        spt__free(len);
-        return st;
-    }
+    if (st != SPT_OK) return st;
     FILE *fp = o.fp;
+    const int64_t R = t->rank;
     fprintf(fp, "# dtype: %s\n# shape:", spt_dtype_name(t->dtype));
     for (int64_t k = 0; k < R; k++) fprintf(fp, " %lld", (long long)t->shape[k]);
     fputc('\n', fp);
     char meta[SPT__META_CAP];
     if (spt__order_meta_format(t, meta, sizeof meta)) fprintf(fp, "# %s\n", meta);
-    for (int64_t start = 0; start < n; start += (int64_t)nth * block) {
-#pragma omp parallel for num_threads(nth) schedule(static, 1)
-        for (int c = 0; c < nth; c++) {
-            int64_t b = start + (int64_t)c * block, e = b + block;
-            if (b > n) b = n;
-            if (e > n) e = n;
-            len[c] = format_lines(t, b, e, index_base, buf + (size_t)c * (size_t)(block * linecap));
-        }
-        for (int c = 0; c < nth; c++) fwrite(buf + (size_t)c * (size_t)(block * linecap), 1, len[c], fp);
+    st = spt__write_entry_lines(fn, t, index_base, fp);
+    if (st != SPT_OK) {
+        spt__out_abort(&o);
+        return st;
     }
-    spt__free(buf);
-    spt__free(len);
     return spt__out_commit(fn, &o);
 }

@@ -80,3 +80,65 @@ void spt__store_value(spt_dtype d, void *values, int64_t i, uint64_t bits, doubl
         break;
     }
 }
+
+/* ---- entry lines ("i j k value"), formatted in parallel ------------------------------------------ */
+
+/* Decimal digits of v into the end of a buffer; returns the start. */
+static char *utoa_rev(char *end, uint64_t v) {
+    do {
+        *--end = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return end;
+}
+
+/* Format entries [b, e) as lines into buf; returns the bytes written. */
+static size_t format_lines(const spt_tensor *t, int64_t b, int64_t e, int base, char *buf) {
+    const int64_t R = t->rank;
+    char *w = buf;
+    for (int64_t i = b; i < e; i++) {
+        for (int64_t k = 0; k < R; k++) {
+            char tmp[24];
+            char *s = utoa_rev(tmp + sizeof tmp, (uint64_t)t->indices[i * R + k] + (uint64_t)base);
+            size_t m = (size_t)(tmp + sizeof tmp - s);
+            memcpy(w, s, m);
+            w += m;
+            *w++ = ' ';
+        }
+        int m = spt__fmt_value(w, 100, t->dtype, t->values, i);
+        w += m > 0 ? m : 0;
+        *w++ = '\n';
+    }
+    return (size_t)(w - buf);
+}
+
+spt_status spt__write_entry_lines(const char *fn, const spt_tensor *t, int base, FILE *fp) {
+    /* blocks of lines are formatted in parallel into per-thread buffers, then written in order */
+    spt_status st = SPT_OK;
+    const int64_t R = t->rank, n = t->nnz;
+    const int64_t linecap = R * 21 + 110;
+    int64_t block = (4 << 20) / linecap;
+    if (block < 1) block = 1;
+    int nth = spt__threads_for(n * 4);
+    if (nth < 1) nth = 1;
+    char *buf = spt__alloc_array(fn, nth, block * linecap, 1, false, &st);
+    if (!buf) return st;
+    size_t *len = spt__calloc((size_t)nth, sizeof *len);
+    if (!len) {
+        spt__free(buf);
+        return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    }
+    for (int64_t start = 0; start < n; start += (int64_t)nth * block) {
+#pragma omp parallel for num_threads(nth) schedule(static, 1)
+        for (int c = 0; c < nth; c++) {
+            int64_t b = start + (int64_t)c * block, e = b + block;
+            if (b > n) b = n;
+            if (e > n) e = n;
+            len[c] = format_lines(t, b, e, base, buf + (size_t)c * (size_t)(block * linecap));
+        }
+        for (int c = 0; c < nth; c++) fwrite(buf + (size_t)c * (size_t)(block * linecap), 1, len[c], fp);
+    }
+    spt__free(buf);
+    spt__free(len);
+    return SPT_OK;
+}

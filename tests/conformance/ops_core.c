@@ -1,16 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ops_core.c -- conformance handlers for the core: the SparseTensor class (st_*), reorder, dense
- * conversion, construction. */
+/* ops_core.c -- conformance handlers of the core: the SparseTensor class of TensorFlow's C++ API (st_*: DimComparator, IndicesValid, Reorder,
+ * group, construction) and spt's own reorder, argsort, order metadata and construction counts.
+ * Each entry of the table names the op of src/ops/ops.def it exercises. */
 #include "conf.h"
 
 #include <stdlib.h>
-#include <string.h>
-
-/* An intermediate step failed: judge that status (an expected error passes). */
-#define JUDGE(c, st)                                                                               \
-    do {                                                                                           \
-        if ((st) != SPT_OK) return conf_status((c), (st));                                         \
-    } while (0)
 
 static conf_result st_dim_comparator_sort(const conf_case *c) {
     json_t *a = c->args;
@@ -142,86 +136,6 @@ static conf_result st_group(const conf_case *c) {
     return r;
 }
 
-static conf_result st_to_dense(const conf_case *c) {
-    spt_tensor *t;
-    spt_dense *d = NULL;
-    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
-    JUDGE(c, st);
-    int64_t oshape[SPT_MAX_RANK];
-    long r = conf_ints(json_object_get(c->args, "out_shape"), oshape, SPT_MAX_RANK);
-    st = spt_dense_new(spt_tensor_dtype(t), r, oshape, &d);
-    if (st == SPT_OK) st = spt_to_dense_into(t, d, json_is_true(json_object_get(c->args, "initialize")), NULL);
-    conf_result res;
-    if (json_is_false(json_object_get(c->expect, "returns")))
-        res = st != SPT_OK ? CONF_PASS : conf_fail(c, "expected a refusal, got success");
-    else if (st != SPT_OK)
-        res = conf_fail(c, "%s: %s", spt_status_name(st), spt_last_error());
-    else
-        res = conf_expect_dense(c, json_object_get(c->expect, "dense"), d, NULL);
-    spt_dense_free(d);
-    spt_tensor_free(t);
-    return res;
-}
-
-static conf_result check_dense_result(const conf_case *c, const spt_dense *d) {
-    json_t *exp = c->bad_input ? json_object_get(c->root, "result") : c->expect;
-    json_t *dense = exp ? json_object_get(exp, "dense") : NULL;
-    return dense ? conf_expect_dense(c, dense, d, c->expect) : CONF_PASS;
-}
-
-static conf_result sparse_to_dense(const conf_case *c) {
-    json_t *a = c->args;
-    spt_dtype dt = conf_dtype(a, SPT_FLOAT64), it = SPT_INT64;
-    const char *its = json_string_value(json_object_get(a, "index_dtype"));
-    if (its) spt_dtype_from_name(its, &it);
-    spt_dense *ix = NULL, *os = NULL, *sv = NULL, *dv = NULL, *out = NULL;
-    spt_status st = conf_dense(json_object_get(a, "sparse_indices"), it, &ix);
-    if (st == SPT_OK) st = conf_dense(json_object_get(a, "output_shape"), it, &os);
-    if (st == SPT_OK) st = conf_dense(json_object_get(a, "sparse_values"), dt, &sv);
-    if (st == SPT_OK) st = conf_dense(json_object_get(a, "default_value"), dt, &dv);
-    if (st == SPT_OK) {
-        json_t *vi = json_object_get(a, "validate_indices");
-        st = spt_sparse_to_dense(ix, os, sv, dv, vi ? json_is_true(vi) : true, &out);
-    }
-    conf_result r = conf_status(c, st);
-    if (r == CONF_CONTINUE) r = check_dense_result(c, out);
-    spt_dense_free(ix);
-    spt_dense_free(os);
-    spt_dense_free(sv);
-    spt_dense_free(dv);
-    spt_dense_free(out);
-    return r;
-}
-
-static conf_result sparse_tensor_to_dense(const conf_case *c) {
-    spt_tensor *t;
-    spt_dense *d = NULL, *dv = NULL;
-    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
-    JUDGE(c, st);
-    json_t *jd = json_object_get(c->args, "default_value");
-    if (jd && !json_is_null(jd)) st = conf_dense(jd, spt_tensor_dtype(t), &dv);
-    json_t *vi = json_object_get(c->args, "validate_indices");
-    if (st == SPT_OK) st = spt_to_dense(t, dv ? spt_dense_data(dv) : NULL, vi ? json_is_true(vi) : true, &d);
-    conf_result r = conf_status(c, st);
-    if (r == CONF_CONTINUE) r = check_dense_result(c, d);
-    spt_dense_free(d);
-    spt_dense_free(dv);
-    spt_tensor_free(t);
-    return r;
-}
-
-static conf_result from_dense(const conf_case *c) {
-    spt_dense *d;
-    spt_tensor *t = NULL;
-    spt_status st = conf_dense(json_object_get(c->args, "dense"), conf_dtype(c->args, SPT_INT64), &d);
-    if (st == SPT_OK) st = spt_from_dense(d, NULL, &t);
-    conf_result r = conf_status(c, st);
-    if (r == CONF_CONTINUE) r = conf_expect_sparse(c, c->expect, t, NULL);
-    spt_tensor_free(t);
-    spt_dense_free(d);
-    return r;
-}
-
 static conf_result sparse_reorder(const conf_case *c) {
     spt_tensor *t;
     spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
@@ -253,17 +167,114 @@ static conf_result sparse_tensor_create(const conf_case *c) {
     return r;
 }
 
+/* ---- order, reorder, argsort, group ---- */
+
+static conf_result h_reorder(const conf_case *c) {
+    spt_tensor *t = NULL;
+    long n;
+    int64_t *order = conf_ints_new(c, "order", &n);
+    spt_status st = conf_sparse(conf_arg(c, "sp"), false, &t);
+    if (st == SPT_OK) st = spt_reorder(t, order);
+    conf_result r = conf_judge(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *res = json_object_get(c->root, "result");
+        r = res ? conf_expect_sparse(c, res, t, NULL) : CONF_PASS;
+        if (r == CONF_PASS && !spt_tensor_known_sorted(t)) r = conf_fail(c, "not flagged sorted after reorder");
+    }
+    spt_tensor_free(t);
+    free(order);
+    return r;
+}
+
+static conf_result h_argsort(const conf_case *c) {
+    spt_tensor *t = NULL;
+    long n;
+    int64_t *order = conf_ints_new(c, "order", &n), perm[64];
+    spt_status st = conf_sparse(conf_arg(c, "sp"), false, &t);
+    if (st == SPT_OK && spt_tensor_nnz(t) > 64) st = SPT_EINTERNAL;
+    if (st == SPT_OK) st = spt_argsort(t, order, perm);
+    conf_result r = conf_judge(c, st);
+    if (r == CONF_CONTINUE) {
+        int64_t want[64];
+        long m = conf_ints(json_object_get(json_object_get(c->root, "result"), "permutation"), want, 64);
+        r = CONF_PASS;
+        for (long i = 0; i < m && r == CONF_PASS; i++)
+            if (perm[i] != want[i]) r = conf_fail(c, "perm[%ld] = %lld, expected %lld", i, (long long)perm[i], (long long)want[i]);
+    }
+    spt_tensor_free(t);
+    free(order);
+    return r;
+}
+
+static conf_result h_set_order(const conf_case *c) {
+    spt_tensor *t = NULL;
+    long n;
+    int64_t *order = conf_ints_new(c, "order", &n);
+    spt_status st = conf_sparse(conf_arg(c, "sp"), false, &t);
+    if (st == SPT_OK) st = spt_tensor_set_order(t, order);
+    conf_result r = conf_judge(c, st);
+    spt_tensor_free(t);
+    free(order);
+    return r == CONF_CONTINUE ? CONF_PASS : r;
+}
+
+static conf_result h_group(const conf_case *c) {
+    spt_tensor *t = NULL;
+    long nr, nd;
+    int64_t *reorder = conf_ints_new(c, "reorder", &nr), *dims = conf_ints_new(c, "group_dims", &nd);
+    spt_group_iter *it = NULL;
+    spt_status st = conf_sparse(conf_arg(c, "sp"), false, &t);
+    if (st == SPT_OK && reorder) st = spt_reorder(t, reorder);
+    if (st == SPT_OK) {
+        json_t *jn = conf_arg(c, "ndims");
+        st = spt_group_begin(t, dims, jn ? (int64_t)json_integer_value(jn) : nd < 0 ? 0 : nd, &it);
+    }
+    conf_result r = conf_judge(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *want = json_object_get(json_object_get(c->root, "result"), "groups");
+        spt_group g;
+        int64_t k = 0;
+        while (spt_group_next(it, &g)) k++;
+        r = want && k != json_integer_value(want) ? conf_fail(c, "%lld groups, expected %lld", (long long)k, (long long)json_integer_value(want)) : CONF_PASS;
+    }
+    spt_group_end(it);
+    spt_tensor_free(t);
+    free(reorder);
+    free(dims);
+    return r;
+}
+
+/* ---- construction from counts (claimed sizes with NULL buffers) ---- */
+
+static conf_result h_tensor_new(const conf_case *c) {
+    long ns, no;
+    int64_t *shape = conf_ints_new(c, "shape", &ns), *order = conf_ints_new(c, "order", &no);
+    spt_dtype dt = conf_dtype(c->args, SPT_FLOAT64);
+    json_t *jr = conf_arg(c, "rank");
+    int64_t rank = jr ? (int64_t)json_integer_value(jr) : ns, nnz = json_integer_value(conf_arg(c, "nnz"));
+    spt_tensor *t = (spt_tensor *)&t;
+    spt_status st = json_is_true(conf_arg(c, "wrap")) ? spt_tensor_wrap(dt, rank, shape, nnz, NULL, NULL, order, NULL, NULL, &t)
+                                                 : spt_tensor_new(dt, rank, shape, nnz, NULL, NULL, order, &t);
+    conf_result r = conf_judge(c, st);
+    if (st != SPT_OK && t != NULL) r = conf_fail(c, "out-parameter not NULL after an error");
+    if (st == SPT_OK) spt_tensor_free(t);
+    free(shape);
+    free(order);
+    return r == CONF_CONTINUE ? CONF_PASS : r;
+}
+
 const conf_op conf_ops_core[] = {
-    {"st_dim_comparator_sort", st_dim_comparator_sort},
-    {"st_indices_valid", st_indices_valid},
-    {"st_reorder", st_reorder},
-    {"st_create", st_create},
-    {"st_group", st_group},
-    {"st_to_dense", st_to_dense},
-    {"sparse_to_dense", sparse_to_dense},
-    {"sparse_tensor_to_dense", sparse_tensor_to_dense},
-    {"from_dense", from_dense},
-    {"sparse_reorder", sparse_reorder},
-    {"sparse_tensor_create", sparse_tensor_create},
-    {NULL, NULL},
+    {"st_dim_comparator_sort", st_dim_comparator_sort, CONF_OP(spt_argsort)},
+    {"st_indices_valid", st_indices_valid, CONF_OP(spt_indices_valid)},
+    {"st_reorder", st_reorder, CONF_OP(spt_reorder)},
+    {"st_create", st_create, CONF_OP(spt_tensor_create)},
+    {"st_group", st_group, CONF_OP(spt_group_begin)},
+    {"sparse_reorder", sparse_reorder, CONF_OP(spt_reorder)},
+    {"sparse_tensor_create", sparse_tensor_create, CONF_OP(spt_tensor_create)},
+    {"spt_reorder", h_reorder, CONF_OP(spt_reorder)},
+    {"spt_argsort", h_argsort, CONF_OP(spt_argsort)},
+    {"spt_tensor_set_order", h_set_order, CONF_OP(spt_tensor_set_order)},
+    {"spt_group", h_group, CONF_OP(spt_group_begin)},
+    {"spt_tensor_new", h_tensor_new, CONF_OP(spt_tensor_new)},
+    {NULL, NULL, 0},
 };

@@ -1,23 +1,91 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ops_layout.c -- conformance handlers for the layout ops: concat (seed and tf.sparse), split, slice,
- * retain, reset_shape, fill_empty_rows, reshape, transpose, to_indicator, merge.
- *
- * A few TF arguments cannot be malformed through the C API because it takes C scalars or rank-length
- * arrays (a vector split axis, a start/size/new_shape of the wrong length, a non-scalar default value).
- * For those the harness raises the error the binding layer would, through spt's error channel. */
+/* ops_layout.c -- conformance handlers of the layout ops: dense conversion, concat (C++ and tf.sparse), split, slice, retain,
+ * reset_shape, fill_empty_rows, reshape, transpose, merge, expand_dims, eye.
+ * Each entry of the table names the op of src/ops/ops.def it exercises. */
 #include "conf.h"
-#include "core/internal.h" /* spt__err: the binding-layer checks below report through spt_last_error() */
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
 
 #include <stdlib.h>
-#include <string.h>
 
-#define JUDGE(c, st)                                                                               \
-    do {                                                                                           \
-        if ((st) != SPT_OK) return conf_status((c), (st));                                         \
-    } while (0)
+static conf_result st_to_dense(const conf_case *c) {
+    spt_tensor *t;
+    spt_dense *d = NULL;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    JUDGE(c, st);
+    int64_t oshape[SPT_MAX_RANK];
+    long r = conf_ints(json_object_get(c->args, "out_shape"), oshape, SPT_MAX_RANK);
+    st = spt_dense_new(spt_tensor_dtype(t), r, oshape, &d);
+    if (st == SPT_OK) st = spt_to_dense_into(t, d, json_is_true(json_object_get(c->args, "initialize")), NULL);
+    conf_result res;
+    if (json_is_false(json_object_get(c->expect, "returns")))
+        res = st != SPT_OK ? CONF_PASS : conf_fail(c, "expected a refusal, got success");
+    else if (st != SPT_OK)
+        res = conf_fail(c, "%s: %s", spt_status_name(st), spt_last_error());
+    else
+        res = conf_expect_dense(c, json_object_get(c->expect, "dense"), d, NULL);
+    spt_dense_free(d);
+    spt_tensor_free(t);
+    return res;
+}
 
-/* The expected result object: "expect" (tf_ops) or "result" (bad_inputs "ok" cases; may be absent). */
-static json_t *expected(const conf_case *c) { return c->bad_input ? json_object_get(c->root, "result") : c->expect; }
+static conf_result check_dense_result(const conf_case *c, const spt_dense *d) {
+    json_t *exp = c->bad_input ? json_object_get(c->root, "result") : c->expect;
+    json_t *dense = exp ? json_object_get(exp, "dense") : NULL;
+    return dense ? conf_expect_dense(c, dense, d, c->expect) : CONF_PASS;
+}
+
+static conf_result sparse_to_dense(const conf_case *c) {
+    json_t *a = c->args;
+    spt_dtype dt = conf_dtype(a, SPT_FLOAT64), it = SPT_INT64;
+    const char *its = json_string_value(json_object_get(a, "index_dtype"));
+    if (its) spt_dtype_from_name(its, &it);
+    spt_dense *ix = NULL, *os = NULL, *sv = NULL, *dv = NULL, *out = NULL;
+    spt_status st = conf_dense(json_object_get(a, "sparse_indices"), it, &ix);
+    if (st == SPT_OK) st = conf_dense(json_object_get(a, "output_shape"), it, &os);
+    if (st == SPT_OK) st = conf_dense(json_object_get(a, "sparse_values"), dt, &sv);
+    if (st == SPT_OK) st = conf_dense(json_object_get(a, "default_value"), dt, &dv);
+    if (st == SPT_OK) {
+        json_t *vi = json_object_get(a, "validate_indices");
+        st = spt_sparse_to_dense(ix, os, sv, dv, vi ? json_is_true(vi) : true, &out);
+    }
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = check_dense_result(c, out);
+    spt_dense_free(ix);
+    spt_dense_free(os);
+    spt_dense_free(sv);
+    spt_dense_free(dv);
+    spt_dense_free(out);
+    return r;
+}
+
+static conf_result sparse_tensor_to_dense(const conf_case *c) {
+    spt_tensor *t;
+    spt_dense *d = NULL, *dv = NULL;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    JUDGE(c, st);
+    json_t *jd = json_object_get(c->args, "default_value");
+    if (jd && !json_is_null(jd)) st = conf_dense(jd, spt_tensor_dtype(t), &dv);
+    json_t *vi = json_object_get(c->args, "validate_indices");
+    if (st == SPT_OK) st = spt_to_dense(t, dv ? spt_dense_data(dv) : NULL, vi ? json_is_true(vi) : true, &d);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = check_dense_result(c, d);
+    spt_dense_free(d);
+    spt_dense_free(dv);
+    spt_tensor_free(t);
+    return r;
+}
+
+static conf_result from_dense(const conf_case *c) {
+    spt_dense *d;
+    spt_tensor *t = NULL;
+    spt_status st = conf_dense(json_object_get(c->args, "dense"), conf_dtype(c->args, SPT_INT64), &d);
+    if (st == SPT_OK) st = spt_from_dense(d, NULL, &t);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = conf_expect_sparse(c, c->expect, t, NULL);
+    spt_tensor_free(t);
+    spt_dense_free(d);
+    return r;
+}
 
 /* conf_expect_sparse plus bad_inputs' "indices_dims" [nnz, rank]. */
 static conf_result expect_sparse(const conf_case *c, const json_t *exp, const spt_tensor *t) {
@@ -64,7 +132,7 @@ static conf_result st_concat(const conf_case *c) {
     JUDGE(c, st);
     st = spt_concat_primary((const spt_tensor *const *)ts, n, &out);
     conf_result r = conf_status(c, st);
-    if (r == CONF_CONTINUE) r = expect_sparse(c, expected(c), out);
+    if (r == CONF_CONTINUE) r = expect_sparse(c, conf_result_of(c), out);
     spt_tensor_free(out);
     free_list(ts, n);
     return r;
@@ -82,7 +150,7 @@ static conf_result sparse_concat(const conf_case *c) {
                   json_is_true(json_object_get(c->args, "expand_nonconcat_dims"));
     st = spt_concat((const spt_tensor *const *)ts, n, axis, expand, &out);
     conf_result r = conf_status(c, st);
-    if (r == CONF_CONTINUE) r = expect_sparse(c, expected(c), out);
+    if (r == CONF_CONTINUE) r = expect_sparse(c, conf_result_of(c), out);
     spt_tensor_free(out);
     free_list(ts, n);
     return r;
@@ -110,7 +178,7 @@ static conf_result split_common(const conf_case *c) {
     st = outs ? spt_split(t, axis, num, outs) : SPT_ENOMEM;
     conf_result r = conf_status(c, st);
     if (r == CONF_CONTINUE) {
-        json_t *exp = expected(c);
+        json_t *exp = conf_result_of(c);
         json_t *list = exp && json_is_array(exp) ? exp : exp ? json_object_get(exp, "outputs") : NULL;
         r = CONF_PASS;
         if (list && (int64_t)json_array_size(list) != num) r = conf_fail(c, "%lld pieces, expected %zu", (long long)num, json_array_size(list));
@@ -139,7 +207,7 @@ static conf_result slice_common(const conf_case *c) {
     else
         st = spt_slice(t, start, size, &out);
     conf_result r = conf_status(c, st);
-    if (r == CONF_CONTINUE) r = expect_sparse(c, expected(c), out);
+    if (r == CONF_CONTINUE) r = expect_sparse(c, conf_result_of(c), out);
     spt_tensor_free(out);
     spt_tensor_free(t);
     return r;
@@ -155,7 +223,7 @@ static conf_result sparse_retain(const conf_case *c) {
     for (size_t i = 0; mask && i < n; i++) mask[i] = json_is_true(json_array_get(m, i));
     st = mask ? spt_retain(t, mask, (int64_t)n, &out) : SPT_ENOMEM;
     conf_result r = conf_status(c, st);
-    if (r == CONF_CONTINUE) r = expect_sparse(c, expected(c), out);
+    if (r == CONF_CONTINUE) r = expect_sparse(c, conf_result_of(c), out);
     free(mask);
     spt_tensor_free(out);
     spt_tensor_free(t);
@@ -179,7 +247,7 @@ static conf_result sparse_reset_shape(const conf_case *c) {
         st = spt_reset_shape(t, NULL, &out);
     }
     conf_result r = conf_status(c, st);
-    if (r == CONF_CONTINUE) r = expect_sparse(c, expected(c), out);
+    if (r == CONF_CONTINUE) r = expect_sparse(c, conf_result_of(c), out);
     spt_tensor_free(out);
     spt_tensor_free(t);
     return r;
@@ -196,7 +264,7 @@ static conf_result sparse_fill_empty_rows(const conf_case *c) {
     if (st == SPT_OK) st = spt_fill_empty_rows(t, spt_dense_data(dv), &out, &ind, &rev);
     conf_result r = conf_status(c, st);
     if (r == CONF_CONTINUE) {
-        json_t *exp = expected(c);
+        json_t *exp = conf_result_of(c);
         r = expect_sparse(c, exp, out);
         json_t *je = exp ? json_object_get(exp, "empty_row_indicator") : NULL;
         if (r == CONF_PASS && je) r = conf_expect_values(c, je, SPT_BOOL, spt_dense_data(ind), spt_dense_size(ind), NULL);
@@ -233,7 +301,7 @@ static conf_result sparse_reshape(const conf_case *c) {
     long k = conf_ints(jshape, shape, SPT_MAX_RANK);
     st = spt_reshape(t, k, shape, &out);
     conf_result r = conf_status(c, st);
-    if (r == CONF_CONTINUE) r = expect_sparse(c, expected(c), out);
+    if (r == CONF_CONTINUE) r = expect_sparse(c, conf_result_of(c), out);
     spt_tensor_free(out);
     spt_tensor_free(t);
     return r;
@@ -251,25 +319,8 @@ static conf_result sparse_transpose(const conf_case *c) {
     else
         st = spt_transpose(t, given ? perm : NULL, &out);
     conf_result r = conf_status(c, st);
-    if (r == CONF_CONTINUE) r = expect_sparse(c, expected(c), out);
+    if (r == CONF_CONTINUE) r = expect_sparse(c, conf_result_of(c), out);
     spt_tensor_free(out);
-    spt_tensor_free(t);
-    return r;
-}
-
-static conf_result sparse_to_indicator(const conf_case *c) {
-    spt_tensor *t;
-    spt_dense *d = NULL;
-    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
-    JUDGE(c, st);
-    st = spt_to_indicator(t, json_integer_value(json_object_get(c->args, "vocab_size")), &d);
-    conf_result r = conf_status(c, st);
-    if (r == CONF_CONTINUE) {
-        json_t *exp = expected(c);
-        json_t *dense = exp ? json_object_get(exp, "dense") : NULL;
-        r = dense ? conf_expect_dense(c, dense, d, NULL) : CONF_PASS;
-    }
-    spt_dense_free(d);
     spt_tensor_free(t);
     return r;
 }
@@ -286,26 +337,46 @@ static conf_result sparse_merge(const conf_case *c) {
         st = spt_merge((const spt_tensor *const *)ids, n, vals, vocab, nv, json_is_true(json_object_get(c->args, "already_sorted")),
                        &out);
     conf_result r = conf_status(c, st);
-    if (r == CONF_CONTINUE) r = expect_sparse(c, expected(c), out);
+    if (r == CONF_CONTINUE) r = expect_sparse(c, conf_result_of(c), out);
     spt_tensor_free(out);
     spt_tensor_free(vals);
     free_list(ids, n);
     return r;
 }
 
+static conf_result expand_dims(const conf_case *c) {
+    spt_tensor *sp = NULL, *out = NULL;
+    JUDGE(c, conf_sparse(json_object_get(c->args, "sp"), false, &sp));
+    spt_status st = spt_expand_dims(sp, conf_opt_int(c->args, "axis", -1), &out); /* TF 2's default axis is -1 */
+    spt_tensor_free(sp);
+    return conf_finish_sparse(c, st, out);
+}
+
+static conf_result eye(const conf_case *c) {
+    spt_tensor *out = NULL;
+    spt_status st = spt_eye(conf_opt_int(c->args, "num_rows", 0), conf_opt_int(c->args, "num_columns", SPT_UNSET),
+                            conf_dtype(c->args, SPT_FLOAT32), &out);
+    return conf_finish_sparse(c, st, out);
+}
+
 const conf_op conf_ops_layout[] = {
-    {"st_concat", st_concat},
-    {"sparse_concat", sparse_concat},
-    {"st_split", split_common},
-    {"sparse_split", split_common},
-    {"st_slice", slice_common},
-    {"sparse_slice", slice_common},
-    {"sparse_retain", sparse_retain},
-    {"sparse_reset_shape", sparse_reset_shape},
-    {"sparse_fill_empty_rows", sparse_fill_empty_rows},
-    {"sparse_reshape", sparse_reshape},
-    {"sparse_transpose", sparse_transpose},
-    {"sparse_to_indicator", sparse_to_indicator},
-    {"sparse_merge", sparse_merge},
-    {NULL, NULL},
+    {"st_to_dense", st_to_dense, CONF_OP(spt_to_dense_into)},
+    {"sparse_to_dense", sparse_to_dense, CONF_OP(spt_sparse_to_dense)},
+    {"sparse_tensor_to_dense", sparse_tensor_to_dense, CONF_OP(spt_to_dense)},
+    {"from_dense", from_dense, CONF_OP(spt_from_dense)},
+    {"st_concat", st_concat, CONF_OP(spt_concat_primary)},
+    {"sparse_concat", sparse_concat, CONF_OP(spt_concat)},
+    {"st_split", split_common, CONF_OP(spt_split)},
+    {"sparse_split", split_common, CONF_OP(spt_split)},
+    {"st_slice", slice_common, CONF_OP(spt_slice)},
+    {"sparse_slice", slice_common, CONF_OP(spt_slice)},
+    {"sparse_retain", sparse_retain, CONF_OP(spt_retain)},
+    {"sparse_reset_shape", sparse_reset_shape, CONF_OP(spt_reset_shape)},
+    {"sparse_fill_empty_rows", sparse_fill_empty_rows, CONF_OP(spt_fill_empty_rows)},
+    {"sparse_reshape", sparse_reshape, CONF_OP(spt_reshape)},
+    {"sparse_transpose", sparse_transpose, CONF_OP(spt_transpose)},
+    {"sparse_merge", sparse_merge, CONF_OP(spt_merge)},
+    {"sparse_expand_dims", expand_dims, CONF_OP(spt_expand_dims)},
+    {"sparse_eye", eye, CONF_OP(spt_eye)},
+    {NULL, NULL, 0},
 };

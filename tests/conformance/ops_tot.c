@@ -1,11 +1,166 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ops_tot.c -- conformance handlers for the tensor-of-tensors vectors (sparsify.jsonl, format in
- * shared/spec/sparsify_tot.md section 6): sparsify (dense T and sparse T, which must agree),
- * reduce_tot_sum, domain_inject, domain_result, uninject. */
+/* ops_tot.c -- conformance handlers of tensors of tensors: domains, sparse maps, injection, ToT construction, sparsify, reduce_tot_sum.
+ * Each entry of the table names the op of src/ops/ops.def it exercises. */
 #include "conf.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* A row matrix [[..],[..]] flattened (rows x cols) into a malloc'd array; *rows, *cols. */
+static int64_t *matrix(const json_t *j, int64_t *rows, int64_t *cols) {
+    *rows = json_is_array(j) ? (int64_t)json_array_size(j) : 0;
+    *cols = *rows > 0 ? (int64_t)json_array_size(json_array_get(j, 0)) : 0;
+    int64_t *v = calloc((size_t)(*rows * *cols + 1), sizeof *v);
+    if (!v) return NULL;
+    for (int64_t i = 0; i < *rows; i++)
+        for (int64_t k = 0; k < *cols; k++) v[i * *cols + k] = json_integer_value(json_array_get(json_array_get(j, (size_t)i), (size_t)k));
+    return v;
+}
+
+/* ---- tensor-of-tensors ---- */
+
+static conf_result h_domain_new(const conf_case *c) {
+    int64_t n, cols;
+    int64_t *ix = matrix(conf_arg(c, "indices"), &n, &cols);
+    json_t *jr = conf_arg(c, "rank"), *jn = conf_arg(c, "n");
+    spt_domain *d = NULL;
+    spt_status st = spt_domain_new(jr ? (int64_t)json_integer_value(jr) : cols, jn ? (int64_t)json_integer_value(jn) : n,
+                                   json_is_true(conf_arg(c, "null_indices")) ? NULL : ix, &d);
+    conf_result r = conf_judge(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *want = json_object_get(json_object_get(c->root, "result"), "size");
+        r = want && spt_domain_size(d) != json_integer_value(want) ? conf_fail(c, "size %lld", (long long)spt_domain_size(d)) : CONF_PASS;
+    }
+    spt_domain_free(d);
+    free(ix);
+    return r;
+}
+
+static conf_result h_inject_index(const conf_case *c) {
+    long nr, nm, nv;
+    int64_t *index = conf_ints_new(c, "index", &nr), *modes = conf_ints_new(c, "modes", &nm), *vals = conf_ints_new(c, "values", &nv), out[2 * SPT_MAX_RANK + 2];
+    json_t *jr = conf_arg(c, "rank"), *jn = conf_arg(c, "ninj");
+    int64_t rank = jr ? (int64_t)json_integer_value(jr) : nr, ninj = jn ? (int64_t)json_integer_value(jn) : nm;
+    spt_status st;
+    if (json_is_true(conf_arg(c, "uninject"))) st = spt_uninject_index(rank, index, ninj, modes, out);
+    else st = spt_inject_index(rank, index, ninj, modes, vals, out);
+    conf_result r = conf_judge(c, st);
+    if (r == CONF_CONTINUE) {
+        int64_t want[2 * SPT_MAX_RANK];
+        long m = conf_ints(json_object_get(json_object_get(c->root, "result"), "index"), want, 2 * SPT_MAX_RANK);
+        r = CONF_PASS;
+        for (long i = 0; i < m && r == CONF_PASS; i++)
+            if (out[i] != want[i]) r = conf_fail(c, "out[%ld] = %lld, expected %lld", i, (long long)out[i], (long long)want[i]);
+    }
+    free(index);
+    free(modes);
+    free(vals);
+    return r;
+}
+
+/* map: {"ind_rank", "dep_rank", "pairs": [[key..., dep...], ...], "keys": [[..]], "npairs": claimed} */
+static spt_status make_map(const json_t *j, spt_sparse_map **m) {
+    int64_t ir = json_integer_value(json_object_get(j, "ind_rank")), dr = json_integer_value(json_object_get(j, "dep_rank"));
+    int64_t np, w, nk, kw;
+    int64_t *pairs = matrix(json_object_get(j, "pairs"), &np, &w);
+    int64_t *keys = json_object_get(j, "keys") ? matrix(json_object_get(j, "keys"), &nk, &kw) : NULL;
+    json_t *jn = json_object_get(j, "npairs");
+    bool null_arrays = json_is_true(json_object_get(j, "null_arrays"));
+    int64_t *ind = NULL, *dep = NULL;
+    spt_status st = SPT_OK;
+    if (!null_arrays && np > 0 && ir >= 0 && dr >= 0 && ir + dr == w) {
+        ind = calloc((size_t)(np * ir + 1), sizeof *ind);
+        dep = calloc((size_t)(np * dr + 1), sizeof *dep);
+        if (!ind || !dep) st = SPT_ENOMEM;
+        for (int64_t i = 0; st == SPT_OK && i < np; i++) {
+            for (int64_t k = 0; k < ir; k++) ind[i * ir + k] = pairs[i * w + k];
+            for (int64_t k = 0; k < dr; k++) dep[i * dr + k] = pairs[i * w + ir + k];
+        }
+    }
+    if (jn) np = json_integer_value(jn);
+    if (st == SPT_OK)
+        st = keys ? spt_sparse_map_new_with_keys(ir, dr, nk, keys, np, ind, dep, m) : spt_sparse_map_new(ir, dr, np, ind, dep, m);
+    free(pairs);
+    free(keys);
+    free(ind);
+    free(dep);
+    return st;
+}
+
+static conf_result h_sparse_map_new(const conf_case *c) {
+    spt_sparse_map *m = NULL;
+    spt_status st = make_map(conf_arg(c, "map"), &m);
+    conf_result r = conf_judge(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *res = json_object_get(c->root, "result");
+        json_t *nk = json_object_get(res, "nkeys"), *sz = json_object_get(res, "size");
+        r = CONF_PASS;
+        if (nk && spt_sparse_map_nkeys(m) != json_integer_value(nk)) r = conf_fail(c, "nkeys %lld", (long long)spt_sparse_map_nkeys(m));
+        if (sz && spt_sparse_map_size(m) != json_integer_value(sz)) r = conf_fail(c, "size %lld", (long long)spt_sparse_map_size(m));
+    }
+    spt_sparse_map_free(m);
+    return r;
+}
+
+static conf_result h_tot_new(const conf_case *c) {
+    long no;
+    int64_t *osh = conf_ints_new(c, "outer_shape", &no), n, orank, n2, irank;
+    int64_t *outer = matrix(conf_arg(c, "outer"), &n, &orank), *ish = matrix(conf_arg(c, "inner_shapes"), &n2, &irank);
+    json_t *jor = conf_arg(c, "outer_rank"), *jir = conf_arg(c, "inner_rank");
+    if (jor) orank = json_integer_value(jor);
+    else if (n == 0) orank = no;
+    if (jir) irank = json_integer_value(jir);
+    spt_dense *vals = NULL;
+    spt_dtype dt = conf_dtype(c->args, SPT_FLOAT64);
+    spt_status st = conf_arg(c, "values") ? conf_dense(conf_arg(c, "values"), dt, &vals) : SPT_OK;
+    spt_tot *t = (spt_tot *)&t;
+    if (st == SPT_OK) st = spt_tot_new(dt, orank, osh, irank, n, outer, ish, vals ? spt_dense_data(vals) : NULL, &t);
+    conf_result r = conf_judge(c, st);
+    if (st != SPT_OK && t != NULL && t != (spt_tot *)&t) r = conf_fail(c, "out-parameter not NULL after an error");
+    if (st == SPT_OK) {
+        json_t *cnt = json_object_get(json_object_get(c->root, "result"), "count");
+        if (r == CONF_CONTINUE) r = cnt && spt_tot_count(t) != json_integer_value(cnt) ? conf_fail(c, "count differs") : CONF_PASS;
+        spt_tot_free(t);
+    }
+    spt_dense_free(vals);
+    free(osh);
+    free(outer);
+    free(ish);
+    return r == CONF_CONTINUE ? CONF_PASS : r;
+}
+
+static conf_result h_sparsify(const conf_case *c) {
+    spt_sparse_map *m = NULL;
+    spt_tensor *T = NULL;
+    spt_tot *tot = NULL;
+    long ni, no;
+    int64_t *i2m = conf_ints_new(c, "ind2mode", &ni), *osh = conf_ints_new(c, "outer_shape", &no);
+    spt_status st = make_map(conf_arg(c, "map"), &m);
+    if (st == SPT_OK) st = conf_sparse(conf_arg(c, "T"), false, &T);
+    if (st == SPT_OK) {
+        json_t *jn = conf_arg(c, "nmap");
+        int64_t nmap = jn ? (int64_t)json_integer_value(jn) : ni / 2;
+        if (json_is_true(conf_arg(c, "dense"))) {
+            spt_dense *D = NULL;
+            st = spt_to_dense(T, NULL, false, &D);
+            if (st == SPT_OK) st = spt_sparsify_dense(D, m, nmap, i2m, osh, &tot);
+            spt_dense_free(D);
+        } else {
+            st = spt_sparsify(T, m, nmap, i2m, osh, &tot);
+        }
+    }
+    conf_result r = conf_judge(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *cnt = json_object_get(json_object_get(c->root, "result"), "count");
+        r = cnt && spt_tot_count(tot) != json_integer_value(cnt) ? conf_fail(c, "count %lld", (long long)spt_tot_count(tot)) : CONF_PASS;
+    }
+    spt_tot_free(tot);
+    spt_tensor_free(T);
+    spt_sparse_map_free(m);
+    free(i2m);
+    free(osh);
+    return r;
+}
 
 #define MAXN 4096
 
@@ -322,10 +477,15 @@ static conf_result uninject_case(const conf_case *c) {
 }
 
 const conf_op conf_ops_tot[] = {
-    {"sparsify", sparsify_case},
-    {"reduce_tot_sum", reduce_case},
-    {"domain_inject", domain_inject_case},
-    {"domain_result", domain_result_case},
-    {"uninject", uninject_case},
-    {NULL, NULL},
+    {"spt_domain_new", h_domain_new, CONF_OP(spt_domain_new)},
+    {"spt_inject_index", h_inject_index, CONF_OP(spt_inject_index)},
+    {"spt_sparse_map_new", h_sparse_map_new, CONF_OP(spt_sparse_map_new)},
+    {"spt_tot_new", h_tot_new, CONF_OP(spt_tot_new)},
+    {"spt_sparsify", h_sparsify, CONF_OP(spt_sparsify)},
+    {"sparsify", sparsify_case, CONF_OP(spt_sparsify)},
+    {"reduce_tot_sum", reduce_case, CONF_OP(spt_reduce_tot_sum)},
+    {"domain_inject", domain_inject_case, CONF_OP(spt_domain_inject)},
+    {"domain_result", domain_result_case, CONF_OP(spt_domain_result_index)},
+    {"uninject", uninject_case, CONF_OP(spt_uninject_index)},
+    {NULL, NULL, 0},
 };

@@ -8,12 +8,53 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const conf_op *const tables[] = {conf_ops_core, conf_ops_layout, conf_ops_math, conf_ops_tot, conf_ops_spt,
-                                         conf_ops_tfsparse};
+/* The family tables, in the order of src/ops/ops.def (NULL: a family without vectors). */
+#define CONF_TABLE(family) {#family, conf_ops_##family},
+static const struct {
+    const char *family;
+    const conf_op *ops;
+} tables[] = {CONF_FAMILIES(CONF_TABLE)};
+#undef CONF_TABLE
+
+/* Each public function of ops.def: its family, name and whether the list says it has a handler. */
+enum { CONF = 1, FUZZ = 2 }; /* the CHECKS flags of ops.def */
+static const struct {
+    const char *family, *name;
+    bool op, conf;
+} list[CONF_NUM_OPS] = {
+#define SPT_OP(family, fn, python, command, checks) {#family, #fn, true, ((checks) & CONF) != 0},
+#define SPT_API(family, fn) {#family, #fn, false, false},
+#include "ops/ops.def"
+#undef SPT_OP
+#undef SPT_API
+};
+
+/* The tables against the list: every handler in its op's family table, every op the list marks CONF
+ * with a handler, no handler for an op the list does not mark. Prints each disagreement; their count. */
+static long check_tables(void) {
+    long bad = 0;
+    bool has[CONF_NUM_OPS] = {false};
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (const conf_op *o = tables[t].ops; o && o->name; o++) {
+            has[o->op] = true;
+            if (strcmp(list[o->op].family, tables[t].family)) {
+                fprintf(stderr, "FAIL ops.def: the handler of %s (%s) is in the %s table, not %s's\n", o->name,
+                        list[o->op].name, tables[t].family, list[o->op].family);
+                bad++;
+            }
+        }
+    for (int k = 0; k < CONF_NUM_OPS; k++)
+        if (list[k].op && list[k].conf != has[k]) {
+            fprintf(stderr, "FAIL ops.def: %s is %s CONF, but the %s table has %s handler for it\n", list[k].name,
+                    list[k].conf ? "marked" : "not marked", list[k].family, has[k] ? "a" : "no");
+            bad++;
+        }
+    return bad;
+}
 
 static conf_handler find(const char *op) {
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
-        for (const conf_op *o = tables[t]; o->name; o++)
+        for (const conf_op *o = tables[t].ops; o && o->name; o++)
             if (!strcmp(o->name, op)) return o->fn;
     return NULL;
 }
@@ -23,7 +64,7 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : "tests/conformance";
     bool verbose = getenv("CONF_VERBOSE") != NULL;
-    long pass = 0, fail = 0, skip = 0;
+    long pass = 0, fail = check_tables(), skip = 0;
     char *files[64];
     int nf = 0;
     DIR *dp = opendir(dir);

@@ -1,5 +1,5 @@
-/* test_hostile_ops.c -- hostile arguments to the ops added by the tf.sparse completion (issue 19) and
- * the sparse algebra (issue 20): extreme counts and dims, INT64_MIN axes, NULL pointers, aliasing,
+/* test_hostile_ops.c -- hostile arguments to the segment reductions, bincount, cross, embeddings, serialization and
+ * the sparse algebra (products, multiply, gradients): extreme counts and dims, INT64_MIN axes, NULL pointers, aliasing,
  * volumes past int64, integer division corner cases. Each call must return the documented status (and
  * leave *out NULL on failure) -- never crash, overflow or leak (run under ASan/UBSan by `make test`). */
 #include <math.h>
@@ -313,30 +313,30 @@ static void test_deserialize_garbage(void **state) {
     const void *data[1] = {junk};
     size_t lens[1] = {sizeof junk};
     int64_t bs[1] = {1};
-    spt_status st = spt_deserialize_sparse(data, lens, 1, bs, SPT_FLOAT64, &o);
+    spt_status st = spt_unpack_sparse(data, lens, 1, bs, SPT_FLOAT64, &o);
     assert_int_not_equal(st, SPT_OK);
     assert_null(o);
     o = SENTINEL_T;
-    ASSERT_FAIL_NULL(SPT_EINVAL, spt_deserialize_many_sparse(data, lens, 0, SPT_FLOAT64, &o), o);
+    ASSERT_FAIL_NULL(SPT_EINVAL, spt_unpack_many_sparse(data, lens, 0, SPT_FLOAT64, &o), o);
     o = SENTINEL_T;
-    ASSERT_FAIL_NULL(SPT_EINVAL, spt_deserialize_many_sparse(data, lens, INT64_MIN, SPT_FLOAT64, &o), o);
+    ASSERT_FAIL_NULL(SPT_EINVAL, spt_unpack_many_sparse(data, lens, INT64_MIN, SPT_FLOAT64, &o), o);
     o = SENTINEL_T;
-    st = spt_deserialize_sparse(data, lens, -1, bs, SPT_FLOAT64, &o);
+    st = spt_unpack_sparse(data, lens, -1, bs, SPT_FLOAT64, &o);
     assert_int_not_equal(st, SPT_OK);
     assert_null(o);
     o = SENTINEL_T;
-    st = spt_deserialize_sparse(data, lens, INT64_MAX, bs, SPT_FLOAT64, &o);
+    st = spt_unpack_sparse(data, lens, INT64_MAX, bs, SPT_FLOAT64, &o);
     assert_int_not_equal(st, SPT_OK);
     assert_null(o);
     /* a batch shape whose volume does not fit */
     int64_t hb[2] = {BIG, BIG};
     o = SENTINEL_T;
-    st = spt_deserialize_sparse(data, lens, 2, hb, SPT_FLOAT64, &o);
+    st = spt_unpack_sparse(data, lens, 2, hb, SPT_FLOAT64, &o);
     assert_int_not_equal(st, SPT_OK);
     assert_null(o);
     int64_t nb[1] = {-1};
     o = SENTINEL_T;
-    st = spt_deserialize_sparse(data, lens, 1, nb, SPT_FLOAT64, &o);
+    st = spt_unpack_sparse(data, lens, 1, nb, SPT_FLOAT64, &o);
     assert_int_not_equal(st, SPT_OK);
     assert_null(o);
     /* every truncation of a valid serialization fails cleanly */
@@ -345,12 +345,12 @@ static void test_deserialize_garbage(void **state) {
     spt_tensor *t = mk(SPT_FLOAT64, 2, shape, 2, ix, v);
     void *buf = NULL;
     size_t len = 0;
-    ASSERT_OK(spt_serialize_sparse(t, &buf, &len));
+    ASSERT_OK(spt_pack_sparse(t, &buf, &len));
     for (size_t k = 0; k < len; k++) {
         size_t l1[1] = {k};
         const void *d1[1] = {buf};
         o = SENTINEL_T;
-        st = spt_deserialize_many_sparse(d1, l1, 1, SPT_FLOAT64, &o);
+        st = spt_unpack_many_sparse(d1, l1, 1, SPT_FLOAT64, &o);
         assert_int_not_equal(st, SPT_OK);
         assert_null(o);
     }
@@ -364,7 +364,7 @@ static void test_deserialize_garbage(void **state) {
             const void *d1[1] = {cp};
             size_t l1[1] = {len};
             o = NULL;
-            st = spt_deserialize_many_sparse(d1, l1, 1, SPT_FLOAT64, &o);
+            st = spt_unpack_many_sparse(d1, l1, 1, SPT_FLOAT64, &o);
             if (st == SPT_OK) {
                 ASSERT_OK(spt_validate(o));
                 spt_tensor_free(o);
@@ -386,7 +386,7 @@ static void test_serialize_many_huge_batch(void **state) {
     void **data = (void **)(void *)&sentinel_obj;
     size_t *lens = (size_t *)(void *)&sentinel_obj;
     int64_t n = 77;
-    spt_status st = spt_serialize_many_sparse(t, &data, &lens, &n);
+    spt_status st = spt_pack_many_sparse(t, &data, &lens, &n);
     assert_true(st == SPT_EOVERFLOW || st == SPT_ENOMEM);
     spt_tensor_free(t);
     /* a rank-0 tensor serializes and comes back */
@@ -394,11 +394,11 @@ static void test_serialize_many_huge_batch(void **state) {
     t = mk(SPT_FLOAT64, 0, NULL, 1, NULL, v);
     void *buf = NULL;
     size_t len = 0;
-    ASSERT_OK(spt_serialize_sparse(t, &buf, &len));
+    ASSERT_OK(spt_pack_sparse(t, &buf, &len));
     const void *d1[1] = {buf};
     size_t l1[1] = {len};
     spt_tensor *o = NULL;
-    ASSERT_OK(spt_deserialize_many_sparse(d1, l1, 1, SPT_FLOAT64, &o));
+    ASSERT_OK(spt_unpack_many_sparse(d1, l1, 1, SPT_FLOAT64, &o));
     int64_t es[1] = {1}, eix[1] = {0};
     spt_test_expect_tensor(o, 1, es, 1, eix, v);
     spt_tensor_free(o);
@@ -762,10 +762,10 @@ static void test_past_int64_tfsparse_ops(void **state) {
     /* serialize and back */
     void *buf = NULL;
     size_t len = 0;
-    ASSERT_OK(spt_serialize_sparse(t, &buf, &len));
+    ASSERT_OK(spt_pack_sparse(t, &buf, &len));
     const void *d1[1] = {buf};
     size_t l1[1] = {len};
-    ASSERT_OK(spt_deserialize_many_sparse(d1, l1, 1, SPT_INT64, &o));
+    ASSERT_OK(spt_unpack_many_sparse(d1, l1, 1, SPT_INT64, &o));
     int64_t esd[4] = {1, BIG, BIG, BIG}, esdix[8] = {0, BIG - 1, 0, BIG - 1, 0, 0, BIG - 1, 0};
     spt_test_expect_tensor(o, 4, esd, 2, esdix, v);
     spt_tensor_free(o);
@@ -874,7 +874,7 @@ static spt_status deser(const unsigned char *b, size_t len, spt_dtype dt, spt_te
     const void *d[1] = {b};
     size_t l[1] = {len};
     *o = SENTINEL_T;
-    spt_status st = spt_deserialize_many_sparse(d, l, 1, dt, o);
+    spt_status st = spt_unpack_many_sparse(d, l, 1, dt, o);
     if (st != SPT_OK) assert_null(*o);
     return st;
 }
@@ -950,17 +950,17 @@ static void test_deserialize_forged(void **state) {
     const void *dd[2] = {b, b2};
     size_t ll[2] = {l0, l1};
     o = SENTINEL_T;
-    ASSERT_FAIL_NULL(SPT_EINVAL, spt_deserialize_many_sparse(dd, ll, 2, SPT_INT8, &o), o);
+    ASSERT_FAIL_NULL(SPT_EINVAL, spt_unpack_many_sparse(dd, ll, 2, SPT_INT8, &o), o);
     /* a NULL item pointer with a length, and the lens array NULL */
     const void *dn[2] = {b, NULL};
     o = SENTINEL_T;
-    assert_int_not_equal(spt_deserialize_many_sparse(dn, ll, 2, SPT_INT8, &o), SPT_OK);
+    assert_int_not_equal(spt_unpack_many_sparse(dn, ll, 2, SPT_INT8, &o), SPT_OK);
     assert_null(o);
     o = SENTINEL_T;
-    assert_int_not_equal(spt_deserialize_many_sparse(dd, NULL, 2, SPT_INT8, &o), SPT_OK);
+    assert_int_not_equal(spt_unpack_many_sparse(dd, NULL, 2, SPT_INT8, &o), SPT_OK);
     assert_null(o);
     o = SENTINEL_T;
-    assert_int_not_equal(spt_deserialize_many_sparse(NULL, ll, 2, SPT_INT8, &o), SPT_OK);
+    assert_int_not_equal(spt_unpack_many_sparse(NULL, ll, 2, SPT_INT8, &o), SPT_OK);
     assert_null(o);
 }
 
@@ -1121,10 +1121,10 @@ static void test_every_dtype_every_op(void **state) {
         spt_tensor_free(ids);
         void *buf = NULL;
         size_t len = 0;
-        spt_status st = spt_serialize_sparse(t3, &buf, &len);
+        spt_status st = spt_pack_sparse(t3, &buf, &len);
         ASSERT_OK(st);
         const void *bb[1] = {buf};
-        T_OUT(spt_deserialize_many_sparse(bb, &len, 1, dt, &o));
+        T_OUT(spt_unpack_many_sparse(bb, &len, 1, dt, &o));
         spt_bytes_free(buf);
         /* gradients */
         spt_dense *g3 = NULL, *ga = SENTINEL_D, *gb = SENTINEL_D;

@@ -4,10 +4,12 @@
  * NAME/NAME.mtx beside extras, a tar with several matrices (a member must be named), corrupt and
  * truncated streams (clean errors naming the file), compressed outputs read back by the readers, and
  * binary formats refused from their first bytes. Fixtures in tests/io/data. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "spt_test.h"
@@ -221,6 +223,87 @@ static void test_binary_magic(void **state) {
     ASSERT_MSG("/dev/zero: expected a zip (.npz) file");
 }
 
+/* Read `path` through a FIFO fed by a child (a pipe: the streamed parser, pieces of 16 MiB). */
+static spt_status read_through_fifo(const char *path, bool mtx, spt_tensor **out) {
+    char fifo[300];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    unlink(fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        FILE *in = fopen(path, "rb"), *o = fopen(fifo, "wb");
+        if (!in || !o) _exit(2);
+        char buf[1 << 16];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, o);
+        fclose(o);
+        _exit(0);
+    }
+    spt_status st = mtx ? spt_read_mtx(fifo, NULL, out) : spt_read_tns(fifo, NULL, out);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return st;
+}
+
+static void expect_same(const spt_tensor *a, const spt_tensor *b) {
+    assert_int_equal(spt_tensor_rank(a), spt_tensor_rank(b));
+    assert_int_equal(spt_tensor_nnz(a), spt_tensor_nnz(b));
+    assert_int_equal(spt_tensor_dtype(a), spt_tensor_dtype(b));
+    assert_memory_equal(spt_tensor_shape(a), spt_tensor_shape(b), (size_t)spt_tensor_rank(a) * 8);
+    assert_memory_equal(spt_tensor_indices(a), spt_tensor_indices(b),
+                        (size_t)(spt_tensor_nnz(a) * spt_tensor_rank(a)) * 8);
+    assert_memory_equal(spt_tensor_values(a), spt_tensor_values(b), (size_t)spt_tensor_nnz(a) * 8);
+}
+
+/* Texts longer than a piece (16 MiB): streamed from a FIFO and from gzip, the same tensor as mapped. */
+static void test_streamed_pieces(void **state) {
+    (void)state;
+    const int64_t n = 1300000, shape3[3] = {100000, 7000, 300};
+    int64_t *ix = malloc((size_t)n * 3 * 8);
+    double *v = malloc((size_t)n * 8);
+    assert_non_null(ix);
+    assert_non_null(v);
+    uint64_t x = 88172645463325252ull;
+    for (int64_t i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            ix[3 * i + k] = (int64_t)(x % (uint64_t)shape3[k]);
+        }
+        v[i] = (double)(int64_t)(x % 2001) / 8.0 - 100;
+    }
+    for (int mtx = 0; mtx < 2; mtx++) {
+        spt_tensor *t = NULL, *a = NULL, *b = NULL, *c = NULL;
+        int64_t r = mtx ? 2 : 3;
+        int64_t *ix2 = ix;
+        if (mtx) { /* the first two modes */
+            ix2 = malloc((size_t)n * 2 * 8);
+            for (int64_t i = 0; i < n; i++) ix2[2 * i] = ix[3 * i], ix2[2 * i + 1] = ix[3 * i + 1];
+        }
+        ASSERT_OK(spt_tensor_new(SPT_FLOAT64, r, shape3, n, ix2, v, NULL, &t));
+        char plain[300], gz[300];
+        snprintf(plain, sizeof plain, "%s/big.%s", dir, mtx ? "mtx" : "tns");
+        snprintf(gz, sizeof gz, "%s/big.%s.gz", dir, mtx ? "mtx" : "tns");
+        ASSERT_OK(spt_write(t, plain, SPT_FORMAT_AUTO));
+        ASSERT_OK(spt_write(t, gz, SPT_FORMAT_AUTO));
+        struct stat sb;
+        assert_int_equal(stat(plain, &sb), 0);
+        assert_true(sb.st_size > (1 << 24) + (1 << 20)); /* more than one piece */
+        ASSERT_OK(spt_read(plain, SPT_FORMAT_AUTO, NULL, &a));
+        ASSERT_OK(read_through_fifo(plain, mtx, &b));
+        ASSERT_OK(spt_read(gz, SPT_FORMAT_AUTO, NULL, &c));
+        expect_same(a, b);
+        expect_same(a, c);
+        spt_tensor_free(a);
+        spt_tensor_free(b);
+        spt_tensor_free(c);
+        spt_tensor_free(t);
+        if (mtx) free(ix2);
+    }
+    free(ix);
+    free(v);
+}
+
 typedef struct sweep_ctx {
     const char *path;
     const char *member;
@@ -262,7 +345,7 @@ int main(void) {
         cmocka_unit_test(test_suitesparse_tar),       cmocka_unit_test(test_several_members),
         cmocka_unit_test(test_corrupt_and_truncated), cmocka_unit_test(test_compressed_outputs),
         cmocka_unit_test(test_by_content),            cmocka_unit_test(test_binary_magic),
-        cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_alloc_failures),        cmocka_unit_test(test_streamed_pieces),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tfsparse_test_util.h -- small helpers for the issue-19 op tests (segment reductions, expand_dims,
+/* tfsparse_test_util.h -- small helpers for the op tests of segment reductions, expand_dims,
  * eye, map_values, cast, bincount, cross): dense builders and a generic allocation sweep. Header-only. */
 #ifndef TFSPARSE_TEST_UTIL_H
 #define TFSPARSE_TEST_UTIL_H

@@ -46,7 +46,7 @@ import spt  # noqa: E402
 
 
 def _any_volume():
-    """Does this libspt take shapes whose volume exceeds int64 (conformance README policy 1, issue 15)?"""
+    """Does this libspt take shapes whose volume exceeds int64 (conformance README policy 1)?"""
     try:
         spt.SparseTensor([[0, 0]], [1.0], [2 ** 62, 4])
         return True

@@ -717,7 +717,7 @@ SPECS = [
 ]
 
 
-# ---- issue 19: the rest of tf.sparse, the unary math on SparseTensor values, embeddings -------------------
+# ---- the rest of tf.sparse, the unary math on SparseTensor values, embeddings -------------------
 # Generators draw valid inputs in the form TensorFlow's kernels assume (rows in order where they need it);
 # the error paths of these ops are pinned by tests/conformance (tf_ops_v2.jsonl) and python/tests.
 
@@ -992,7 +992,7 @@ SPECS += [
 ]
 
 
-# ---- gradient kernels (issue 20) -------------------------------------------------------------------
+# ---- gradient kernels -------------------------------------------------------------------------
 # TensorFlow's own backward ops where it has them as raw ops (SparseAddGrad, SparseSliceGrad,
 # SparseFillEmptyRowsGrad), else the gradient TensorFlow registers for the forward op, taken with
 # tf.GradientTape with respect to the values (loss = sum(weights * output)). spt's kernels are float32 /
@@ -1138,9 +1138,12 @@ NO_TF_COUNTERPART = {
     "from_pydata", "to_pydata", "from_torch", "to_torch", "inject_index", "uninject_index", "sparsify",
     "reduce_tot_sum", "read", "write", "read_tns", "parse_tns", "write_tns", "read_mtx", "read_mtx_dense",
     "write_mtx", "read_npy", "write_npy", "read_npz", "write_npz", "write_spy_png",
-    # spt's own serialized format (include/spt.h), not TensorFlow's: round trips are in python/tests
+    # TensorFlow's bytes and files: byte-for-byte and parse-for-parse against TF in tests/tf/tfbytes.py
     "serialize_sparse", "deserialize_sparse", "serialize_many_sparse", "deserialize_many_sparse",
-    # sparse algebra (issue 20): tf.sparse has no sparse x sparse product with a sparse result
+    "parse_example", "parse_single_example", "encode_example", "encode_examples",
+    # spt's own packed format (include/spt.h), not TensorFlow's: round trips are in python/tests
+    "pack_sparse", "unpack_sparse", "pack_many_sparse", "unpack_many_sparse",
+    # sparse algebra: tf.sparse has no sparse x sparse product with a sparse result
     # (sparse_sparse_matmul), no sparse * sparse or sparse - sparse with a sparse result (multiply,
     # subtract), no numpy-broadcast sparse / dense (divide; its SparseDenseCwise ops broadcast one way
     # only), no rank-3 sparse_dense_matmul (bmm) and no MTTKRP / TTV / TTM contraction; and it has no

@@ -2,9 +2,9 @@
 """The op registry: the one description of every C function the Python package calls.
 
 The entries are kept per family, mirroring src/: core.py (src/core, src/sort), layout.py, elementwise.py,
-reduce.py, products.py, features.py, serial.py, grad.py (src/ops/<family>), tot.py (src/tot) and io.py
-(src/io), each a list ENTRIES of Entry written in the kinds of kinds.py; this module joins them and holds
-the one code generator.
+reduce.py, products.py, features.py, serial.py, grad.py (src/ops/<family>), tot.py (src/tot), io.py
+(src/io) and tfio.py (src/tf), each a list ENTRIES of Entry written in the kinds of kinds.py; this module
+joins them and holds the one code generator.
 
 Each entry names a C function of include/spt.h, its return kind and, for every argument in the C order, a
 kind: a tensor / dense / domain / sparse-map / ToT / iterator handle (in), an owned output (out), an
@@ -51,10 +51,10 @@ from .. import _lib as L
 from .._export import public
 from .kinds import *  # noqa: F401,F403  (the kinds, Entry and the return kinds, for the entries files and tests)
 from .kinds import _HANDLE_C  # noqa: F401  (the C spelling of each handle kind; read by the tests)
-from . import core, layout, elementwise, reduce, products, features, serial, grad, tot, io
+from . import core, layout, elementwise, reduce, products, features, serial, grad, tot, io, tfio
 
 FAMILIES = {m.__name__.rsplit(".", 1)[1]: m.ENTRIES for m in (core, layout, elementwise, reduce, products, features,
-                                                             serial, grad, tot, io)}
+                                                             serial, grad, tot, io, tfio)}
 ENTRIES = [e for entries in FAMILIES.values() for e in entries]
 BY_NAME = {e.name: e for e in ENTRIES}
 FAMILY_OF = {e.name: fam for fam, entries in FAMILIES.items() for e in entries}

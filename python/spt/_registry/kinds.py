@@ -85,14 +85,16 @@ def double(name):
 
 
 _HANDLE_C = {"tensor": "spt_tensor", "dense": "spt_dense", "dense_obj": "spt_dense", "domain": "spt_domain", "smap": "spt_sparse_map",
-             "tot": "spt_tot", "iter": "spt_group_iter", "mpi_ctx": "spt_mpi_ctx", "dtensor": "spt_dtensor"}
+             "tot": "spt_tot", "iter": "spt_group_iter", "mpi_ctx": "spt_mpi_ctx", "dtensor": "spt_dtensor",
+             "recreader": "spt_tfrecord_reader", "recwriter": "spt_tfrecord_writer"}
 
 
 # Ownership: an output of each handle kind is released by this registry entry (called by the Owner that
 # the Python object and its numpy views share).
 FREE = {"tensor": "spt_tensor_free", "dense": "spt_dense_free", "dense_obj": "spt_dense_free",
         "domain": "spt_domain_free", "smap": "spt_sparse_map_free", "tot": "spt_tot_free",
-        "iter": "spt_group_end", "mpi_ctx": "spt_mpi_ctx_free", "dtensor": "spt_dtensor_free"}
+        "iter": "spt_group_end", "mpi_ctx": "spt_mpi_ctx_free", "dtensor": "spt_dtensor_free",
+        "recreader": "spt_tfrecord_reader_close", "recwriter": "spt_tfrecord_writer_free"}
 
 
 def handle(name, cls, const=True, nullable=False):

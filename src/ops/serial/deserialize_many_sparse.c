@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* deserialize_many_sparse.c -- tf.io.deserialize_many_sparse: n serialized tensors stacked along a new
- * first dim (spt_deserialize_sparse with the batch shape [n]). */
+/* deserialize_many_sparse.c -- tf.io.deserialize_many_sparse: a string matrix [N, 3] of TensorFlow's
+ * serialized SparseTensors stacked along a new first dim of size N. */
 #include "ops/serial/serial_internal.h"
 
-spt_status spt_deserialize_many_sparse(const void *const *data, const size_t *lens, int64_t n, spt_dtype dtype,
-                                       spt_tensor **out) {
-    if (n < 0) {
-        if (out) *out = NULL;
-        return spt__err(SPT_EINVAL, "spt_deserialize_many_sparse: n = %lld is negative", (long long)n);
+spt_status spt_deserialize_many_sparse(const spt_dense *serialized, spt_dtype dtype, spt_tensor **out) {
+    static const char fn[] = "spt_deserialize_many_sparse";
+    if (out) *out = NULL;
+    if (serialized && (serialized->rank != 2 || serialized->shape[1] != 3)) {
+        char sb[SPT__IDXBUF];
+        spt__fmt_index(sb, sizeof sb, serialized->shape, serialized->rank);
+        return spt__err(SPT_EINVAL, "%s: Serialized sparse should be a matrix with 3 columns, got shape %s", fn, sb);
     }
-    return spt_deserialize_sparse(data, lens, 1, &n, dtype, out);
+    return spt__deserialize_tf(fn, serialized, dtype, out);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* serial_format.c -- spt's own binary form of one sparse tensor (the format is documented with
- * spt_serialize_sparse in spt.h): the writer and the never-trusting reader shared by
+ * spt_pack_sparse in spt.h): the writer and the never-trusting reader shared by
  * serialize_sparse / serialize_many_sparse / deserialize_sparse / deserialize_many_sparse. */
 #include "ops/serial/serial_internal.h"
 

@@ -33,9 +33,20 @@ static inline __attribute__((always_inline)) void SPT__NAME(mb_step)(spt__mb_lan
     x->j += tb;
 }
 
+/* A coinciding pair's value for the vector lanes (merge_simd.c): *o = MERGE_BOTH(*x, *y); 1 when it is
+ * kept. */
+static int SPT__NAME(block_both)(const spt__mb *m, const void *x, const void *y, void *o) {
+    SPT__T s = MERGE_BOTH(*(const SPT__T *)x, *(const SPT__T *)y);
+    (void)m;
+    memcpy(o, &s, sizeof s);
+    return (MERGE_KEEP(s)) ? 1 : 0;
+}
+
 /* The merge for rank R (a constant in the common ranks' copies). */
 static inline __attribute__((always_inline)) void SPT__NAME(block_rank)(const spt__mb *m, spt__mb_lane *L, int64_t *bi,
                                                                        void *bv, const int64_t R) {
+    if (SPT__MB_SIMD(sizeof(SPT__T))) /* the vector lanes first (merge_simd.c) */
+        spt__mb_simd_run(m, L, bi, bv, SPT__NAME(block_both));
     const SPT__T *va = m->va, *vb = m->vb;
     SPT__T *bvt = bv;
     const int64_t *ia = m->ia, *ib = m->ib, *sh = m->sh;

@@ -1,0 +1,223 @@
+# SPDX-License-Identifier: Apache-2.0
+"""src/ops/ops.def, the one list of spt's public functions, against every place it drives or that must
+agree with it: include/spt.h, the op's source file and C test, the Python registry and wrappers, the `spt`
+command table, the conformance and fuzz tables, the README's op tables. Each test names what is missing.
+
+Adding an op touches, by hand: its C file (src/ops/<family>/), its contract in include/spt.h, its row in
+src/ops/ops.def, its C test (tests/ops/<family>/), its vectors (tests/conformance/*.jsonl with the
+handler in tests/conformance/ops_<family>.c, when the row says CONF) and its Python wrapper (the entry in
+python/spt/_registry/<family>.py and the function in python/spt/_<family>.py). Everything else follows
+from the row: the command table, the conformance dispatch, the coverage checks below."""
+import os
+import re
+
+import pytest
+
+import spt
+from spt import _registry as R
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+OPS_DEF = os.path.join(ROOT, "src", "ops", "ops.def")
+FAMILIES = ["core", "layout", "elementwise", "reduce", "products", "features", "serial", "grad", "tot", "io", "tfio"]
+OP_FAMILIES = ["layout", "elementwise", "reduce", "products", "features", "serial", "grad"]  # src/ops/<family>
+
+pytestmark = pytest.mark.skipif(not os.path.exists(OPS_DEF), reason="not in the repository (installed copy)")
+
+
+def _read(*parts):
+    with open(os.path.join(ROOT, *parts), encoding="utf-8") as f:
+        return f.read()
+
+
+def _strip_c_comments(text):
+    return re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+
+
+class Row:
+    def __init__(self, kind, family, fn, python=None, command=None, checks=""):
+        self.kind, self.family, self.fn, self.python = kind, family, fn, python
+        self.command = None if command in (None, "none") else command
+        self.checks = set(re.findall(r"[A-Z]+", checks or ""))
+
+    def __repr__(self):
+        return self.fn
+
+
+def load_list():
+    rows = []
+    for line in _strip_c_comments(_read("src", "ops", "ops.def")).splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        m = re.fullmatch(r'SPT_OP\((\w+), (spt_\w+), "(\w*)", (\w+), ([A-Z| 0]+)\)', line)
+        if m:
+            rows.append(Row("op", m.group(1), m.group(2), m.group(3), m.group(4), m.group(5)))
+            continue
+        m = re.fullmatch(r"SPT_API\((\w+), (spt_\w+)\)", line)
+        assert m, "src/ops/ops.def: a line that is no row: %r" % line
+        rows.append(Row("api", m.group(1), m.group(2)))
+    return rows
+
+
+ROWS = load_list() if os.path.exists(OPS_DEF) else []
+OPS = [r for r in ROWS if r.kind == "op"]
+BY_FN = {r.fn: r for r in ROWS}
+
+
+def _header_functions():
+    from test_registry import prototypes
+
+    return prototypes(_read("include", "spt.h"))
+
+
+def test_each_function_once_and_families_in_order():
+    names = [r.fn for r in ROWS]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+    fams = [r.family for r in ROWS]
+    assert set(fams) <= set(FAMILIES)
+    order = [f for i, f in enumerate(fams) if i == 0 or fams[i - 1] != f]
+    assert order == [f for f in FAMILIES if f in fams], "a family is split or out of order: %s" % order
+
+
+def test_the_list_is_the_header():
+    header = set(_header_functions())
+    listed = set(BY_FN)
+    assert not header - listed, "public functions of include/spt.h missing from ops.def: %s" % sorted(header - listed)
+    assert not listed - header, "ops.def rows that include/spt.h does not declare: %s" % sorted(listed - header)
+
+
+def test_op_families_define_their_ops():
+    """Every op of a src/ops family is defined in a .c file of that family's folder."""
+    defined = {}
+    for fam in OP_FAMILIES:
+        folder = os.path.join(ROOT, "src", "ops", fam)
+        for fn in sorted(os.listdir(folder)):
+            if fn.endswith(".c"):
+                for name in re.findall(r"^\w[\w ]*?\b(spt_\w+)\(", _strip_c_comments(_read("src", "ops", fam, fn)),
+                                       re.M):
+                    defined.setdefault(name, fam)
+    for r in OPS:
+        if r.family in OP_FAMILIES:
+            assert defined.get(r.fn) == r.family, "%s (%s) is not defined in src/ops/%s/" % (r.fn, r.family, r.family)
+
+
+def test_op_families_have_c_tests():
+    text = {fam: "".join(_read("tests", "ops", fam, f) for f in os.listdir(os.path.join(ROOT, "tests", "ops", fam))
+                         if f.endswith(".c"))
+            for fam in OP_FAMILIES}
+    missing = [r.fn for r in OPS if r.family in OP_FAMILIES and not re.search(r"\b%s\(" % r.fn, text[r.family])]
+    assert not missing, "ops no test of tests/ops/<family>/ calls: %s" % missing
+
+
+def test_registry_follows_the_list():
+    for e in R.ENTRIES:
+        assert e.name in BY_FN, "registry entry %s is not in ops.def" % e.name
+        assert R.FAMILY_OF[e.name] == BY_FN[e.name].family, "%s: registry family %s, ops.def %s" % (
+            e.name, R.FAMILY_OF[e.name], BY_FN[e.name].family)
+
+
+def test_python_wrappers_follow_the_list():
+    calls = {}  # C function -> {python name}
+    for key, c_names in R.OP_C_NAMES.items():
+        mod, name = key.rsplit(".", 1)
+        for c in c_names:
+            assert c in BY_FN, "spt.%s calls %s, which ops.def does not list" % (name, c)
+            calls.setdefault(c, set()).add(name)
+    for r in OPS:
+        if r.python:
+            assert hasattr(spt, r.python), "ops.def names spt.%s for %s; the package has none" % (r.python, r.fn)
+            assert r.python in calls.get(r.fn, ()), "spt.%s does not call %s (ops.def)" % (r.python, r.fn)
+            assert r.fn in R.BY_NAME
+        else:
+            assert r.fn not in calls, "%s is called by spt.%s; ops.def says no Python" % (r.fn, sorted(calls[r.fn]))
+    # every public op of the package is the Python name of a row (aliases: the unary math on values)
+    listed = {r.python for r in OPS if r.python}
+    unary = set(spt._elementwise.UNARY)
+    for name in spt.available_ops():
+        if name in listed or name in unary or name in spt._export.exports("spt._interop"):
+            continue
+        fns = [c for key, cs in R.OP_C_NAMES.items() if key.endswith("." + name) for c in cs]
+        assert fns and all(BY_FN[c].kind == "op" for c in fns[:1]), "spt.%s: no row of ops.def" % name
+
+
+def test_commands_follow_the_list():
+    defined = set()
+    for fn in os.listdir(os.path.join(ROOT, "cli")):
+        if fn.endswith(".c"):
+            defined |= set(re.findall(r"^const cli_cmd cli_cmd_(\w+) =", _read("cli", fn), re.M))
+    defined.discard("none")
+    listed = [r.command for r in OPS if r.command]
+    assert len(listed) == len(set(listed)), "a command listed twice"
+    assert set(listed) == defined, "cli/ defines %s; ops.def lists %s" % (sorted(defined - set(listed)),
+                                                                          sorted(set(listed) - defined))
+
+
+def _table_ops(folder, macro):
+    found = {}
+    for fn in sorted(os.listdir(os.path.join(ROOT, folder))):
+        if fn.endswith(".c"):
+            for name in re.findall(r"\b%s\((spt_\w+)\)" % macro, _strip_c_comments(_read(folder, fn))):
+                found.setdefault(name, set()).add(fn)
+    return found
+
+
+def test_conformance_tables_follow_the_list():
+    found = _table_ops(os.path.join("tests", "conformance"), "CONF_OP")
+    for name, files in found.items():
+        assert name in BY_FN, "tests/conformance names %s, not in ops.def" % name
+        fam = BY_FN[name].family
+        assert files == {"ops_%s.c" % fam}, "%s (%s) has handlers in %s" % (name, fam, sorted(files))
+    for r in OPS:
+        assert ("CONF" in r.checks) == (r.fn in found), "%s: ops.def says %s, conformance tables %s" % (
+            r.fn, "CONF" if "CONF" in r.checks else "no CONF", "have it" if r.fn in found else "lack it")
+
+
+def test_fuzz_tables_follow_the_list():
+    found = _table_ops("fuzz", "FZ_OP")
+    for name in found:
+        assert name in BY_FN, "fuzz/ names %s, not in ops.def" % name
+    for r in OPS:
+        assert ("FUZZ" in r.checks) == (r.fn in found), "%s: ops.def says %s, the fuzz action tables %s" % (
+            r.fn, "FUZZ" if "FUZZ" in r.checks else "no FUZZ", "have it" if r.fn in found else "lack it")
+
+
+def _readme_ops_section():
+    text = _read("README.md")
+    start = text.index("\n## Ops")
+    end = text.index("\n## ", start + 5)
+    return text[start:end]
+
+
+def test_readme_op_tables_name_every_op():
+    section = _readme_ops_section()
+    tokens = set()
+    for cell in re.findall(r"`([^`]+)`", section):
+        for t in re.split(r"[ ,/()+]+", cell):
+            tokens.add(t.strip(".").replace("spt_", "", 1))
+    wild = [t[:-1] for t in tokens if t.endswith("*")]
+
+    def named(name):
+        return name in tokens or any(name.startswith(w) for w in wild)
+
+    missing = [r.fn for r in OPS if not named(r.fn[4:])]
+    assert not missing, "ops the README's op tables do not name: %s" % missing
+    missing = sorted({r.python for r in OPS if r.python and not named(r.python)})
+    assert not missing, "Python names the README's op tables do not name: %s" % missing
+    missing = sorted({r.command.replace("_", "-") for r in OPS if r.command
+                      if not named(r.command.replace("_", "-")) and not named(r.command)})
+    assert not missing, "commands the README's op tables do not name: %s" % missing
+
+
+
+def test_header_sections_follow_the_families():
+    """include/spt.h declares the functions family by family, in the list's family order, one section each."""
+    text = _strip_c_comments(_read("include", "spt.h"))
+    seen = []
+    for name in re.findall(r"\b(spt_\w+)\s*\(", text):
+        if name in BY_FN and name not in seen:
+            seen.append(name)
+    fams = [BY_FN[n].family for n in seen]
+    runs = [f for i, f in enumerate(fams) if i == 0 or fams[i - 1] != f]
+    assert runs == [f for f in FAMILIES if f in fams], "include/spt.h's family order: %s" % runs
+    titles = re.findall(r"^/\* ([A-Z][^*]*?)\s*\*/\n/\* -{20,}", _read("include", "spt.h"), re.M)
+    assert not [t for t in titles if re.search(r"issue \d|wave|completion", t, re.I)], titles
