@@ -580,7 +580,9 @@ spt_status spt_mask_indices(const int64_t *indices, int64_t n, const int64_t *ma
  * ("Operands do not have the same ranks"), rank > 0, equal dims ("Operands' shapes do not match: got X
  * and Y for dimension d"); then same dtype (SPT_EDTYPE), thresh not NaN, every index in bounds
  * (SPT_ERANGE). For integer values thresh must be an integer, not +-inf (SPT_EINVAL, checked first:
- * TensorFlow converts the threshold to the values' dtype and refuses 0.5). Union of the entries in row-major order: an index held by one operand is copied as is
+ * TensorFlow converts the threshold to the values' dtype and refuses 0.5), and thresh <= |a + b| is
+ * decided exactly (|MIN| = 2^(n-1)); being a double, a threshold beyond 2^53 in magnitude is the double
+ * nearest to the caller's integer. Union of the entries in row-major order: an index held by one operand is copied as is
  * (the threshold does not apply), an index held by both gives a + b, kept iff thresh <= |a + b|
  * (modulus for complex; compared in the value's real type), so thresh 0 keeps zero sums. Inputs need
  * not be sorted: an input not sorted in row-major order is detected in one pass and sorted first (a

@@ -24,6 +24,13 @@ def test_to_indicator_rank0():
         spt.to_indicator(r0, 3)
 
 
+def test_dense_result_beyond_numpy_is_spt_overflow():
+    """An empty dense result whose dims multiply past numpy's limit (TF: 'array is too big' too)."""
+    x = st(np.zeros((0, 3), np.int64), np.zeros(0, np.int64), [0, 3, 3])  # result [0, 3, 2^62]
+    with pytest.raises(spt.OverflowError, match="numpy cannot hold"):
+        spt.to_indicator(x, 2 ** 62)
+
+
 def test_cwise_broadcasts_dense_to_sparse_only():
     a = st(np.zeros((0, 2), np.int64), np.zeros(0, np.float32), [3, 0])
     with pytest.raises(spt.InvalidArgumentError, match="broadcasts dense to sparse only"):

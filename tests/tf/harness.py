@@ -461,7 +461,8 @@ EXACT = {
 INDEX_MESSAGE = re.compile(r"out of (bounds|range)|out-of-bound|not in \[|in range|range \[|outside|must be in|"
                            r"is not in|index|Invalid reduction dimension|invalid axis|axis .* (for|of) |"
                            r"ids must be <|must be < num", re.I)
-OVERFLOW_MESSAGE = re.compile(r"overflow|too large|exceed|allocat|int64|larger than|more than 2\*\*63", re.I)
+OVERFLOW_MESSAGE = re.compile(r"overflow|too large|too big|exceed|allocat|int64|larger than|more than 2\*\*63",
+                              re.I)
 INDEX_FAULTS = {"bad_index", "bad_axis", "bad_id", "axis_single", "perm_out_of_range"}
 
 

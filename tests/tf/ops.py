@@ -458,7 +458,9 @@ def g_add(rng, dt):
     if npdt(dt).kind in "iu":
         # TF converts the threshold to the values' dtype: an int, -1 keeps every sum, the dtype's max drops
         # them; a float (0.5, 1.0, inf, NaN) is TF's TypeError and spt's DtypeError
-        thr = [0, 0, 1, 2, 3, -1, int(np.iinfo(npdt(dt)).max)][int(rng.integers(0, 7))]
+        # (int64: 2^62, exact in the double spt_add takes, and 2^53 + 1, which is not: rule add-thresh-double)
+        big = [2 ** 62, 2 ** 53 + 1][int(rng.integers(0, 2))] if dt == "int64" else int(np.iinfo(npdt(dt)).max)
+        thr = [0, 0, 1, 2, 3, -1 if npdt(dt).kind == "i" else 0, big][int(rng.integers(0, 7))]
         if r < 0.1:
             thr = [0.5, 1.0, float("inf"), float("nan"), -0.0][int(rng.integers(0, 5))]
     else:

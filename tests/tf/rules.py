@@ -468,8 +468,17 @@ RULES_LIST += [
          __import__("ops").div_min_by_minus_one(c), check=check_div_min),
 ]
 
+def double_thresh_case(c):
+    """The case, sorted as rule sorted-first does, with the threshold the double spt_add receives."""
+    c2 = sorted_case(c)
+    c2.args["thresh"] = int(float(c.thresh))
+    return c2
+
+
 RULES_LIST += [
     Rule("add-nan-thresh", ["add"], fault("nan_threshold"), spt_error=spt.InvalidArgumentError),
+    Rule("add-thresh-double", ["add"], lambda c: isinstance(c.thresh, int) and float(c.thresh) != c.thresh
+         and c.fault is None, transform=double_thresh_case),
 ]
 
 def is_subnormal(a):
@@ -539,7 +548,7 @@ RULES_LIST += [
 CLASS_RULES = [Rule("class-out-of-range", [], lambda c: False), Rule("class-overflow", [], lambda c: False)]
 
 # rules are tried in this order; the first whose condition holds decides
-_FIRST = ["add-nan-thresh", "add-int-min", "reduce_max-nan", "P1-any-volume", "slice-end-overflow"]
+_FIRST = ["add-nan-thresh", "add-int-min", "add-thresh-double", "reduce_max-nan", "P1-any-volume", "slice-end-overflow"]
 RULES_LIST.sort(key=lambda r: _FIRST.index(r.id) if r.id in _FIRST else len(_FIRST))
 
 RULES_BY_ID = {r.id: r for r in RULES_LIST + CLASS_RULES + [HOSTILE_VECTORS]}

@@ -10,14 +10,18 @@
 #include <complex.h>
 
 /* Magnitude compared with the threshold, in the value's real type (|.| = modulus for complex). */
-#define MAG_INT(T, s) ((s) < 0 ? (double)(0 - (uint64_t)(s)) : (double)(s))
 #define MAG_FLOAT(T, s) ((T)fabs((double)(s)))
 #define MAG_COMPLEX(T, s) (sizeof(T) == sizeof(float _Complex) ? (double)cabsf((float _Complex)(s)) : cabs((double _Complex)(s)))
-#define THR_INT(T) (m->thresh)
+/* integers: thresh (a double, integral, checked by spt_add) <= |s| decided exactly, |s| never rounded */
+static inline bool keep_int(double thresh, uint64_t mag) {
+    if (!(thresh > 0)) return true;
+    if (thresh >= 18446744073709551616.0) return false;
+    return (uint64_t)thresh <= mag;
+}
 #define THR_FLOAT(T) ((T)m->thresh)
 #define THR_COMPLEX(T) (sizeof(T) == sizeof(float _Complex) ? (double)(float)m->thresh : m->thresh)
 /* A sum of two coinciding entries is kept iff thresh <= |sum|. */
-#define KEEP_INT(T, s) (THR_INT(T) <= MAG_INT(T, s))
+#define KEEP_INT(T, s) keep_int(m->thresh, (s) < 0 ? 0 - (uint64_t)(s) : (uint64_t)(s))
 #define KEEP_FLOAT(T, s) (THR_FLOAT(T) <= MAG_FLOAT(T, s))
 #define KEEP_COMPLEX(T, s) (THR_COMPLEX(T) <= MAG_COMPLEX(T, s))
 

@@ -113,6 +113,19 @@ static void test_errors(void **state) {
     ASSERT_ST(SPT_EINVAL, spt_add(a, a, -INFINITY, &o));
     ASSERT_ST(SPT_EINVAL, spt_add(a, a, NAN, &o));
     spt_tensor_free(a);
+    /* int64 sums near 2^63 against the threshold 2^63 (a double): decided exactly, |s| never rounded */
+    int64_t s1[1] = {4}, ix4[4] = {0, 1, 2, 3};
+    int64_t va[4] = {INT64_MAX - 1, INT64_MIN + 1, INT64_MIN / 2, 5}, vb[4] = {1, -1, INT64_MIN / 2, -5};
+    spt_tensor *a64 = mk(SPT_INT64, 1, s1, 4, ix4, va), *b64 = mk(SPT_INT64, 1, s1, 4, ix4, vb);
+    ASSERT_OK(spt_add(a64, b64, 9223372036854775808.0, &o)); /* keeps only |s| >= 2^63: the MINs at [1], [2] */
+    int64_t wi[2] = {1, 2}, wv[2] = {INT64_MIN, INT64_MIN};
+    spt_test_expect_tensor(o, 1, s1, 2, wi, wv);
+    spt_tensor_free(o);
+    ASSERT_OK(spt_add(a64, b64, 9223372036854774784.0, &o)); /* 2^63 - 1024: INT64_MAX, MIN+..., MIN kept */
+    assert_int_equal(spt_tensor_nnz(o), 3);
+    spt_tensor_free(o);
+    spt_tensor_free(a64);
+    spt_tensor_free(b64);
     uint8_t u = 1;
     a = mk(SPT_UINT8, 2, s22, 1, ix, &u);
     ASSERT_ST(SPT_EDTYPE, spt_add(a, a, 0, &o));
