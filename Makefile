@@ -223,7 +223,7 @@ test-mpi-cli: $(REL)/spt $(REL)/spt-mpi
 mpi-bench: $(REL)/tests/mpi/mpi_bench
 	@for np in 1 2 4; do $(MPI_ENV) $(MPIRUN) --quiet -np $$np $(REL)/tests/mpi/mpi_bench; done
 ifeq ($(MPI),1)
-all: $(REL)/libspt_mpi.a $(REL)/spt-mpi
+all: $(REL)/libspt_mpi.a $(REL)/spt-mpi $(REL)/libspt_mpi.so
 endif
 # make bench-mpi: bench/bench_mpi.c at P = 1, 2, 4 (the serial library in the P = 1 run) and the
 # latency/bandwidth of shared memory and TCP loopback at np 2; the table in bench/results/mpi/latest.md
@@ -324,7 +324,8 @@ bench-readers: $(REL)/libspt.so $(REL)/spt
 # exports only the public spt_* API. make install / make uninstall write and remove only under
 # $(DESTDIR)$(PREFIX): lib/libspt.a, lib/libspt.so.X.Y.Z (+ libspt.so.X, libspt.so links), include/,
 # bin/spt, lib/pkgconfig/spt.pc, share/spt/data, share/doc/spt (and share/man/man3/spt.3 after make doc),
-# with MPI=1 lib/libspt_mpi.a, include/spt_mpi.h and bin/spt-mpi, and the Python package in
+# with MPI=1 lib/libspt_mpi.a, lib/libspt_mpi.so (linked into the Python package for spt.mpi), include/spt_mpi.h
+# and bin/spt-mpi, and the Python package in
 # $(PREFIX)/lib/pythonX.Y/site-packages/spt (PYTHON_INSTALL=0: not at all).
 SPT_MAJOR   := $(shell sed -n 's/^\#define SPT_VERSION_MAJOR  *\([0-9]*\).*/\1/p' include/spt.h)
 SPT_MINOR   := $(shell sed -n 's/^\#define SPT_VERSION_MINOR  *\([0-9]*\).*/\1/p' include/spt.h)
@@ -370,8 +371,9 @@ install: all $(REL)/spt.pc
 	install -m 644 $(DATA_FILES) $(D)$(DATADIR)/data/
 	install -m 644 README.md LICENSE CHANGELOG.md $(D)$(DOCDIR)/
 	@if [ "$(MPI)" = 1 ]; then \
-	  echo "install the MPI layer: libspt_mpi.a, spt_mpi.h, spt-mpi"; \
+	  echo "install the MPI layer: libspt_mpi.a, libspt_mpi.so, spt_mpi.h, spt-mpi"; \
 	  install -m 644 $(REL)/libspt_mpi.a $(D)$(LIBDIR)/libspt_mpi.a && \
+	  install -m 755 $(REL)/libspt_mpi.so $(D)$(LIBDIR)/libspt_mpi.so && \
 	  install -m 644 include/spt_mpi.h $(D)$(INCDIR)/spt_mpi.h && \
 	  install -m 755 $(REL)/spt-mpi $(D)$(BINDIR)/spt-mpi; fi
 	@if [ -f $(REL)/doc/html/index.html ]; then \
@@ -386,6 +388,7 @@ install: all $(REL)/spt.pc
 	  install -m 644 $$(find python/spt -maxdepth 1 -type f -name '*.py') $(D)$(PYSITE)/spt/ && \
 	  install -m 644 python/spt/_registry/*.py $(D)$(PYSITE)/spt/_registry/ && \
 	  ln -sf ../../../libspt.so.$(SPT_MAJOR) $(D)$(PYSITE)/spt/libspt.so && \
+	  { [ "$(MPI)" != 1 ] || ln -sf ../../../libspt_mpi.so $(D)$(PYSITE)/spt/libspt_mpi.so; } && \
 	  echo "  use it with: PYTHONPATH=$(PYSITE) $(PYTHON)"; \
 	else echo "the Python package is not installed (PYTHON_INSTALL=$(PYTHON_INSTALL)); see python/README.md"; fi
 
@@ -394,7 +397,7 @@ uninstall:
 	rm -f $(D)$(LIBDIR)/libspt.a $(D)$(LIBDIR)/libspt.so $(D)$(LIBDIR)/libspt.so.$(SPT_MAJOR) \
 	      $(D)$(LIBDIR)/libspt.so.$(SPT_VERSION) $(D)$(BINDIR)/spt $(D)$(PCDIR)/spt.pc $(D)$(MAN3DIR)/spt.3 \
 	      $(PUB_HDRS:include/%=$(D)$(INCDIR)/%) \
-	      $(D)$(LIBDIR)/libspt_mpi.a $(D)$(INCDIR)/spt_mpi.h $(D)$(BINDIR)/spt-mpi
+	      $(D)$(LIBDIR)/libspt_mpi.a $(D)$(LIBDIR)/libspt_mpi.so $(D)$(INCDIR)/spt_mpi.h $(D)$(BINDIR)/spt-mpi
 	rm -rf $(D)$(DATADIR) $(D)$(DOCDIR)
 	@if [ -n "$(PYVER)" ]; then rm -rf $(D)$(PYSITE)/spt; fi
 	@for d in $(PCDIR) $(if $(PYVER),$(PYSITE) $(LIBDIR)/python$(PYVER)) $(LIBDIR) $(INCDIR) $(BINDIR) \
@@ -408,12 +411,14 @@ test-install: all
 
 # make doc: build/doc/html/index.html and build/doc/man/man3/spt.3 from include/spt.h
 # (tools/gendoc.py), build/doc/python/*.html from the Python docstrings (pydoc).
+# (spt.mpi is left out: it needs mpi4py and libspt_mpi.so, and importing it initialises MPI)
 doc: $(REL)/libspt.so
 	@mkdir -p $(REL)/doc/html $(REL)/doc/man/man3 $(REL)/doc/python
 	$(PYTHON) tools/gendoc.py include/spt.h $(REL)/doc/html/index.html $(REL)/doc/man/man3/spt.3
 	@cd $(REL)/doc/python && rm -f *.html && \
 	  PYTHONPATH=$(CURDIR)/python SPT_LIB=$(CURDIR)/$(REL)/libspt.so $(PYTHON) -m pydoc -w \
-	    spt $$(cd $(CURDIR)/python && ls spt/*.py | sed -n 's|^spt/\(_*[a-z][a-z_]*\)\.py$$|spt.\1|p' | grep -v '__init__') >/dev/null
+	    spt $$(cd $(CURDIR)/python && ls spt/*.py | sed -n 's|^spt/\(_*[a-z][a-z_]*\)\.py$$|spt.\1|p' | grep -v '__init__' | \
+	      grep -vx 'spt.mpi') >/dev/null # spt.mpi imports only with libspt_mpi.so (make MPI=1)
 	@echo "make doc: $(REL)/doc/html/index.html, $(REL)/doc/man/man3/spt.3 (man -l), $(REL)/doc/python/spt.html"
 
 # the C part of make run, linked with the static archive

@@ -7,8 +7,10 @@
  *   bench_core radixfloor DIMS THREADS NNZ[,NNZ...] [REPS]     (reorder's two-pass radix-sort floor)
  *   bench_core gatherfloor 2 THREADS NNZ[,NNZ...] [REPS]       (spmm's gather floor)
  *   bench_core density 2 THREADS 0 [REPS]                      (the density table of sparse_dense_matmul)
+ *   bench_core mttkrpfloor 3 THREADS NNZ[,NNZ...] [REPS]       (mode-0 MTTKRP's streaming floor)
  *
- * OP: reorder, reduce_axis1, reduce_all, concat1, add, spmm, to_dense, bandwidth. DIMS: 2 or 3 (the
+ * OP: reorder, reduce_axis1, reduce_all, concat1, add, spmm, to_dense, bandwidth, mttkrp (mode 0), mttkrp_m1,
+ * mttkrp_m2 (modes 1, 2), mttkrp_all (modes 0, 1, 2 in one run, a CP-ALS sweep; all on [10^4]^3, rank 16). DIMS: 2 or 3 (the
  * shapes are fixed per op and dims; bench/gen.py builds the very same inputs for the peers). Prints
  * one JSON object per size on stdout: median/min/max seconds over REPS timed runs after one warm-up
  * (for the reduce ops the warm-up is reported too, as "first" / "first_cpu": the first call on a fresh
@@ -55,6 +57,9 @@ struct ctx {
     /* gatherfloor: A's row pointer and column indices, B (c->dense), C [rows, 32] */
     int64_t *rowptr, *col;
     double *cmat;
+    /* mttkrp: the factor matrices (one per mode, [shape[m], R]), the kept mode (-1: every mode in turn) */
+    spt_dense *fac[3];
+    int64_t mode, rank;
 };
 
 static void die_st(spt_status st, const char *what) {
@@ -96,6 +101,9 @@ static void set_shape(ctx *c, const char *op, int dims) {
     if (!strcmp(op, "to_dense")) {
         if (dims == 3) c->shape[0] = c->shape[1] = c->shape[2] = 200;
         else c->shape[0] = 40000, c->shape[1] = 200;
+    } else if (!strncmp(op, "mttkrp", 6)) {
+        c->r = 3;
+        c->shape[0] = c->shape[1] = c->shape[2] = 10000;
     } else if (!strcmp(op, "spmm")) {
         c->r = 2;
         c->shape[0] = c->shape[1] = 100000;
@@ -388,6 +396,82 @@ static int gatherfloor_run(ctx *c) {
     return 0;
 }
 
+
+/* ---- mttkrp: [10^4]^3, rank-16 factors (bench/README.md) ---- */
+#define MTTKRP_RANK 16
+#ifndef MTTKRP_AHEAD
+#define MTTKRP_AHEAD 8 /* entries; 8 measured faster than 4, 16 and 32 here */
+#endif
+static void mttkrp_factors(ctx *c) {
+    for (int m = 0; m < 3; m++) {
+        int64_t fs[2] = {c->shape[m], MTTKRP_RANK};
+        CK(spt_dense_new(SPT_FLOAT64, 2, fs, &c->fac[m]));
+        double *d = spt_dense_data_mut(c->fac[m]);
+        uint64_t s = bg_stream(3 + m, 63, c->n);
+        for (int64_t i = 0; i < fs[0] * fs[1]; i++) d[i] = bg_unit(bg_mix(s, (uint64_t)i));
+    }
+    c->rank = MTTKRP_RANK;
+}
+#ifdef SPT_BENCH_HAVE_MTTKRP
+/* one call for the kept mode c->mode, or (mode -1, mttkrp_all) one call per mode as a CP-ALS sweep does */
+static int mttkrp_run(ctx *c) {
+    for (int64_t m = c->mode < 0 ? 0 : c->mode; m < (c->mode < 0 ? 3 : c->mode + 1); m++) {
+        spt_dense_free(c->dout);
+        c->dout = NULL;
+        if (spt_mttkrp(c->a, (const spt_dense *const *)c->fac, 3, m, &c->dout) != SPT_OK) return 1;
+    }
+    return 0;
+}
+#endif
+
+/* mttkrpfloor: the data movement of mode-0 MTTKRP without its product structure: every entry of the
+ * row-major sorted tensor is streamed once (index row and value) and the rows of the two other modes'
+ * factors it names are read (R doubles each, prefetched 8 entries ahead) and summed, scaled by the value,
+ * into the output row's accumulator, stored at the row's end (each thread a contiguous share of the
+ * rows; the output preallocated). R multiply-adds an entry where MTTKRP needs 2R-3R, from the same
+ * bytes. */
+static void mttkrpfloor_rows(const int64_t *ix, const double *v, int64_t lo, int64_t hi, int64_t n, const double *fb,
+                             const double *fc, double *out) {
+    enum { R = MTTKRP_RANK };
+    double acc[R] = {0};
+    for (int64_t e = lo; e < hi; e++) {
+        if (e + MTTKRP_AHEAD < n) {
+            const int64_t *q = ix + (e + MTTKRP_AHEAD) * 3;
+            __builtin_prefetch(fb + q[1] * R);
+            __builtin_prefetch(fb + q[1] * R + 8);
+            __builtin_prefetch(fc + q[2] * R);
+            __builtin_prefetch(fc + q[2] * R + 8);
+        }
+        const double *b = fb + ix[e * 3 + 1] * R, *cc = fc + ix[e * 3 + 2] * R;
+        const double x = v[e];
+#pragma omp simd
+        for (int r = 0; r < R; r++) acc[r] += x * (b[r] + cc[r]);
+        if (e + 1 == hi || ix[(e + 1) * 3] != ix[e * 3]) {
+            memcpy(out + ix[e * 3] * R, acc, sizeof acc);
+            memset(acc, 0, sizeof acc);
+        }
+    }
+}
+__attribute__((target("avx2"))) static void mttkrpfloor_rows_avx2(const int64_t *ix, const double *v, int64_t lo,
+                                                                   int64_t hi, int64_t n, const double *fb,
+                                                                   const double *fc, double *out) {
+    mttkrpfloor_rows(ix, v, lo, hi, n, fb, fc, out);
+}
+static int mttkrpfloor_run(ctx *c) {
+    const int T = c->threads > 0 ? c->threads : 1;
+    const int64_t n = spt_tensor_nnz(c->a), *ix = spt_tensor_indices(c->a);
+    const double *v = spt_tensor_values(c->a), *fb = spt_dense_data(c->fac[1]), *fc = spt_dense_data(c->fac[2]);
+    const bool avx2 = __builtin_cpu_supports("avx2");
+#pragma omp parallel for schedule(static, 1) num_threads(T)
+    for (int k = 0; k < T; k++) {
+        int64_t lo = n / T * k, hi = k == T - 1 ? n : n / T * (k + 1);
+        while (lo > 0 && lo < n && ix[lo * 3] == ix[(lo - 1) * 3]) lo++; /* whole rows per thread */
+        while (k < T - 1 && hi < n && ix[hi * 3] == ix[(hi - 1) * 3]) hi++;
+        if (lo < hi) (avx2 ? mttkrpfloor_rows_avx2 : mttkrpfloor_rows)(ix, v, lo, hi, n, fb, fc, c->cmat);
+    }
+    return 0;
+}
+
 #ifdef SPT_BENCH_HAVE_MATMUL
 /* density: the timing table of tf.sparse.sparse_dense_matmul's documentation (sparse A [m,k] x dense B [k,n]
  * as A's density grows), for spt: per configuration the median over REPS samples of the time per call, each
@@ -466,6 +550,7 @@ static void free_ctx(ctx *c) {
     free(c->rowptr);
     free(c->col);
     free(c->cmat);
+    for (int m = 0; m < 3; m++) spt_dense_free(c->fac[m]);
     memset(c, 0, sizeof *c);
 }
 
@@ -554,6 +639,25 @@ int main(int argc, char **argv) {
 #ifdef SPT_BENCH_HAVE_CONCAT
                 if (op[0] == 'c') run = concat_run;
 #endif
+            } else if (!strncmp(op, "mttkrp", 6)) {
+                c.n = n;
+                c.a = make_tensor(0, true, c.r, c.shape, n);
+                mttkrp_factors(&c);
+                c.threads = threads;
+                if (!strcmp(op, "mttkrpfloor")) {
+                    c.cmat = calloc((size_t)c.shape[0] * MTTKRP_RANK, sizeof(double));
+                    if (!c.cmat) return 2;
+                    run = mttkrpfloor_run;
+                } else {
+                    c.mode = !strcmp(op, "mttkrp_all") ? -1 : op[6] == '_' && op[7] == 'm' ? atoi(op + 8) : 0;
+                    if (c.mode > 2 || (strcmp(op, "mttkrp") && strcmp(op, "mttkrp_all") && strncmp(op, "mttkrp_m", 8))) {
+                        fprintf(stderr, "bench_core: unknown op %s\n", op);
+                        return 2;
+                    }
+#ifdef SPT_BENCH_HAVE_MTTKRP
+                    run = mttkrp_run;
+#endif
+                }
             } else if (!strcmp(op, "spmm")) {
                 c.a = make_tensor(0, true, c.r, c.shape, n);
                 int64_t bshape[2] = {c.shape[1], 32};

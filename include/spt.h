@@ -188,7 +188,13 @@ bool spt_dtype_is_numeric(spt_dtype d); /* integer, float or complex */
 /* Replace the allocator spt's own allocations go through (NULL functions restore the C library's).
  * The libraries spt calls (libzip, libpng, libarchive, zlib, the OpenMP runtime) and the stdio buffer of
  * the file writers allocate from the C library as before. Not thread-safe: call it before any other spt
- * function runs. `free_fn` receives NULL never. */
+ * function runs. `free_fn` receives NULL never.
+ * With the C library's allocator, spt keeps up to 8 freed blocks of 8 MiB or more (at most the
+ * environment variable SPT_BLOCK_CACHE bytes, default min(RAM / 16, 2 GiB); 0 turns this off) and hands
+ * them to its next large allocations, so that an op returning a large buffer does not fault in fresh
+ * pages on every call; a block kept for more than 2 s goes back to the system at the next large
+ * allocation or free, and calling spt_set_allocator gives every kept block back. A user allocator
+ * sees every allocation. */
 typedef void *(*spt_malloc_fn)(size_t size);
 typedef void *(*spt_realloc_fn)(void *p, size_t size);
 typedef void (*spt_free_fn)(void *p);
@@ -836,7 +842,13 @@ spt_status spt_sparse_dense_bmm(const spt_tensor *a, const spt_dense *b, bool ad
  * Checks: rank >= 2, nfactors == N, each factor a matrix with shape[m] rows and one R for all
  * (SPT_EINVAL, naming the factor); mode in [0, N) (SPT_ERANGE); dtypes all equal (SPT_EDTYPE); every index
  * inside the shape (SPT_ERANGE). Dtypes: every integer, float and complex type. Threaded by output rows
- * (entries grouped by their mode index with a stable radix sort unless already grouped), no atomics. */
+ * (entries grouped by their mode index with a stable radix sort unless already grouped), no atomics.
+ * float32/float64 go by fibers, as the CSF format of SPLATT does: entries of one output row that differ
+ * only in the fastest-varying other mode have their values times that mode's factor rows summed first,
+ * and the sum multiplied by the remaining factors once (entries not grouped by `mode` are grouped into a
+ * temporary copy, per call). This reassociates the sum: each element is within about
+ * 4 (k + 4) eps sum |terms| of the per-entry sum (k: the entries of its row), and the same bytes for every
+ * thread count and instruction set. */
 spt_status spt_mttkrp(const spt_tensor *t, const spt_dense *const *factors, int64_t nfactors, int64_t mode,
                       spt_dense **out);
 

@@ -11,13 +11,23 @@ static spt_malloc_fn spt__malloc_fn = malloc;
 static spt_realloc_fn spt__realloc_fn = realloc;
 static spt_free_fn spt__free_fn = free;
 
+/* The C library's allocator is in use: the large-block cache applies (block_cache.c). */
+static bool libc_alloc(void) { return spt__malloc_fn == malloc && spt__free_fn == free; }
+
 void spt_set_allocator(spt_malloc_fn m, spt_realloc_fn r, spt_free_fn f) {
+    spt__bc_flush(); /* the kept blocks belong to the C library's allocator */
     spt__malloc_fn = m ? m : malloc;
     spt__realloc_fn = r ? r : realloc;
     spt__free_fn = f ? f : free;
 }
 
-void *spt__malloc(size_t n) { return spt__malloc_fn(n ? n : 1); }
+void *spt__malloc(size_t n) {
+    if (n >= SPT__BC_MIN && libc_alloc()) {
+        void *p = spt__bc_take(n);
+        if (p) return p;
+    }
+    return spt__malloc_fn(n ? n : 1);
+}
 
 void *spt__calloc(size_t n, size_t sz) {
     size_t bytes;
@@ -28,7 +38,11 @@ void *spt__calloc(size_t n, size_t sz) {
 }
 
 void *spt__zalloc(size_t bytes) {
-    if (spt__malloc_fn == malloc && spt__free_fn == free) return calloc(bytes ? bytes : 1, 1);
+    if (libc_alloc()) {
+        void *p = bytes >= SPT__BC_MIN ? spt__bc_take(bytes) : NULL;
+        if (p) return memset(p, 0, bytes); /* a kept block: already faulted in, zeroed here */
+        return calloc(bytes ? bytes : 1, 1);
+    }
     void *p = spt__malloc(bytes);
     if (p) memset(p, 0, bytes);
     return p;
@@ -37,7 +51,7 @@ void *spt__zalloc(size_t bytes) {
 void *spt__realloc(void *p, size_t n) { return spt__realloc_fn(p, n ? n : 1); }
 
 void spt__free(void *p) {
-    if (p) spt__free_fn(p);
+    if (p && !(libc_alloc() && spt__bc_give(p))) spt__free_fn(p);
 }
 
 bool spt__bytes3(int64_t a, int64_t b, size_t c, size_t *r) {

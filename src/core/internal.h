@@ -86,6 +86,15 @@ void *spt__calloc(size_t n, size_t sz); /* overflow-checked, zeroed */
 void *spt__zalloc(size_t bytes);
 void *spt__realloc(void *p, size_t n);
 void spt__free(void *p);                /* NULL-safe */
+/* The cache of freed large blocks (block_cache.c), used only with the C library's allocator: a kept
+ * block of at least the request (NULL if none); keep p instead of freeing it (false: the caller frees);
+ * give every kept block back to the system. */
+#define SPT__BC_MIN ((size_t)8 << 20)
+void *spt__bc_take(size_t n);
+bool spt__bc_give(void *p);
+void spt__bc_flush(void);
+/* Bytes the cache holds now (tests). */
+size_t spt__bc_held(void);
 /* Allocate a*b*c bytes (checked), zeroed if `zero`. On failure records an error naming `fn` and returns
  * NULL with *st set to SPT_EOVERFLOW or SPT_ENOMEM. */
 void *spt__alloc_array(const char *fn, int64_t a, int64_t b, size_t c, bool zero, spt_status *st);

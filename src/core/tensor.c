@@ -285,8 +285,12 @@ void spt_tensor_free(spt_tensor *t) {
 void spt__tensor_truncate(spt_tensor *t, int64_t nnz) {
     if (nnz >= t->nnz) return;
     spt__rowptr_drop(t);
+    const int64_t was = t->nnz;
     t->nnz = nnz;
     if (!t->owns_buffers) return;
+    /* a large buffer losing at most an eighth is kept whole: no copy, and the next op of this size can
+     * reuse it from the block cache when it is freed */
+    if ((size_t)was * spt_dtype_size(t->dtype) >= SPT__BC_MIN && nnz >= was - was / 8) return;
     size_t ib = (size_t)nnz * (size_t)t->rank * sizeof(int64_t), vb = (size_t)nnz * spt_dtype_size(t->dtype);
     void *p = spt__realloc(t->indices, ib);
     if (p) t->indices = p;

@@ -42,6 +42,16 @@ typedef struct spt__mb_lane {
     int64_t i, j, dend, w;
 } spt__mb_lane;
 
+/* The vector form of a lane (merge_simd.c): the value of a coinciding pair (x in a, y in b) into *out,
+ * returning 1 when it is kept, else 0; whether the vector lane runs for values of es bytes on this
+ * processor (AVX-512 in use, es 8); and the run, which merges both lanes L[0], L[1] forward exactly as the
+ * scalar lanes do (same output, same stop: the first position at or past dend, a coinciding pair taken
+ * whole) until each ends or one operand is used up. */
+typedef int (*spt__mb_both_fn)(const spt__mb *m, const void *x, const void *y, void *out);
+bool spt__mb_simd_on(size_t es);
+void spt__mb_simd_run(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both);
+#define SPT__MB_SIMD(es) spt__mb_simd_on(es)
+
 /* Row-major linear key of an index row of rank r over dims sh (the row lies inside sh). */
 static inline uint64_t spt__mb_key(const int64_t *row, const int64_t *sh, int64_t r) {
     uint64_t k = (uint64_t)row[0];
@@ -142,8 +152,15 @@ static inline void spt__mb_fence(void) {
 #define SPT__MB_LIVE(Lx) (Lx.i + Lx.j < Lx.dend && Lx.i < na_ && Lx.j < nb_)
 
 #define SPT__DEF_MERGE_BLOCK(NAME, T, BOTH, KEEP)                                                     \
+    static int NAME##_both(const spt__mb *m, const void *x, const void *y, void *o) {                 \
+        T s_ = BOTH(*(const T *)x, *(const T *)y);                                                    \
+        memcpy(o, &s_, sizeof s_);                                                                    \
+        return (KEEP(T, s_)) ? 1 : 0;                                                                 \
+    }                                                                                                 \
     static inline __attribute__((always_inline)) void NAME##_rank(const spt__mb *m, spt__mb_lane *L,  \
             int64_t *bi, void *bv, const int64_t R_) {                                                \
+        if (SPT__MB_SIMD(sizeof(T))) /* the vector lanes first (merge_simd.c) */                      \
+            spt__mb_simd_run(m, L, bi, bv, NAME##_both);                                              \
         const T *va_ = m->va, *vb_ = m->vb;                                                           \
         T *bv_ = bv;                                                                                  \
         const int64_t *ia_ = m->ia, *ib_ = m->ib, *sh_ = m->sh;                                       \

@@ -4,6 +4,7 @@
  * grouped, else a stable radix sort by that index); the groups are split across threads, so each output
  * row is summed by one thread in the entries' stable order, without atomics. */
 #include "ops/kernel.h"
+#include "ops/products/mttkrp_fiber.h"
 
 #define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
@@ -97,6 +98,10 @@ spt_status spt_mttkrp(const spt_tensor *t, const spt_dense *const *factors, int6
     SPT__CHECK(spt__dense_new(fn, t->dtype, 2, oshape, &o));
     const int64_t n = t->nnz;
     if (n == 0 || R == 0) goto done;
+    if (spt__mttkrp_fiber_has(t->dtype)) { /* floats: by fibers (mttkrp_fiber.c) */
+        SPT__CHECK(spt__mttkrp_fibers(fn, t, mode, fd, R, o->data));
+        goto done;
+    }
     bool grouped = (t->flags & SPT__F_SORTED) && t->order[0] == mode;
     if (!grouped) {
         grouped = true;

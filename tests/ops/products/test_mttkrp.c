@@ -2,6 +2,10 @@
 /* test_mttkrp.c -- spt_mttkrp against a direct reference. */
 #include "../math_test_util.h"
 
+#include "ops/elementwise/simd.h"
+
+#include <float.h>
+
 static spt_dense *rand_dense(spt_dtype dt, int64_t r, const int64_t *shape) {
     spt_dense *d;
     ASSERT_OK(spt_dense_new(dt, r, shape, &d));
@@ -121,6 +125,134 @@ static void test_errors(void **state) {
     spt_tensor_free(t);
 }
 
+
+/* Long fibers: a small [I, J, K] box filled densely at random, so that runs of entries share every index
+ * but the last. Values and factors of both signs. */
+static spt_tensor *fiber_tensor(spt_dtype dt, const int64_t *shape, int64_t n, bool sorted) {
+    spt_tensor *t;
+    ASSERT_OK(spt_tensor_alloc(dt, 3, shape, n, &t));
+    int64_t *ix = spt_tensor_indices_mut(t);
+    void *v = spt_tensor_values_mut(t);
+    for (int64_t i = 0; i < n; i++) {
+        for (int d = 0; d < 3; d++) ix[i * 3 + d] = mt_int(shape[d]);
+        mt_set(dt, v, i, (double)mt_int(2001) / 1000.0 - 1.0);
+    }
+    if (sorted) ASSERT_OK(spt_reorder(t, NULL));
+    return t;
+}
+
+static spt_dense *signed_dense(spt_dtype dt, int64_t rows, int64_t R) {
+    spt_dense *d;
+    ASSERT_OK(spt_dense_new(dt, 2, (int64_t[]){rows, R}, &d));
+    for (int64_t i = 0; i < rows * R; i++) mt_set(dt, spt_dense_data_mut(d), i, (double)mt_int(2001) / 1000.0 - 1.0);
+    return d;
+}
+
+/* The float path sums each fiber's entries before multiplying by the other factors: against the per-entry
+ * reference (long double) every element is within c * eps * sum |terms|, c = 4 (entries of its row + 4). */
+static void check_fibers(const spt_tensor *t, spt_dense *const *F, int64_t mode, const spt_dense *o) {
+    spt_dtype dt = spt_tensor_dtype(t);
+    int64_t Im = spt_tensor_shape(t)[mode], R = spt_dense_shape(o)[1], n = spt_tensor_nnz(t);
+    long double *ref = calloc((size_t)(Im * R + 1), sizeof *ref), *mag = calloc((size_t)(Im * R + 1), sizeof *mag);
+    int64_t *cnt = calloc((size_t)Im + 1, sizeof *cnt);
+    for (int64_t e = 0; e < n; e++) {
+        const int64_t *ix = spt_tensor_indices(t) + e * 3;
+        cnt[ix[mode]]++;
+        for (int64_t r = 0; r < R; r++) {
+            long double p = creal(mt_get(dt, spt_tensor_values(t), e));
+            for (int64_t m = 0; m < 3; m++)
+                if (m != mode) p *= creal(mt_get(dt, spt_dense_data(F[m]), ix[m] * R + r));
+            ref[ix[mode] * R + r] += p;
+            mag[ix[mode] * R + r] += fabsl(p);
+        }
+    }
+    const double eps = dt == SPT_FLOAT32 ? FLT_EPSILON : DBL_EPSILON;
+    for (int64_t i = 0; i < Im * R; i++) {
+        double got = creal(mt_get(dt, spt_dense_data(o), i));
+        long double tol = 4.0L * (long double)(cnt[i / R] + 4) * eps * mag[i];
+        if (fabsl((long double)got - ref[i]) > tol) {
+            fprintf(stderr, "mttkrp fibers: element %lld: %.17g, reference %.17Lg (tolerance %.3Lg)\n", (long long)i, got,
+                    ref[i], tol);
+            fail();
+        }
+    }
+    free(ref);
+    free(mag);
+    free(cnt);
+}
+
+/* Every mode, sorted and unsorted input, ranks on and off the unrolled sizes (8, 16, 32), float32 and
+ * float64; every instruction set the processor has gives the same bytes as the baseline, and so does every
+ * thread count. */
+static void test_fibers(void **state) {
+    (void)state;
+    mt_seed(34);
+    const int64_t ranks[] = {1, 5, 8, 16, 17, 32, 40};
+    for (int di = 0; di < 2; di++) {
+        spt_dtype dt = di ? SPT_FLOAT32 : SPT_FLOAT64;
+        for (int k = 0; k < 7; k++) {
+            int64_t shape[3] = {7 + k, 5, 60 + 13 * k}, R = ranks[k];
+            spt_tensor *t = fiber_tensor(dt, shape, 1500 + 300 * k, k % 2 == 0);
+            spt_dense *F[3];
+            for (int m = 0; m < 3; m++) F[m] = signed_dense(dt, shape[m], R);
+            for (int64_t mode = 0; mode < 3; mode++) {
+                spt_dense *o0 = NULL;
+                spt__simd_force(SPT__SIMD_SCALAR);
+                spt_set_num_threads(1);
+                ASSERT_OK(spt_mttkrp(t, (const spt_dense *const *)F, 3, mode, &o0));
+                check_fibers(t, F, mode, o0);
+                for (int lvl = SPT__SIMD_SCALAR; lvl <= SPT__SIMD_AVX512; lvl++) {
+                    if (spt__simd_force(lvl) != lvl) continue; /* not on this processor */
+                    for (int th = 1; th <= 3; th++) {
+                        spt_dense *o1 = NULL;
+                        spt_set_num_threads(th);
+                        ASSERT_OK(spt_mttkrp(t, (const spt_dense *const *)F, 3, mode, &o1));
+                        assert_memory_equal(spt_dense_data(o1), spt_dense_data(o0),
+                                            (size_t)spt_dense_size(o0) * spt_dtype_size(dt));
+                        spt_dense_free(o1);
+                    }
+                }
+                spt__simd_force(-1);
+                spt_set_num_threads(0);
+                spt_dense_free(o0);
+            }
+            for (int m = 0; m < 3; m++) spt_dense_free(F[m]);
+            spt_tensor_free(t);
+        }
+    }
+}
+
+/* Integer results are exact whichever path sums them: the fiber order (float path) and the per-entry
+ * order agree for an integer-valued float64 input within 2^53. */
+static void test_fibers_exact(void **state) {
+    (void)state;
+    mt_seed(35);
+    int64_t shape[4] = {6, 4, 5, 30};
+    spt_tensor *t;
+    int64_t n = 2000;
+    ASSERT_OK(spt_tensor_alloc(SPT_FLOAT64, 4, shape, n, &t));
+    int64_t *ix = spt_tensor_indices_mut(t);
+    double *v = spt_tensor_values_mut(t);
+    for (int64_t i = 0; i < n; i++) {
+        for (int d = 0; d < 4; d++) ix[i * 4 + d] = mt_int(shape[d]);
+        v[i] = (double)mt_int(21) - 10;
+    }
+    ASSERT_OK(spt_reorder(t, NULL));
+    spt_dense *F[4];
+    for (int m = 0; m < 4; m++) {
+        ASSERT_OK(spt_dense_new(SPT_FLOAT64, 2, (int64_t[]){shape[m], 3}, &F[m]));
+        for (int64_t i = 0; i < shape[m] * 3; i++) ((double *)spt_dense_data_mut(F[m]))[i] = (double)mt_int(7) - 3;
+    }
+    for (int64_t mode = 0; mode < 4; mode++) {
+        spt_dense *o;
+        ASSERT_OK(spt_mttkrp(t, (const spt_dense *const *)F, 4, mode, &o));
+        check(t, F, mode, o);
+        spt_dense_free(o);
+    }
+    for (int m = 0; m < 4; m++) spt_dense_free(F[m]);
+    spt_tensor_free(t);
+}
+
 static spt_dense *g_F[3];
 static spt_status call_mttkrp(mt_call *c) {
     return spt_mttkrp(c->a, (const spt_dense *const *)g_F, 3, c->flag ? 1 : 0, &c->od);
@@ -154,7 +286,8 @@ static void test_alloc_sweep(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_example), cmocka_unit_test(test_random),     cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_threads), cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_threads), cmocka_unit_test(test_alloc_sweep), cmocka_unit_test(test_fibers),
+        cmocka_unit_test(test_fibers_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

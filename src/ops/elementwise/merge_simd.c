@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* merge_simd.c -- the AVX-512 lane of add's block merge (declared in merge_blocks.h).
+ *
+ * The row-major keys of a window of each operand (up to KW entries) are computed first, eight at a time.
+ * A step then takes the next eight keys of a (A) and of b (B): the eight smallest of the sixteen are
+ * min(A, reverse(B)) lane by lane (a bitonic sequence), sorted by three compare-exchange levels that carry
+ * each key's source (0-7: a, 8-15: b); the step writes those eight entries (values permuted from the two
+ * value vectors, index rows copied by source) and advances i by the number taken from a, j by the rest.
+ * Keys are unique within an operand, so only a coinciding pair can tie: a step whose eight contain one,
+ * or that would split one, writes nothing and the pair is merged by a scalar step (its value from the
+ * dtype's `both`). The output is the scalar merge's, entry for entry. */
+#include "ops/elementwise/merge_blocks.h"
+
+#include "ops/elementwise/simd.h"
+
+#if SPT__SIMD_X86
+#include <immintrin.h>
+#include <stdbool.h>
+
+#define KW 1024 /* keys per operand and window: 4 x 8 KiB on the stack for the two lanes */
+
+bool spt__mb_simd_on(size_t es) { return es == 8 && spt__simd() >= SPT__SIMD_AVX512; }
+
+/* Everything below is compiled for AVX-512 and only called when the processor has it. */
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq")
+
+static inline __attribute__((always_inline)) void keys_of(const int64_t *ix, const int64_t *sh, int64_t n, uint64_t *k,
+                                                          const int64_t R) {
+#pragma omp simd
+    for (int64_t p = 0; p < n; p++) k[p] = spt__mb_key(ix + p * R, sh, R);
+}
+
+static void keys_window(const int64_t *ix, const int64_t *sh, int64_t R, int64_t n, uint64_t *k) {
+    switch (R) {
+    case 1: keys_of(ix, sh, n, k, 1); break;
+    case 2: keys_of(ix, sh, n, k, 2); break;
+    case 3: keys_of(ix, sh, n, k, 3); break;
+    default: keys_of(ix, sh, n, k, R); break;
+    }
+}
+
+
+/* The eight output index rows of a step, rank 3: the 24 words of a's eight rows and of b's eight rows
+ * (a word s in 0..47 of the two) permuted into the 24 output words, word (q, d) = src(id[q]) * 3 + d. */
+static inline __attribute__((always_inline)) void rows3(const int64_t *ra, const int64_t *rb, __m512i id, int64_t *out) {
+    const __m512i a0 = _mm512_loadu_si512(ra), a1 = _mm512_loadu_si512(ra + 8), a2 = _mm512_loadu_si512(ra + 16);
+    const __m512i b0 = _mm512_loadu_si512(rb), b1 = _mm512_loadu_si512(rb + 8), b2 = _mm512_loadu_si512(rb + 16);
+    const __m512i id3 = _mm512_add_epi64(_mm512_add_epi64(id, id), id); /* first word of each source row */
+    static const int64_t qq[3][8] = {{0, 0, 0, 1, 1, 1, 2, 2}, {2, 3, 3, 3, 4, 4, 4, 5}, {5, 5, 6, 6, 6, 7, 7, 7}};
+    static const int64_t dd[3][8] = {{0, 1, 2, 0, 1, 2, 0, 1}, {2, 0, 1, 2, 0, 1, 2, 0}, {1, 2, 0, 1, 2, 0, 1, 2}};
+    for (int o = 0; o < 3; o++) {
+        const __m512i s = _mm512_add_epi64(_mm512_permutexvar_epi64(_mm512_loadu_si512(qq[o]), id3),
+                                           _mm512_loadu_si512(dd[o]));
+        /* s in [0, 16): a0|a1, [16, 32): a2|b0, [32, 48): b1|b2 (vpermt2q reads the low 4 bits) */
+        const __m512i x = _mm512_permutex2var_epi64(a0, s, a1), y = _mm512_permutex2var_epi64(a2, s, b0);
+        const __m512i z = _mm512_permutex2var_epi64(b1, s, b2);
+        const __mmask8 m1 = _mm512_cmpge_epi64_mask(s, _mm512_set1_epi64(16)), m2 = _mm512_cmpge_epi64_mask(s, _mm512_set1_epi64(32));
+        _mm512_storeu_si512(out + 8 * o, _mm512_mask_blend_epi64(m2, _mm512_mask_blend_epi64(m1, x, y), z));
+    }
+}
+
+/* Rank 2: 16 words of each operand's eight rows, word (q, d) = src(id[q]) * 2 + d. */
+static inline __attribute__((always_inline)) void rows2(const int64_t *ra, const int64_t *rb, __m512i id, int64_t *out) {
+    const __m512i a0 = _mm512_loadu_si512(ra), a1 = _mm512_loadu_si512(ra + 8);
+    const __m512i b0 = _mm512_loadu_si512(rb), b1 = _mm512_loadu_si512(rb + 8);
+    const __m512i id2 = _mm512_add_epi64(id, id);
+    static const int64_t qq[2][8] = {{0, 0, 1, 1, 2, 2, 3, 3}, {4, 4, 5, 5, 6, 6, 7, 7}};
+    const __m512i d = _mm512_set_epi64(1, 0, 1, 0, 1, 0, 1, 0);
+    for (int o = 0; o < 2; o++) {
+        const __m512i s = _mm512_add_epi64(_mm512_permutexvar_epi64(_mm512_loadu_si512(qq[o]), id2), d);
+        const __m512i x = _mm512_permutex2var_epi64(a0, s, a1), y = _mm512_permutex2var_epi64(b0, s, b1);
+        _mm512_storeu_si512(out + 8 * o, _mm512_mask_blend_epi64(_mm512_cmpge_epi64_mask(s, _mm512_set1_epi64(16)), x, y));
+    }
+}
+
+/* One level of the bitonic sort: partner = lane ^ s (perm), the lower lane of each pair keeps the min. */
+#define LEVEL(perm, lowmask)                                                                           \
+    do {                                                                                               \
+        const __m512i pk_ = _mm512_permutexvar_epi64(perm, k), pi_ = _mm512_permutexvar_epi64(perm, id); \
+        const __mmask8 keep_ = (__mmask8)((_mm512_cmplt_epu64_mask(k, pk_) & (lowmask)) |             \
+                                          (_mm512_cmpgt_epu64_mask(k, pk_) & (__mmask8)~(lowmask)));   \
+        k = _mm512_mask_blend_epi64(keep_, pk_, k);                                                    \
+        id = _mm512_mask_blend_epi64(keep_, pi_, id);                                                  \
+    } while (0)
+
+/* A lane's position and its key window: keys of a[i0, i0 + la) and b[j0, j0 + lb). */
+typedef struct {
+    int64_t i, j, w, dend, i0, j0, la, lb;
+    uint64_t *ka, *kb;
+} lane_st;
+
+/* A new window at the lane's position; false when the lane has ended or an operand is used up. */
+static inline __attribute__((always_inline)) bool refill(const spt__mb *m, lane_st *s, const int64_t R) {
+    const int64_t left = s->dend - s->i - s->j, na = m->na, nb = m->nb;
+    if (left <= 0 || s->i >= na || s->j >= nb) return false;
+    s->la = na - s->i < left ? (na - s->i < KW ? na - s->i : KW) : (left < KW ? left : KW);
+    s->lb = nb - s->j < left ? (nb - s->j < KW ? nb - s->j : KW) : (left < KW ? left : KW);
+    keys_window(m->ia + s->i * R, m->sh, R, s->la, s->ka);
+    keys_window(m->ib + s->j * R, m->sh, R, s->lb, s->kb);
+    s->i0 = s->i;
+    s->j0 = s->j;
+    return true;
+}
+
+/* One step of a lane: eight entries by the vector merge, or one by the scalar one; false when the window
+ * is used up (or the lane has ended). */
+static inline __attribute__((always_inline)) bool step(const spt__mb *m, lane_st *s, int64_t *bi, uint64_t *ov,
+                                                       spt__mb_both_fn both, const int64_t R) {
+    const int64_t *ia = m->ia, *ib = m->ib;
+    const uint64_t *va = m->va, *vb = m->vb; /* 8-byte values, moved as bits */
+    const int64_t i = s->i, j = s->j, w = s->w, ai = i - s->i0, bj = j - s->j0, left = s->dend - i - j;
+    if (left >= 8 && ai + 8 < s->la && bj + 8 < s->lb) {
+        const __m512i rev = _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), ida = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+        const __m512i idbr = _mm512_set_epi64(8, 9, 10, 11, 12, 13, 14, 15);
+        const __m512i p4 = _mm512_set_epi64(3, 2, 1, 0, 7, 6, 5, 4), p2 = _mm512_set_epi64(5, 4, 7, 6, 1, 0, 3, 2);
+        const __m512i p1 = _mm512_set_epi64(6, 7, 4, 5, 2, 3, 0, 1);
+        const __m512i A = _mm512_loadu_si512(s->ka + ai), B = _mm512_loadu_si512(s->kb + bj);
+        const __m512i Br = _mm512_permutexvar_epi64(rev, B);
+        const __mmask8 ta = _mm512_cmple_epu64_mask(A, Br);
+        __m512i k = _mm512_mask_blend_epi64(ta, Br, A), id = _mm512_mask_blend_epi64(ta, idbr, ida);
+        LEVEL(p4, 0x0F);
+        LEVEL(p2, 0x33);
+        LEVEL(p1, 0x55);
+        const int na8 = __builtin_popcount(ta), nb8 = 8 - na8;
+        const uint64_t top = (uint64_t)_mm_extract_epi64(_mm512_extracti64x2_epi64(k, 3), 1); /* the largest */
+        const __mmask8 adj = _mm512_cmpeq_epu64_mask(k, _mm512_alignr_epi64(k, k, 1)) & 0x7F;
+        if (!adj && s->ka[ai + na8] != top && s->kb[bj + nb8] != top) {
+            _mm512_storeu_si512(ov + w, _mm512_permutex2var_epi64(_mm512_loadu_si512(va + i), id, _mm512_loadu_si512(vb + j)));
+            if (R == 3) rows3(ia + i * 3, ib + j * 3, id, bi + w * 3);
+            else if (R == 2) rows2(ia + i * 2, ib + j * 2, id, bi + w * 2);
+            else {
+                int64_t src[8];
+                _mm512_storeu_si512(src, id);
+                for (int q = 0; q < 8; q++) {
+                    const int64_t *row = src[q] < 8 ? ia + (i + src[q]) * R : ib + (j + src[q] - 8) * R;
+                    for (int64_t d = 0; d < R; d++) bi[(w + q) * R + d] = row[d];
+                }
+            }
+            s->w = w + 8;
+            s->i = i + na8;
+            s->j = j + nb8;
+            return true;
+        }
+    }
+    /* one scalar step, its keys in the window */
+    if (left <= 0 || ai >= s->la || bj >= s->lb) return false;
+    const uint64_t x = s->ka[ai], y = s->kb[bj];
+    if (x < y) {
+        for (int64_t d = 0; d < R; d++) bi[w * R + d] = ia[i * R + d];
+        ov[w] = va[i];
+        s->w = w + 1;
+        s->i = i + 1;
+    } else if (y < x) {
+        for (int64_t d = 0; d < R; d++) bi[w * R + d] = ib[j * R + d];
+        ov[w] = vb[j];
+        s->w = w + 1;
+        s->j = j + 1;
+    } else {
+        for (int64_t d = 0; d < R; d++) bi[w * R + d] = ia[i * R + d];
+        s->w = w + both(m, va + i, vb + j, ov + w);
+        s->i = i + 1;
+        s->j = j + 1;
+    }
+    return true;
+}
+
+/* Both lanes, their steps interleaved (two independent dependency chains), then whichever is left. */
+static inline __attribute__((always_inline)) void run_rank(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv,
+                                                           spt__mb_both_fn both, const int64_t R) {
+    uint64_t keys[4][KW];
+    uint64_t *ov = bv;
+    lane_st s0 = {L[0].i, L[0].j, L[0].w, L[0].dend, 0, 0, 0, 0, keys[0], keys[1]};
+    lane_st s1 = {L[1].i, L[1].j, L[1].w, L[1].dend, 0, 0, 0, 0, keys[2], keys[3]};
+    bool l0 = refill(m, &s0, R), l1 = refill(m, &s1, R);
+    while (l0 && l1) {
+        if (!step(m, &s0, bi, ov, both, R)) l0 = refill(m, &s0, R);
+        if (!step(m, &s1, bi, ov, both, R)) l1 = refill(m, &s1, R);
+    }
+    while (l0)
+        if (!step(m, &s0, bi, ov, both, R)) l0 = refill(m, &s0, R);
+    while (l1)
+        if (!step(m, &s1, bi, ov, both, R)) l1 = refill(m, &s1, R);
+    L[0].i = s0.i, L[0].j = s0.j, L[0].w = s0.w;
+    L[1].i = s1.i, L[1].j = s1.j, L[1].w = s1.w;
+}
+
+/* The two lanes of a block (L[0], L[1]). */
+void spt__mb_simd_run(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both) {
+    switch (m->rank) {
+    case 1: run_rank(m, L, bi, bv, both, 1); break;
+    case 2: run_rank(m, L, bi, bv, both, 2); break;
+    case 3: run_rank(m, L, bi, bv, both, 3); break;
+    default: run_rank(m, L, bi, bv, both, m->rank); break;
+    }
+}
+#pragma GCC pop_options
+
+#else
+bool spt__mb_simd_on(size_t es) {
+    (void)es;
+    return false;
+}
+void spt__mb_simd_run(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both) {
+    (void)m, (void)L, (void)bi, (void)bv, (void)both;
+}
+#endif
