@@ -95,7 +95,7 @@ export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
 # make test: dependencies, then the C tests plain and sanitized, the conformance vectors, python tests.
 test: deps
 	@rm -f build/test-summary
-	@$(MAKE) --no-print-directory test-c test-san test-fuzz-replay test-tsan
+	@$(MAKE) --no-print-directory test-shape test-c test-san test-fuzz-replay test-tsan
 	@$(MAKE) --no-print-directory test-python
 	@$(MAKE) --no-print-directory test-install
 	@if command -v $(MPICC) >/dev/null 2>&1; then $(MAKE) --no-print-directory test-mpi; else echo "make test: no $(MPICC), test-mpi skipped"; fi
@@ -104,6 +104,12 @@ test: deps
 
 deps:
 	@sh tools/install-deps.sh
+
+# make test-shape: the shape of src/ (tools/check-src-shape.py): no include cycle, no .c file at the top of
+# src/ops/, no function over 120 lines, no macro over 15 lines.
+test-shape:
+	@$(PYTHON) tools/check-src-shape.py
+.PHONY: test-shape
 
 test-c: all $(TESTS_REL) $(REL)/conformance
 	@sh tools/run-tests.sh plain $(TESTS_REL) -- $(REL)/conformance tests/conformance

@@ -130,30 +130,34 @@ static inline void stream_line(uint64_t *k, uint64_t *p, const uint64_t *bb) {
     spt__stream_copy8(p, bb + WC_N, WC_N);
 }
 
+/* Bucket wb's buffer bb after a pair was appended (f pairs now): when the bucket reaches a 64-byte line
+ * of the destination, the buffer is flushed (full lines with streaming stores: no read for ownership of
+ * lines about to be overwritten) and 0 is returned; otherwise f. */
+static inline __attribute__((always_inline)) unsigned wc_flush(uint64_t *tk, uint64_t *tp, const uint64_t *bb,
+                                                               int64_t *off, int64_t wb, unsigned f) {
+    int64_t pos = off[wb];
+    if (f != WC_N && (((uintptr_t)(tk + pos + f)) & 63) != 0) return f;
+    if (f == WC_N && (((uintptr_t)(tk + pos)) & 63) == 0)
+        stream_line(tk + pos, tp + pos, bb);
+    else {
+        memcpy(tk + pos, bb, f * sizeof *bb);
+        memcpy(tp + pos, bb + WC_N, f * sizeof *bb);
+    }
+    off[wb] = pos + f;
+    return 0;
+}
+
 /* Append (k_, p_) to bucket b_ through its write-combining buffer (the scatter loops' buf, fill, off,
- * tk, tp): flushed when the bucket reaches a 64-byte line of the destination; full lines go out with
- * streaming stores (no read for ownership of lines that are about to be overwritten). A macro, so that
- * the 64-bit scatter compiles exactly as it did when this was written inline there. */
+ * tk, tp). A macro over the scatter loops' locals, so that the 64-bit scatter compiles as it did when
+ * this was written inline there. */
 #define WC_PUT(b_, k_, p_)                                                                         \
     do {                                                                                           \
         const int64_t wb_ = (b_);                                                                  \
-        uint64_t *bb = buf + wb_ * 2 * WC_N;                                                       \
-        unsigned f = fill[wb_];                                                                    \
-        bb[f] = (k_);                                                                              \
-        bb[WC_N + f] = (p_);                                                                       \
-        f++;                                                                                       \
-        int64_t pos = off[wb_];                                                                    \
-        if (f == WC_N || (((uintptr_t)(tk + pos + f)) & 63) == 0) {                                \
-            if (f == WC_N && (((uintptr_t)(tk + pos)) & 63) == 0)                                  \
-                stream_line(tk + pos, tp + pos, bb);                                               \
-            else {                                                                                 \
-                memcpy(tk + pos, bb, f * sizeof *bb);                                              \
-                memcpy(tp + pos, bb + WC_N, f * sizeof *bb);                                       \
-            }                                                                                      \
-            off[wb_] = pos + f;                                                                    \
-            f = 0;                                                                                 \
-        }                                                                                          \
-        fill[wb_] = (unsigned char)f;                                                              \
+        uint64_t *bb_ = buf + wb_ * 2 * WC_N;                                                      \
+        unsigned f_ = fill[wb_];                                                                   \
+        bb_[f_] = (k_);                                                                            \
+        bb_[WC_N + f_] = (p_);                                                                     \
+        fill[wb_] = (unsigned char)wc_flush(tk, tp, bb_, off, wb_, f_ + 1);                        \
     } while (0)
 
 /* The pairs left in the write-combining buffers of nb buckets, then a fence so that the streaming
