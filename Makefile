@@ -95,7 +95,7 @@ export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
 # make test: dependencies, then the C tests plain and sanitized, the conformance vectors, python tests.
 test: deps
 	@rm -f build/test-summary
-	@$(MAKE) --no-print-directory test-c test-san test-fuzz-replay test-tsan
+	@$(MAKE) --no-print-directory test-shape test-c test-san test-fuzz-replay test-tsan
 	@$(MAKE) --no-print-directory test-python
 	@$(MAKE) --no-print-directory test-install
 	@if command -v $(MPICC) >/dev/null 2>&1; then $(MAKE) --no-print-directory test-mpi; else echo "make test: no $(MPICC), test-mpi skipped"; fi
@@ -104,6 +104,12 @@ test: deps
 
 deps:
 	@sh tools/install-deps.sh
+
+# make test-shape: the shape of src/ (tools/check-src-shape.py): no include cycle, no .c file at the top of
+# src/ops/, no function over 120 lines, no macro over 15 lines.
+test-shape:
+	@$(PYTHON) tools/check-src-shape.py
+.PHONY: test-shape
 
 test-c: all $(TESTS_REL) $(REL)/conformance
 	@sh tools/run-tests.sh plain $(TESTS_REL) -- $(REL)/conformance tests/conformance
@@ -134,6 +140,13 @@ $(REL)/fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_DEPS) $(REL)/fuzz/libspt.a
 $(SAN)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay.c $(FUZZ_DEPS) $(SAN)/libspt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ifuzz $(CFLAGS_SAN) -o $@ fuzz/replay.c $< fuzz/fz.c $(SAN)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS)
+# fuzz_cli also links the command's sources (not its main): cli_parse and each command's run
+FUZZ_CLI_SRC := $(filter-out cli/main.c cli/mpi_main.c cli/demo.c cli/demo_args.c,$(CLI_SRC))
+$(REL)/fuzz/fuzz_cli: fuzz/fuzz_cli.c $(FUZZ_DEPS) $(FUZZ_CLI_SRC) cli/cli.h $(REL)/fuzz/libspt.a
+	$(FUZZ_CC) $(CPPFLAGS) -Ifuzz -Icli $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< fuzz/fz.c $(FUZZ_CLI_SRC) $(REL)/fuzz/libspt.a $(LDLIBS_LIB) $(PKG_LIBS)
+$(SAN)/fuzz/replay_cli: fuzz/fuzz_cli.c fuzz/replay.c $(FUZZ_DEPS) $(FUZZ_CLI_SRC) cli/cli.h $(SAN)/libspt.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ifuzz -Icli $(CFLAGS_SAN) -o $@ fuzz/replay.c $< fuzz/fz.c $(FUZZ_CLI_SRC) $(SAN)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS)
 fuzz: $(FUZZ_NAMES:%=$(REL)/fuzz/fuzz_%)
 test-fuzz-replay: $(FUZZ_NAMES:%=$(SAN)/fuzz/replay_%)
 	@for h in $(FUZZ_NAMES); do \

@@ -314,6 +314,7 @@ static void do_to_indicator(fz_in *in, spt_tensor *t) {
     for (int64_t d = 0; d + 1 < r; d++) shape[d] = spt_tensor_shape(t)[d];
     if (r > 0) shape[r - 1] = vocab;
     if (r > 0 && !small_volume(r, shape, 1 << 16)) return; /* a legitimate big dense result */
+    if (r == 0 && vocab > (1 << 16)) return;                  /* rank 0: a [vocab] vector */
     spt_tensor *ids = spt_dtype_is_integer(spt_tensor_dtype(t)) || fz_u8(in) == 1 ? NULL : sibling(in, t, SPT_INT32);
     const spt_tensor *x = ids ? ids : t;
     uint64_t h = fz_hash_tensor(x);

@@ -5,7 +5,7 @@ allocation-failure mode, byte 1 the action, then random bytes (fixed seed). Pars
 hand-written files and are not touched."""
 import os, random, sys
 
-HARNESSES = {"core": 8, "layout": 12, "math": 16, "tot": 8, "tfsparse": 10}
+HARNESSES = {"core": 8, "layout": 12, "math": 16, "tot": 8, "tfsparse": 10, "spy": 6}
 
 def main():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")

@@ -163,6 +163,10 @@ static bool must_probe(void) {
 static int probe_threads(int n, bool always) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (n <= 1) return 1;
+#ifndef _OPENMP
+    (void)always;
+    return n; /* no parallel region ever starts a thread */
+#endif
     if (!always && n <= cpus) return n;
     pthread_t tid[SPT_MAX_THREADS];
     if (n > SPT_MAX_THREADS) n = SPT_MAX_THREADS;

@@ -203,6 +203,10 @@ static size_t gzip_guess(const unsigned char *in, size_t len, size_t most) {
         uint64_t isz = (uint64_t)in[len - 4] | (uint64_t)in[len - 3] << 8 | (uint64_t)in[len - 2] << 16 |
                        (uint64_t)in[len - 1] << 24;
         while (isz < 3 * (uint64_t)len && isz < (uint64_t)most) isz += (uint64_t)1 << 32;
+        /* the trailer can lie: deflate expands at most about 1032 : 1, so a larger claim is not taken as
+         * the first buffer (a 30-byte file claiming 3 GB); the decoder grows the buffer past it if need be */
+        const uint64_t bound = 1032 * (uint64_t)len + 1024;
+        if (isz > bound) isz = bound;
         g = isz > (uint64_t)most ? most : (size_t)isz;
     }
     return g + 1;

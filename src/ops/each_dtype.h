@@ -10,6 +10,7 @@
  * names an op's X-macro table over spt_dtypes.def refers to. SPT__TEMPLATE is undefined at the end.
  * Not guarded: included once per template. The rows follow include/spt_dtypes.def one for one
  * (tools/check-src-shape.py checks it). */
+#include "ops/kernel.h"
 
 #if OK(BOOL)
 #define SPT__E SPT_BOOL

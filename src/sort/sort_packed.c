@@ -130,30 +130,34 @@ static inline void stream_line(uint64_t *k, uint64_t *p, const uint64_t *bb) {
     spt__stream_copy8(p, bb + WC_N, WC_N);
 }
 
+/* Bucket wb's buffer bb after a pair was appended (f pairs now): when the bucket reaches a 64-byte line
+ * of the destination, the buffer is flushed (full lines with streaming stores: no read for ownership of
+ * lines about to be overwritten) and 0 is returned; otherwise f. */
+static inline __attribute__((always_inline)) unsigned wc_flush(uint64_t *tk, uint64_t *tp, const uint64_t *bb,
+                                                               int64_t *off, int64_t wb, unsigned f) {
+    int64_t pos = off[wb];
+    if (f != WC_N && (((uintptr_t)(tk + pos + f)) & 63) != 0) return f;
+    if (f == WC_N && (((uintptr_t)(tk + pos)) & 63) == 0)
+        stream_line(tk + pos, tp + pos, bb);
+    else {
+        memcpy(tk + pos, bb, f * sizeof *bb);
+        memcpy(tp + pos, bb + WC_N, f * sizeof *bb);
+    }
+    off[wb] = pos + f;
+    return 0;
+}
+
 /* Append (k_, p_) to bucket b_ through its write-combining buffer (the scatter loops' buf, fill, off,
- * tk, tp): flushed when the bucket reaches a 64-byte line of the destination; full lines go out with
- * streaming stores (no read for ownership of lines that are about to be overwritten). A macro, so that
- * the 64-bit scatter compiles exactly as it did when this was written inline there. */
+ * tk, tp). A macro over the scatter loops' locals, so that the 64-bit scatter compiles as it did when
+ * this was written inline there. */
 #define WC_PUT(b_, k_, p_)                                                                         \
     do {                                                                                           \
         const int64_t wb_ = (b_);                                                                  \
-        uint64_t *bb = buf + wb_ * 2 * WC_N;                                                       \
-        unsigned f = fill[wb_];                                                                    \
-        bb[f] = (k_);                                                                              \
-        bb[WC_N + f] = (p_);                                                                       \
-        f++;                                                                                       \
-        int64_t pos = off[wb_];                                                                    \
-        if (f == WC_N || (((uintptr_t)(tk + pos + f)) & 63) == 0) {                                \
-            if (f == WC_N && (((uintptr_t)(tk + pos)) & 63) == 0)                                  \
-                stream_line(tk + pos, tp + pos, bb);                                               \
-            else {                                                                                 \
-                memcpy(tk + pos, bb, f * sizeof *bb);                                              \
-                memcpy(tp + pos, bb + WC_N, f * sizeof *bb);                                       \
-            }                                                                                      \
-            off[wb_] = pos + f;                                                                    \
-            f = 0;                                                                                 \
-        }                                                                                          \
-        fill[wb_] = (unsigned char)f;                                                              \
+        uint64_t *bb_ = buf + wb_ * 2 * WC_N;                                                      \
+        unsigned f_ = fill[wb_];                                                                   \
+        bb_[f_] = (k_);                                                                            \
+        bb_[WC_N + f_] = (p_);                                                                     \
+        fill[wb_] = (unsigned char)wc_flush(tk, tp, bb_, off, wb_, f_ + 1);                        \
     } while (0)
 
 /* The pairs left in the write-combining buffers of nb buckets, then a fence so that the streaming
@@ -571,6 +575,92 @@ static void decode_span128(const split2 *sp, const uint64_t *keys, uint64_t b, i
  * values are gathered at the end). Both ways are stable.
  * Out of place (dst != t: a fresh owned tensor of t's dtype, shape and nnz, never strings): t is only
  * read, and the sorted entries are written straight into dst -- t is never copied first. */
+/* Bucket bounds from the top-digit histogram (rp->chunks x nb counts), before the scatter turns it into
+ * offsets: bounds[b] is bucket b's first sorted position, bounds[nb] the total. Returns the largest bucket. */
+static int64_t bucket_bounds(const radix_plan *rp, const int64_t *hist, int64_t nb, int64_t *bounds) {
+    int64_t sum = 0, maxb = 0;
+    for (int64_t b = 0; b < nb; b++) {
+        bounds[b] = sum;
+        for (int64_t c = 0; c < rp->chunks; c++) sum += hist[c * nb + b];
+        if (sum - bounds[b] > maxb) maxb = sum - bounds[b];
+    }
+    bounds[nb] = sum;
+    return maxb;
+}
+
+/* The values in sorted order into dst, from the sorted payload sp: the values themselves (direct, 8-byte
+ * values; pay is dst's values) -- adopted when sp is the scratch *tp and dst owns its buffers (*tp then
+ * NULL) -- or the source positions to gather t's values from, in place through *newvals (adopted when dst
+ * owns its buffers: *newvals then NULL). */
+static void place_values(const spt_tensor *t, spt_tensor *dst, size_t es, bool direct, const uint64_t *pay,
+                         uint64_t *sp, uint64_t **tp, void **newvals) {
+    const int64_t n = t->nnz;
+    if (direct) {
+        if (sp != pay) {
+            if (dst->owns_buffers) {
+                spt__free(dst->values);
+                dst->values = sp;
+                *tp = NULL; /* sp == tp */
+            } else {
+                memcpy(dst->values, sp, (size_t)n * es);
+            }
+        }
+    } else if (dst != t) {
+        spt__gather(dst->values, t->values, es, (const int64_t *)sp, n);
+    } else { /* in place: dst is t */
+        spt__gather(*newvals, t->values, es, (const int64_t *)sp, n);
+        if (dst->owns_buffers) {
+            spt__free(dst->values);
+            dst->values = *newvals;
+            *newvals = NULL;
+        } else {
+            memcpy(dst->values, *newvals, (size_t)n * es);
+        }
+    }
+}
+
+/* Each bucket b of [bounds[b], bounds[b+1]) after the MSD scatter into tk/tp: sorted in cache (in the
+ * thread's scratch ts when it fits, scap entries, else in keys and pay at its place; at most nthr threads,
+ * the count the scratch was sized for), its keys decoded into
+ * dst's index rows and its payload stored in `pay` (free since the scatter), so the output is written once.
+ * Returns the count of keys equal to the one before them within their bucket. */
+static int64_t sort_buckets(const radix_plan *rp, const packing *pk, bool two, int64_t nb, const int64_t *bounds,
+                            int64_t *bscratch, int64_t scap, int64_t nthr, uint64_t *ts, uint64_t *keys, uint64_t *pay,
+                            uint64_t *tk, uint64_t *tp, spt_tensor *dst) {
+    const int64_t bucket_scratch = (int64_t)BUCKET_MAX_PASSES << BUCKET_MAX_DIGIT, r = pk->r, n = rp->n;
+    int64_t repeated = 0;
+    /* each bucket: sort in cache, decode its keys into the indices, store its payload in `pay`
+     * (free since the scatter) -- the output is written once */
+    const int rem = rp->shift0;
+    split2 sp2;
+    if (two) split_init(pk, &sp2);
+    /* the per-thread scratch (ts, bscratch) was sized for nthr threads: the count may have changed
+     * since (spt_set_num_threads from another thread), so never use more */
+    int nthb SPT__OMP_VAR = spt__threads_for(n);
+    if (nthb > nthr) nthb = (int)nthr;
+#pragma omp parallel for schedule(dynamic, 8) num_threads(nthb) reduction(+ : repeated)
+    for (int64_t b = 0; b < nb; b++) {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        int64_t lo = bounds[b], m = bounds[b + 1] - lo;
+        if (m == 0) continue;
+        const bool own = m <= scap;
+        uint64_t *xk = own ? ts + (int64_t)tid * 2 * scap : keys + lo, *xp = own ? xk + scap : pay + lo;
+        int64_t *bh = bscratch + (int64_t)tid * bucket_scratch;
+        int where = two ? bucket_sort_top(tk + lo, tp + lo, xk, xp, m, rem, bh)
+                        : spt__bucket_sort(tk + lo, tp + lo, xk, xp, m, rem, bh);
+        const uint64_t *fk = where ? xk : tk + lo, *fp = where ? xp : tp + lo;
+        if (fp != pay + lo) spt__stream_copy8(pay + lo, fp, m);
+        if (two) decode_span128(&sp2, fk, (uint64_t)b, dst->indices + lo * r, m);
+        else decode_span(pk, fk, dst->indices + lo * r, m, true);
+        for (int64_t i = 1; i < m; i++) repeated += fk[i - 1] == fk[i];
+        spt__stream_fence();
+    }
+    return repeated;
+}
+
 spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *dst, const packing *pk,
                                  bool *unique_out) {
     spt_status st = SPT_OK;
@@ -624,16 +714,7 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
         goto fail; /* st == SPT_OK */
     }
     int64_t *bounds = hist + (int64_t)rp.passes * rp.chunks * nb, *bscratch = bounds + nb + 1;
-    int64_t maxb = 0;
-    if (hybrid) { /* bucket bounds from the top-digit histogram, before the scatter turns it into offsets */
-        int64_t sum = 0;
-        for (int64_t b = 0; b < nb; b++) {
-            bounds[b] = sum;
-            for (int64_t c = 0; c < rp.chunks; c++) sum += hist[c * nb + b];
-            if (sum - bounds[b] > maxb) maxb = sum - bounds[b];
-        }
-        bounds[nb] = sum;
-    }
+    const int64_t maxb = hybrid ? bucket_bounds(&rp, hist, nb, bounds) : 0;
     tk = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);
     tp = tk ? spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st) : NULL;
     if (!tp) goto fail;
@@ -666,35 +747,7 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
     if (hybrid) {
         if (two) msd128_from_indices(&rp, pk, t->indices, pay_in, hist, tk, tp, wc);
         else msd_from_indices(&rp, pk, t->indices, pay_in, hist, tk, tp, wc);
-        /* each bucket: sort in cache, decode its keys into the indices, store its payload in `pay`
-         * (free since the scatter) -- the output is written once */
-        const int rem = rp.shift0;
-        split2 sp2;
-        if (two) split_init(pk, &sp2);
-        /* the per-thread scratch (ts, bscratch) was sized for nthr threads: the count may have changed
-         * since (spt_set_num_threads from another thread), so never use more */
-        int nthb SPT__OMP_VAR = spt__threads_for(n);
-        if (nthb > nthr) nthb = (int)nthr;
-#pragma omp parallel for schedule(dynamic, 8) num_threads(nthb) reduction(+ : repeated)
-        for (int64_t b = 0; b < nb; b++) {
-            int tid = 0;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-#endif
-            int64_t lo = bounds[b], m = bounds[b + 1] - lo;
-            if (m == 0) continue;
-            const bool own = m <= scap;
-            uint64_t *xk = own ? ts + (int64_t)tid * 2 * scap : keys + lo, *xp = own ? xk + scap : pay + lo;
-            int64_t *bh = bscratch + (int64_t)tid * bucket_scratch;
-            int where = two ? bucket_sort_top(tk + lo, tp + lo, xk, xp, m, rem, bh)
-                            : spt__bucket_sort(tk + lo, tp + lo, xk, xp, m, rem, bh);
-            const uint64_t *fk = where ? xk : tk + lo, *fp = where ? xp : tp + lo;
-            if (fp != pay + lo) spt__stream_copy8(pay + lo, fp, m);
-            if (two) decode_span128(&sp2, fk, (uint64_t)b, dst->indices + lo * r, m);
-            else decode_span(pk, fk, dst->indices + lo * r, m, true);
-            for (int64_t i = 1; i < m; i++) repeated += fk[i - 1] == fk[i];
-            spt__stream_fence();
-        }
+        repeated = sort_buckets(&rp, pk, two, nb, bounds, bscratch, scap, nthr, ts, keys, pay, tk, tp, dst);
         /* keys of different buckets differ in the top digit: no repeat across buckets */
     } else {
         if (pay != pay_in) memcpy(pay, pay_in, (size_t)n * sizeof *pay); /* the LSD passes sort it in place */
@@ -706,28 +759,7 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
         for (int64_t i = 1; i < n; i++) repeated += sk[i - 1] == sk[i];
         decode_keys(pk, sk, dst->indices, n);
     }
-    if (direct) {
-        if (sp != pay) {
-            if (dst->owns_buffers) {
-                spt__free(dst->values);
-                dst->values = sp;
-                tp = NULL; /* sp == tp */
-            } else {
-                memcpy(dst->values, sp, (size_t)n * es);
-            }
-        }
-    } else if (dst != t) {
-        spt__gather(dst->values, t->values, es, (const int64_t *)sp, n);
-    } else { /* in place: dst is t */
-        spt__gather(newvals, t->values, es, (const int64_t *)sp, n);
-        if (dst->owns_buffers) {
-            spt__free(dst->values);
-            dst->values = newvals;
-            newvals = NULL;
-        } else {
-            memcpy(dst->values, newvals, (size_t)n * es);
-        }
-    }
+    place_values(t, dst, es, direct, pay, sp, &tp, &newvals);
     *unique_out = repeated == 0;
 fail:
     spt__free(wc);

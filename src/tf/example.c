@@ -263,7 +263,7 @@ static spt_status varlen_out(const char *fn, const slot *slots, int64_t K, int64
     const int64_t shape[2] = {B, maxlen}, rank = batched ? 2 : 1;
     SPT__CHECK(spt__tensor_alloc_uninit(fn, f->dtype, rank, batched ? shape : shape + 1, total, NULL, &t));
     /* every Example into its own range of the output, in parallel; the first failing one reports */
-    const int nth = spt__threads_for(total * 2);
+    const int nth SPT__OMP_VAR = spt__threads_for(total * 2);
     int64_t first_bad = INT64_MAX;
     const size_t es = spt_dtype_size(f->dtype);
 #pragma omp parallel for schedule(static) num_threads(nth) reduction(min : first_bad) if (nth > 1)
@@ -520,7 +520,7 @@ spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *fea
     const spt_str *ex = serialized->data;
     int64_t bytes = 0;
     for (int64_t b = 0; b < B; b++) bytes += ex[b].len;
-    const int nth = spt__threads_for(bytes / 8);
+    const int nth SPT__OMP_VAR = spt__threads_for(bytes / 8);
     int64_t first_bad = INT64_MAX;
 #pragma omp parallel for schedule(static) num_threads(nth) reduction(min : first_bad) if (nth > 1)
     for (int64_t b = 0; b < B; b++)

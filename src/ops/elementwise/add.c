@@ -28,14 +28,17 @@ static inline bool keep_int(double thresh, uint64_t mag) {
 /* SparseAdd's dtypes: float, double, int8..int64, complex64, complex128 (no unsigned, no bool). */
 #define OK(KIND) SPT__KINDS_SIGNED(KIND)
 
-#define DEF(E, T, KIND)                                                                            \
-    static inline T add2_##E(T a, T b) { return SPT__ADD_##KIND(T, a, b); }                        \
-    static inline T id_##E(T a) { return a; }                                                      \
-    SPT__DEF_MERGE(merge_##E, T, add2_##E, id_##E, id_##E, KEEP_##KIND)                            \
-    SPT__DEF_MERGE_BLOCK(block_##E, T, add2_##E, KEEP_##KIND)
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF(E, T, KIND))
-#include "spt_dtypes.def"
-#undef X
+#define KEEP_(K) KEEP__(K)
+#define KEEP__(K) KEEP_##K
+#define MERGE_FN SPT__NAME(merge)
+#define MERGE_BOTH(x, y) SPT__KOP(ADD)(SPT__T, x, y)
+#define MERGE_AONLY(x) (x)
+#define MERGE_BONLY(y) (y)
+#define MERGE_KEEP(s) KEEP_(SPT__KIND)(SPT__T, s)
+#define SPT__TEMPLATE "ops/elementwise/template/merge.c"
+#include "ops/each_dtype.h"
+#define SPT__TEMPLATE "ops/elementwise/template/merge_block.c"
+#include "ops/each_dtype.h"
 
 static const spt__merge_fn table[SPT_NUM_DTYPES] = {
 #define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = merge_##E, )
@@ -110,6 +113,54 @@ static void merge_one(const spt__mb *m, spt__mb_fn merge, int64_t k, int64_t n, 
  * a block takes; then the waiting thread merges that block again itself (same bytes) for its count
  * only, and the peer, when it runs again, writes it. So no thread waits for a descheduled peer except
  * at the region's end for the peer's last block. */
+/* Where block k's output starts: the end of the nearest block before it whose end is known, plus the
+ * counts of the blocks between. A block a peer is still merging: unknown (false) unless `wait`; then
+ * waited for, up to patience(took), and past that merged again here (into `spare`) for its count. */
+static inline bool add_base(const spt__mb *m, spt__mb_fn merge, int64_t n, size_t rows_bytes, _Atomic int64_t *cnt,
+                            _Atomic int64_t *fin, int64_t k, bool wait, int64_t took, char *spare, int64_t *pbase) {
+    int64_t base = 0, j = k - 1, since = 0;
+    while (j >= 0) {
+        const int64_t e = atomic_load_explicit(&fin[j], memory_order_acquire);
+        if (e >= 0) {
+            base += e;
+            break;
+        }
+        int64_t cj = atomic_load_explicit(&cnt[j], memory_order_acquire);
+        if (cj < 0) { /* a peer is merging block j */
+            if (!wait) return false;
+            if (!since) since = now_ns();
+            for (int s = 0; s < 64; s++) {
+#if SPT__MB_STREAM
+                _mm_pause();
+#endif
+            }
+            if (now_ns() - since < patience(took)) continue;
+            int64_t si = 0, sj = 0, sc[2]; /* it is late: its count from our own merge of it */
+            merge_one(m, merge, j, n, rows_bytes, spare, &si, &sj, sc);
+            atomic_fetch_add_explicit(&spt__add_late_merges, 1, memory_order_relaxed);
+            cj = sc[0] + sc[1];
+            int64_t unknown = -1;
+            atomic_compare_exchange_strong_explicit(&cnt[j], &unknown, cj, memory_order_release,
+                                                    memory_order_relaxed);
+        }
+        since = 0;
+        base += cj;
+        j--;
+    }
+    *pbase = base;
+    return true;
+}
+
+/* First touch of the fresh output (the kernel zeroes each page) shared evenly by the nt threads before the
+ * merge (thread tid's share): a page fault inside a block would hold up the threads looking back at it. */
+static void add_first_touch(int64_t *oi, char *ov, int64_t n, int64_t r, size_t es, int tid, int nt) {
+    const size_t ib = (size_t)(n * r) * sizeof(int64_t), vb = (size_t)n * es;
+    for (size_t p = ib / (size_t)nt * (size_t)tid, pe = tid == nt - 1 ? ib : ib / (size_t)nt * (size_t)(tid + 1); p < pe; p += 4096)
+        ((volatile char *)oi)[p] = 0;
+    for (size_t p = vb / (size_t)nt * (size_t)tid, pe = tid == nt - 1 ? vb : vb / (size_t)nt * (size_t)(tid + 1); p < pe; p += 4096)
+        ((volatile char *)ov)[p] = 0;
+}
+
 static spt_status add_canonical(const char *fn, const spt_tensor *a, const spt_tensor *b, double thresh, spt__mb_fn merge,
                                 spt_tensor **out) {
     spt_status st = SPT_OK;
@@ -149,13 +200,7 @@ static spt_status add_canonical(const char *fn, const spt_tensor *a, const spt_t
 #endif
             char *mine = scratch + (size_t)tid * (DEPTH + 1) * tbytes, *spare = mine + DEPTH * tbytes;
             if (nt > 1) {
-                /* first touch of the fresh output (the kernel zeroes each page) shared evenly before the
-                 * merge: a page fault inside a block would hold up the threads looking back at it */
-                const size_t ib = (size_t)(n * r) * sizeof(int64_t), vb = (size_t)n * es;
-                for (size_t p = ib / (size_t)nt * (size_t)tid, pe = tid == nt - 1 ? ib : ib / (size_t)nt * (size_t)(tid + 1); p < pe; p += 4096)
-                    ((volatile char *)oi)[p] = 0;
-                for (size_t p = vb / (size_t)nt * (size_t)tid, pe = tid == nt - 1 ? vb : vb / (size_t)nt * (size_t)(tid + 1); p < pe; p += 4096)
-                    ((volatile char *)ov)[p] = 0;
+                add_first_touch(oi, ov, n, r, es, tid, nt);
 #pragma omp barrier
             }
             int64_t pi = 0, pj = 0; /* the split of the end of this thread's last block (claims increase) */
@@ -183,40 +228,9 @@ static spt_status add_canonical(const char *fn, const spt_tensor *a, const spt_t
                 while (np > 0) {
                     const int64_t k = pk[head], *c = pc[head];
                     const bool wait = np == DEPTH || !more;
-                    int64_t base = 0, j = k - 1, since = 0;
-                    bool known = true;
-                    while (j >= 0) {
-                        const int64_t e = atomic_load_explicit(&fin[j], memory_order_acquire);
-                        if (e >= 0) {
-                            base += e;
-                            break;
-                        }
-                        int64_t cj = atomic_load_explicit(&cnt[j], memory_order_acquire);
-                        if (cj < 0) { /* a peer is merging block j */
-                            if (!wait) {
-                                known = false;
-                                break;
-                            }
-                            if (!since) since = now_ns();
-                            for (int s = 0; s < 64; s++) {
-#if SPT__MB_STREAM
-                                _mm_pause();
-#endif
-                            }
-                            if (now_ns() - since < patience(took)) continue;
-                            int64_t si = 0, sj = 0, sc[2]; /* it is late: its count from our own merge of it */
-                            merge_one(&m, merge, j, n, rows_bytes, spare, &si, &sj, sc);
-                            atomic_fetch_add_explicit(&spt__add_late_merges, 1, memory_order_relaxed);
-                            cj = sc[0] + sc[1];
-                            int64_t unknown = -1;
-                            atomic_compare_exchange_strong_explicit(&cnt[j], &unknown, cj, memory_order_release,
-                                                                    memory_order_relaxed);
-                        }
-                        since = 0;
-                        base += cj;
-                        j--;
-                    }
-                    if (!known) break; /* merge the next block first */
+                    int64_t base;
+                    if (!add_base(&m, merge, n, rows_bytes, cnt, fin, k, wait, took, spare, &base))
+                        break; /* merge the next block first */
                     const int64_t c0 = c[0], c1 = c[1];
                     atomic_store_explicit(&fin[k], base + c0 + c1, memory_order_release);
                     const int64_t *bi = (const int64_t *)(mine + (size_t)head * tbytes);

@@ -6,19 +6,8 @@
 /* Real number types only. */
 #define OK(KIND) SPT__KINDS_REAL(KIND)
 
-#define KEEP_ALL(T, s) 1
-#define DEF(E, T, KIND)                                                                            \
-    static inline T max2_##E(T a, T b) { return SPT__MAXV_NAN(a, b); }                             \
-    static inline T min2_##E(T a, T b) { return SPT__MINV_NAN(a, b); }                             \
-    static inline T max1a_##E(T a) { return max2_##E(a, (T)0); }                                   \
-    static inline T max1b_##E(T b) { return max2_##E((T)0, b); }                                   \
-    static inline T min1a_##E(T a) { return min2_##E(a, (T)0); }                                   \
-    static inline T min1b_##E(T b) { return min2_##E((T)0, b); }                                   \
-    SPT__DEF_MERGE(mmax_##E, T, max2_##E, max1a_##E, max1b_##E, KEEP_ALL)                                 \
-    SPT__DEF_MERGE(mmin_##E, T, min2_##E, min1a_##E, min1b_##E, KEEP_ALL)
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF(E, T, KIND))
-#include "spt_dtypes.def"
-#undef X
+#define SPT__TEMPLATE "ops/elementwise/template/minmax.c"
+#include "ops/each_dtype.h"
 
 static const spt__merge_fn max_table[SPT_NUM_DTYPES] = {
 #define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mmax_##E, )

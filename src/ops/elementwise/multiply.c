@@ -18,39 +18,9 @@ typedef struct {
     void *ov;
 } isect_ctx;
 
-/* Walk a[i, ie) and b[j, je) (sorted keys); for each key held by both, sum each side's run and write
- * the product at w + count (when write). Returns the count. */
-#define DEF_ISECT(E, T, KIND)                                                                          \
-    static int64_t isect_##E(const isect_ctx *m, int64_t i, int64_t ie, int64_t j, int64_t je, int64_t w, \
-                             bool write) {                                                             \
-        const T *va_ = m->va, *vb_ = m->vb;                                                            \
-        T *ov_ = m->ov;                                                                                \
-        int64_t c_ = 0;                                                                                \
-        while (i < ie && j < je) {                                                                     \
-            uint64_t k_ = m->ka[i];                                                                    \
-            if (k_ < m->kb[j]) {                                                                       \
-                i++;                                                                                   \
-                continue;                                                                              \
-            }                                                                                          \
-            if (m->kb[j] < k_) {                                                                       \
-                j++;                                                                                   \
-                continue;                                                                              \
-            }                                                                                          \
-            int64_t first_ = m->pa ? m->pa[i] : i;                                                     \
-            T x_ = (T)0, y_ = (T)0;                                                                    \
-            for (; i < ie && m->ka[i] == k_; i++) x_ = SPT__ADD_##KIND(T, x_, va_[m->pa ? m->pa[i] : i]); \
-            for (; j < je && m->kb[j] == k_; j++) y_ = SPT__ADD_##KIND(T, y_, vb_[m->pb ? m->pb[j] : j]); \
-            if (write) {                                                                               \
-                memcpy(m->oi + (w + c_) * m->rank, m->ia + first_ * m->rank, (size_t)m->rank * sizeof(int64_t)); \
-                ov_[w + c_] = SPT__MUL_##KIND(T, x_, y_);                                              \
-            }                                                                                          \
-            c_++;                                                                                      \
-        }                                                                                              \
-        return c_;                                                                                     \
-    }
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF_ISECT(E, T, KIND))
-#include "spt_dtypes.def"
-#undef X
+/* The intersection per dtype: template/isect.c. */
+#define SPT__TEMPLATE "ops/elementwise/template/isect.c"
+#include "ops/each_dtype.h"
 
 typedef int64_t (*isect_fn)(const isect_ctx *, int64_t, int64_t, int64_t, int64_t, int64_t, bool);
 static const isect_fn table[SPT_NUM_DTYPES] = {

@@ -10,15 +10,15 @@
 #define SUB_INT(T, x, y) ((T)((uint64_t)(x) - (uint64_t)(y)))
 #define SUB_FLOAT(T, x, y) ((T)((x) - (y)))
 #define SUB_COMPLEX SUB_FLOAT
-#define KEEP_ALL(T, s) ((void)(s), true)
-#define ID(x) (x)
-#define DEF(E, T, KIND)                                                                            \
-    static inline T sub2_##E(T x, T y) { return SUB_##KIND(T, x, y); }                             \
-    static inline T neg_##E(T y) { return SUB_##KIND(T, 0, y); }                                   \
-    SPT__DEF_MERGE(merge_##E, T, sub2_##E, ID, neg_##E, KEEP_ALL)
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF(E, T, KIND))
-#include "spt_dtypes.def"
-#undef X
+#define SUB_(K) SUB__(K)
+#define SUB__(K) SUB_##K
+#define MERGE_FN SPT__NAME(merge)
+#define MERGE_BOTH(x, y) SUB_(SPT__KIND)(SPT__T, x, y)
+#define MERGE_AONLY(x) (x)
+#define MERGE_BONLY(y) SUB_(SPT__KIND)(SPT__T, 0, y)
+#define MERGE_KEEP(s) ((void)(s), true)
+#define SPT__TEMPLATE "ops/elementwise/template/merge.c"
+#include "ops/each_dtype.h"
 
 static const spt__merge_fn table[SPT_NUM_DTYPES] = {
 #define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = merge_##E, )

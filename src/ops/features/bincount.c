@@ -231,6 +231,62 @@ static spt_status bc_rows(const char *fn, const bc_in *in, int64_t m, int64_t ma
     return SPT_OK;
 }
 
+/* One row, unweighted, values in [0, maxv] (a small range): a dense count of the n values, no sort;
+ * threads count their ranges into tables of their own (when the tables are small beside the input),
+ * summed after. *o: the output of dtype odt and shape oshape (rank orank). */
+static spt_status bc_dense_count(const char *fn, const bc_in *in, int64_t n, int64_t maxv, int64_t maxlength,
+                                 bool binary, spt_dtype odt, int64_t orank, const int64_t *oshape, spt_tensor **po) {
+    spt_status st = SPT_OK;
+    spt_tensor *o = NULL;
+    /* threads count their ranges into tables of their own (when the tables are small beside the
+     * input), summed after */
+    int nct = spt__threads_for(n);
+    if ((maxv + 1) * nct > n / 4) nct = 1;
+    int64_t *cnt = spt__alloc_array(fn, maxv + 1, nct, sizeof(int64_t), true, &st);
+    if (!cnt) return st;
+#pragma omp parallel for schedule(static, 1) num_threads(nct) if (nct > 1)
+    for (int t = 0; t < nct; t++) {
+        int64_t *mine = cnt + (int64_t)t * (maxv + 1);
+        for (int64_t i = n / nct * t; i < (t == nct - 1 ? n : n / nct * (t + 1)); i++) {
+            bool huge;
+            int64_t v = spt__int_value(in->vdt, in->vals, i, &huge);
+            if (!(maxlength >= 0 && (huge || v >= maxlength))) mine[v]++;
+        }
+    }
+    for (int t = 1; t < nct; t++)
+        for (int64_t v = 0; v <= maxv; v++) cnt[v] += cnt[(int64_t)t * (maxv + 1) + v];
+    int64_t groups = 0;
+    for (int64_t v = 0; v <= maxv; v++) groups += cnt[v] > 0;
+    st = spt__tensor_alloc_uninit(fn, odt, orank, oshape, groups, NULL, &o);
+    *po = o;
+    if (st == SPT_OK) {
+        int64_t g = 0;
+        for (int64_t v = 0; v <= maxv; v++) {
+            if (!cnt[v]) continue;
+            if (in->per_row) {
+                o->indices[2 * g] = 0;
+                o->indices[2 * g + 1] = v;
+            } else {
+                o->indices[g] = v;
+            }
+            wset_table[odt](o->values, g++, binary ? 1 : cnt[v]);
+        }
+    }
+    spt__free(cnt);
+    return st;
+}
+
+/* The error for values[bad]: negative, or a uint64 past INT64_MAX. */
+static spt_status bc_bad_value(const char *fn, const bc_in *in, int64_t bad) {
+    bool huge;
+    int64_t v = spt__int_value(in->vdt, in->vals, bad, &huge);
+    if (v < 0)
+        return spt__err(SPT_EINVAL, "%s: values[%lld] = %lld is negative (bincount takes non-negative values)", fn,
+                        (long long)bad, (long long)v);
+    return spt__err(SPT_EOVERFLOW, "%s: values[%lld] = %llu does not fit in int64", fn, (long long)bad,
+                    (unsigned long long)((const uint64_t *)in->vals)[bad]);
+}
+
 static spt_status bincount(const char *fn, const bc_in *in, int64_t minlength, int64_t maxlength, bool binary,
                            spt_tensor **out) {
     spt_status st = SPT_OK;
@@ -258,15 +314,7 @@ static spt_status bincount(const char *fn, const bc_in *in, int64_t minlength, i
         if (v > maxv) maxv = v;
         m++;
     }
-    if (bad < n) {
-        bool huge;
-        int64_t v = spt__int_value(in->vdt, in->vals, bad, &huge);
-        if (v < 0)
-            return spt__err(SPT_EINVAL, "%s: values[%lld] = %lld is negative (bincount takes non-negative values)", fn,
-                            (long long)bad, (long long)v);
-        return spt__err(SPT_EOVERFLOW, "%s: values[%lld] = %llu does not fit in int64", fn, (long long)bad,
-                        (unsigned long long)((const uint64_t *)in->vals)[bad]);
-    }
+    if (bad < n) return bc_bad_value(fn, in, bad);
     int64_t width;
     if (maxlength >= 0) {
         width = maxlength;
@@ -288,41 +336,7 @@ static spt_status bincount(const char *fn, const bc_in *in, int64_t minlength, i
     const bool one_row = !in->per_row || in->nrows <= 1;
     if (one_row && !in->w && maxv < 4 * m + 4096) {
         /* one row, unweighted, values in a small range: a dense count, no sort */
-        /* threads count their ranges into tables of their own (when the tables are small beside the
-         * input), summed after */
-        int nct = spt__threads_for(n);
-        if ((maxv + 1) * nct > n / 4) nct = 1;
-        int64_t *cnt = spt__alloc_array(fn, maxv + 1, nct, sizeof(int64_t), true, &st);
-        if (!cnt) goto fail;
-#pragma omp parallel for schedule(static, 1) num_threads(nct) if (nct > 1)
-        for (int t = 0; t < nct; t++) {
-            int64_t *mine = cnt + (int64_t)t * (maxv + 1);
-            for (int64_t i = n / nct * t; i < (t == nct - 1 ? n : n / nct * (t + 1)); i++) {
-                bool huge;
-                int64_t v = spt__int_value(in->vdt, in->vals, i, &huge);
-                if (!(maxlength >= 0 && (huge || v >= maxlength))) mine[v]++;
-            }
-        }
-        for (int t = 1; t < nct; t++)
-            for (int64_t v = 0; v <= maxv; v++) cnt[v] += cnt[(int64_t)t * (maxv + 1) + v];
-        int64_t groups = 0;
-        for (int64_t v = 0; v <= maxv; v++) groups += cnt[v] > 0;
-        st = spt__tensor_alloc_uninit(fn, odt, orank, oshape, groups, NULL, &o);
-        if (st == SPT_OK) {
-            int64_t g = 0;
-            for (int64_t v = 0; v <= maxv; v++) {
-                if (!cnt[v]) continue;
-                if (in->per_row) {
-                    o->indices[2 * g] = 0;
-                    o->indices[2 * g + 1] = v;
-                } else {
-                    o->indices[g] = v;
-                }
-                wset_table[odt](o->values, g++, binary ? 1 : cnt[v]);
-            }
-        }
-        spt__free(cnt);
-        if (st != SPT_OK) goto fail;
+        SPT__CHECK(bc_dense_count(fn, in, n, maxv, maxlength, binary, odt, orank, oshape, &o));
     } else if (!one_row && !unsorted) {
         SPT__CHECK(bc_rows(fn, in, m, maxv, maxlength, binary, odt, oshape, &o));
     } else {

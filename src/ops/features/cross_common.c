@@ -101,25 +101,10 @@ static uint64_t feature_hash(const cross_col *c, int64_t i) {
     return (uint64_t)spt__int_value(c->dtype, col_values(c), i, NULL);
 }
 
-spt_status spt__cross(const char *fn, const spt_cross_input *inputs, int64_t n, bool hashed, const char *sep,
-                      int64_t sep_len, int64_t num_buckets, uint64_t hash_key, spt_tensor **out) {
-    spt_status st = SPT_OK;
-    cross_col *cols = NULL;
-    int64_t *odo = NULL;
-    uint64_t *keys = NULL;
-    char *buf = NULL;
-    size_t blen = 0, bcap = 0;
-    spt_tensor *o = NULL;
-    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
-    *out = NULL;
-    if (n < 1 || !inputs) return spt__err(SPT_EINVAL, "%s: at least one input is needed (got %lld)", fn, (long long)n);
-    if (!hashed && sep_len > 0 && !sep) return spt__err(SPT_EINVAL, "%s: separator is NULL", fn);
-    if (!hashed && sep_len < 0) return spt__err(SPT_EINVAL, "%s: separator length %lld is negative", fn, (long long)sep_len);
-    if (hashed && num_buckets < 0)
-        return spt__err(SPT_EINVAL, "%s: num_buckets must be >= 0, got %lld", fn, (long long)num_buckets);
-    /* shapes and dtypes, in input order */
+/* Every input's shape and dtype, in input order: exactly one of sparse and dense, a matrix of strings or
+ * integers, all of one batch size (*batch; -1 when n is 0). */
+static spt_status cross_check_inputs(const char *fn, const spt_cross_input *inputs, int64_t n, int64_t *pbatch) {
     int64_t batch = -1;
-    bool all_dense = false, batch_rows_empty = false;
     for (int64_t i = 0; i < n; i++) {
         const spt_tensor *sp = inputs[i].sparse;
         const spt_dense *d = inputs[i].dense;
@@ -139,6 +124,66 @@ spt_status spt__cross(const char *fn, const spt_cross_input *inputs, int64_t n, 
             return spt__err(SPT_EINVAL, "%s: Expected batch size %lld got %lld (input %lld)", fn, (long long)batch, (long long)b,
                             (long long)i);
     }
+    *pbatch = batch;
+    return SPT_OK;
+}
+
+/* A sparse column in row order: c->perm, a stable sort of its entries by row, unless they are in order. */
+static spt_status cross_order_column(const char *fn, cross_col *c, int64_t batch) {
+    spt_status st = SPT_OK;
+    SPT__TRY(spt__ensure_valid(fn, c->sp));
+    const int64_t m = c->sp->nnz;
+    bool ordered = true;
+    for (int64_t k = 1; k < m && ordered; k++) ordered = c->sp->indices[2 * k] >= c->sp->indices[2 * k - 2];
+    if (ordered) return SPT_OK;
+    uint64_t *keys = spt__alloc_array(fn, m, 1, sizeof(uint64_t), false, &st);
+    c->perm = keys ? spt__alloc_array(fn, m, 1, sizeof(int64_t), false, &st) : NULL;
+    if (c->perm) {
+        for (int64_t k = 0; k < m; k++) keys[k] = (uint64_t)c->sp->indices[2 * k];
+        st = spt__radix_sort(fn, keys, c->perm, m, batch > 0 ? (uint64_t)(batch - 1) : 0);
+    }
+    spt__free(keys);
+    return st;
+}
+
+/* Pass 1: the product of the columns' feature counts per row, their total and the widest row. */
+static spt_status cross_count(const char *fn, cross_col *cols, int64_t nc, int64_t batch, bool all_dense,
+                              bool batch_rows_empty, int64_t *ptotal, int64_t *pwidth) {
+    int64_t total = 0, width = 0;
+    reset(cols, nc);
+    for (int64_t row = batch_rows_empty ? -1 : next_row(cols, -1, batch, all_dense); row >= 0; row = next_row(cols, row, batch, all_dense)) {
+        if (!seek_row(cols, nc, row)) continue;
+        int64_t p = 1;
+        for (int64_t j = 0; j < nc; j++)
+            if (spt__mul_i64(p, cols[j].count, &p))
+                return spt__err(SPT_EOVERFLOW, "%s: row %lld has more crosses than fit in int64", fn, (long long)row);
+        if (spt__add_i64(total, p, &total))
+            return spt__err(SPT_EOVERFLOW, "%s: the number of crosses does not fit in int64", fn);
+        if (p > width) width = p;
+    }
+    *ptotal = total;
+    *pwidth = width;
+    return SPT_OK;
+}
+
+spt_status spt__cross(const char *fn, const spt_cross_input *inputs, int64_t n, bool hashed, const char *sep,
+                      int64_t sep_len, int64_t num_buckets, uint64_t hash_key, spt_tensor **out) {
+    spt_status st = SPT_OK;
+    cross_col *cols = NULL;
+    int64_t *odo = NULL;
+    char *buf = NULL;
+    size_t blen = 0, bcap = 0;
+    spt_tensor *o = NULL;
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    if (n < 1 || !inputs) return spt__err(SPT_EINVAL, "%s: at least one input is needed (got %lld)", fn, (long long)n);
+    if (!hashed && sep_len > 0 && !sep) return spt__err(SPT_EINVAL, "%s: separator is NULL", fn);
+    if (!hashed && sep_len < 0) return spt__err(SPT_EINVAL, "%s: separator length %lld is negative", fn, (long long)sep_len);
+    if (hashed && num_buckets < 0)
+        return spt__err(SPT_EINVAL, "%s: num_buckets must be >= 0, got %lld", fn, (long long)num_buckets);
+    int64_t batch = -1;
+    bool all_dense = false, batch_rows_empty = false;
+    SPT__TRY(cross_check_inputs(fn, inputs, n, &batch));
     cols = spt__calloc((size_t)n, sizeof *cols);
     odo = spt__calloc((size_t)n, sizeof *odo);
     if (!cols || !odo) {
@@ -158,18 +203,7 @@ spt_status spt__cross(const char *fn, const spt_cross_input *inputs, int64_t n, 
     for (int64_t j = 0; j < nc; j++) {
         cross_col *c = &cols[j];
         if (!c->sp) continue;
-        SPT__CHECK(spt__ensure_valid(fn, c->sp));
-        const int64_t m = c->sp->nnz;
-        bool ordered = true;
-        for (int64_t k = 1; k < m && ordered; k++) ordered = c->sp->indices[2 * k] >= c->sp->indices[2 * k - 2];
-        if (ordered) continue;
-        keys = spt__alloc_array(fn, m, 1, sizeof(uint64_t), false, &st);
-        c->perm = keys ? spt__alloc_array(fn, m, 1, sizeof(int64_t), false, &st) : NULL;
-        if (!c->perm) goto fail;
-        for (int64_t k = 0; k < m; k++) keys[k] = (uint64_t)c->sp->indices[2 * k];
-        SPT__CHECK(spt__radix_sort(fn, keys, c->perm, m, batch > 0 ? (uint64_t)(batch - 1) : 0));
-        spt__free(keys);
-        keys = NULL;
+        SPT__CHECK(cross_order_column(fn, c, batch));
     }
     /* Rows to visit: with a sparse input (sparse ones come first), only the rows of sparse input 0 can
      * cross -- a row absent there has no feature -- so every row is visited only when all inputs are
@@ -178,23 +212,8 @@ spt_status spt__cross(const char *fn, const spt_cross_input *inputs, int64_t n, 
     all_dense = cols[0].sp == NULL;
     for (int64_t j = 0; all_dense && j < nc; j++)
         if (cols[j].d->shape[1] == 0) batch_rows_empty = true;
-    /* pass 1: the product per row, the total and the widest row */
     int64_t total = 0, width = 0;
-    reset(cols, nc);
-    for (int64_t row = batch_rows_empty ? -1 : next_row(cols, -1, batch, all_dense); row >= 0; row = next_row(cols, row, batch, all_dense)) {
-        if (!seek_row(cols, nc, row)) continue;
-        int64_t p = 1;
-        for (int64_t j = 0; j < nc; j++)
-            if (spt__mul_i64(p, cols[j].count, &p)) {
-                st = spt__err(SPT_EOVERFLOW, "%s: row %lld has more crosses than fit in int64", fn, (long long)row);
-                goto fail;
-            }
-        if (spt__add_i64(total, p, &total)) {
-            st = spt__err(SPT_EOVERFLOW, "%s: the number of crosses does not fit in int64", fn);
-            goto fail;
-        }
-        if (p > width) width = p;
-    }
+    SPT__CHECK(cross_count(fn, cols, nc, batch, all_dense, batch_rows_empty, &total, &width));
     const int64_t oshape[2] = {batch < 0 ? 0 : batch, width};
     SPT__CHECK(spt__tensor_alloc_uninit(fn, hashed ? SPT_INT64 : SPT_STRING, 2, oshape, total, NULL, &o));
     /* pass 2: the crosses, row by row, the last column fastest */
@@ -234,7 +253,6 @@ fail:
         for (int64_t j = 0; j < n; j++) spt__free(cols[j].perm);
     spt__free(cols);
     spt__free(odo);
-    spt__free(keys);
     spt__free(buf);
     return st;
 }

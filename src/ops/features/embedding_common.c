@@ -15,76 +15,41 @@ typedef struct {
     void *wsum, *w2sum; /* per row, in the params' dtype */
 } emb_ctx;
 
-/* Entries [lo, hi) of the resolved lists: out row row[i] += w[i] * (*src[i]) (src NULL: pruned), with the
- * rows of the entries EMB_AHEAD further on prefetched (the table is read at random: memory latency is the
- * cost). Then, for emb_finish, each row divided as the combiner says. */
+/* Params rows are prefetched this many entries ahead. */
 #define EMB_AHEAD 16
-/* The add loop over entries [lo, hi) for rows of WD elements (a constant in the fixed-width copies, so
- * the row loop vectorizes; the runtime width c->width otherwise). */
-#define EMB_ADD_BODY(T, WD)                                                                        \
-    {                                                                                              \
-        const int64_t wd = (WD);                                                                   \
-        const int64_t lines = wd * (int64_t)sizeof(T) / 64 + 1 < 8 ? wd * (int64_t)sizeof(T) / 64 + 1 : 8; \
-        for (int64_t i = lo; i < hi; i++) {                                                        \
-            if (i + EMB_AHEAD < hi && src[i + EMB_AHEAD])                                          \
-                for (int64_t l = 0; l < lines; l++) __builtin_prefetch((const char *)src[i + EMB_AHEAD] + 64 * l); \
-            if (!src[i]) continue;                                                                 \
-            const T *restrict p_ = src[i];                                                         \
-            T *restrict o_ = (T *)c->out + row[i] * wd;                                            \
-            const T wt_ = (T)w[i];                                                                 \
-            for (int64_t k = 0; k < wd; k++) o_[k] += wt_ * p_[k];                                 \
-            ((T *)c->wsum)[row[i]] += wt_;                                                         \
-            ((T *)c->w2sum)[row[i]] += wt_ * wt_;                                                  \
-        }                                                                                          \
-    }
-/* Fixed widths: the row loop in 16-byte vectors (GCC/Clang vector extensions; the same multiply and add
- * per element as the scalar loop). */
+/* Fixed widths: the row loop in 16-byte vectors (GCC/Clang vector extensions). */
 typedef float emb_v4f __attribute__((vector_size(16)));
 typedef double emb_v2d __attribute__((vector_size(16)));
-#define EMB_FIX(E, T, W, V)                                                                        \
+
+#define EMB_T float
+#define EMB_V emb_v4f
+#define EMB_NAME(x) x##_f32
+#include "ops/features/template/embedding_rows.c"
+#undef EMB_T
+#undef EMB_V
+#undef EMB_NAME
+#define EMB_T double
+#define EMB_V emb_v2d
+#define EMB_NAME(x) x##_f64
+#include "ops/features/template/embedding_rows.c"
+#undef EMB_T
+#undef EMB_V
+#undef EMB_NAME
+
+/* emb_add_<t>_<W>: the add loop for rows of W elements, in vectors. */
+#define EMB_FIXED(E, W)                                                                                    \
     static void emb_add_##E##_##W(const emb_ctx *c, const void *const *src, const int64_t *row, const double *w, \
-                                  int64_t lo, int64_t hi) {                                        \
-        enum { L_ = (int)(sizeof(V) / sizeof(T)) };                                                \
-        const int64_t lines = W * (int64_t)sizeof(T) / 64 + 1 < 8 ? W * (int64_t)sizeof(T) / 64 + 1 : 8; \
-        for (int64_t i = lo; i < hi; i++) {                                                        \
-            if (i + EMB_AHEAD < hi && src[i + EMB_AHEAD])                                          \
-                for (int64_t l = 0; l < lines; l++) __builtin_prefetch((const char *)src[i + EMB_AHEAD] + 64 * l); \
-            if (!src[i]) continue;                                                                 \
-            const T *p_ = src[i];                                                                  \
-            T *o_ = (T *)c->out + row[i] * W;                                                      \
-            const T wt_ = (T)w[i];                                                                 \
-            for (int k = 0; k < W; k += L_) {                                                      \
-                V a_, b_;                                                                          \
-                memcpy(&a_, p_ + k, sizeof a_);                                                    \
-                memcpy(&b_, o_ + k, sizeof b_);                                                    \
-                b_ += wt_ * a_;                                                                    \
-                memcpy(o_ + k, &b_, sizeof b_);                                                    \
-            }                                                                                      \
-            ((T *)c->wsum)[row[i]] += wt_;                                                         \
-            ((T *)c->w2sum)[row[i]] += wt_ * wt_;                                                  \
-        }                                                                                          \
+                                  int64_t lo, int64_t hi) {                                                \
+        emb_add_rows_##E(c, src, row, w, lo, hi, W, true);                                                 \
     }
-EMB_FIX(f32, float, 16, emb_v4f)
-EMB_FIX(f32, float, 32, emb_v4f)
-EMB_FIX(f32, float, 64, emb_v4f)
-EMB_FIX(f32, float, 128, emb_v4f)
-EMB_FIX(f64, double, 8, emb_v2d)
-EMB_FIX(f64, double, 16, emb_v2d)
-EMB_FIX(f64, double, 32, emb_v2d)
-EMB_FIX(f64, double, 64, emb_v2d)
-#define EMB_DEF(E, T)                                                                              \
-    static void emb_add_##E(const emb_ctx *c, const void *const *src, const int64_t *row, const double *w, \
-                            int64_t lo, int64_t hi) EMB_ADD_BODY(T, c->width)                      \
-    static void emb_finish_##E(const emb_ctx *c, int64_t lo, int64_t hi, spt_combiner comb) {     \
-        for (int64_t r = lo; r < hi; r++) {                                                        \
-            T d_ = comb == SPT_COMBINER_MEAN ? ((T *)c->wsum)[r] : (T)sqrt((double)((T *)c->w2sum)[r]); \
-            if (comb == SPT_COMBINER_SUM) continue;                                                \
-            T *o_ = (T *)c->out + r * c->width;                                                    \
-            for (int64_t k = 0; k < c->width; k++) o_[k] = d_ == 0 ? 0 : o_[k] / d_; /* div_no_nan */ \
-        }                                                                                          \
-    }
-EMB_DEF(f32, float)
-EMB_DEF(f64, double)
+EMB_FIXED(f32, 16)
+EMB_FIXED(f32, 32)
+EMB_FIXED(f32, 64)
+EMB_FIXED(f32, 128)
+EMB_FIXED(f64, 8)
+EMB_FIXED(f64, 16)
+EMB_FIXED(f64, 32)
+EMB_FIXED(f64, 64)
 
 typedef void (*emb_add_fn)(const emb_ctx *, const void *const *, const int64_t *, const double *, int64_t, int64_t);
 /* The add loop for float32 (f32) or float64 rows of `width` elements. */
@@ -136,22 +101,8 @@ static inline spt_status resolve(const char *fn, const emb_ctx *c, int64_t id, c
     return SPT_OK;
 }
 
-spt_status spt__embedding(const char *fn, const spt_dense *const *params, int64_t nparams, const spt_tensor *ids,
-                          const spt_tensor *weights, spt_combiner combiner, bool safe, int64_t default_id,
-                          spt_dense **out) {
-    spt_status st = SPT_OK;
-    spt_dense *o = NULL;
-    void *wsum = NULL, *w2sum = NULL;
-    unsigned char *seen = NULL;
-    const void **srcs = NULL;
-    int64_t *erow = NULL;
-    double *ew = NULL;
-    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
-    *out = NULL;
-    if (nparams < 1 || !params) return spt__err(SPT_EINVAL, "%s: params must hold at least one array (got %lld)", fn, (long long)nparams);
-    if (!ids) return spt__err(SPT_EINVAL, "%s: the id tensor is NULL", fn);
-    if (combiner != SPT_COMBINER_SUM && combiner != SPT_COMBINER_MEAN && combiner != SPT_COMBINER_SQRTN)
-        return spt__err(SPT_EINVAL, "%s: combiner %d is not one of sum, mean, sqrtn", fn, (int)combiner);
+/* Every params array: float32 or float64 as params[0], rank >= 1 and params[0]'s trailing dims. */
+static spt_status emb_check_params(const char *fn, const spt_dense *const *params, int64_t nparams) {
     const spt_dense *p0 = params[0];
     for (int64_t p = 0; p < nparams; p++) {
         const spt_dense *q = params[p];
@@ -171,21 +122,78 @@ spt_status spt__embedding(const char *fn, const spt_dense *const *params, int64_
                 return spt__err(SPT_EINVAL, "%s: params[%lld] has dim %lld = %lld, params[0] %lld", fn, (long long)p,
                                 (long long)d, (long long)q->shape[d], (long long)p0->shape[d]);
     }
+    return SPT_OK;
+}
+
+/* The weights (NULL: none) match the ids: params' dtype, the same shape, entry count and indices. */
+static spt_status emb_check_weights(const char *fn, const spt_tensor *ids, const spt_tensor *weights, spt_dtype dtype) {
+    if (!weights) return SPT_OK;
+    if (weights->dtype != dtype)
+        return spt__err(SPT_EDTYPE, "%s: weights are %s but params %s", fn, spt_dtype_name(weights->dtype),
+                        spt_dtype_name(dtype));
+    bool same = weights->rank == ids->rank && weights->nnz == ids->nnz;
+    for (int64_t d = 0; same && d < ids->rank; d++) same = weights->shape[d] == ids->shape[d];
+    if (!same) return spt__err(SPT_EINVAL, "%s: weights must have the same dense shape and entry count as the ids", fn);
+    for (int64_t i = 0; i < ids->nnz * ids->rank; i++)
+        if (weights->indices[i] != ids->indices[i])
+            return spt__err(SPT_EINVAL, "%s: weights must have the same indices as the ids (entry %lld differs)", fn,
+                            (long long)(i / ids->rank));
+    return SPT_OK;
+}
+
+/* Add every entry into its row and finish the rows as the combiner says: threads take whole runs of one
+ * output row when the entries come row by row (rows_sorted); otherwise one pass, then the rows. */
+static void emb_run(const emb_ctx *cp, const void *const *srcs, const int64_t *erow, const double *ew, int64_t n,
+                    int64_t rows, int64_t width, bool f32, bool rows_sorted, spt_combiner combiner) {
+    const emb_ctx c = *cp;
+    int nch = rows_sorted ? spt__nchunks(n, width) : 1;
+    int64_t bnd[SPT__MAX_CHUNKS + 1];
+    spt__chunks(n, nch, bnd, rows_sorted ? row_start : NULL, erow);
+    const emb_add_fn add = emb_pick(f32, width);
+#pragma omp parallel for schedule(static, 1) num_threads(nch) if (nch > 1)
+    for (int k = 0; k < nch; k++) {
+        add(&c, srcs, erow, ew, bnd[k], bnd[k + 1]);
+        /* sorted rows: the chunk owns rows erow[first] .. erow[last] and finishes them in the same pass
+         * (a row no entry reaches is 0 and stays 0) */
+        if (rows_sorted && bnd[k + 1] > bnd[k]) {
+            if (f32) emb_finish_f32(&c, erow[bnd[k]], erow[bnd[k + 1] - 1] + 1, combiner);
+            else emb_finish_f64(&c, erow[bnd[k]], erow[bnd[k + 1] - 1] + 1, combiner);
+        }
+    }
+    if (!rows_sorted) {
+        int nfin = spt__nchunks(rows, width);
+        int64_t fb[SPT__MAX_CHUNKS + 1];
+        spt__chunks(rows, nfin, fb, NULL, NULL);
+#pragma omp parallel for schedule(static, 1) num_threads(nfin) if (nfin > 1)
+        for (int k = 0; k < nfin; k++) {
+            if (f32) emb_finish_f32(&c, fb[k], fb[k + 1], combiner);
+            else emb_finish_f64(&c, fb[k], fb[k + 1], combiner);
+        }
+    }
+}
+
+spt_status spt__embedding(const char *fn, const spt_dense *const *params, int64_t nparams, const spt_tensor *ids,
+                          const spt_tensor *weights, spt_combiner combiner, bool safe, int64_t default_id,
+                          spt_dense **out) {
+    spt_status st = SPT_OK;
+    spt_dense *o = NULL;
+    void *wsum = NULL, *w2sum = NULL;
+    unsigned char *seen = NULL;
+    const void **srcs = NULL;
+    int64_t *erow = NULL;
+    double *ew = NULL;
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    if (nparams < 1 || !params) return spt__err(SPT_EINVAL, "%s: params must hold at least one array (got %lld)", fn, (long long)nparams);
+    if (!ids) return spt__err(SPT_EINVAL, "%s: the id tensor is NULL", fn);
+    if (combiner != SPT_COMBINER_SUM && combiner != SPT_COMBINER_MEAN && combiner != SPT_COMBINER_SQRTN)
+        return spt__err(SPT_EINVAL, "%s: combiner %d is not one of sum, mean, sqrtn", fn, (int)combiner);
+    SPT__TRY(emb_check_params(fn, params, nparams));
+    const spt_dense *p0 = params[0];
     if (!spt_dtype_is_integer(ids->dtype))
         return spt__err(SPT_EDTYPE, "%s: ids must be integers, not %s", fn, spt_dtype_name(ids->dtype));
     if (ids->rank < 2) return spt__err(SPT_EINVAL, "%s: the id tensor must have rank >= 2, got %lld", fn, (long long)ids->rank);
-    if (weights) {
-        if (weights->dtype != p0->dtype)
-            return spt__err(SPT_EDTYPE, "%s: weights are %s but params %s", fn, spt_dtype_name(weights->dtype),
-                            spt_dtype_name(p0->dtype));
-        bool same = weights->rank == ids->rank && weights->nnz == ids->nnz;
-        for (int64_t d = 0; same && d < ids->rank; d++) same = weights->shape[d] == ids->shape[d];
-        if (!same) return spt__err(SPT_EINVAL, "%s: weights must have the same dense shape and entry count as the ids", fn);
-        for (int64_t i = 0; i < ids->nnz * ids->rank; i++)
-            if (weights->indices[i] != ids->indices[i])
-                return spt__err(SPT_EINVAL, "%s: weights must have the same indices as the ids (entry %lld differs)", fn,
-                                (long long)(i / ids->rank));
-    }
+    SPT__TRY(emb_check_weights(fn, ids, weights, p0->dtype));
     SPT__TRY(spt__ensure_valid(fn, ids));
     /* output rows: dim 0 (embedding_lookup_sparse) or every dim but the last (safe_...) */
     const int64_t r = ids->rank, nrow_dims = safe ? r - 1 : 1;
@@ -252,31 +260,7 @@ spt_status spt__embedding(const char *fn, const spt_dense *const *params, int64_
         srcs[i] = (const char *)params[sh]->data + (size_t)(pr * width) * es;
         seen[row] = 1;
     }
-    /* threads take whole runs of one output row when the entries come row by row; otherwise one pass */
-    int nch = rows_sorted ? spt__nchunks(n, width) : 1;
-    int64_t bnd[SPT__MAX_CHUNKS + 1];
-    spt__chunks(n, nch, bnd, rows_sorted ? row_start : NULL, erow);
-    const emb_add_fn add = emb_pick(f32, width);
-#pragma omp parallel for schedule(static, 1) num_threads(nch) if (nch > 1)
-    for (int k = 0; k < nch; k++) {
-        add(&c, srcs, erow, ew, bnd[k], bnd[k + 1]);
-        /* sorted rows: the chunk owns rows erow[first] .. erow[last] and finishes them in the same pass
-         * (a row no entry reaches is 0 and stays 0) */
-        if (rows_sorted && bnd[k + 1] > bnd[k]) {
-            if (f32) emb_finish_f32(&c, erow[bnd[k]], erow[bnd[k + 1] - 1] + 1, combiner);
-            else emb_finish_f64(&c, erow[bnd[k]], erow[bnd[k + 1] - 1] + 1, combiner);
-        }
-    }
-    if (!rows_sorted) {
-        int nfin = spt__nchunks(rows, width);
-        int64_t fb[SPT__MAX_CHUNKS + 1];
-        spt__chunks(rows, nfin, fb, NULL, NULL);
-#pragma omp parallel for schedule(static, 1) num_threads(nfin) if (nfin > 1)
-        for (int k = 0; k < nfin; k++) {
-            if (f32) emb_finish_f32(&c, fb[k], fb[k + 1], combiner);
-            else emb_finish_f64(&c, fb[k], fb[k + 1], combiner);
-        }
-    }
+    emb_run(&c, (const void *const *)srcs, erow, ew, n, rows, width, f32, rows_sorted, combiner);
     if (safe && default_id != SPT_UNSET) /* rows left empty get params[default_id] (one entry of weight 1) */
         for (int64_t row = 0; row < rows; row++) {
             if (!seen[row])

@@ -218,24 +218,13 @@ static int64_t lower_bound_key(const stream *x, const int64_t *split, int64_t a,
     return spt__lower_bound(0, x->t->nnz, split_below, &t);
 }
 
-spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, bool expand_nonconcat_dim,
-                      spt_tensor **out) {
-    static const char fn[] = "spt_concat";
-    spt_status st = SPT_OK;
-    spt_tensor *t = NULL;
-    stream *s = NULL;
-    int64_t *heap = NULL;
-    stream *cs = NULL;
-    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
-    *out = NULL;
-    if (n < 1 || !inputs) return spt__err(SPT_EINVAL, "%s: need at least one input, got %lld", fn, (long long)n);
-    for (int64_t i = 0; i < n; i++)
-        if (!inputs[i]) return spt__err(SPT_EINVAL, "%s: input %lld is NULL", fn, (long long)i);
+/* The output shape (input 0's, the concat dim a summed, the other dims equal or, expanded, their largest)
+ * and the total entry count, checking every input's rank and dtype against input 0's in input order. */
+static spt_status concat_shape(const char *fn, const spt_tensor *const *inputs, int64_t n, int64_t a,
+                               bool expand_nonconcat_dim, int64_t *shape, int64_t *ptotal) {
     const spt_tensor *t0 = inputs[0];
     const int64_t r = t0->rank;
-    int64_t a;
-    SPT__TRY(spt__layout_axis(fn, "Concat dimension", axis, r, &a));
-    int64_t shape[SPT_MAX_RANK], total = 0;
+    int64_t total = 0;
     for (int64_t d = 0; d < r; d++) shape[d] = t0->shape[d];
     shape[a] = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -260,6 +249,29 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
         if (spt__add_i64(total, x->nnz, &total))
             return spt__err(SPT_EOVERFLOW, "%s: the total number of entries overflows int64", fn);
     }
+    *ptotal = total;
+    return SPT_OK;
+}
+
+spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, bool expand_nonconcat_dim,
+                      spt_tensor **out) {
+    static const char fn[] = "spt_concat";
+    spt_status st = SPT_OK;
+    spt_tensor *t = NULL;
+    stream *s = NULL;
+    int64_t *heap = NULL;
+    stream *cs = NULL;
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    if (n < 1 || !inputs) return spt__err(SPT_EINVAL, "%s: need at least one input, got %lld", fn, (long long)n);
+    for (int64_t i = 0; i < n; i++)
+        if (!inputs[i]) return spt__err(SPT_EINVAL, "%s: input %lld is NULL", fn, (long long)i);
+    const spt_tensor *t0 = inputs[0];
+    const int64_t r = t0->rank;
+    int64_t a;
+    SPT__TRY(spt__layout_axis(fn, "Concat dimension", axis, r, &a));
+    int64_t shape[SPT_MAX_RANK], total = 0;
+    SPT__TRY(concat_shape(fn, inputs, n, a, expand_nonconcat_dim, shape, &total));
     s = spt__alloc_array(fn, n, 1, sizeof *s, true, &st);
     if (!s) return st;
     bool unique = true;
@@ -330,7 +342,7 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
 #pragma omp parallel for schedule(static, 1) num_threads(nch) if (nch > 1)
         for (int c = 0; c < nch; c++) {
             merge_runs(t, start[c], cs + (int64_t)c * sstride, n, heap + (int64_t)c * hstride, a, &pp, es);
-spt__stream_fence(); /* the streaming stores of prefix_rows */
+            spt__stream_fence(); /* the streaming stores of prefix_rows */
         }
     }
     SPT__CHECK(spt__layout_own_strings(t));

@@ -4,24 +4,23 @@
  * sparse matrix of P*M rows whose columns index the stacked dense rows (P*K of them, or K when the dense
  * side is shared), and the row kernel of spt_sparse_dense_matmul runs over row groups split across
  * threads (each output row summed by one thread in the entries' stable order). */
-#include "ops/products/matmul.h"
+#include "ops/kernel.h"
 
 #define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), SPT__DEF_MATMUL(bmm_##E, T, KIND))
-#include "spt_dtypes.def"
-#undef X
+#define SPT__TEMPLATE "ops/products/template/matmul_rows.c"
+#include "ops/each_dtype.h"
 
 typedef void (*rows_fn)(const void *, const int64_t *, const int64_t *, int64_t, int64_t, int, bool, const void *,
                         int64_t, void *);
 typedef void (*adjb_fn)(const void *, int64_t, int64_t, void *);
 static const rows_fn rows_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = bmm_##E##_rows, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_rows_##E, )
 #include "spt_dtypes.def"
 #undef X
 };
 static const adjb_fn adjb_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = bmm_##E##_adjb, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_adjb_##E, )
 #include "spt_dtypes.def"
 #undef X
 };

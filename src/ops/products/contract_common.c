@@ -1,18 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* contract_common.c -- the shared part of spt_tensordot and spt_einsum (contract_internal.h): a sparse
  * tensor times a dense matrix over tuples of its modes, reduced to the row kernel of
- * spt_sparse_dense_matmul (ops/products/matmul.h), and the rearrangement of dense operands and results. */
+ * spt_sparse_dense_matmul (template/matmul_rows.c), and the rearrangement of dense operands and results. */
 #include "ops/products/contract_internal.h"
-#include "ops/products/matmul.h"
 
 #define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
 /* the row kernel only: the adjoint helper the macro also defines is not needed here */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), SPT__DEF_MATMUL(ct_##E, T, KIND))
-#include "spt_dtypes.def"
-#undef X
+#define SPT__TEMPLATE "ops/products/template/matmul_rows.c"
+#include "ops/each_dtype.h"
 #pragma GCC diagnostic pop
 
 /* dst[o + j * ds] += src[j] for j < n */
@@ -29,7 +27,7 @@
 typedef void (*rows_fn)(const void *, const int64_t *, const int64_t *, int64_t, int64_t, int, bool, const void *,
                         int64_t, void *);
 static const rows_fn rows_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = ct_##E##_rows, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_rows_##E, )
 #include "spt_dtypes.def"
 #undef X
 };

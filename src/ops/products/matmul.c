@@ -4,25 +4,24 @@
  * row in non-decreasing order (checked in one pass, or known from the order) they are used as they are,
  * otherwise a stable radix sort by output row gives the grouping. Each output element accumulates its
  * terms in storage order, so the result does not depend on the thread count. */
-#include "ops/products/matmul.h"
+#include "ops/kernel.h"
 
 /* Every integer, float and complex type (TF's CPU kernel: int32, float, double, complex). */
 #define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), SPT__DEF_MATMUL(mm_##E, T, KIND))
-#include "spt_dtypes.def"
-#undef X
+#define SPT__TEMPLATE "ops/products/template/matmul_rows.c"
+#include "ops/each_dtype.h"
 
 typedef void (*rows_fn)(const void *, const int64_t *, const int64_t *, int64_t, int64_t, int, bool, const void *,
                         int64_t, void *);
 typedef void (*adjb_fn)(const void *, int64_t, int64_t, void *);
 static const rows_fn rows_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_##E##_rows, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_rows_##E, )
 #include "spt_dtypes.def"
 #undef X
 };
 static const adjb_fn adjb_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_##E##_adjb, )
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_adjb_##E, )
 #include "spt_dtypes.def"
 #undef X
 };

@@ -10,28 +10,8 @@
 
 /* For sorted positions [lo, hi): e = perm ? perm[i] : i; tmp = v_e * prod_{m != mode} F_m[ix[e, m], :];
  * out[ix[e, mode], :] += tmp. */
-#define DEF_MTTKRP(E, T, KIND)                                                                            \
-    static void mttkrp_##E(const void *vals, const int64_t *ix, int64_t N, int64_t mode, const int64_t *perm,   \
-                           int64_t lo, int64_t hi, const void *const *fd, int64_t R, void *out, void *tmp) {     \
-        const T *v_ = vals;                                                                              \
-        T *o_ = out, *t_ = tmp;                                                                          \
-        for (int64_t i_ = lo; i_ < hi; i_++) {                                                           \
-            int64_t e_ = perm ? perm[i_] : i_;                                                           \
-            const int64_t *row_ = ix + e_ * N;                                                           \
-            T v0_ = v_[e_];                                                                              \
-            for (int64_t r_ = 0; r_ < R; r_++) t_[r_] = v0_;                                             \
-            for (int64_t m_ = 0; m_ < N; m_++) {                                                         \
-                if (m_ == mode) continue;                                                                \
-                const T *f_ = (const T *)fd[m_] + row_[m_] * R;                                          \
-                _Pragma("omp simd") for (int64_t r_ = 0; r_ < R; r_++) t_[r_] = SPT__MUL_##KIND(T, t_[r_], f_[r_]); \
-            }                                                                                            \
-            T *orow_ = o_ + row_[mode] * R;                                                              \
-            _Pragma("omp simd") for (int64_t r_ = 0; r_ < R; r_++) orow_[r_] = SPT__ADD_##KIND(T, orow_[r_], t_[r_]); \
-        }                                                                                                \
-    }
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF_MTTKRP(E, T, KIND))
-#include "spt_dtypes.def"
-#undef X
+#define SPT__TEMPLATE "ops/products/template/mttkrp_rows.c"
+#include "ops/each_dtype.h"
 
 typedef void (*mttkrp_fn)(const void *, const int64_t *, int64_t, int64_t, const int64_t *, int64_t, int64_t,
                           const void *const *, int64_t, void *, void *);

@@ -86,34 +86,18 @@ static inline __attribute__((always_inline)) void MF(body)(const spt__mttkrp_job
     }
 }
 
-/* The rank dispatch, compiled once per instruction set: small common ranks get their own unrolled copy
- * with the two accumulators on the stack. */
-#define MF_RANKS(TARGET, NAME)                                                                              \
-    TARGET static void MF(NAME)(const spt__mttkrp_job *j, int64_t lo, int64_t hi, T *scr) {                 \
-        switch (j->R) {                                                                                     \
-        case 8: {                                                                                           \
-            T a[8], b[8];                                                                                   \
-            MF(body)(j, lo, hi, a, b, 8);                                                                   \
-            break;                                                                                          \
-        }                                                                                                   \
-        case 16: {                                                                                          \
-            T a[16], b[16];                                                                                 \
-            MF(body)(j, lo, hi, a, b, 16);                                                                  \
-            break;                                                                                          \
-        }                                                                                                   \
-        case 32: {                                                                                          \
-            T a[32], b[32];                                                                                 \
-            MF(body)(j, lo, hi, a, b, 32);                                                                  \
-            break;                                                                                          \
-        }                                                                                                   \
-        default:                                                                                            \
-            MF(body)(j, lo, hi, scr, scr + j->R, j->R);                                                     \
-        }                                                                                                   \
-    }
-MF_RANKS(, run_scalar)
+/* The rank dispatch, compiled once per instruction set (template/mttkrp_fiber_ranks.c): small common
+ * ranks get their own unrolled copy with the two accumulators on the stack. */
+#define MF_TARGET
+#define MF_NAME run_scalar
+#include "ops/products/template/mttkrp_fiber_ranks.c"
 #if SPT__SIMD_X86
-MF_RANKS(SPT__TARGET_AVX2, run_avx2)
-MF_RANKS(SPT__TARGET_AVX512, run_avx512)
+#define MF_TARGET SPT__TARGET_AVX2
+#define MF_NAME run_avx2
+#include "ops/products/template/mttkrp_fiber_ranks.c"
+#define MF_TARGET SPT__TARGET_AVX512
+#define MF_NAME run_avx512
+#include "ops/products/template/mttkrp_fiber_ranks.c"
 #endif
 
 static void MF(run)(const spt__mttkrp_job *j, int64_t lo, int64_t hi, T *scr) {
@@ -130,7 +114,6 @@ static void MF(run)(const spt__mttkrp_job *j, int64_t lo, int64_t hi, T *scr) {
     MF(run_scalar)(j, lo, hi, scr);
 }
 
-#undef MF_RANKS
 #undef MF_AHEAD
 #undef MF
 #undef MF_CAT

@@ -9,32 +9,8 @@
 
 /* Fibers [flo, fhi): fiber q holds sorted positions fs[q] .. fs[q+1]; out values at q*J + j =
  * sum_e v_e * ut[k_e * J + j]; index rows copied from the fiber's first entry with j at `mode`. */
-#define DEF_TTM(E, T, KIND)                                                                                \
-    static void ttm_##E(const void *vals, const int64_t *ix, int64_t N, int64_t mode, const int64_t *perm,       \
-                        const int64_t *fs, int64_t flo, int64_t fhi, const void *ut, int64_t J, int64_t *oi,   \
-                        void *ov) {                                                                        \
-        const T *v_ = vals, *u_ = ut;                                                                      \
-        T *o_ = ov;                                                                                        \
-        for (int64_t q_ = flo; q_ < fhi; q_++) {                                                           \
-            T *acc_ = o_ + q_ * J;                                                                         \
-            for (int64_t j_ = 0; j_ < J; j_++) acc_[j_] = (T)0;                                           \
-            for (int64_t i_ = fs[q_]; i_ < fs[q_ + 1]; i_++) {                                             \
-                int64_t e_ = perm[i_];                                                                     \
-                T x_ = v_[e_];                                                                             \
-                const T *urow_ = u_ + ix[e_ * N + mode] * J;                                               \
-                for (int64_t j_ = 0; j_ < J; j_++) acc_[j_] = SPT__ADD_##KIND(T, acc_[j_], SPT__MUL_##KIND(T, x_, urow_[j_])); \
-            }                                                                                              \
-            const int64_t *src_ = ix + perm[fs[q_]] * N;                                                   \
-            for (int64_t j_ = 0; j_ < J; j_++) {                                                           \
-                int64_t *dst_ = oi + (q_ * J + j_) * N;                                                    \
-                memcpy(dst_, src_, (size_t)N * sizeof(int64_t));                                           \
-                dst_[mode] = j_;                                                                           \
-            }                                                                                              \
-        }                                                                                                  \
-    }
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF_TTM(E, T, KIND))
-#include "spt_dtypes.def"
-#undef X
+#define SPT__TEMPLATE "ops/products/template/ttm_fibers.c"
+#include "ops/each_dtype.h"
 
 typedef void (*ttm_fn)(const void *, const int64_t *, int64_t, int64_t, const int64_t *, const int64_t *, int64_t,
                        int64_t, const void *, int64_t, int64_t *, void *);

@@ -20,6 +20,8 @@ static bool seg_start(const void *ctx, int64_t i) {
 }
 
 #define SEG_OK(KIND) SPT__KINDS_REAL(KIND)
+#define SEG_IS_FLOAT(K) SEG_IS_FLOAT_(K)
+#define SEG_IS_FLOAT_(K) SEG_IS_FLOAT_##K
 #define SEG_IS_FLOAT_INT 0
 #define SEG_IS_FLOAT_UINT 0
 #define SEG_IS_FLOAT_FLOAT 1
@@ -34,89 +36,61 @@ static bool seg_start(const void *ctx, int64_t i) {
                                               (uintptr_t)spt__int_at((c)->idx, (i) + SEG_AHEAD) * (rowbytes))); \
     } while (0)
 
-/* One chunk, positions [lo, hi), in a single streaming pass that also validates: the ids must run
- * non-decreasing from ids[lo] and stay below `limit` (the next chunk's first id, or the row count), every
- * index inside data. The chunk writes only rows [ids[lo], limit), which the caller made disjoint across
- * chunks, so even invalid input neither races nor leaves the output; false on the first violation (the
- * caller then reruns the exact checks for the message). Each segment's rows are summed in position
- * order from zero, then divided by the count (mean) or its square root (sqrt_n) for floats. */
-#define SEG_DEF(E, T, KIND)                                                                         \
-    static bool seg_##E(const seg_ctx *c, int64_t lo, int64_t hi, int64_t limit) {                  \
-        const T *d_ = c->data;                                                                      \
-        T *o_ = c->out;                                                                             \
-        const int64_t w_ = c->inner, nr_ = c->nrows;                                                \
-        int64_t a_ = lo;                                                                            \
-        int64_t s_ = spt__int_at(c->ids, lo);                                                       \
-        while (a_ < hi) {                                                                           \
-            T *row_ = o_ + s_ * w_;                                                                 \
-            int64_t b_ = a_;                                                                        \
-            for (; b_ < hi; b_++) {                                                                 \
-                const int64_t id_ = spt__int_at(c->ids, b_);                                        \
-                if (id_ != s_) {                                                                    \
-                    if (id_ < s_ || id_ >= limit) return false;                                     \
-                    break;                                                                          \
-                }                                                                                   \
-                SEG_PREFETCH(c, d_, b_, hi, (uintptr_t)w_ * sizeof(T));                             \
-                const int64_t v_ = spt__int_at(c->idx, b_);                                         \
-                if ((uint64_t)v_ >= (uint64_t)nr_) return false;                                    \
-                const T *src_ = d_ + v_ * w_;                                                       \
-                for (int64_t k_ = 0; k_ < w_; k_++) row_[k_] = SPT__ADD_##KIND(T, row_[k_], src_[k_]); \
-            }                                                                                       \
-            SPT__WHEN(SEG_IS_FLOAT_##KIND, if (c->mode != SPT__SEG_SUM) {                           \
-                T div_ = c->mode == SPT__SEG_MEAN ? (T)(b_ - a_) : (T)sqrt((double)(b_ - a_));      \
-                for (int64_t k_ = 0; k_ < w_; k_++) row_[k_] /= div_;                               \
-            })                                                                                      \
-            if (b_ < hi) s_ = spt__int_at(c->ids, b_);                                              \
-            a_ = b_;                                                                                \
-        }                                                                                           \
-        return true;                                                                                \
-    }
-#define X(E, name, T, KIND) SPT__WHEN(SEG_OK(KIND), SEG_DEF(E, T, KIND))
-#include "spt_dtypes.def"
-#undef X
+/* The chunk pass per dtype (template/segment_rows.c says what it checks and computes). */
+#define OK(KIND) SEG_OK(KIND)
+#define SPT__TEMPLATE "ops/reduce/template/segment_rows.c"
+#include "ops/each_dtype.h"
 
-/* float32 / float64 rows of a fixed width W: the same pass with the segment's sum held in a local
- * accumulator of W lanes (registers) and stored once; the same additions in the same order as above. */
-#define SEG_FIX(NAME, T, W)                                                                         \
-    static bool NAME(const seg_ctx *c, int64_t lo, int64_t hi, int64_t limit) {                     \
-        const T *d_ = c->data;                                                                      \
-        T *o_ = c->out;                                                                             \
-        const int64_t nr_ = c->nrows;                                                               \
-        int64_t a_ = lo;                                                                            \
-        int64_t s_ = spt__int_at(c->ids, lo);                                                       \
-        while (a_ < hi) {                                                                           \
-            T acc_[W];                                                                              \
-            for (int k_ = 0; k_ < W; k_++) acc_[k_] = 0;                                            \
-            int64_t b_ = a_;                                                                        \
-            for (; b_ < hi; b_++) {                                                                 \
-                const int64_t id_ = spt__int_at(c->ids, b_);                                        \
-                if (id_ != s_) {                                                                    \
-                    if (id_ < s_ || id_ >= limit) return false;                                     \
-                    break;                                                                          \
-                }                                                                                   \
-                SEG_PREFETCH(c, d_, b_, hi, W * sizeof(T));                                         \
-                const int64_t v_ = spt__int_at(c->idx, b_);                                         \
-                if ((uint64_t)v_ >= (uint64_t)nr_) return false;                                    \
-                const T *src_ = d_ + v_ * W;                                                        \
-                for (int k_ = 0; k_ < W; k_++) acc_[k_] += src_[k_];                                \
-            }                                                                                       \
-            if (c->mode != SPT__SEG_SUM) {                                                          \
-                T div_ = c->mode == SPT__SEG_MEAN ? (T)(b_ - a_) : (T)sqrt((double)(b_ - a_));      \
-                for (int k_ = 0; k_ < W; k_++) acc_[k_] /= div_;                                    \
-            }                                                                                       \
-            memcpy(o_ + s_ * W, acc_, sizeof acc_);                                                 \
-            if (b_ < hi) s_ = spt__int_at(c->ids, b_);                                              \
-            a_ = b_;                                                                                \
-        }                                                                                           \
-        return true;                                                                                \
-    }
-SEG_FIX(seg_f32_4, float, 4)
-SEG_FIX(seg_f32_8, float, 8)
-SEG_FIX(seg_f32_16, float, 16)
-SEG_FIX(seg_f32_32, float, 32)
-SEG_FIX(seg_f64_4, double, 4)
-SEG_FIX(seg_f64_8, double, 8)
-SEG_FIX(seg_f64_16, double, 16)
+/* float32 / float64 rows of a fixed width: template/segment_fixed.c per (type, width). */
+#define SEG_FN seg_f32_4
+#define SEG_FT float
+#define SEG_W 4
+#include "ops/reduce/template/segment_fixed.c"
+#undef SEG_FN
+#undef SEG_FT
+#undef SEG_W
+#define SEG_FN seg_f32_8
+#define SEG_FT float
+#define SEG_W 8
+#include "ops/reduce/template/segment_fixed.c"
+#undef SEG_FN
+#undef SEG_FT
+#undef SEG_W
+#define SEG_FN seg_f32_16
+#define SEG_FT float
+#define SEG_W 16
+#include "ops/reduce/template/segment_fixed.c"
+#undef SEG_FN
+#undef SEG_FT
+#undef SEG_W
+#define SEG_FN seg_f32_32
+#define SEG_FT float
+#define SEG_W 32
+#include "ops/reduce/template/segment_fixed.c"
+#undef SEG_FN
+#undef SEG_FT
+#undef SEG_W
+#define SEG_FN seg_f64_4
+#define SEG_FT double
+#define SEG_W 4
+#include "ops/reduce/template/segment_fixed.c"
+#undef SEG_FN
+#undef SEG_FT
+#undef SEG_W
+#define SEG_FN seg_f64_8
+#define SEG_FT double
+#define SEG_W 8
+#include "ops/reduce/template/segment_fixed.c"
+#undef SEG_FN
+#undef SEG_FT
+#undef SEG_W
+#define SEG_FN seg_f64_16
+#define SEG_FT double
+#define SEG_W 16
+#include "ops/reduce/template/segment_fixed.c"
+#undef SEG_FN
+#undef SEG_FT
+#undef SEG_W
 
 typedef bool (*seg_fn)(const seg_ctx *, int64_t, int64_t, int64_t);
 static const seg_fn seg_table[SPT_NUM_DTYPES] = {

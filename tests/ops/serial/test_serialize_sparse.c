@@ -20,6 +20,7 @@ static void test_round_trip_every_dtype(void **state) {
         assert_int_equal(spt_dense_size(d), 3);
         ASSERT_OK(spt_deserialize_sparse(d, (spt_dtype)dt, &b));
         spt_test_expect_tensor(b, 2, s, 3, ix, spt_tensor_values(t));
+        spt_tensor_free(b);
         ASSERT_ST(SPT_EINVAL, spt_deserialize_sparse(d, dt == SPT_INT64 ? SPT_INT32 : SPT_INT64, &b));
         ASSERT_MSG("Requested SparseTensor of type");
         assert_null(b);
