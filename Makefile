@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # spt -- plain GNU make.
-#   make            build/libspt.a, build/libspt.so, build/spt
+#   make            the Debian packages the build needs, then build/libspt.a, build/libspt.so, build/spt
 #   make run        build and run the walkthrough on data/
 #   make test       build and run every test, plainly and under ASan + UBSan (installs what it needs)
 #   make bench      benchmarks against the peers          make fuzz   libFuzzer harnesses
@@ -48,6 +48,14 @@ TESTS_SAN   := $(TEST_SRC:tests/%.c=$(SAN)/tests/%)
 
 .PHONY: all run test test-c test-san test-conformance test-python deps bench fuzz memcheck install clean
 .SECONDARY:
+
+# Plain `make`: the Debian packages the build needs (tools/install-deps.sh build), then `all` in a new make,
+# which reads the libraries' flags (pkg-config) after they are installed.
+.DEFAULT_GOAL := default
+default:
+	@sh tools/install-deps.sh build
+	@$(MAKE) --no-print-directory all
+.PHONY: default
 
 all: $(REL)/libspt.a $(REL)/libspt.so $(REL)/spt
 
