@@ -22,8 +22,13 @@
 bool spt__mb_simd_on(size_t es) { return es == 8 && spt__simd() >= SPT__SIMD_AVX512; }
 
 /* Everything below is compiled for AVX-512 and only called when the processor has it. */
+/* Every function from here to the matching pop is compiled for AVX-512 (GCC's pragma; clang's own form). */
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq")
+#endif
 
 static inline __attribute__((always_inline)) void keys_of(const int64_t *ix, const int64_t *sh, int64_t n, uint64_t *k,
                                                           const int64_t R) {
@@ -194,7 +199,11 @@ void spt__mb_simd_run(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, 
     default: run_rank(m, L, bi, bv, both, m->rank); break;
     }
 }
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 #else
 bool spt__mb_simd_on(size_t es) {
