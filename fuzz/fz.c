@@ -59,7 +59,9 @@ static void *fz_malloc(size_t n) {
         refused = true;
         return NULL;
     }
-    return malloc(n);
+    void *q = malloc(n); /* a request the system cannot meet (terabytes asked for honestly) fails too */
+    if (!q) refused = true;
+    return q;
 }
 
 static void *fz_realloc(void *p, size_t n) {
@@ -67,7 +69,9 @@ static void *fz_realloc(void *p, size_t n) {
         refused = true;
         return NULL;
     }
-    return realloc(p, n);
+    void *q = realloc(p, n);
+    if (!q && n > 0) refused = true;
+    return q;
 }
 
 static void fz_free(void *p) { free(p); }

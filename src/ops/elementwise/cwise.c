@@ -111,7 +111,9 @@ static spt_status cwise(const char *fn, int op, const spt_tensor *a, const spt_d
         int64_t j = k - (sr - dr); /* dense dim aligned with sparse dim k */
         if (j < 0 || dense->shape[j] == 1) strides[k] = 0;
         else strides[k] = s;
-        if (j >= 0) s *= dense->shape[j]; /* the dense volume fits in int64 */
+        /* the product overflows only past a zero-size dim, and then there is no entry to address (an
+         * entry against an empty dense operand was refused above) */
+        if (j >= 0 && spt__mul_i64(s, dense->shape[j], &s)) s = 0;
     }
     /* a's indices, shape, order and flags; the values are all written by the kernel (numeric dtypes) */
     SPT__CHECK(spt__tensor_alloc_uninit(fn, a->dtype, sr, a->shape, n, a->order, &o));
