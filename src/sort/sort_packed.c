@@ -3,12 +3,11 @@
  * bit field of one 64-bit key, so the sorted keys decode back into the indices. Two-word keys of up to
  * 64 + 11 bits (large inputs) the same way: the top digit is the bucket, the word below it is sorted. */
 #include "sort/sort_internal.h"
+#include "sort/msd.h"
 
 #include "core/stream.h"
 
 /* ---- the fast path: bit-packed keys, 8-byte payloads carried through the sort ------------------ */
-
-#define FAST_MAX_DIGIT 11
 
 /* The top digit of the hybrid sort (MSD scatter into about 4k entries per bucket) for n entries. */
 static int hybrid_digit(int64_t n, int bits) {
@@ -54,12 +53,6 @@ bool spt__make_packing(const spt_tensor *t, const int64_t *order, packing *pk) {
 
 #define BUCKET_TOP_MIN 256 /* two-word buckets up to this size: spt__bucket_sort directly */
 #define WC_N 8 /* entries per write-combining buffer: one 64-byte line of keys, one of payloads */
-#define FAST_MAX_CHUNKS 64
-
-typedef struct radix_plan {
-    int passes, digit, shift0; /* digit p covers bits [shift0 + p*digit, +digit) */
-    int64_t n, chunks, chunk;
-} radix_plan;
 
 static int64_t chunk_lo(const radix_plan *rp, int64_t c) { return c * rp->chunk; }
 static int64_t chunk_hi(const radix_plan *rp, int64_t c) {
@@ -777,61 +770,6 @@ fail:
 /* The steps of the hybrid sort above, cut apart so that an all-to-all fits between the MSD scatter and
  * the bucket sorts: the same key packing, top-digit counts (packed_keys) and scatter
  * (msd_from_indices); the serial reorder does not go through here. */
-
-struct spt__msd {
-    packing pk;
-    radix_plan rp; /* passes 1, digit = the bucket digit, shift0 = bits - digit; n and chunks local */
-    int64_t *hist; /* rp.chunks x 2^digit per-chunk counts of the top digit */
-    /* the finish (spt__msd_prepare): sources, buckets, their counts (borrowed), piece offsets and bucket
-     * starts, per-thread scratch of 4 x maxm words and bucket-sort counters */
-    int nsrc, nthb;
-    int64_t nbk, maxm;
-    const int64_t *cnt;
-    int64_t *off, *hs;
-    uint64_t *ts;
-};
-
-spt_status spt__msd_plan(const char *fn, const spt_tensor *t, const int64_t *order, spt__msd **out) {
-    spt_status st = SPT_OK;
-    *out = NULL;
-    const size_t es = spt_dtype_size(t->dtype);
-    packing pk;
-    if (t->dtype == SPT_STRING || es > 8 || t->rank < 1 || !spt__make_packing(t, order, &pk) || pk.bits > 64 ||
-        pk.bits < 1)
-        return SPT_OK;
-    spt__msd *m = spt__calloc(1, sizeof *m);
-    if (!m) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
-    m->pk = pk;
-    m->rp.passes = 1;
-    m->rp.digit = pk.bits < FAST_MAX_DIGIT ? pk.bits : FAST_MAX_DIGIT;
-    m->rp.shift0 = pk.bits - m->rp.digit;
-    m->rp.n = t->nnz;
-    int nth = spt_get_num_threads();
-    int64_t chunks = nth < 1 ? 1 : nth;
-    if (chunks > FAST_MAX_CHUNKS) chunks = FAST_MAX_CHUNKS;
-    if (chunks > t->nnz) chunks = t->nnz;
-    if (chunks < 1) chunks = 1;
-    m->rp.chunks = chunks;
-    m->rp.chunk = (t->nnz + chunks - 1) / chunks;
-    m->hist = spt__alloc_array(fn, chunks, (int64_t)1 << m->rp.digit, sizeof(int64_t), true, &st);
-    if (!m->hist) {
-        spt__free(m);
-        return st;
-    }
-    *out = m;
-    return SPT_OK;
-}
-
-void spt__msd_free(spt__msd *m) {
-    if (!m) return;
-    spt__free(m->hist);
-    spt__free(m->off);
-    spt__free(m->ts);
-    spt__free(m->hs);
-    spt__free(m);
-}
-
-int spt__msd_digit(const spt__msd *m) { return m->rp.digit; }
 
 spt_status spt__msd_count(const char *fn, spt__msd *m, const spt_tensor *t, int64_t *counts) {
     const int64_t nb = (int64_t)1 << m->rp.digit;
