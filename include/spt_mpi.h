@@ -225,6 +225,30 @@ spt_status spt_dtensor_sparse_sparse_matmul(const spt_dtensor *a, const spt_dten
 spt_status spt_dtensor_mttkrp(const spt_dtensor *t, const spt_dense *const *factors, int64_t nfactors, int64_t mode,
                               int root, spt_dense **out);
 
+/* How spt_dtensor_mttkrp_rows gets the factor rows a rank's entries read. */
+typedef enum spt_mpi_factors {
+    SPT_MPI_FACTORS_AUTO = 0,      /* the cheaper of the two below by the model's bytes per rank */
+    SPT_MPI_FACTORS_REPLICATE = 1, /* every rank receives every factor whole (an all-to-all of the blocks) */
+    SPT_MPI_FACTORS_FETCH = 2      /* every rank fetches only the rows its entries read from their owners */
+} spt_mpi_factors;
+/* spt_mttkrp of a dtensor with the factor matrices in ROW BLOCKS: rank p passes rows [row_begin[k],
+ * row_begin[k] + rows) of factor k as factor_rows[k] (shape [rows, R]; factor_rows[mode] and
+ * row_begin[mode] are not read); the blocks of ranks 0..P-1 of each factor must follow each other from
+ * row 0 (a block may be empty), cover the tensor's dim k and have one column count (else SPT_EINVAL, the
+ * same on every rank); the serial op's other checks and messages, agreed. Each rank needs of factor k
+ * only the u_k distinct rows its entries read: with `how` SPT_MPI_FACTORS_FETCH it asks their owners for
+ * exactly those (8 bytes out and R values back per row not its own); with _REPLICATE every block goes to
+ * every rank ((I_k - own rows) x R values in per rank); _AUTO takes the way whose largest per-rank byte
+ * count is smaller (the same choice on every rank), and *taken (may be NULL) says which was taken.
+ * Either way each rank then runs the serial spt_mttkrp on its piece with the indices renumbered into its
+ * u_k rows, so the two ways give the same bits; the windows of output rows are summed on `root` as in
+ * spt_dtensor_mttkrp (same result and tolerance against the serial op). *out on root (every rank for
+ * root == -1), NULL elsewhere. Memory per rank when fetching: its u_k rows of each factor, never a whole
+ * factor. */
+spt_status spt_dtensor_mttkrp_rows(const spt_dtensor *t, const spt_dense *const *factor_rows, const int64_t *row_begin,
+                                   int64_t nfactors, int64_t mode, spt_mpi_factors how, int root, spt_dense **out,
+                                   spt_mpi_factors *taken);
+
 /* spt_sparsify of a distributed T (tensor-of-tensors, spt.h): the outer index space is cut into one
  * contiguous block of row-major outer indices per rank, [*begin, *end) on rank p, the blocks of ranks
  * 0..P-1 in order covering [0, outer volume) (a rank's block may be empty). The cut is the same on every

@@ -221,7 +221,7 @@ static int cmp_i64(const void *x, const void *y) {
     return a < b ? -1 : a > b;
 }
 
-static int64_t lower_i64(const int64_t *v, int64_t n, int64_t x) {
+int64_t spt__mpi_lower_i64(const int64_t *v, int64_t n, int64_t x) {
     int64_t lo = 0, hi = n;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
@@ -234,7 +234,7 @@ static int64_t lower_i64(const int64_t *v, int64_t n, int64_t x) {
 /* The blocks of B: info[3q..3q+3) = (first row, rows, columns) of rank q's block, gathered, checked to
  * follow each other from row 0 with one column count; *KBtot the rows of the stored B. Collective;
  * errors agreed (the checks run on replicated data). */
-static spt_status rows_blocks(spt_mpi_ctx *ctx, const char *fn, spt_status st, const spt_dense *b_rows, int64_t b_begin,
+spt_status spt__mpi_rows_blocks(spt_mpi_ctx *ctx, const char *fn, spt_status st, const spt_dense *b_rows, int64_t b_begin,
                               int64_t **info, int64_t *KBtot) {
     const int P = ctx->size;
     int64_t mine[3] = {st == SPT_OK ? b_begin : -1, st == SPT_OK ? b_rows->shape[0] : -1, st == SPT_OK ? b_rows->shape[1] : -1};
@@ -259,7 +259,7 @@ fail:
 
 /* The distinct rows k of op(B) that column kcol of my entries reads, ascending, into need (room for
  * n >= 1): a bitmap when K is not much larger than the entries, else a sort. *nk their count. Local. */
-static spt_status rows_needed(const char *fn, const spt_tensor *t, int kcol, int64_t K, int64_t *need, int64_t *nk) {
+spt_status spt__mpi_rows_needed(const char *fn, const spt_tensor *t, int kcol, int64_t K, int64_t *need, int64_t *nk) {
     spt_status st = SPT_OK;
     const int64_t n = t->nnz;
     *nk = 0;
@@ -268,7 +268,7 @@ static spt_status rows_needed(const char *fn, const spt_tensor *t, int kcol, int
         uint8_t *seen = spt__alloc_array(fn, K / 8 + 1, 1, 1, true, &st);
         if (!seen) return st;
         for (int64_t i = 0; i < n; i++) {
-            int64_t k = t->indices[2 * i + kcol];
+            int64_t k = t->indices[t->rank * i + kcol];
             seen[k >> 3] |= (uint8_t)(1u << (k & 7));
         }
         for (int64_t k = 0; k < K; k++)
@@ -276,28 +276,17 @@ static spt_status rows_needed(const char *fn, const spt_tensor *t, int kcol, int
         spt__free(seen);
         return SPT_OK;
     }
-    for (int64_t i = 0; i < n; i++) need[i] = t->indices[2 * i + kcol];
+    for (int64_t i = 0; i < n; i++) need[i] = t->indices[t->rank * i + kcol];
     qsort(need, (size_t)n, sizeof *need, cmp_i64);
     for (int64_t i = 0; i < n; i++)
         if (i == 0 || need[i] != need[i - 1]) need[(*nk)++] = need[i];
     return SPT_OK;
 }
 
-/* The fetch of the rows of op(B) one rank's entries read. info: the blocks (rows_blocks); need[0..nk):
- * the rows wanted; cnt: P request counts sent | P received | P sdispl | P rdispl | P reply bytes sent |
- * received | sdispl | rdispl (the reply to a request for k: NC values, or one value per row of the
- * block); req: the requests, grouped by owner. */
-typedef struct rows_fetch {
-    const int64_t *info, *need;
-    int64_t nk, BC, NC, b_begin;
-    bool adjoint_b;
-    size_t es;
-    int64_t *cnt, *req;
-} rows_fetch;
 
 /* The requests: !adjoint_b: row k of B from its owner; adjoint_b: column k of every rank's block.
  * Allocates f->cnt and f->req. Local. */
-static spt_status rows_requests(const char *fn, int P, int me, rows_fetch *f) {
+spt_status spt__mpi_rows_requests(const char *fn, int P, int me, spt__mpi_rows_fetch *f) {
     spt_status st = SPT_OK;
     const int64_t *info = f->info, *need = f->need, nk = f->nk;
     int64_t *cnt = f->cnt = spt__alloc_array(fn, 8, P, sizeof(int64_t), true, &st);
@@ -332,7 +321,7 @@ static spt_status rows_requests(const char *fn, int P, int me, rows_fetch *f) {
 
 /* The answers to the nin requests got[] of the other ranks into reply: my row of B (BC values) or my
  * part of column k (one value per row of my block). Local. */
-static void rows_answer(const rows_fetch *f, const spt_dense *b_rows, const int64_t *got, int64_t nin, char *reply) {
+static void rows_answer(const spt__mpi_rows_fetch *f, const spt_dense *b_rows, const int64_t *got, int64_t nin, char *reply) {
     const int64_t myrows = b_rows->shape[0], BC = f->BC, per = f->adjoint_b ? myrows : BC;
     const size_t es = f->es;
     const char *B = b_rows->data;
@@ -347,7 +336,7 @@ static void rows_answer(const rows_fetch *f, const spt_dense *b_rows, const int6
 
 /* Place the fetched rows (received in `in`, rank q's at rdp[q]) and my own into fetched: !adjoint_b
  * [nk x NC] rows of B; adjoint_b [KBtot x nk] (B's layout, my columns). Local. */
-static void rows_place(const rows_fetch *f, const spt_dense *b_rows, int P, int me, const char *in,
+static void rows_place(const spt__mpi_rows_fetch *f, const spt_dense *b_rows, int P, int me, const char *in,
                        const int64_t *rdp, char *fetched) {
     const int64_t *info = f->info, *need = f->need, nk = f->nk, BC = f->BC;
     const size_t es = f->es;
@@ -375,7 +364,7 @@ static void rows_place(const rows_fetch *f, const spt_dense *b_rows, int P, int 
 
 /* The two exchanges: the requests out (row numbers), the answers back, placed into fetched.
  * Collective; errors agreed. */
-static spt_status rows_exchange(spt_mpi_ctx *ctx, const char *fn, rows_fetch *f, const spt_dense *b_rows,
+spt_status spt__mpi_rows_exchange(spt_mpi_ctx *ctx, const char *fn, spt__mpi_rows_fetch *f, const spt_dense *b_rows,
                                 char *fetched) {
     spt_status st = SPT_OK;
     const int P = ctx->size, me = ctx->rank;
@@ -423,12 +412,12 @@ spt_status spt_dtensor_sparse_dense_matmul_rows(const spt_dtensor *a, const spt_
     const int64_t n = t->nnz;
     int64_t *info = NULL, *need = NULL, *kc = NULL;
     char *fetched = NULL;
-    rows_fetch f = {0};
+    spt__mpi_rows_fetch f = {0};
     if (out) *out = NULL;
     st = check_args(fn, t, b_rows, root, P, out);
     /* the blocks: (begin, rows, columns) of every rank; in order, covering the rows of B */
     int64_t KBtot = 0;
-    SPT__CHECK(rows_blocks(ctx, fn, st, b_rows, b_begin, &info, &KBtot));
+    SPT__CHECK(spt__mpi_rows_blocks(ctx, fn, st, b_rows, b_begin, &info, &KBtot));
     const int64_t BC = info[2]; /* columns of the stored B */
     const int64_t M = adjoint_a ? t->shape[1] : t->shape[0], K = adjoint_a ? t->shape[0] : t->shape[1];
     const int64_t KB = adjoint_b ? BC : KBtot, NC = adjoint_b ? KBtot : BC;
@@ -440,19 +429,19 @@ spt_status spt_dtensor_sparse_dense_matmul_rows(const spt_dtensor *a, const spt_
     /* 1. the distinct rows k of op(B) my entries read, ascending */
     int64_t nk = 0;
     need = spt__alloc_array(fn, n > 0 ? n : 1, 1, sizeof(int64_t), false, &st);
-    if (need) st = rows_needed(fn, t, kcol, K, need, &nk);
+    if (need) st = spt__mpi_rows_needed(fn, t, kcol, K, need, &nk);
     /* kc[i]: entry i's row among the fetched ones */
     if (st == SPT_OK) kc = spt__alloc_array(fn, n > 0 ? n : 1, 1, sizeof(int64_t), false, &st);
     if (kc)
-        for (int64_t i = 0; i < n; i++) kc[i] = lower_i64(need, nk, t->indices[2 * i + kcol]);
+        for (int64_t i = 0; i < n; i++) kc[i] = spt__mpi_lower_i64(need, nk, t->indices[2 * i + kcol]);
     /* 2. the requests, and room for the fetched rows */
-    f = (rows_fetch){.info = info, .need = need, .nk = nk, .BC = BC, .NC = NC, .b_begin = b_begin,
+    f = (spt__mpi_rows_fetch){.info = info, .need = need, .nk = nk, .BC = BC, .NC = NC, .b_begin = b_begin,
                      .adjoint_b = adjoint_b, .es = spt_dtype_size(t->dtype)};
-    if (st == SPT_OK) st = rows_requests(fn, P, me, &f);
+    if (st == SPT_OK) st = spt__mpi_rows_requests(fn, P, me, &f);
     if (st == SPT_OK) fetched = spt__alloc_array(fn, nk, NC, f.es, true, &st);
     SPT__AGREE(ctx, fn);
     /* 3. requests out, rows back */
-    SPT__CHECK(rows_exchange(ctx, fn, &f, b_rows, fetched));
+    SPT__CHECK(spt__mpi_rows_exchange(ctx, fn, &f, b_rows, fetched));
     /* 4. multiply and gather: op(B) row k of entry i is fetched row kc[i] (adjoint_b: column kc[i]) */
     st = local_and_gather(ctx, fn, t, fetched, adjoint_b ? nk : NC, kc, M, NC, adjoint_a, adjoint_b, root, out);
 fail:

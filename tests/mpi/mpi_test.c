@@ -816,6 +816,145 @@ static void run_sparsify(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t 
     spt_tensor_free(full);
 }
 
+/* Rank p's block of an m-row matrix F: rows [b, b + rows) with uneven cuts (rank 0 the most, the last
+ * rank none when P > 2). */
+static spt_dense *factor_block(const spt_dense *F, int64_t *b) {
+    const int64_t m = spt_dense_shape(F)[0], c = spt_dense_shape(F)[1];
+    int64_t cut[65];
+    const int live = g_size > 2 ? g_size - 1 : g_size;
+    for (int q = 0; q <= g_size; q++) cut[q] = q >= live ? m : (m * q * (q + 1)) / (live * (live + 1));
+    *b = cut[g_rank];
+    const int64_t rows = cut[g_rank + 1] - cut[g_rank];
+    const size_t es = spt_dtype_size(spt_dense_dtype(F));
+    spt_dense *out = NULL;
+    CHECK_ST(SPT_OK, spt_dense_new_from(spt_dense_dtype(F), 2, (const int64_t[]){rows, c},
+                                        (const char *)spt_dense_data(F) + (size_t)(*b * c) * es, &out));
+    return out;
+}
+
+/* spt_dtensor_mttkrp_rows by fetching and by replicating: the same bits, and the serial op's result
+ * (integers exactly, float64 within 1e-12 relative), for every mode. */
+static void run_mttkrp_rows(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t R, const int64_t *S, int64_t n,
+                            int pmode, int64_t cols, int root) {
+    spt_tensor *T = random_tensor(seed, dt, R, S, n, -5);
+    spt_dtensor *d = distribute(ctx, T, pmode, NULL);
+    spt_dense *f[SPT_MAX_RANK] = {0}, *blk[SPT_MAX_RANK] = {0};
+    int64_t beg[SPT_MAX_RANK] = {0};
+    for (int64_t m = 0; m < R; m++) {
+        f[m] = random_dense(seed + 10 + (uint64_t)m, dt, S[m], cols);
+        blk[m] = factor_block(f[m], &beg[m]);
+    }
+    const size_t es = spt_dtype_size(dt);
+    for (int64_t md = 0; md < R; md++) {
+        spt_dense *ref = NULL, *C[3] = {NULL, NULL, NULL};
+        spt_mpi_factors took[3];
+        CHECK_ST(SPT_OK, spt_mttkrp(T, (const spt_dense *const *)f, R, md, &ref));
+        for (int how = 0; how < 3; how++)
+            CHECK_ST(SPT_OK, spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)blk, beg, R, md, (spt_mpi_factors)how,
+                                                     root, &C[how], &took[how]));
+        CHECK(took[1] == SPT_MPI_FACTORS_REPLICATE && took[2] == SPT_MPI_FACTORS_FETCH && took[0] != SPT_MPI_FACTORS_AUTO);
+        if (root == -1 || g_rank == root) {
+            CHECK(C[1] && C[2] && ref && spt_dense_size(C[1]) == spt_dense_size(ref));
+            if (C[1] && C[2] && ref) {
+                const size_t bytes = (size_t)spt_dense_size(ref) * es;
+                CHECK(memcmp(spt_dense_data(C[1]), spt_dense_data(C[2]), bytes) == 0); /* same bits both ways */
+                CHECK(memcmp(spt_dense_data(C[0]), spt_dense_data(C[1]), bytes) == 0);
+                if (dt == SPT_INT32) {
+                    CHECK(memcmp(spt_dense_data(C[1]), spt_dense_data(ref), bytes) == 0);
+                } else {
+                    const double *x = spt_dense_data(C[2]), *y = spt_dense_data(ref);
+                    double worst = 0;
+                    for (int64_t i = 0; i < spt_dense_size(C[2]); i++) {
+                        double e = fabs(x[i] - y[i]) / (fabs(y[i]) > 1 ? fabs(y[i]) : 1);
+                        worst = e > worst ? e : worst;
+                    }
+                    CHECK(worst <= 1e-12);
+                }
+            }
+        } else {
+            CHECK(C[0] == NULL && C[1] == NULL && C[2] == NULL);
+        }
+        for (int how = 0; how < 3; how++) spt_dense_free(C[how]);
+        spt_dense_free(ref);
+    }
+    for (int64_t m = 0; m < R; m++) {
+        spt_dense_free(f[m]);
+        spt_dense_free(blk[m]);
+    }
+    spt_dtensor_free(d);
+    spt_tensor_free(T);
+}
+
+static void test_mttkrp_rows(spt_mpi_ctx *ctx) {
+    static const int64_t s3[] = {7, 5, 6}, s4[] = {4, 3, 5, 2}, s2[] = {30, 4}, slong[] = {3000, 40, 2000};
+    uint64_t seed = 6400;
+    for (int pm = 0; pm < 3; pm += g_mode_step) {
+        run_mttkrp_rows(ctx, seed++, SPT_FLOAT64, 3, s3, 80, pm, 4, -1);
+        run_mttkrp_rows(ctx, seed++, SPT_INT32, 3, s3, 80, pm, 3, pm % g_size);
+        run_mttkrp_rows(ctx, seed++, SPT_FLOAT64, 4, s4, 50, pm, 2, 0);
+        run_mttkrp_rows(ctx, seed++, SPT_INT32, 2, s2, 3, pm, 5, -1); /* N < P possible */
+        run_mttkrp_rows(ctx, seed++, SPT_FLOAT64, 3, s3, 0, pm, 2, -1);
+        run_mttkrp_rows(ctx, seed++, SPT_FLOAT64, 3, slong, 60, pm, 3, -1);
+    }
+    /* the model's choice: a few entries in long modes fetch; many entries over short modes (every rank
+     * reading every row of the factors of modes 1 and 2) replicate */
+    spt_tensor *T = random_tensor(7, SPT_FLOAT64, 3, slong, 40, 0), *U = random_tensor(8, SPT_FLOAT64, 3, s3, 400, 0);
+    spt_dtensor *d = distribute(ctx, T, 0, NULL), *du = distribute(ctx, U, 1, NULL);
+    spt_dense *f[3], *fu[3], *b[3], *bu[3];
+    int64_t beg[3], begu[3];
+    for (int m = 0; m < 3; m++) {
+        f[m] = random_dense(20 + (uint64_t)m, SPT_FLOAT64, slong[m], 8);
+        fu[m] = random_dense(30 + (uint64_t)m, SPT_FLOAT64, s3[m], 8);
+        b[m] = factor_block(f[m], &beg[m]);
+        bu[m] = factor_block(fu[m], &begu[m]);
+    }
+    spt_dense *C = NULL;
+    spt_mpi_factors took = SPT_MPI_FACTORS_AUTO;
+    int64_t pay0, pay1, meta;
+    spt_mpi_ctx_reset_traffic(ctx);
+    CHECK_ST(SPT_OK, spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, beg, 3, 1, SPT_MPI_FACTORS_AUTO, 0, &C, &took));
+    spt_mpi_ctx_traffic(ctx, &pay0, &meta);
+    CHECK(g_size == 1 || took == SPT_MPI_FACTORS_FETCH);
+    spt_dense_free(C);
+    C = NULL;
+    spt_mpi_ctx_reset_traffic(ctx);
+    CHECK_ST(SPT_OK, spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, beg, 3, 1, SPT_MPI_FACTORS_REPLICATE, 0, &C, NULL));
+    spt_mpi_ctx_traffic(ctx, &pay1, &meta);
+    int64_t pays[2] = {pay0, pay1};
+    MPI_Allreduce(MPI_IN_PLACE, pays, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(g_size == 1 || pays[0] < pays[1]);
+    spt_dense_free(C);
+    C = NULL;
+    CHECK_ST(SPT_OK, spt_dtensor_mttkrp_rows(du, (const spt_dense *const *)bu, begu, 3, 0, SPT_MPI_FACTORS_AUTO, 0, &C, &took));
+    CHECK(took == SPT_MPI_FACTORS_REPLICATE);
+    spt_dense_free(C);
+    /* errors, the same on every rank, naming the op: blocks that do not cover the dim, one rank's block
+     * wider, a bad way, a bad mode, the factor count */
+    C = (spt_dense *)&C;
+    int64_t bad[3] = {beg[0], beg[1] + (g_rank == g_size - 1), beg[2]};
+    CHECK_ST(SPT_EINVAL, spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, bad, 3, 0, SPT_MPI_FACTORS_AUTO, 0, &C, NULL));
+    CHECK(C == NULL && strstr(spt_last_error(), "spt_dtensor_mttkrp_rows: ") == spt_last_error());
+    spt_dense *wide = g_rank == g_size - 1 ? random_dense(9, SPT_FLOAT64, spt_dense_shape(b[2])[0], 9) : NULL;
+    const spt_dense *bw[3] = {b[0], b[1], wide ? wide : b[2]};
+    CHECK_ST(SPT_EINVAL, spt_dtensor_mttkrp_rows(d, bw, beg, 3, 0, SPT_MPI_FACTORS_FETCH, -1, &C, NULL));
+    CHECK(C == NULL && strstr(spt_last_error(), "columns") != NULL);
+    spt_dense_free(wide);
+    CHECK_ST(SPT_EINVAL, spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, beg, 3, 0, (spt_mpi_factors)7, 0, &C, NULL));
+    CHECK_ST(SPT_ERANGE, spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, beg, 3, 3, SPT_MPI_FACTORS_AUTO, 0, &C, NULL));
+    CHECK_ST(SPT_EINVAL, spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, beg, 2, 0, SPT_MPI_FACTORS_AUTO, 0, &C, NULL));
+    CHECK(C == NULL && strstr(spt_last_error(), "spt_dtensor_mttkrp_rows: ") == spt_last_error());
+    for (int m = 0; m < 3; m++) {
+        spt_dense_free(f[m]);
+        spt_dense_free(fu[m]);
+        spt_dense_free(b[m]);
+        spt_dense_free(bu[m]);
+    }
+    spt_dtensor_free(du);
+    spt_dtensor_free(d);
+    spt_tensor_free(U);
+    spt_tensor_free(T);
+}
+
 static void test_sparsify(spt_mpi_ctx *ctx) {
     static const int64_t S[] = {6, 5, 4}, rev[] = {2, 1, 0}, o120[] = {1, 2, 0};
     static const int64_t os1[] = {6}, os2[] = {3, 6}, os9[] = {9};
@@ -1757,7 +1896,7 @@ int main(int argc, char **argv) {
         {"redistribute", test_redistribute, true}, {"scatter", test_scatter, true}, {"errors", test_errors, true},
         {"reduce", test_reduce, false}, {"reduce_inplace", test_reduce_inplace, true},
         {"sort_donor", test_sort_donor, true}, {"concat", test_concat, false}, {"matmul", test_matmul, true},
-        {"spgemm", test_spgemm, true}, {"mttkrp", test_mttkrp, true}, {"sparsify", test_sparsify, false},
+        {"spgemm", test_spgemm, true}, {"mttkrp", test_mttkrp, true}, {"mttkrp_rows", test_mttkrp_rows, true}, {"sparsify", test_sparsify, false},
         {"sparsify_dense", test_sparsify_dense, false}, {"matmul_rows", test_matmul_rows, true},
         {"add", test_add, true}, {"concat_axes", test_concat_axes, true}, {"tns", test_tns, true},
         {"any_volume", test_any_volume, false}, {"msd", test_msd, true}, {"alloc_sweep", test_alloc_sweep, false},

@@ -183,4 +183,32 @@ spt_status spt__mpi_rename_err(const char *fn, const char *serial, spt_status st
 /* Check the replicated metadata (dtype, rank, shape, order) of `t` equals rank 0's. Collective. */
 spt_status spt__mpi_same_meta(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *order);
 
+/* ---- fetching rows of a matrix held in row blocks (matmul.c; also mttkrp_rows.c) ------------------- */
+/* The blocks: info[3q..3q+3) = (first row, rows, columns) of rank q's block, gathered, checked to
+ * follow each other from row 0 with one column count; *KBtot the rows in all. st: this rank's status so
+ * far (its block is not read unless SPT_OK). Collective; errors agreed. */
+spt_status spt__mpi_rows_blocks(spt_mpi_ctx *ctx, const char *fn, spt_status st, const spt_dense *b_rows, int64_t b_begin,
+                                int64_t **info, int64_t *KBtot);
+/* The distinct values of column kcol of t's index rows (all below K), ascending, into need (room for
+ * t->nnz >= 1 values); *nk their count. Local. */
+spt_status spt__mpi_rows_needed(const char *fn, const spt_tensor *t, int kcol, int64_t K, int64_t *need, int64_t *nk);
+/* The first position of v[0..n) (ascending) whose value is >= x. */
+int64_t spt__mpi_lower_i64(const int64_t *v, int64_t n, int64_t x);
+/* The fetch of the rows of op(B) one rank's entries read. info: the blocks (spt__mpi_rows_blocks); need[0..nk):
+ * the rows wanted; cnt: P request counts sent | P received | P sdispl | P rdispl | P reply bytes sent |
+ * received | sdispl | rdispl (the reply to a request for k: NC values, or one value per row of the
+ * block); req: the requests, grouped by owner. */
+typedef struct spt__mpi_rows_fetch {
+    const int64_t *info, *need;
+    int64_t nk, BC, NC, b_begin;
+    bool adjoint_b;
+    size_t es;
+    int64_t *cnt, *req;
+} spt__mpi_rows_fetch;
+/* The requests (allocates f->cnt and f->req). Local. */
+spt_status spt__mpi_rows_requests(const char *fn, int P, int me, spt__mpi_rows_fetch *f);
+/* Requests out, rows back, placed into fetched (!adjoint_b: nk x NC values). Collective; errors agreed. */
+spt_status spt__mpi_rows_exchange(spt_mpi_ctx *ctx, const char *fn, spt__mpi_rows_fetch *f, const spt_dense *b_rows,
+                                  char *fetched);
+
 #endif
