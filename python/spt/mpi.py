@@ -439,13 +439,34 @@ def sparse_sparse_matmul(a, b, adjoint_a=False, adjoint_b=False, keep_zeros=Fals
     return _collective(ctx, lambda: C.spt_dtensor_sparse_sparse_matmul(a, b, adjoint_a, adjoint_b, keep_zeros))
 
 
+_FACTORS = {"auto": 0, "replicate": 1, "fetch": 2}
+
+
 @public
-def mttkrp(t, factors, mode, root=None):
+def mttkrp(t, factors, mode, root=None, row_begin=None, how="auto"):
     """MTTKRP of a DTensor with factor matrices given on every rank (the same everywhere; factors[mode] is
     not read and may be None): the dense [shape[mode], R] result on every rank (root=None) or on `root`
     only. Integers give the serial result exactly; floats the same sums, rows spanning ranks summed in
-    parts (within rounding of the serial result)."""
+    parts (within rounding of the serial result).
+
+    With `row_begin` (one int per mode), factors[k] is this rank's block of rows [row_begin[k],
+    row_begin[k] + len(factors[k])) of factor k instead (the ranks' blocks in order, covering each
+    factor): each rank then gets only the factor rows its entries read, by fetching them from their
+    owners or by replicating the blocks, `how` = "fetch", "replicate" or "auto" (the cheaper in bytes by
+    the communication model); both ways give the same result."""
     dt = _dtensor(t, "t", "mttkrp")
+    if row_begin is not None:
+        def body_rows():
+            if not isinstance(how, str) or how not in _FACTORS:
+                raise L.err(L.InvalidArgumentError, "mpi.mttkrp", "how must be 'auto', 'replicate' or 'fetch', not %r"
+                            % (how,))
+            fs = L.as_list(factors, "factors", "mpi.mttkrp")
+            loc = dt.local
+            args = [np.zeros((0, 0), dtype=dt.dtype) if f is None and k == mode else
+                    None if f is None else _dense_like(f, loc, "factors", "mpi.mttkrp") for k, f in enumerate(fs)]
+            return C.spt_dtensor_mttkrp_rows(dt, args, row_begin, mode, _FACTORS[how], _root(root, "", -1))
+
+        return _collective(dt.ctx, body_rows)
 
     def body():
         fs = L.as_list(factors, "factors", "mpi.mttkrp")

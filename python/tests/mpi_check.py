@@ -169,6 +169,18 @@ for mode in range(3):
     got = M.mttkrp(M.from_local(piece(Ai)), fi, mode, root=P - 1)
     want = spt.mttkrp(Ai, fi, mode)
     check(got is None if me != P - 1 else got.tobytes() == want.tobytes(), "mttkrp int64 mode %d" % mode)
+    # the factors in row blocks (rank q: rows [cut[q], cut[q+1]), the last rank none when P > 2): fetched
+    # and replicated give the same bytes, and the serial result
+    cuts = [[s * q // max(P - 1, 1) if P > 2 else s * q // P for q in range(P)] + [s] for s in shape3]
+    blocks = [f[c[me]:c[me + 1]] for f, c in zip(fac, cuts)]
+    begins = [c[me] for c in cuts]
+    res = [M.mttkrp(d, blocks, mode, row_begin=begins, how=h) for h in ("fetch", "replicate", "auto")]
+    check(all(r.tobytes() == res[0].tobytes() for r in res), "mttkrp rows mode %d: fetch == replicate == auto" % mode)
+    want = spt.mttkrp(A3, fac, mode)
+    check(np.allclose(res[0], want, rtol=1e-12, atol=0), "mttkrp rows mode %d" % mode)
+    gi = M.mttkrp(M.from_local(piece(Ai)), [None if f is None else f[c[me]:c[me + 1]] for f, c in zip(fi, cuts)],
+                  mode, root=0, row_begin=begins, how="fetch")
+    check(gi is None if me != 0 else gi.tobytes() == spt.mttkrp(Ai, fi, mode).tobytes(), "mttkrp rows int64 mode %d" % mode)
 
 # the tensor of tensors: blocks per rank, joined on the root
 T2 = rand_sparse(8, [6, 5], 20)
@@ -232,6 +244,11 @@ raises(lambda: M.sparse_sparse_matmul(d2, M.from_local(piece(spt.SparseTensor(np
 raises(lambda: M.mttkrp(d, fac, 3), spt.OutOfRangeError, "mode", "mttkrp: mode")
 raises(lambda: M.mttkrp(d, fac, "x"), spt.DtypeError, "mode", "mttkrp: mode 'x'")
 raises(lambda: M.mttkrp(d, fac[:2], 0), spt.InvalidArgumentError, "factors", "mttkrp: two factors")
+raises(lambda: M.mttkrp(d, fac, 0, row_begin=[0, 0, 0], how="all"), spt.InvalidArgumentError, "how",
+       "mttkrp rows: how")
+raises(lambda: M.mttkrp(d, fac, 0, row_begin=[0, 0, 0]), spt.InvalidArgumentError if P > 1 else type(None),
+       "spt_dtensor_mttkrp_rows" if P > 1 else "", "mttkrp rows: every rank passes the whole factor")
+raises(lambda: M.mttkrp(d, fac, 0, row_begin=[0, 0]), spt.InvalidArgumentError, "row_begin", "mttkrp rows: row_begin")
 raises(lambda: M.read(tns, format="mtx"), spt.InvalidArgumentError, "tns", "read: format")
 raises(lambda: M.read(os.path.join(tmp, "missing.tns")), spt.IOError, "missing.tns", "read: no such file")
 raises(lambda: M.read(tns + "\0x"), spt.InvalidArgumentError, "NUL", "read: NUL in the path")

@@ -8,8 +8,8 @@ imported. python/tests/mpi_check.py compares each entry with its prototype in in
 import ctypes
 
 from .. import _lib as L
-from .kinds import (Entry, STATUS, VOID, R_I64, R_DTYPE, R_PTR_I64, T, D, boolean, buffer, cint, double,
-                    handle, handles, i64, i64in, i64out, out, path, struct)
+from .kinds import (Entry, STATUS, VOID, R_I64, R_DTYPE, R_PTR_I64, T, D, boolean, buffer, cint, double, enum,
+                    handle, handles, i64, i64in, i64out, null, out, path, struct)
 
 CTX, DT = "mpi_ctx", "dtensor"
 R_TENSOR = ("const spt_tensor *", ctypes.c_void_p, "value")  # a borrowed tensor's address
@@ -45,6 +45,9 @@ ENTRIES = [
           boolean("adjoint_b"), boolean("keep_zeros"), out("out", DT)),
     Entry("spt_dtensor_mttkrp", STATUS, handle("t", DT), handles("factors", D), i64("nfactors", len_of="factors"),
           i64("mode"), cint("root", lo=-1), out("out", D)),
+    Entry("spt_dtensor_mttkrp_rows", STATUS, handle("t", DT), handles("factor_rows", D), i64in("row_begin", n="nfactors"),
+          i64("nfactors", len_of="factor_rows"), i64("mode"), enum("how", "spt_mpi_factors", 3), cint("root", lo=-1),
+          out("out", D), null("taken", "spt_mpi_factors *")),
     Entry("spt_dtensor_sparsify", STATUS, handle("T", DT), handle("sm", "smap"), i64("nmap", 0),
           i64in("ind2mode", n="2 * nmap"), i64in("outer_shape", n="sm.ind_rank"), i64out("begin", n=1),
           i64out("end", n=1), out("out", "tot")),
