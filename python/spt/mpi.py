@@ -353,12 +353,26 @@ def write(sp_input, path, format=None):
 # ---------------------------------------------------------------------------------------------------
 
 
+def _named(e, olds, op):
+    """e (an SptError) with its message's leading function name, one of olds, replaced by spt.<op>."""
+    msg = e.args[0] if e.args and isinstance(e.args[0], str) else str(e)
+    for old in olds:
+        if msg.startswith(old):
+            x = type(e)("spt.%s: %s" % (op, msg[len(old):]), getattr(e, "status", None))
+            x.__dict__.update({k: v for k, v in e.__dict__.items() if k not in ("message", "status")})
+            return x
+    return e
+
+
 @public
 def reorder(sp_input, order=None, name=None):
     """tf.sparse.reorder of a DTensor: a new DTensor sorted by `order` (None = row-major), stable, balanced;
     the input is not modified."""
     dt = _dtensor(sp_input, "sp_input", "reorder")
-    return _collective(dt.ctx, lambda: C.spt_dtensor_from_local(dt.ctx, dt.local, order))
+    try:
+        return _collective(dt.ctx, lambda: C.spt_dtensor_from_local(dt.ctx, dt.local, order))
+    except L.SptError as e:  # from_local does the work: its errors are reorder's
+        raise _named(e, ("spt.mpi.from_local: ", "spt_dtensor_from_local: "), "mpi.reorder") from None
 
 
 @public

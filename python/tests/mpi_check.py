@@ -242,6 +242,15 @@ raises(lambda: M.sparse_sparse_matmul(d2, M.from_local(piece(spt.SparseTensor(np
                                                                                 np.zeros(0, np.int32), [20, 3])))),
        spt.DtypeError, "", "sparse_sparse_matmul: dtypes")
 raises(lambda: M.mttkrp(d, fac, 3), spt.OutOfRangeError, "mode", "mttkrp: mode")
+for bad, cls in (([0, 0, 1], spt.InvalidArgumentError), ([0, 1], spt.InvalidArgumentError), ("x", spt.DtypeError),
+                 ([0, 1, 7], spt.InvalidArgumentError)):
+    try:
+        M.reorder(d, order=bad)
+        e = None
+    except spt.SptError as x:
+        e = x
+    check(isinstance(e, cls) and str(e).startswith("spt.mpi.reorder: ") and e.message == str(e) and e.status,
+          "reorder %r: the error names spt.mpi.reorder, got %r" % (bad, e))
 raises(lambda: M.mttkrp(d, fac, "x"), spt.DtypeError, "mode", "mttkrp: mode 'x'")
 raises(lambda: M.mttkrp(d, fac[:2], 0), spt.InvalidArgumentError, "factors", "mttkrp: two factors")
 raises(lambda: M.mttkrp(d, fac, 0, row_begin=[0, 0, 0], how="all"), spt.InvalidArgumentError, "how",
