@@ -181,7 +181,9 @@ spt_status spt_dtensor_reduce_sum(const spt_dtensor *dt, const int64_t *axes, in
  * `root` and summed there in rank order. *out on root is the dense [adj_a ? a1 : a0, adj_b ? b0 : b1]
  * result; NULL on the other ranks. root == -1: every rank receives the result. Errors as TF
  * (tf_semantics.md 3.15): SPT_EINVAL "Tensor 'b' is not a matrix", "Cannot multiply A and B because
- * inner dimension does not match: ..."; SPT_EDTYPE for a dtype mismatch or an unsupported dtype. */
+ * inner dimension does not match: ..."; SPT_EDTYPE for a dtype mismatch or an unsupported dtype. B's shape
+ * and a checksum of its bytes are compared with rank 0's (one Allgather of 4 int64): SPT_EINVAL on every
+ * rank, naming the lowest rank whose B differs, when one does. */
 spt_status spt_dtensor_sparse_dense_matmul(const spt_dtensor *a, const spt_dense *b, bool adjoint_a,
                                            bool adjoint_b, int root, spt_dense **out);
 
@@ -213,7 +215,8 @@ spt_status spt_dtensor_sparse_sparse_matmul(const spt_dtensor *a, const spt_dten
 
 /* spt_mttkrp of a dtensor with REPLICATED factor matrices (every rank passes all of them, the same
  * everywhere; factors[mode] is not read): the serial op's checks and messages (agreed; SPT_EINVAL when
- * the column counts differ between ranks). Each rank runs the serial spt_mttkrp on its piece over the
+ * the column counts differ between ranks, or when a factor's shape or content checksum differs from rank
+ * 0's, naming that rank). Each rank runs the serial spt_mttkrp on its piece over the
  * window of output rows its entries touch; the windows are sent to `root` and summed there in rank
  * order. *out on root (every rank for root == -1) is the dense [shape[mode], R] result, NULL elsewhere.
  * Integers: identical to the serial op (wrapping sums). Floats: every output element is the same sum

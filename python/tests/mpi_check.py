@@ -233,6 +233,9 @@ raises(lambda: M.concat(0, []), spt.InvalidArgumentError, "empty", "concat: no i
 raises(lambda: M.reduce_sum(d, axis=[3]), spt.OutOfRangeError, "reduction", "reduce_sum: axis")
 raises(lambda: M.sparse_dense_matmul(d2, np.ones((21, 3))), spt.InvalidArgumentError, "inner dimension",
        "sparse_dense_matmul: inner dims")
+raises(lambda: M.sparse_dense_matmul(d2, np.ones((20, 3)) + (me == P - 1)), spt.InvalidArgumentError if P > 1 else
+       type(None), "rank %d's differs from rank 0's: content checksum" % (P - 1) if P > 1 else "",
+       "sparse_dense_matmul: b's values differ on one rank")
 raises(lambda: M.sparse_dense_matmul(d2, np.ones((20, 3 if me != P - 1 else 4))),
        spt.InvalidArgumentError if P > 1 else type(None), "differs" if P > 1 else "",
        "sparse_dense_matmul: b differs on one rank")

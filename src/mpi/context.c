@@ -244,3 +244,56 @@ spt_status spt__mpi_rename_err(const char *fn, const char *serial, spt_status st
     snprintf(buf, sizeof buf, "%s", m);
     return spt__err(st, "%s: %s", fn, buf);
 }
+
+/* ---- replicated inputs ---------------------------------------------------------------------------- */
+
+/* A 64-bit checksum of n bytes, 8 at a time (a multiply-xorshift mix per word). */
+static uint64_t checksum(uint64_t h, const unsigned char *p, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p + i, n - i);
+    h = (h ^ w ^ (uint64_t)n) * 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 31);
+}
+
+spt_status spt__mpi_same_dense(spt_mpi_ctx *ctx, const char *fn, const char *what, const spt_dense *d) {
+    spt_status st = SPT_OK;
+    const int P = ctx->size;
+    if (P == 1) return SPT_OK;
+    int64_t mine[4] = {d->rank, d->rank > 0 ? d->shape[0] : 0, d->rank > 1 ? d->shape[1] : 0, 0};
+    uint64_t h = checksum(0x5350545F42ull, (const unsigned char *)d->shape, (size_t)d->rank * sizeof(int64_t));
+    if (d->dtype != SPT_STRING) {
+        h = checksum(h, d->data, (size_t)d->size * spt_dtype_size(d->dtype));
+    } else {
+        const spt_str *s = d->data;
+        for (int64_t i = 0; i < d->size; i++) h = checksum(h, (const unsigned char *)s[i].data, (size_t)s[i].len);
+    }
+    mine[3] = (int64_t)h;
+    int64_t *all = spt__alloc_array(fn, P, 4, sizeof(int64_t), false, &st);
+    SPT__AGREE(ctx, fn);
+    SPT__CHECK(spt__mpi_allgather_i64(ctx, fn, mine, 4, all));
+    for (int q = 1; q < P; q++) {
+        const int64_t *a = all + 4 * q;
+        if (a[0] != all[0] || a[1] != all[1] || a[2] != all[2]) {
+            st = spt__err(SPT_EINVAL, "%s: %s must be the same on every rank, but rank %d's differs from rank 0's: "
+                          "shape [%lld, %lld] against [%lld, %lld]", fn, what, q, (long long)a[1], (long long)a[2], (long long)all[1],
+                          (long long)all[2]);
+            break;
+        }
+        if (a[3] != all[3]) {
+            st = spt__err(SPT_EINVAL, "%s: %s must be the same on every rank, but rank %d's differs from rank 0's: "
+                          "content checksum %016llx against %016llx", fn, what, q, (unsigned long long)a[3],
+                          (unsigned long long)all[3]);
+            break;
+        }
+    }
+fail:
+    spt__free(all);
+    return st;
+}

@@ -200,16 +200,9 @@ spt_status spt_dtensor_sparse_dense_matmul(const spt_dtensor *a, const spt_dense
     }
     SPT__AGREE(ctx, fn);
     /* B must be replicated: a rank holding another shape would send blocks of another width (garbage
-     * on the root, or the root alone failing in the transfer while the others wait in the broadcast).
-     * Decided on the reduced values: the same on every rank. */
-    int64_t bm[4] = {b->shape[0], b->shape[1], -b->shape[0], -b->shape[1]};
-    SPT__CHECK(spt__mpi_allreduce_i64(ctx, fn, bm, 4, MPI_MAX));
-    if (bm[0] != -bm[2] || bm[1] != -bm[3]) {
-        st = spt__err(SPT_EINVAL, "%s: B must be the same on every rank, but its shape differs between ranks "
-                      "(rows %lld..%lld, columns %lld..%lld)", fn, (long long)-bm[2], (long long)bm[0],
-                      (long long)-bm[3], (long long)bm[1]);
-        goto fail;
-    }
+     * on the root, or the root alone failing in the transfer while the others wait in the broadcast), one
+     * holding other values a wrong result. Shape and content checksum compared with rank 0's. */
+    SPT__CHECK(spt__mpi_same_dense(ctx, fn, "B", b));
     st = local_and_gather(ctx, fn, t, b->data, b->shape[1], NULL, M, NC, adjoint_a, adjoint_b, root, out);
 fail:
     return st;

@@ -61,6 +61,11 @@ spt_status spt_dtensor_mttkrp(const spt_dtensor *t, const spt_dense *const *fact
                       "differ between ranks (%lld..%lld)", fn, (long long)-rr[1], (long long)rr[0]);
         goto fail;
     }
+    for (int64_t k = 0; k < nfactors; k++) { /* and hold the same values (shape and content checksum) */
+        char what[32];
+        snprintf(what, sizeof what, "factor %lld", (long long)k);
+        if (k != mode) SPT__CHECK(spt__mpi_same_dense(ctx, fn, what, factors[k]));
+    }
     if (ctx->size == 1) {
         if ((st = spt_mttkrp(p, factors, nfactors, mode, out)) != SPT_OK) st = spt__mpi_rename_err(fn, "spt_mttkrp", st);
         return spt__mpi_agree(ctx, fn, st);

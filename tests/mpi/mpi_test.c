@@ -571,7 +571,20 @@ static void test_matmul(spt_mpi_ctx *ctx) {
             B = random_dense(6, SPT_FLOAT64, 4, g_rank == 1 ? 3 : 2);
             C = (spt_dense *)&C;
             CHECK_ST(SPT_EINVAL, spt_dtensor_sparse_dense_matmul(d, B, false, false, root, &C));
-            CHECK(C == NULL && strstr(spt_last_error(), "differs between ranks") != NULL);
+            CHECK(C == NULL && strstr(spt_last_error(), "spt_dtensor_sparse_dense_matmul: ") == spt_last_error() &&
+                  strstr(spt_last_error(), "rank 1's differs from rank 0's: shape") != NULL);
+            spt_dense_free(B);
+        }
+        /* the same shape, one value different on the last rank: agreed error naming that rank */
+        for (int root = -1; root < 1; root++) {
+            B = random_dense(6, SPT_FLOAT64, 4, 2);
+            if (g_rank == g_size - 1) ((double *)spt_dense_data(B))[5] += 1;
+            C = (spt_dense *)&C;
+            CHECK_ST(SPT_EINVAL, spt_dtensor_sparse_dense_matmul(d, B, false, false, root, &C));
+            char want[64];
+            snprintf(want, sizeof want, "rank %d's differs from rank 0's: content checksum", g_size - 1);
+            CHECK(C == NULL && strstr(spt_last_error(), "spt_dtensor_sparse_dense_matmul: ") == spt_last_error() &&
+                  strstr(spt_last_error(), want) != NULL);
             spt_dense_free(B);
         }
     }
@@ -713,6 +726,13 @@ static void test_mttkrp(spt_mpi_ctx *ctx) {
     if (g_size > 1) {
         CHECK_ST(SPT_EINVAL, spt_dtensor_mttkrp(d, (const spt_dense *const *)f, 3, 0, -1, &C));
         CHECK(C == NULL && strstr(spt_last_error(), "differ between ranks") != NULL);
+        spt_dense *g[3] = {random_dense(4, SPT_FLOAT64, 7, 2), random_dense(5, SPT_FLOAT64, 5, 2),
+                           random_dense(6, SPT_FLOAT64, 6, 2)};
+        if (g_rank == 1) ((double *)spt_dense_data(g[2]))[3] = -1; /* rank 1's factor 2 differs in one value */
+        CHECK_ST(SPT_EINVAL, spt_dtensor_mttkrp(d, (const spt_dense *const *)g, 3, 0, -1, &C));
+        CHECK(C == NULL && strstr(spt_last_error(), "spt_dtensor_mttkrp: factor 2 must be the same on every rank, "
+                                                    "but rank 1's differs from rank 0's") == spt_last_error());
+        for (int m = 0; m < 3; m++) spt_dense_free(g[m]);
     }
     for (int m = 0; m < 3; m++) spt_dense_free(f[m]);
     spt_dtensor_free(d);

@@ -183,6 +183,11 @@ spt_status spt__mpi_rename_err(const char *fn, const char *serial, spt_status st
 /* Check the replicated metadata (dtype, rank, shape, order) of `t` equals rank 0's. Collective. */
 spt_status spt__mpi_same_meta(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *order);
 
+/* A REPLICATED dense input `what` of op fn: its rank, shape and a checksum of its bytes (strings: their
+ * bytes) compared with rank 0's; SPT_EINVAL on every rank, naming the lowest rank whose input differs,
+ * when one differs. Collective; errors agreed. */
+spt_status spt__mpi_same_dense(spt_mpi_ctx *ctx, const char *fn, const char *what, const spt_dense *d);
+
 /* ---- fetching rows of a matrix held in row blocks (matmul.c; also mttkrp_rows.c) ------------------- */
 /* The blocks: info[3q..3q+3) = (first row, rows, columns) of rank q's block, gathered, checked to
  * follow each other from row 0 with one column count; *KBtot the rows in all. st: this rank's status so
