@@ -57,7 +57,9 @@ typedef struct spt_mpi_ctx spt_mpi_ctx;
  * finalised (then nothing collective happens); SPT_EINVAL for MPI_COMM_NULL or a NULL out. */
 spt_status spt_mpi_ctx_new(MPI_Comm comm, spt_mpi_ctx **out);
 /* Free the duplicate communicator and the context (collective; NULL-safe). Every spt_dtensor of the
- * context must be freed before. */
+ * context must be freed before. A context still live at MPI_Finalize is freed by it (an attribute of
+ * MPI_COMM_SELF, deleted first thing in MPI_Finalize): after MPI_Finalize a context must not be used or
+ * freed again; dtensors may still be freed. */
 void spt_mpi_ctx_free(spt_mpi_ctx *ctx);
 /* Local accessors: this rank, the number of ranks, the duplicated communicator (borrowed). */
 int spt_mpi_ctx_rank(const spt_mpi_ctx *ctx);

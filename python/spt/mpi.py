@@ -158,8 +158,9 @@ def _context(comm, fn):
 
 
 class _CtxHandle:
-    """The registry's object for an spt_mpi_ctx output: never freed (spt_mpi_ctx_free is collective, and
-    the contexts live as long as the program; MPI_Finalize releases their communicators)."""
+    """The registry's object for an spt_mpi_ctx output: not freed by Python (spt_mpi_ctx_free is
+    collective, and the contexts live as long as the program): MPI_Finalize (mpi4py's, at exit) frees
+    every context still live, communicator and memory."""
 
     __slots__ = ("h",)
 

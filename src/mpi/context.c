@@ -3,6 +3,7 @@
  * collectives and the one exchange primitive (64-bit counts, chunked above the message limit). */
 #include "priv/mpi_priv.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,65 @@ spt_status spt__mpi_rc(const char *fn, int rc, const char *what) {
     if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) len = 0;
     msg[len < MPI_MAX_ERROR_STRING ? len : MPI_MAX_ERROR_STRING - 1] = 0;
     return spt__err(SPT_EINTERNAL, "%s: %s failed: %s", fn, what, msg);
+}
+
+/* ---- the live contexts: those not freed by MPI_Finalize are freed by it -------------------------- */
+/* MPI_Finalize first deletes the attributes of MPI_COMM_SELF, with MPI still usable: one attribute (set
+ * with the first context) whose delete callback frees every context still live, newest first (the same
+ * order on every rank of an SPMD program). */
+
+static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
+static spt_mpi_ctx *live; /* newest first */
+static int live_key = MPI_KEYVAL_INVALID;
+
+static void ctx_release(spt_mpi_ctx *c) {
+    if (c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
+    spt__free(c);
+}
+
+static int at_finalize(MPI_Comm comm, int key, void *attr, void *extra) {
+    (void)comm, (void)key, (void)attr, (void)extra;
+    pthread_mutex_lock(&live_mu);
+    spt_mpi_ctx *c = live;
+    live = NULL;
+    pthread_mutex_unlock(&live_mu);
+    while (c) {
+        spt_mpi_ctx *next = c->next;
+        ctx_release(c);
+        c = next;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Add c to the live list (the callback's attribute set with the first one). Local. */
+static spt_status live_add(const char *fn, spt_mpi_ctx *c) {
+    spt_status st = SPT_OK;
+    pthread_mutex_lock(&live_mu);
+    if (live_key == MPI_KEYVAL_INVALID) {
+        int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &live_key, NULL);
+        if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(MPI_COMM_SELF, live_key, NULL);
+        if (rc != MPI_SUCCESS) {
+            if (live_key != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&live_key);
+            live_key = MPI_KEYVAL_INVALID;
+            st = spt__mpi_rc(fn, rc, "MPI_Comm_set_attr (MPI_COMM_SELF)");
+        }
+    }
+    if (st == SPT_OK) {
+        c->prev = NULL;
+        c->next = live;
+        if (live) live->prev = c;
+        live = c;
+    }
+    pthread_mutex_unlock(&live_mu);
+    return st;
+}
+
+static void live_remove(spt_mpi_ctx *c) {
+    pthread_mutex_lock(&live_mu);
+    if (c->prev) c->prev->next = c->next;
+    else if (live == c) live = c->next;
+    if (c->next) c->next->prev = c->prev;
+    pthread_mutex_unlock(&live_mu);
 }
 
 spt_status spt_mpi_ctx_new(MPI_Comm comm, spt_mpi_ctx **out) {
@@ -38,14 +98,19 @@ spt_status spt_mpi_ctx_new(MPI_Comm comm, spt_mpi_ctx **out) {
     spt_mpi_ctx tmp = {.comm = dup, .limit = INT_MAX};
     MPI_Comm_rank(dup, &tmp.rank);
     MPI_Comm_size(dup, &tmp.size);
-    if (!c) st = spt__err(SPT_ENOMEM, "%s: out of memory for the context", fn);
-    st = spt__mpi_agree(&tmp, fn, st);
+    if (!c) {
+        st = spt__err(SPT_ENOMEM, "%s: out of memory for the context", fn);
+    } else {
+        *c = tmp;
+        st = live_add(fn, c);
+    }
+    st = spt__mpi_agree(c ? c : &tmp, fn, st);
     if (st != SPT_OK) {
+        if (c) live_remove(c);
         spt__free(c);
         MPI_Comm_free(&dup);
         return st;
     }
-    *c = tmp;
     c->meta_bytes = 0;
     *out = c;
     return SPT_OK;
@@ -53,8 +118,8 @@ spt_status spt_mpi_ctx_new(MPI_Comm comm, spt_mpi_ctx **out) {
 
 void spt_mpi_ctx_free(spt_mpi_ctx *ctx) {
     if (!ctx) return;
-    if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
-    spt__free(ctx);
+    live_remove(ctx);
+    ctx_release(ctx);
 }
 
 int spt_mpi_ctx_rank(const spt_mpi_ctx *ctx) { return ctx ? ctx->rank : -1; }

@@ -1929,10 +1929,29 @@ int main(int argc, char **argv) {
         if (times && g_rank == 0) printf("  %-16s %.2f s\n", tests[i].name, MPI_Wtime() - t0);
     }
     spt_mpi_ctx_free(ctx);
+    /* contexts left live (two, one with a dtensor made and freed) are freed by MPI_Finalize: spt's
+     * allocations, counted, are all returned */
+    spt_set_allocator(t_malloc, t_realloc, t_free);
+    const long base = a_live;
+    spt_mpi_ctx *left[2] = {NULL, NULL};
+    CHECK_ST(SPT_OK, spt_mpi_ctx_new(MPI_COMM_WORLD, &left[0]));
+    CHECK_ST(SPT_OK, spt_mpi_ctx_new(MPI_COMM_WORLD, &left[1]));
+    spt_tensor *one = NULL;
+    spt_dtensor *dleft = NULL;
+    CHECK_ST(SPT_OK, spt_tensor_new(SPT_FLOAT64, 1, (const int64_t[]){4}, 1, (const int64_t[]){g_rank % 4},
+                                    (const double[]){1.0}, NULL, &one));
+    CHECK_ST(SPT_OK, spt_dtensor_from_local(left[1], one, NULL, &dleft));
+    spt_dtensor_free(dleft);
+    spt_tensor_free(one);
+    CHECK(a_live > base);
     long tot[2] = {g_checks, g_fails}, all[2] = {0, 0};
     MPI_Allreduce(tot, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Finalize();
+    if (a_live != base) {
+        fprintf(stderr, "[rank %d/%d] %ld allocations of spt left after MPI_Finalize\n", g_rank, g_size, a_live - base);
+        all[1]++;
+    }
     if (g_rank == 0)
         printf("mpi_test at np=%d%s: %ld checks, %ld failed\n", g_size, small ? " (small)" : "", all[0], all[1]);
-    MPI_Finalize();
     return all[1] ? 1 : 0;
 }

@@ -18,6 +18,7 @@ struct spt_mpi_ctx {
     int64_t payload_bytes, meta_bytes;
     int64_t collectives; /* MPI collective calls made (every kind) */
     double phase[SPT_MPI_NPHASES]; /* seconds per phase of the sample sort (spt_mpi_stats) */
+    spt_mpi_ctx *prev, *next;      /* the live contexts, freed by MPI_Finalize if the caller has not */
 };
 
 /* Wall time for the phase timers. */
