@@ -323,5 +323,28 @@ spt_status spt__msd_prepare(const char *fn, spt__msd *m, int nsrc, const int64_t
  * has read them). *unique: no two of them are equal. Cannot fail. */
 void spt__msd_finish(const spt__msd *m, const uint64_t *const *sk, const uint64_t *const *sp, int64_t skip,
                      int64_t keep, spt_tensor *out, bool *unique);
+/* The second level (msd_plan.c), when the top digit's buckets are too coarse for P ranks (a bucket holding
+ * a block boundary would make a rank receive too much): the top buckets holding a boundary are split by
+ * the next d2 bits into 2^d2 sub-buckets, and the sort proceeds over "units" (a whole top bucket, or one
+ * sub-bucket of a split one) in key order exactly as over buckets: spt__msd_prepare/finish take unit
+ * counts. The sub-digit's width for P ranks (0: no bits below the top digit). */
+int spt__msd_sub_digit(const spt__msd *m, int P);
+/* The top buckets (ascending, distinct) holding a block start B[1..P-1] strictly inside them, into pick
+ * (room for P - 1); S: the nb + 1 prefix sums of the global bucket counts. Returns their count K. */
+int64_t spt__msd_pick(const int64_t *S, int64_t nb, const int64_t *B, int P, int64_t *pick);
+/* After spt__msd_scatter (the pairs grouped by top bucket, bucket j at [L[j], L[j+1])): the pairs of each
+ * picked bucket regrouped stably by the sub-digit in place, and cnt[k 2^d2 + s] = how many of them are in
+ * sub-bucket s of pick[k]. Only allocation can fail. */
+spt_status spt__msd_sub_split(const char *fn, const spt__msd *m, int d2, uint64_t *tk, uint64_t *tp, const int64_t *L,
+                              const int64_t *pick, int64_t K, int64_t *cnt);
+/* The unit counts from the top counts (nb) and the picked buckets' sub-counts (K x 2^d2) into unit
+ * (NULL: only counted). Returns the number of units, nb - K + K 2^d2. */
+int64_t spt__msd_units(int64_t nb, int d2, const int64_t *pick, int64_t K, const int64_t *top, const int64_t *sub,
+                       int64_t *unit);
+/* Test hooks: cap the top digit below 11 bits (0: no cap), so that the second level runs at small P; the
+ * levels the last distributed MSD sort used (1 or 2; 0: it fell back to the sample sort), noted by it. */
+void spt__msd_test_cap(int digit);
+int spt__msd_test_levels(void);
+void spt__msd_note_levels(int levels);
 
 #endif /* SPT_INTERNAL_H */

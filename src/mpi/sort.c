@@ -50,9 +50,13 @@ spt_status spt__mpi_local_sort(const char *fn, const spt_tensor *t, const int64_
  * piece is in its rank's entry order) and sorts the bucket stably by the bits below the digit in cache,
  * then decodes it into the result: stable over the global sequence, so byte-identical to the serial
  * sort of the concatenated pieces, duplicates included.
- * Skew: when the buckets a rank would receive exceed 1.1 N/P + MSD_SLACK entries (a giant bucket, e.g.
- * every entry sharing its top index bits), every rank takes the sample sort instead (the decision is
- * made from the global counts, the same everywhere). */
+ * Second level: when the buckets a rank would receive exceed 1.1 N/P + MSD_SLACK entries (2^11 buckets
+ * are too coarse beyond P ~ 100, or the keys cluster), the top buckets holding a block boundary (at most
+ * P - 1) are split by the next d2 bits (msd_plan.c: about 32 sub-buckets per block for uniform keys, so
+ * P up to ~ 2^17 keeps this path): each rank regroups its pairs of those buckets in place, one more
+ * Allreduce sums the K x 2^d2 sub-counts, and the sort goes on over the finer units. Still too much
+ * (a giant sub-bucket, e.g. every entry sharing its top index bits): every rank takes the sample sort
+ * (the decisions are made from the global counts, the same everywhere). */
 
 #define MSD_SLACK 256
 
@@ -196,79 +200,176 @@ static void msd_phase(spt_mpi_ctx *ctx, int ph, double *t0) {
     *t0 = t1;
 }
 
+/* The units of the sort: the top buckets, or with the second level the top buckets and the sub-buckets
+ * of the split ones, in key order. loc: my counts (nu) | L: their prefix sums (nu + 1) | S: the prefix
+ * sums of the global counts (nu + 1). */
+typedef struct msd_units {
+    int64_t nu;
+    int64_t *w; /* owns loc, L, S */
+    int64_t *loc, *L, *S;
+} msd_units;
+
+static spt_status units_alloc(const char *fn, msd_units *u, int64_t nu) {
+    spt_status st = SPT_OK;
+    u->nu = nu;
+    u->w = spt__alloc_array(fn, 3 * nu + 2, 1, sizeof(int64_t), false, &st);
+    u->loc = u->w;
+    u->L = u->w ? u->w + nu : NULL;
+    u->S = u->w ? u->w + 2 * nu + 1 : NULL;
+    return st;
+}
+
+/* L and S from loc and the global counts glob (nu each). */
+static void units_sums(msd_units *u, const int64_t *glob) {
+    memcpy(u->S, glob, (size_t)u->nu * sizeof *u->S);
+    u->S[u->nu] = spt__scan_exclusive(u->S, u->nu);
+    memcpy(u->L, u->loc, (size_t)u->nu * sizeof *u->L);
+    u->L[u->nu] = spt__scan_exclusive(u->L, u->nu);
+}
+
+/* The second level: split the top buckets holding a block boundary by the next d2 bits (the pairs in
+ * tk/tp regrouped in place, stably), sum the sub-counts over the ranks, and replace the top buckets'
+ * units by the finer ones in *u; then the blocks again (*ok false: still skewed, the sample sort).
+ * Collective; errors agreed. */
+static spt_status msd_second_level(spt_mpi_ctx *ctx, const char *fn, spt__msd *m, uint64_t *tk, uint64_t *tp,
+                                   msd_units *u, int64_t *B, int64_t *lo, int64_t *hi, bool *ok) {
+    spt_status st = SPT_OK;
+    const int P = ctx->size;
+    const int64_t nb = u->nu;
+    const int d2 = spt__msd_sub_digit(m, P), ns = (int)1 << d2;
+    int64_t *pick = spt__alloc_array(fn, P, 1, sizeof(int64_t), false, &st), *cnt = NULL, *glob = NULL, K = 0;
+    msd_units v = {0};
+    *ok = false;
+    if (pick) {
+        K = spt__msd_pick(u->S, nb, B, P, pick);
+        cnt = spt__alloc_array(fn, K > 0 ? K : 1, 2 * (int64_t)ns, sizeof(int64_t), false, &st);
+    }
+    if (cnt) st = spt__msd_sub_split(fn, m, d2, tk, tp, u->L, pick, K, cnt);
+    if (st == SPT_OK) st = units_alloc(fn, &v, spt__msd_units(nb, d2, pick, K, NULL, NULL, NULL));
+    if (st == SPT_OK) glob = spt__alloc_array(fn, v.nu, 1, sizeof(int64_t), false, &st);
+    SPT__AGREE(ctx, fn);
+    memcpy(cnt + K * ns, cnt, (size_t)(K * ns) * sizeof *cnt);
+    SPT__CHECK(spt__mpi_allreduce_i64(ctx, fn, cnt + K * ns, K * ns, MPI_SUM));
+    spt__msd_units(nb, d2, pick, K, u->loc, cnt, v.loc);
+    int64_t *top = spt__alloc_array(fn, nb, 1, sizeof(int64_t), false, &st);
+    if (top)
+        for (int64_t j = 0; j < nb; j++) top[j] = u->S[j + 1] - u->S[j];
+    if (top) spt__msd_units(nb, d2, pick, K, top, cnt + K * ns, glob);
+    spt__free(top);
+    SPT__AGREE(ctx, fn);
+    units_sums(&v, glob);
+    *ok = msd_blocks(v.S, v.nu, P, B, lo, hi);
+    spt__free(u->w);
+    *u = v;
+    v.w = NULL;
+fail:
+    spt__free(v.w);
+    spt__free(glob);
+    spt__free(cnt);
+    spt__free(pick);
+    return st;
+}
+
+/* Plan, count, sum the counts, scatter the pairs by bucket, and the units each rank gets (one level, or
+ * two when one is too coarse). *m NULL: the path does not apply (alike on every rank); *ok false:
+ * skewed (the sample sort). glob: my counts' global sums, then every rank's nnz and the in-place flag.
+ * Collective; errors agreed. */
+static spt_status msd_setup(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *ord, spt_tensor *inplace,
+                            spt__msd **m, msd_units *u, int64_t **glob, uint64_t **tk, int64_t *B, int64_t *lo,
+                            int64_t *hi, bool *ok) {
+    spt_status st = SPT_OK;
+    const int P = ctx->size, me = ctx->rank;
+    const int64_t n = t->nnz;
+    double t0 = spt__mpi_now();
+    *ok = false;
+    st = spt__msd_plan(fn, t, ord, m);
+    const int64_t nb = *m ? (int64_t)1 << spt__msd_digit(*m) : 0;
+    if (*m) st = units_alloc(fn, u, nb);
+    if (st == SPT_OK && *m) *glob = spt__alloc_array(fn, nb + P + 1, 1, sizeof(int64_t), false, &st);
+    if (*glob) st = spt__msd_count(fn, *m, t, u->loc);
+    msd_phase(ctx, SPT_MPI_PHASE_LOCAL, &t0);
+    SPT__AGREE(ctx, fn);
+    if (!*m) goto fail; /* not this path (alike on every rank) */
+    int64_t *g = *glob;
+    memcpy(g, u->loc, (size_t)nb * sizeof *g);
+    memset(g + nb, 0, (size_t)(P + 1) * sizeof *g);
+    g[nb + me] = n;
+    g[nb + P] = inplace && inplace->owns_buffers;
+    SPT__CHECK(spt__mpi_allreduce_i64(ctx, fn, g, nb + P + 1, MPI_SUM));
+    units_sums(u, g);
+    msd_phase(ctx, SPT_MPI_PHASE_SPLIT, &t0);
+    /* the pairs grouped by bucket (read from t before an in-place result overwrites it) */
+    *tk = spt__alloc_array(fn, n > 0 ? n : 1, 2, sizeof(uint64_t), false, &st);
+    if (*tk) {
+        spt__hint_huge(*tk, (size_t)(n > 0 ? n : 1) * 16);
+        st = spt__msd_scatter(fn, *m, t, *tk, *tk + (n > 0 ? n : 1));
+    }
+    msd_phase(ctx, SPT_MPI_PHASE_LOCAL, &t0);
+    SPT__AGREE(ctx, fn);
+    *ok = msd_blocks(u->S, nb, P, B, lo, hi);
+    if (!*ok && spt__msd_sub_digit(*m, P) > 0)
+        SPT__CHECK(msd_second_level(ctx, fn, *m, *tk, *tk + (n > 0 ? n : 1), u, B, lo, hi, ok));
+    spt__msd_note_levels(*ok ? (u->nu == nb ? 1 : 2) : 0);
+    msd_phase(ctx, SPT_MPI_PHASE_SPLIT, &t0);
+fail:
+    return st;
+}
+
 spt_status spt__mpi_msd_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *ord,
                              spt_tensor *inplace, spt_tensor **out) {
     spt_status st = SPT_OK;
     const int P = ctx->size, me = ctx->rank;
     const int64_t n = t->nnz, r = t->rank;
     spt__msd *m = NULL;
-    int64_t *w = NULL, *hc = NULL, *c = NULL;
-    uint64_t *tk = NULL, *tp = NULL, *rk = NULL, *rp = NULL;
+    msd_units u = {0};
+    int64_t *glob = NULL, *hc = NULL, *c = NULL, *w = NULL;
+    uint64_t *tk = NULL, *rk = NULL, *rp = NULL;
     const uint64_t **src = NULL;
     spt_tensor *o = NULL;
+    bool ok = false;
     *out = NULL;
-    double t0 = spt__mpi_now();
-    st = spt__msd_plan(fn, t, ord, &m);
-    const int64_t nb = m ? (int64_t)1 << spt__msd_digit(m) : 0;
-    /* w: local counts (nb) | their prefix sums L (nb + 1) | global counts (nb), then every rank's nnz (P)
-     * and the ranks whose `inplace` owns its buffers (1) | the prefix S of the counts (nb + 1) | B (P + 1) |
-     * lo (P) | hi (P) */
-    if (m) w = spt__alloc_array(fn, 4 * nb + 3 + 4 * (int64_t)P + 1, 1, sizeof(int64_t), false, &st);
-    int64_t *loc = w, *L = loc + nb, *glob = L + nb + 1, *S = glob + nb + P + 1, *B = S + nb + 1, *lo = B + P + 1,
-            *hi = lo + P;
-    if (w) st = spt__msd_count(fn, m, t, loc);
-    msd_phase(ctx, SPT_MPI_PHASE_LOCAL, &t0);
+    spt__msd_note_levels(0);
+    /* w: B (P + 1) | lo (P) | hi (P) */
+    w = spt__alloc_array(fn, 3 * (int64_t)P + 1, 1, sizeof(int64_t), false, &st);
     SPT__AGREE(ctx, fn);
-    if (!m) goto fail; /* not this path (alike on every rank) */
-    /* the global counts, the balanced blocks and the bucket runs that cover them */
-    memcpy(glob, loc, (size_t)nb * sizeof *glob);
-    memset(glob + nb, 0, (size_t)(P + 1) * sizeof *glob);
-    glob[nb + me] = n;
-    glob[nb + P] = inplace && inplace->owns_buffers;
-    SPT__CHECK(spt__mpi_allreduce_i64(ctx, fn, glob, nb + P + 1, MPI_SUM));
-    memcpy(S, glob, (size_t)nb * sizeof *S);
-    S[nb] = spt__scan_exclusive(S, nb);
-    memcpy(L, loc, (size_t)nb * sizeof *L);
-    L[nb] = spt__scan_exclusive(L, nb);
-    if (!msd_blocks(S, nb, P, B, lo, hi)) goto fail; /* skewed: the sample sort */
+    int64_t *B = w, *lo = B + P + 1, *hi = lo + P;
+    SPT__CHECK(msd_setup(ctx, fn, t, ord, inplace, &m, &u, &glob, &tk, B, lo, hi, &ok));
+    if (!m || !ok) goto fail; /* not this path, or skewed: the sample sort */
+    double t0 = spt__mpi_now();
+    const int64_t nb = (int64_t)1 << spt__msd_digit(m);
     /* in place (reorder of a balanced dtensor): every rank keeps its count, so the result overwrites
-     * the input's buffers once the scatter has read them (no fresh pages to fault in, none to free) */
+     * the input's buffers (no fresh pages to fault in, none to free) */
     bool in_place = glob[nb + P] == P;
     for (int q = 0; q < P && in_place; q++) in_place = glob[nb + q] == B[q + 1] - B[q];
     const int64_t nbk = hi[me] - lo[me];
-    SPT__CHECK(msd_bucket_counts(ctx, fn, loc, lo, hi, &hc));
+    SPT__CHECK(msd_bucket_counts(ctx, fn, u.loc, lo, hi, &hc));
     msd_phase(ctx, SPT_MPI_PHASE_SPLIT, &t0);
     c = spt__alloc_array(fn, 4, P, sizeof(int64_t), false, &st);
     int64_t rtotal = 0;
     if (c) {
-        rtotal = msd_transfer_counts(P, me, L, lo, hi, hc, nbk, c);
-        tk = spt__alloc_array(fn, n > 0 ? n : 1, 2, sizeof(uint64_t), false, &st);
-        rk = tk ? spt__alloc_array(fn, rtotal > 0 ? rtotal : 1, 2, sizeof(uint64_t), false, &st) : NULL;
+        rtotal = msd_transfer_counts(P, me, u.L, lo, hi, hc, nbk, c);
+        rk = spt__alloc_array(fn, rtotal > 0 ? rtotal : 1, 2, sizeof(uint64_t), false, &st);
         src = rk ? spt__calloc((size_t)P * 2, sizeof *src) : NULL;
         if (rk && !src) st = spt__err(SPT_ENOMEM, "%s: out of memory", fn);
     }
     if (src) {
-        tp = tk + (n > 0 ? n : 1);
         rp = rk + (rtotal > 0 ? rtotal : 1);
-        spt__hint_huge(tk, (size_t)(n > 0 ? n : 1) * 16);
         spt__hint_huge(rk, (size_t)(rtotal > 0 ? rtotal : 1) * 16);
         if (in_place) o = inplace;
         else st = spt__tensor_alloc_uninit(fn, t->dtype, r, t->shape, B[me + 1] - B[me], ord, &o);
         if (st == SPT_OK) st = spt__msd_prepare(fn, m, P, hc, nbk);
     }
     SPT__AGREE(ctx, fn);
-    st = spt__msd_scatter(fn, m, t, tk, tp);
-    msd_phase(ctx, SPT_MPI_PHASE_LOCAL, &t0);
-    SPT__AGREE(ctx, fn);
+    const uint64_t *tp = tk + (n > 0 ? n : 1);
     SPT__CHECK(msd_transfer(ctx, fn, tk, tp, c, rk, rp, in_place ? NULL : o));
     msd_phase(ctx, SPT_MPI_PHASE_EXCHANGE, &t0);
-    /* each bucket: its pieces in rank order (my own read in place), sorted, my part decoded */
+    /* each unit: its pieces in rank order (my own read in place), sorted, my part decoded */
     for (int q = 0; q < P; q++) {
-        src[q] = q == me ? tk + L[lo[me]] : rk + c[3 * P + q];
-        src[P + q] = q == me ? tp + L[lo[me]] : rp + c[3 * P + q];
+        src[q] = q == me ? tk + u.L[lo[me]] : rk + c[3 * P + q];
+        src[P + q] = q == me ? tp + u.L[lo[me]] : rp + c[3 * P + q];
     }
     bool uniq = true;
-    spt__msd_finish(m, src, src + P, B[me] - S[lo[me]], B[me + 1] - B[me], o, &uniq);
+    spt__msd_finish(m, src, src + P, B[me] - u.S[lo[me]], B[me + 1] - B[me], o, &uniq);
     for (int64_t d = 0; d < r; d++) o->order[d] = ord[d];
     o->flags = SPT__F_VALID | SPT__F_SORTED | (uniq ? SPT__F_UNIQUE : 0u);
     msd_phase(ctx, SPT_MPI_PHASE_MERGE, &t0);
@@ -281,6 +382,8 @@ fail:
     spt__free(tk);
     spt__free(c);
     spt__free(hc);
+    spt__free(glob);
+    spt__free(u.w);
     spt__free(w);
     spt__msd_free(m);
     return st;

@@ -16,6 +16,10 @@
 #include "spt.h"
 #include "spt_mpi.h"
 
+/* the library's test hooks (src/core/internal.h; the test links the static library) */
+void spt__msd_test_cap(int digit);
+int spt__msd_test_levels(void);
+
 static int g_rank, g_size;
 static int g_mode_step = 1; /* --small: only the pieces cut unevenly (0) and alternate ranks empty (3) */
 static long g_checks, g_fails;
@@ -1819,32 +1823,80 @@ static void cleanup_reduce(void *arg) {
 struct sweep_prod {
     spt_dtensor *a, *b, *c;
     const spt_dense *f[3];
-    spt_dense *d;
+    spt_dense *d, *e[2];
+    const spt_dense *fb[3]; /* this rank's row blocks of f, from rows beg */
+    int64_t beg[3];
 };
 static spt_status op_spgemm(spt_mpi_ctx *ctx, void *arg) {
     struct sweep_prod *p = arg;
     (void)ctx;
     spt_status st = spt_dtensor_sparse_sparse_matmul(p->a, p->b, false, true, false, &p->c);
     if (st == SPT_OK) st = spt_dtensor_mttkrp(p->a, p->f, 3, 1, -1, &p->d);
+    for (int how = 0; how < 2 && st == SPT_OK; how++)
+        st = spt_dtensor_mttkrp_rows(p->a, p->fb, p->beg, 3, 0, how ? SPT_MPI_FACTORS_REPLICATE : SPT_MPI_FACTORS_FETCH,
+                                     -1, &p->e[how], NULL);
     return st;
 }
 static void cleanup_prod(void *arg) {
     struct sweep_prod *p = arg;
     spt_dtensor_free(p->c);
     spt_dense_free(p->d);
+    spt_dense_free(p->e[0]);
+    spt_dense_free(p->e[1]);
     p->c = NULL;
-    p->d = NULL;
+    p->d = p->e[0] = p->e[1] = NULL;
+}
+
+/* The MSD sort's second level, forced at small P by capping the top digit at 1-3 bits (2-8 buckets, as
+ * coarse against P = 2..8 as 2^11 buckets are against P ~ 10^3-10^4): the result identical to the
+ * serial sort, exactly balanced, and the path taken the MSD sort's second level (16 bytes an entry). */
+static void test_msd_two_level(spt_mpi_ctx *ctx) {
+    static const int64_t big[] = {1000, 1000, 1000}, small[] = {50, 40, 30};
+    uint64_t seed = 31000;
+    const int64_t N = 6000, others = N - (N / g_size + (N % g_size > 0));
+    for (int cap = 1; cap <= 3; cap++) {
+        spt__msd_test_cap(cap);
+        spt_tensor *full = random_tensor(seed++, SPT_FLOAT64, 3, big, N, 1);
+        int64_t sent = from_rank0(ctx, full, NULL);
+        const int levels = spt__msd_test_levels();
+        CHECK(g_size == 1 || levels == 2);
+        if (g_rank == 0 && g_size > 1) CHECK(sent >= 16 * others && sent <= 16 * others + 16 * 2 * N / 32 * g_size);
+        /* every order and piece cut (duplicates: clustered indices), and the other widths of value */
+        for (int mode = 0; mode < 4; mode += g_mode_step) run_all_orders(ctx, full, mode);
+        g_clustered = true;
+        spt_tensor *dup = random_tensor(seed++, SPT_INT32, 3, small, 3000, -100);
+        g_clustered = false;
+        for (int mode = 0; mode < 4; mode += g_mode_step) run_all_orders(ctx, dup, mode);
+        static const int64_t o[] = {2, 0, 1};
+        run_from_local(ctx, seed++, SPT_INT8, 3, small, 900, 0, o);
+        run_from_local(ctx, seed++, SPT_UINT64, 3, big, 1500, 3, NULL);
+        spt_tensor_free(dup);
+        spt_tensor_free(full);
+    }
+    /* one level suffices at this P with 8 buckets and 2 ranks, and no cap: one level */
+    spt__msd_test_cap(0);
+    spt_tensor *full = random_tensor(seed++, SPT_FLOAT64, 3, big, N, 1);
+    from_rank0(ctx, full, NULL);
+    CHECK(g_size == 1 || spt__msd_test_levels() == 1);
+    spt_tensor_free(full);
 }
 
 static void test_alloc_sweep(spt_mpi_ctx *ctx) {
     static const int64_t s2[] = {9, 8}, s3[] = {40, 30, 20};
     struct sweep_arg a = {0};
-    {
-        spt_tensor *full = random_tensor(88, SPT_FLOAT64, 3, s3, 60 * g_size, 1);
-        a.piece = slice_entries(full, 60 * g_rank, 60 * g_rank + 60);
+    for (int cap = 0; cap <= 1; cap++) { /* one level; two (the top digit capped at 1 bit, 400 per rank) */
+        const int64_t per = cap ? 400 : 60;
+        spt_tensor *full = random_tensor(88, SPT_FLOAT64, 3, s3, per * g_size, 1);
+        a.piece = slice_entries(full, per * g_rank, per * g_rank + per);
         CHECK_ST(SPT_OK, spt_reordered(full, NULL, &g_sweep_ref));
+        spt__msd_test_cap(cap);
+        spt_dtensor *probe = NULL;
+        CHECK_ST(SPT_OK, spt_dtensor_from_local(ctx, a.piece, NULL, &probe));
+        CHECK(g_size == 1 || spt__msd_test_levels() == cap + 1);
+        spt_dtensor_free(probe);
         spt_set_allocator(t_malloc, t_realloc, t_free);
         for (int victim = 0; victim < g_size; victim++) sweep(ctx, op_msd, cleanup_sweep, &a, victim);
+        spt__msd_test_cap(0);
         spt_set_allocator(NULL, NULL, NULL);
         spt_tensor_free(a.piece);
         spt_tensor_free(g_sweep_ref);
@@ -1887,11 +1939,16 @@ static void test_alloc_sweep(spt_mpi_ctx *ctx) {
     spt_dense *pf[3] = {random_dense(95, SPT_FLOAT64, 3, 2), random_dense(96, SPT_FLOAT64, 6, 2),
                         random_dense(97, SPT_FLOAT64, 5, 2)};
     struct sweep_prod c = {distribute(ctx, pa, 0, NULL), distribute(ctx, pb, 3, (const int64_t[]){2, 1, 0}), NULL,
-                           {pf[0], pf[1], pf[2]}, NULL};
+                           {pf[0], pf[1], pf[2]}, NULL, {NULL, NULL}, {NULL, NULL, NULL}, {0, 0, 0}};
+    spt_dense *pfb[3];
+    for (int m = 0; m < 3; m++) c.fb[m] = pfb[m] = factor_block(pf[m], &c.beg[m]);
     spt_set_allocator(t_malloc, t_realloc, t_free);
     for (int victim = 0; victim < g_size; victim++) sweep(ctx, op_spgemm, cleanup_prod, &c, victim);
     spt_set_allocator(NULL, NULL, NULL);
-    for (int m = 0; m < 3; m++) spt_dense_free(pf[m]);
+    for (int m = 0; m < 3; m++) {
+        spt_dense_free(pf[m]);
+        spt_dense_free(pfb[m]);
+    }
     spt_dtensor_free(c.a);
     spt_dtensor_free(c.b);
     spt_tensor_free(pa);
@@ -1919,7 +1976,7 @@ int main(int argc, char **argv) {
         {"spgemm", test_spgemm, true}, {"mttkrp", test_mttkrp, true}, {"mttkrp_rows", test_mttkrp_rows, true}, {"sparsify", test_sparsify, false},
         {"sparsify_dense", test_sparsify_dense, false}, {"matmul_rows", test_matmul_rows, true},
         {"add", test_add, true}, {"concat_axes", test_concat_axes, true}, {"tns", test_tns, true},
-        {"any_volume", test_any_volume, false}, {"msd", test_msd, true}, {"alloc_sweep", test_alloc_sweep, false},
+        {"any_volume", test_any_volume, false}, {"msd", test_msd, true}, {"msd_two_level", test_msd_two_level, true}, {"alloc_sweep", test_alloc_sweep, false},
     };
     const bool times = getenv("SPT_MPI_TEST_TIMES") != NULL;
     for (size_t i = 0; ctx && i < sizeof tests / sizeof *tests; i++) {
