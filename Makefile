@@ -248,12 +248,13 @@ all: $(REL)/libspt_mpi.a $(REL)/spt-mpi $(REL)/libspt_mpi.so
 endif
 # make bench-mpi: bench/bench_mpi.c at P = 1, 2, 4 (the serial library in the P = 1 run) and the
 # latency/bandwidth of shared memory and TCP loopback at np 2; the table in bench/results/mpi/latest.md
-# (raw rows in build/bench-mpi/raw.tsv). BENCH_MPI_N / BENCH_MPI_REPS. Binding: np 1 (which also times the
+# (raw rows in build/bench-mpi/raw.tsv). BENCH_MPI_N / BENCH_MPI_REPS / BENCH_MPI_OUT (the table's file). Binding: np 1 (which also times the
 # serial library at 1 and 2 threads) --bind-to none, so the serial 2-thread rows get both cores (Open MPI
 # would bind the one process to one core); np 2 --bind-to core (one core per rank); np 4 (oversubscribed)
 # --bind-to none. Each run records the CPUs its ranks may use, printed in the header of latest.md.
 BENCH_MPI_N    ?= 10000000
 BENCH_MPI_REPS ?= 5
+BENCH_MPI_OUT  ?= bench/results/mpi/latest.md
 $(REL)/bench/bench_mpi: bench/bench_mpi.c $(REL)/libspt_mpi.a $(REL)/libspt.a $(HDRS) $(MPI_HDRS)
 	@mkdir -p $(@D)
 	$(MPICC) $(CPPFLAGS) $(CFLAGS_REL) -o $@.$$$$.tmp $< $(REL)/libspt_mpi.a $(REL)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) && mv -f $@.$$$$.tmp $@
@@ -276,8 +277,8 @@ bench-mpi: $(REL)/bench/bench_mpi $(if $(COMBBLAS_H),$(REL)/bench/bench_combblas
 	done; fi
 	@$(MPI_ENV) timeout 600 $(MPIRUN) --quiet -np 2 $(REL)/bench/bench_mpi net $(REL)/bench-mpi/raw.tsv "shared memory (vader)"
 	@$(MPI_ENV) OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo timeout 600 $(MPIRUN) --quiet -np 2 $(REL)/bench/bench_mpi net $(REL)/bench-mpi/raw.tsv "TCP loopback"
-	@$(REL)/bench/bench_mpi report $(REL)/bench-mpi/raw.tsv bench/results/mpi/latest.md
-	@cat bench/results/mpi/latest.md
+	@$(REL)/bench/bench_mpi report $(REL)/bench-mpi/raw.tsv $(BENCH_MPI_OUT)
+	@cat $(BENCH_MPI_OUT)
 .PHONY: test-mpi test-mpi-cli mpi-bench bench-mpi
 # ==== end MPI block ====
 

@@ -18,7 +18,8 @@
  *   matmul      A [10^5, 10^5] with N/10 entries x B [10^5, 16] (dense), result on rank 0: B replicated
  *               (spt_dtensor_sparse_dense_matmul) and B in row blocks (spt_dtensor_sparse_dense_matmul_rows)
  *   mttkrp      mode 0 of the row-major tensor, 3 replicated factors [1000, 16], result on rank 0
- *               (serial: spt_mttkrp)
+ *               (serial: spt_mttkrp); again with the factors in row blocks (spt_dtensor_mttkrp_rows, the
+ *               model choosing between fetching the rows each rank reads and replicating)
  *   spgemm      C = A x A, A [2^16, 2^16] with N/20 entries, random or power-law (serial:
  *               spt_sparse_sparse_matmul); at P = 1 A is written to RAW.spgemm-KIND.mtx and at every P the
  *               gathered C to RAW.spgemm-KIND.spt-npP.mtx, for bench_combblas (bench/bench_combblas.cpp)
@@ -357,8 +358,37 @@ static int run(const char *rawpath, int64_t N, int reps) {
             timed_end(&smt, w0, c0);
             spt_dense_free(c);
         }
-        for (int m = 0; m < 3; m++) spt_dense_free(f[m]);
+        /* the same with the factors in row blocks (rank p: rows [I p / P, I (p+1) / P)), the way to get the
+         * rows a rank reads chosen by the model (spt_dtensor_mttkrp_rows, SPT_MPI_FACTORS_AUTO) */
+        sample smb = {0};
+        spt_dense *fb[3];
+        int64_t beg[3];
+        for (int m = 0; m < 3; m++) {
+            beg[m] = SHAPE[m] * g_rank / g_P;
+            const int64_t rows = SHAPE[m] * (g_rank + 1) / g_P - beg[m];
+            if (spt_dense_new_from(SPT_FLOAT64, 2, (const int64_t[]){rows, MT_R},
+                                   (const double *)spt_dense_data(f[m]) + beg[m] * MT_R, &fb[m]) != SPT_OK)
+                die("alloc");
+        }
+        spt_mpi_factors took = SPT_MPI_FACTORS_AUTO;
+        for (int i = 0; i < reps; i++) {
+            spt_dense *c = NULL;
+            double w0, c0;
+            timed_begin(&w0, &c0);
+            if (spt_dtensor_mttkrp_rows(rm, (const spt_dense *const *)fb, beg, 3, 0, SPT_MPI_FACTORS_AUTO, 0, &c,
+                                        &took) != SPT_OK)
+                die("mttkrp_rows");
+            timed_end(&smb, w0, c0);
+            spt_dense_free(c);
+        }
+        for (int m = 0; m < 3; m++) {
+            spt_dense_free(f[m]);
+            spt_dense_free(fb[m]);
+        }
         emit(raw, "dist mttkrp mode 0", th, &smt, load);
+        emit(raw, took == SPT_MPI_FACTORS_FETCH ? "dist mttkrp mode 0 (factor row blocks: fetched)"
+                                                : "dist mttkrp mode 0 (factor row blocks: replicated)",
+             th, &smb, load);
     }
     spt_dtensor_free(rm);
     /* SpGEMM C = A x A of the random and the power-law matrix; at P = 1 the inputs and every P's result are
@@ -508,6 +538,28 @@ static const row *find(const row *r, int n, const char *op, int P, int th) {
     return NULL;
 }
 
+/* The targets against the peers: CombBLAS's time over spt's (>= 1: spt at least as fast), three ways. */
+static void peer_targets(FILE *o, const row *r, int n) {
+    fprintf(o, "\nAgainst the peers: the peer's time / spt's (>= 1: spt at least as fast), median wall / min wall / "
+               "median CPU. Target: SpGEMM at np 2 at least as fast as CombBLAS at np 2; CombBLAS's SUMMA product "
+               "cannot run at np 2 (its process grids must be square: a 1 x 2 grid stops in the product's grid check, "
+               "2 x 1 aborts; the Debian build has no OpenMP either), so spt np 2 is set against CombBLAS at np 1 and "
+               "np 4 (4 ranks on the same 2 cores).\n\n| comparison | peer / spt |\n| --- | --- |\n");
+    static const char *cmp[3][2] = {{"combblas spgemm random", "dist spgemm random"},
+                                    {"combblas spgemm power-law", "dist spgemm power-law"},
+                                    {"combblas psort row-major", "dist from_local"}};
+    static const int Ps[][2] = {{1, 2}, {4, 2}, {1, 1}, {4, 4}, {2, 2}};
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 5; j++) {
+            if (k < 2 && Ps[j][0] == 2) continue; /* no CombBLAS SpGEMM at np 2 */
+            const row *x = find(r, n, cmp[k][0], Ps[j][0], -1), *y = find(r, n, cmp[k][1], Ps[j][1], -1);
+            fprintf(o, "| %s np %d / %s np %d |", cmp[k][0], Ps[j][0], cmp[k][1], Ps[j][1]);
+            if (x && y && y->med > 0 && y->mn > 0 && y->cpu > 0)
+                fprintf(o, " %.2f / %.2f / %.2f |\n", x->med / y->med, x->mn / y->mn, x->cpu / y->cpu);
+            else fprintf(o, " n/a |\n");
+        }
+}
+
 static int report(const char *rawpath, const char *outpath) {
     FILE *f = fopen(rawpath, "r");
     if (!f) {
@@ -566,17 +618,23 @@ static int report(const char *rawpath, const char *outpath) {
                 x->op, x->P, x->th, x->med, x->mn, x->mx, x->cpu, x->pay, x->meta, x->coll, x->ph[0], x->ph[1],
                 x->ph[2], x->ph[3], x->load);
     }
-    static const char *ops[5][3] = {{"dist from_local", "serial from_local (spt_reordered)", "from_local"},
+    static const char *ops[8][3] = {{"dist from_local", "serial from_local (spt_reordered)", "from_local"},
                                     {"dist reorder", "serial reorder (spt_reorder)", "reorder"},
                                     {"dist reduce_sum", "serial reduce_sum (spt_reduce_sum_sparse)", "reduce_sum"},
                                     {"dist mttkrp mode 0", "serial mttkrp mode 0 (spt_mttkrp)", "mttkrp"},
+                                    {"dist mttkrp mode 0 (factor row blocks: fetched)", "serial mttkrp mode 0 (spt_mttkrp)",
+                                     "mttkrp, factor row blocks fetched"},
+                                    {"dist mttkrp mode 0 (factor row blocks: replicated)", "serial mttkrp mode 0 (spt_mttkrp)",
+                                     "mttkrp, factor row blocks replicated"},
                                     {"dist spgemm random", "serial spgemm random (spt_sparse_sparse_matmul)",
-                                     "spgemm random"}};
+                                     "spgemm random"},
+                                    {"dist spgemm power-law", "serial spgemm power-law (spt_sparse_sparse_matmul)",
+                                     "spgemm power-law"}};
     fprintf(o, "\n## Targets\n\nEach ratio three ways: median wall / min wall / median CPU (the CPU time of the slowest "
                "rank, less disturbed by other processes on a loaded machine, but counting MPI busy-waits).\n\n"
                "| op | P=1 / serial 1 thread (<= 1.2) | P=2 / serial 2 threads (<= 1.3) | P=1 / P=2 (>= 1.5 for "
                "from_local, reorder, mttkrp) |\n| --- | --- | --- | --- |\n");
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 8; k++) {
         const row *d1 = find(r, n, ops[k][0], 1, -1), *d2 = find(r, n, ops[k][0], 2, -1);
         const row *s1 = find(r, n, ops[k][1], 1, 1), *s2 = find(r, n, ops[k][1], 1, 2);
         const row *pairs[3][2] = {{d1, s1}, {d2, s2}, {d1, d2}};
@@ -589,6 +647,7 @@ static int report(const char *rawpath, const char *outpath) {
         }
         fprintf(o, "\n");
     }
+    peer_targets(o, r, n);
     fprintf(o, "\n## SpGEMM against CombBLAS (C = A x A, A [65536, 65536] with N/20 entries)\n\n"
                "CombBLAS's 2-D SUMMA product (`Mult_AnXBn_Synch`, plus-times on doubles) runs on square process "
                "grids only, so it has no np 2 row. Median wall ms (CPU ms of the slowest rank).\n\n"
