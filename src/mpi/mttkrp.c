@@ -19,6 +19,17 @@ static spt_status probe_mttkrp(const char *fn, const spt_tensor *t, const spt_de
     return st;
 }
 
+int64_t spt__mpi_mode_window(const spt_tensor *t, int64_t mode, int64_t *lo) {
+    int64_t a = INT64_MAX, b = -1;
+    for (int64_t i = 0; i < t->nnz; i++) {
+        const int64_t x = t->indices[i * t->rank + mode];
+        a = x < a ? x : a;
+        b = x > b ? x : b;
+    }
+    *lo = b < a ? 0 : a;
+    return b < a ? 0 : b - a + 1;
+}
+
 /* My piece with the mode's index shifted by -lo and its dim set to rows. Local. */
 static spt_status shifted_piece(const char *fn, const spt_tensor *t, int64_t mode, int64_t lo, int64_t rows,
                                 spt_tensor **out) {
@@ -70,14 +81,8 @@ spt_status spt_dtensor_mttkrp(const spt_dtensor *t, const spt_dense *const *fact
         if ((st = spt_mttkrp(p, factors, nfactors, mode, out)) != SPT_OK) st = spt__mpi_rename_err(fn, "spt_mttkrp", st);
         return spt__mpi_agree(ctx, fn, st);
     }
-    int64_t lo = INT64_MAX, hi = -1;
-    for (int64_t i = 0; i < p->nnz; i++) {
-        int64_t x = p->indices[i * p->rank + mode];
-        lo = x < lo ? x : lo;
-        hi = x > hi ? x : hi;
-    }
-    const int64_t rows = hi < lo ? 0 : hi - lo + 1;
-    if (rows == 0) lo = 0;
+    int64_t lo = 0;
+    const int64_t rows = spt__mpi_mode_window(p, mode, &lo);
     for (int64_t k = 0; k < nfactors; k++) fs[k] = k == mode ? NULL : factors[k];
     st = shifted_piece(fn, p, mode, lo, rows, &sh);
     if (st == SPT_OK && (st = spt_mttkrp(sh, fs, nfactors, mode, &blk)) != SPT_OK)

@@ -206,14 +206,8 @@ spt_status spt_dtensor_mttkrp_rows(const spt_dtensor *t, const spt_dense *const 
     spt_status st = local_checks(fn, p, factor_rows, row_begin, nfactors, mode, how, root, ctx->size, out);
     SPT__CHECK(blocks_and_probe(ctx, fn, st, p, factor_rows, row_begin, nf, mode, fp, &R));
     SPT__CHECK(gather_factors(ctx, fn, p, factor_rows, row_begin, nf, mode, how, R, fp, taken));
-    int64_t lo = INT64_MAX, hi = -1;
-    for (int64_t i = 0; i < p->nnz; i++) {
-        int64_t x = p->indices[i * p->rank + mode];
-        lo = x < lo ? x : lo;
-        hi = x > hi ? x : hi;
-    }
-    const int64_t rows = hi < lo ? 0 : hi - lo + 1;
-    if (rows == 0) lo = 0;
+    int64_t lo = 0;
+    const int64_t rows = spt__mpi_mode_window(p, mode, &lo);
     spt_dense cf[SPT_MAX_RANK];
     int64_t shp[SPT_MAX_RANK][2];
     const spt_dense *fs[SPT_MAX_RANK];

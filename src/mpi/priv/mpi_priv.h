@@ -184,6 +184,10 @@ spt_status spt__mpi_rename_err(const char *fn, const char *serial, spt_status st
 /* Check the replicated metadata (dtype, rank, shape, order) of `t` equals rank 0's. Collective. */
 spt_status spt__mpi_same_meta(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *order);
 
+/* The window of mode `mode`'s indices t's entries hold: [*lo, *lo + rows), rows returned (0 and *lo = 0
+ * when t is empty). Local. */
+int64_t spt__mpi_mode_window(const spt_tensor *t, int64_t mode, int64_t *lo);
+
 /* A REPLICATED dense input `what` of op fn: its rank, shape and a checksum of its bytes (strings: their
  * bytes) compared with rank 0's; SPT_EINVAL on every rank, naming the lowest rank whose input differs,
  * when one differs. Collective; errors agreed. */
