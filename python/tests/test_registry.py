@@ -109,6 +109,7 @@ def test_every_c_function_the_package_names_is_in_the_registry():
                "spt_tensor", "spt_dense", "spt_domain", "spt_sparse_map", "spt_tot", "spt_group_iter",
                "spt_release_fn", "spt_progress_fn", "spt_dtype_of", "spt_error", "spt_sparse_map_arg", "spt_dtypes",
                "spt_cross_input", "spt_unary_op", "spt_binary_op", "spt_combiner", "spt_dtensor", "spt_mpi_ctx",
+               "spt_mpi_factors",
                "spt_feature", "spt_example_feature", "spt_example_key", "spt_tfrecord_compression",
                "spt_tfrecord_reader", "spt_tfrecord_writer"}
     structs |= {e.name for e in R_MPI.ENTRIES}  # the distributed layer's (bound by spt.mpi; test_mpi_registry.py)
