@@ -37,13 +37,14 @@ static spt_status shifted_piece(const char *fn, const spt_tensor *t, int64_t mod
     const int64_t r = t->rank, n = t->nnz;
     memcpy(shape, t->shape, (size_t)r * sizeof *shape);
     shape[mode] = rows;
-    spt_status st = spt__tensor_alloc_uninit(fn, t->dtype, r, shape, n, NULL, out);
+    const bool sorted = (t->flags & SPT__F_SORTED) != 0;
+    spt_status st = spt__tensor_alloc_uninit(fn, t->dtype, r, shape, n, sorted ? t->order : NULL, out);
     if (st != SPT_OK) return st;
     if (n == 0) return SPT_OK;
     memcpy((*out)->indices, t->indices, (size_t)(n * r) * sizeof(int64_t));
     for (int64_t i = 0; i < n; i++) (*out)->indices[i * r + mode] -= lo;
     memcpy((*out)->values, t->values, (size_t)n * spt_dtype_size(t->dtype));
-    (*out)->flags = SPT__F_VALID;
+    (*out)->flags = SPT__F_VALID | (t->flags & (SPT__F_SORTED | SPT__F_UNIQUE)); /* a shift keeps the order */
     return SPT_OK;
 }
 

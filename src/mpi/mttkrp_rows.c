@@ -130,7 +130,8 @@ static spt_status compact_piece(const char *fn, const spt_tensor *t, const fpart
     int64_t shape[SPT_MAX_RANK];
     const int64_t r = t->rank, n = t->nnz;
     for (int64_t k = 0; k < r; k++) shape[k] = k == mode ? rows : fp[k].nk;
-    spt_status st = spt__tensor_alloc_uninit(fn, t->dtype, r, shape, n, NULL, out);
+    const bool sorted = (t->flags & SPT__F_SORTED) != 0;
+    spt_status st = spt__tensor_alloc_uninit(fn, t->dtype, r, shape, n, sorted ? t->order : NULL, out);
     if (st != SPT_OK || n == 0) return st;
     int64_t *ix = (*out)->indices;
     memcpy(ix, t->indices, (size_t)(n * r) * sizeof(int64_t));
@@ -151,7 +152,9 @@ static spt_status compact_piece(const char *fn, const spt_tensor *t, const fpart
         }
     }
     memcpy((*out)->values, t->values, (size_t)n * spt_dtype_size(t->dtype));
-    (*out)->flags = SPT__F_VALID;
+    /* every renumbering is increasing: t's order and distinctness carry over (the serial op then needs
+     * no sort of its own) */
+    (*out)->flags = SPT__F_VALID | (t->flags & (SPT__F_SORTED | SPT__F_UNIQUE));
     return SPT_OK;
 }
 
@@ -205,6 +208,11 @@ spt_status spt_dtensor_mttkrp_rows(const spt_dtensor *t, const spt_dense *const 
     const int64_t nf = nfactors > 0 && nfactors <= SPT_MAX_RANK ? nfactors : 0;
     spt_status st = local_checks(fn, p, factor_rows, row_begin, nfactors, mode, how, root, ctx->size, out);
     SPT__CHECK(blocks_and_probe(ctx, fn, st, p, factor_rows, row_begin, nf, mode, fp, &R));
+    if (ctx->size == 1) { /* one block per factor, the whole of it: the serial op (nothing moves either way) */
+        if (taken) *taken = how == SPT_MPI_FACTORS_FETCH ? SPT_MPI_FACTORS_FETCH : SPT_MPI_FACTORS_REPLICATE;
+        if ((st = spt_mttkrp(p, factor_rows, nfactors, mode, out)) != SPT_OK) st = spt__mpi_rename_err(fn, "spt_mttkrp", st);
+        goto fail;
+    }
     SPT__CHECK(gather_factors(ctx, fn, p, factor_rows, row_begin, nf, mode, how, R, fp, taken));
     int64_t lo = 0;
     const int64_t rows = spt__mpi_mode_window(p, mode, &lo);
