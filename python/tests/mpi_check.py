@@ -71,6 +71,15 @@ def raises(fn, cls, text, what):
     check(all(m == msgs[0] for m in msgs), what + ": the same message on every rank")
 
 
+def _last_exc(fn):
+    """The exception fn() raises (None if none)."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - returned to the caller
+        return e
+    return None
+
+
 def rand_sparse(seed, shape, n, dtype=np.float64):
     rng = np.random.default_rng(seed)
     ix = np.stack([rng.integers(0, s, n) for s in shape], axis=1).astype(np.int64) if n else np.zeros((0, len(shape)),
@@ -260,7 +269,10 @@ raises(lambda: M.mttkrp(d, fac, 0, row_begin=[0, 0, 0], how="all"), spt.InvalidA
        "mttkrp rows: how")
 raises(lambda: M.mttkrp(d, fac, 0, row_begin=[0, 0, 0]), spt.InvalidArgumentError if P > 1 else type(None),
        "spt_dtensor_mttkrp_rows" if P > 1 else "", "mttkrp rows: every rank passes the whole factor")
-raises(lambda: M.mttkrp(d, fac, 0, row_begin=[0, 0]), spt.InvalidArgumentError, "row_begin", "mttkrp rows: row_begin")
+raises(lambda: M.mttkrp(d, fac, 0, row_begin=[0, 0]), spt.InvalidArgumentError, "row_begin must have 3 entries",
+       "mttkrp rows: row_begin")
+check(str(_last_exc(lambda: M.mttkrp(d, fac, 0, row_begin=[0, 0]))).startswith("spt.mpi.mttkrp: "),
+      "mttkrp rows: the error names spt.mpi.mttkrp")
 raises(lambda: M.read(tns, format="mtx"), spt.InvalidArgumentError, "tns", "read: format")
 raises(lambda: M.read(os.path.join(tmp, "missing.tns")), spt.IOError, "missing.tns", "read: no such file")
 raises(lambda: M.read(tns + "\0x"), spt.InvalidArgumentError, "NUL", "read: NUL in the path")

@@ -60,7 +60,7 @@ ENTRIES = [
 ]
 
 _PY = {"spt_dtensor_read_tns": "mpi.read", "spt_dtensor_write_tns": "mpi.write", "spt_mpi_tot_gather": "mpi.tot_gather",
-       "spt_dtensor_reorder": "mpi.reorder_inplace"}
+       "spt_dtensor_reorder": "mpi.reorder_inplace", "spt_dtensor_mttkrp_rows": "mpi.mttkrp"}
 for _e in ENTRIES:
     _e.py = _PY.get(_e.name, "mpi." + _e.name.replace("spt_dtensor_", "").replace("spt_mpi_", ""))
 
