@@ -32,6 +32,9 @@ CLI_SRC   := $(sort $(wildcard cli/*.c))
 TEST_SUP  := $(sort $(wildcard tests/support/*.c))
 TEST_SRC  := $(sort $(wildcard tests/*/test_*.c tests/*/*/test_*.c))
 CONF_SRC  := $(sort $(wildcard tests/conformance/*.c))
+# the C tests that hold conformance handlers (their SPT_CONFORMANCE part goes into the runner)
+CONF_TESTS := $(shell grep -l '^.ifndef SPT_CONFORMANCE' $(TEST_SRC))
+CONF_FLAGS = -DSPT_CONFORMANCE -Itests/conformance
 HDRS      := $(wildcard include/*.h include/*.def src/*/*.h src/*/*.def src/*/*/*.h)
 # Objects depend on the headers they include (-MMD -MP: build/.../x.d next to x.o, read back below);
 # the programs compiled and linked in one step (tests, conformance, benches) on every header.
@@ -86,10 +89,10 @@ $(SAN)/tests/%: tests/%.c $(TEST_SUP) $(SAN)/libspt.a $(HDRS) $(TEST_HDRS)
 	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_SAN) -o $@ $< $(TEST_SUP) $(SAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
 
 # The conformance runner: every vector of tests/conformance/*.jsonl.
-$(REL)/conformance: $(CONF_SRC) $(TEST_SUP) $(REL)/libspt.a $(HDRS) $(TEST_HDRS)
-	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_REL) -o $@ $(CONF_SRC) $(TEST_SUP) $(REL)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
-$(SAN)/conformance: $(CONF_SRC) $(TEST_SUP) $(SAN)/libspt.a $(HDRS) $(TEST_HDRS)
-	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_SAN) -o $@ $(CONF_SRC) $(TEST_SUP) $(SAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
+$(REL)/conformance: $(CONF_SRC) $(CONF_TESTS) $(TEST_SUP) $(REL)/libspt.a $(HDRS) $(TEST_HDRS)
+	$(CC) $(CPPFLAGS) -Itests/support $(CONF_FLAGS) $(CFLAGS_REL) -o $@ $(CONF_SRC) $(CONF_TESTS) $(TEST_SUP) $(REL)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
+$(SAN)/conformance: $(CONF_SRC) $(CONF_TESTS) $(TEST_SUP) $(SAN)/libspt.a $(HDRS) $(TEST_HDRS)
+	$(CC) $(CPPFLAGS) -Itests/support $(CONF_FLAGS) $(CFLAGS_SAN) -o $@ $(CONF_SRC) $(CONF_TESTS) $(TEST_SUP) $(SAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
 
 # make run: the walkthrough (examples/walkthrough.sh): a C program, the spt command and Python on data/.
 run:
