@@ -4,10 +4,10 @@ agree with it: include/spt.h, the op's source file and C test, the Python regist
 command table, the conformance and fuzz tables, the README's op tables. Each test names what is missing.
 
 Adding an op touches, by hand: its C file (src/ops/<family>/), its contract in include/spt.h, its row in
-src/ops/ops.def, its C test (tests/ops/<family>/), its vectors (tests/conformance/*.jsonl with the
-handler in tests/conformance/ops_<family>.c, when the row says CONF) and its Python wrapper (the entry in
-python/spt/_registry/<family>.py and the function in python/spt/_<family>.py). Everything else follows
-from the row: the command table, the conformance dispatch, the coverage checks below."""
+src/ops/ops.def, its C test (tests/ops/<family>/test_<op>.c, which also holds its conformance handler when
+the row says CONF), its vectors (tests/conformance/*.jsonl) and its Python module (python/spt/_<family>.py:
+the registry entry and the wrapper). Everything else follows from the row: the command table, the
+conformance dispatch, the coverage checks below; test_adding_an_op_touches_at_most_six_files counts them."""
 import os
 import re
 

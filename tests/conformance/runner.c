@@ -47,6 +47,13 @@ static long check_tables(void) {
     for (const conf_reg *t = registered; t; t = t->next)
         for (const conf_op *o = t->ops; o->name; o++) {
             has[o->op] = true;
+            for (const conf_reg *u = registered; u; u = u->next)
+                for (const conf_op *p = u->ops; p->name; p++)
+                    if (p != o && !strcmp(p->name, o->name) && (u != t || p < o)) {
+                        fprintf(stderr, "FAIL conformance: vectors of %s have handlers in %s and %s\n", o->name, u->file,
+                                t->file);
+                        bad++;
+                    }
             if (!in_family_folder(t->file, list[o->op].family)) {
                 fprintf(stderr, "FAIL ops.def: the handler of %s (%s) is in %s, not a test of %s\n", o->name,
                         list[o->op].name, t->file, list[o->op].family);

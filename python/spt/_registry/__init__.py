@@ -52,7 +52,7 @@ import keyword
 
 from .. import _lib as L
 from .._export import public
-from .kinds import *  # noqa: F401,F403  (the kinds, Entry and the return kinds, for the entries files and tests)
+from .kinds import *  # noqa: F401,F403  (the kinds, Entry and the return kinds, for the family modules and tests)
 from .kinds import _HANDLE_C  # noqa: F401  (the C spelling of each handle kind; read by the tests)
 from . import core, io, tfio
 
