@@ -5,7 +5,7 @@
  * side is shared), and the row kernel of spt_sparse_dense_matmul runs over row groups split across
  * threads (each output row summed by one thread in the entries' stable order). */
 #include "ops/kernel.h"
-#include "ops/products/matmul_rows.h"
+#include "ops/products/products_internal.h"
 
 typedef struct {
     const int64_t *ix, *perm;

@@ -4,7 +4,7 @@
  * spt_sparse_dense_matmul (template/matmul_rows.c), and the rearrangement of dense operands and results. */
 #include "ops/products/contract_internal.h"
 #include "ops/kernel.h"
-#include "ops/products/matmul_rows.h"
+#include "ops/products/products_internal.h"
 
 #define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 

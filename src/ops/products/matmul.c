@@ -5,7 +5,7 @@
  * otherwise a stable radix sort by output row gives the grouping. Each output element accumulates its
  * terms in storage order, so the result does not depend on the thread count. */
 #include "ops/kernel.h"
-#include "ops/products/matmul_rows.h"
+#include "ops/products/products_internal.h"
 
 /* Every integer, float and complex type (TF's CPU kernel: int32, float, double, complex). */
 #define OK(KIND) SPT__KINDS_NUMERIC(KIND)
@@ -13,7 +13,7 @@
 #define SPT__TEMPLATE "ops/products/template/matmul_rows.c"
 #include "ops/each_dtype.h"
 
-/* the tables of matmul_rows.h: the one instantiation of the row kernel, which bmm.c and contract_common.c
+/* the tables of products_internal.h: the one instantiation of the row kernel, which bmm.c and contract_common.c
  * call too */
 const spt__mm_rows_fn spt__mm_rows[SPT_NUM_DTYPES] = {
 #define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_rows_##E, )

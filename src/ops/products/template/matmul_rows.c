@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* template/matmul_rows.c -- the value loops of spt_sparse_dense_matmul (and, through matmul_rows.h's tables, of
+/* template/matmul_rows.c -- the value loops of spt_sparse_dense_matmul (and, through products_internal.h's tables, of
  * spt_sparse_dense_bmm and the contractions, contract_common.c) for one dtype. Not compiled on its own:
  * matmul.c includes it through ops/each_dtype.h once per supported dtype (SPT__T, SPT__KIND); it defines
  *   mm_rows_<enum>(vals, ix, perm, lo, hi, mcol, conj_a, b, n, out)
