@@ -16,7 +16,41 @@ import numpy as np
 from . import _lib as L
 from ._lib import DtypeError
 from ._export import exports
-from ._registry import C, op
+from ._registry import C, op, register
+from ._registry.kinds import (D, Entry, NFMT, STATUS, T, VOID, buffer, bytes_, enum, handle, i64, out, path, size,
+                              struct, text)
+
+# The registry entries of this family: the C functions its ops call, each argument's kind in C order
+# (python/spt/_registry/kinds.py); register() generates the checked C.<name> of each.
+ENTRIES = [
+    Entry("spt_read", STATUS, path("path"), enum("format", "spt_format", NFMT),
+          struct("opts", "const spt_read_opts *", L.spt_read_opts), out("out", T)),
+    Entry("spt_write", STATUS, handle("sp_input", T), path("path"), enum("format", "spt_format", NFMT)),
+    Entry("spt_read_tns", STATUS, path("path"), struct("opts", "const spt_read_opts *", L.spt_read_opts),
+          out("out", T)),
+    Entry("spt_parse_tns", STATUS, bytes_("text"), size("len", len_of="text"), text("name"),
+          struct("opts", "const spt_read_opts *", L.spt_read_opts), out("out", T)),
+    Entry("spt_write_tns", STATUS, handle("sp_input", T), path("path")),
+    Entry("spt_read_mtx", STATUS, path("path"), struct("opts", "const spt_read_opts *", L.spt_read_opts),
+          out("out", T)),
+    Entry("spt_read_mtx_dense", STATUS, path("path"), struct("opts", "const spt_read_opts *", L.spt_read_opts),
+          out("out", D)),
+    Entry("spt_write_mtx", STATUS, handle("sp_input", T), path("path")),
+    Entry("spt_read_npy", STATUS, path("path"), out("out", D)),
+    # the tar member and the progress callback of the reads on the calling thread (_io.read's member=,
+    # progress=: the callback is a ctypes function the caller keeps alive, passed by address)
+    Entry("spt_set_read_member", STATUS, text("member")),
+    Entry("spt_set_read_progress", VOID, buffer("fn", "spt_progress_fn"), buffer("ctx", "void *")),
+    Entry("spt_write_npy", STATUS, handle("array", D), path("path")),
+    Entry("spt_read_npz", STATUS, path("path"), struct("opts", "const spt_read_opts *", L.spt_read_opts),
+          out("out", T)),
+    Entry("spt_write_npz", STATUS, handle("sp_input", T), path("path"), enum("flavour", "spt_format", NFMT)),
+    Entry("spt_write_spy_png", STATUS, handle("sp_input", T), i64("row_mode"), i64("col_mode"), i64("max_side"),
+          path("path")),
+    Entry("spt_write_spy_png_values", STATUS, handle("sp_input", T), i64("row_mode"), i64("col_mode"), i64("max_side"),
+          path("path")),
+]
+register("io", ENTRIES)
 
 _FORMATS = {None: 0, "auto": 0, "tns": 1, "frostt": 1, "mtx": 2, "mm": 2, "npy": 3, "npz": 4, "pydata": 4,
             "npz-scipy-coo": 5, "scipy-coo": 5, "npz-scipy-csr": 6, "scipy-csr": 6}

@@ -326,7 +326,7 @@ def test_adding_an_op_touches_at_most_six_files():
             files.add("tests/conformance/*.jsonl")
         py = _python_files(r.fn)
         if r.python:
-            assert len(py) == 1 or "io" in r.family, "%s: its registry entry and wrapper are in %s, not one family module" % (r.fn, sorted(py))
+            assert len(py) == 1, "%s: its registry entry and wrapper are in %s, not one family module" % (r.fn, sorted(py))
         files |= py
         if len(files) > RECIPE_LIMIT:
             too_many[r.fn] = sorted(files)

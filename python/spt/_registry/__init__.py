@@ -54,7 +54,7 @@ from .. import _lib as L
 from .._export import public
 from .kinds import *  # noqa: F401,F403  (the kinds, Entry and the return kinds, for the family modules and tests)
 from .kinds import _HANDLE_C  # noqa: F401  (the C spelling of each handle kind; read by the tests)
-from . import core, io, tfio
+from . import core
 
 # Filled by register(): family -> its entries; every entry; entry by C name; family by C name.
 FAMILIES = {}
@@ -283,8 +283,6 @@ def register(family, entries):
 
 
 register("core", core.ENTRIES)
-register("io", io.ENTRIES)
-register("tfio", tfio.ENTRIES)
 
 
 # ---------------------------------------------------------------------------------------------------
