@@ -275,7 +275,8 @@ int cli_out_format(const cli_args *a, const char *path, spt_format *fmt) {
     *fmt = SPT_FORMAT_AUTO;
     const char *f = cli_opt(a, "to");
     if (f && spt_format_from_name(f, fmt) != SPT_OK)
-        return cli_usage_error(a, "unknown output format '%s' (tns, mtx, npy, npz, npz-scipy-coo, npz-scipy-csr)", f);
+        return cli_usage_error(a, "unknown output format '%s' (tns, mtx, npy, npz, npz-scipy-coo, npz-scipy-csr, binsparse, "
+                                  "binsparse-csr, binsparse-csc)", f);
     if (*fmt == SPT_FORMAT_AUTO) *fmt = spt_format_from_path(path);
     if (*fmt == SPT_FORMAT_AUTO) {
         if (!strcmp(path, "-")) *fmt = SPT_FORMAT_TNS;

@@ -19,7 +19,8 @@ from ._export import exports
 from ._registry import C, op
 
 _FORMATS = {None: 0, "auto": 0, "tns": 1, "frostt": 1, "mtx": 2, "mm": 2, "npy": 3, "npz": 4, "pydata": 4,
-            "npz-scipy-coo": 5, "scipy-coo": 5, "npz-scipy-csr": 6, "scipy-csr": 6}
+            "npz-scipy-coo": 5, "scipy-coo": 5, "npz-scipy-csr": 6, "scipy-csr": 6,
+            "binsparse": 7, "bsp": 7, "binsparse-coo": 7, "binsparse-csr": 8, "binsparse-csc": 9}
 
 
 def _fmt(f, arg, fn):
