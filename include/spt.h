@@ -1459,6 +1459,10 @@ typedef struct spt_read_opts {
  * concurrently) with the fraction parsed in [0, 1], and with 1 at the end. For progress bars. */
 typedef void (*spt_progress_fn)(double done, void *ctx);
 void spt_set_read_progress(spt_progress_fn fn, void *ctx);
+/* The same for the .tns and .mtx writers started later on the calling thread: called on the writing
+ * thread after each batch of lines (a few MB) with the fraction of the entries written, and with 1 at
+ * the end. */
+void spt_set_write_progress(spt_progress_fn fn, void *ctx);
 /* The member of a tar archive that readers started later on the calling thread take (NULL or "" for
  * the default): its path in the archive or its base name. By default a tar archive yields its one data
  * file (a name ending in .tns, .mtx, .npy or .npz), or among several the SuiteSparse Matrix Collection's

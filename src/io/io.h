@@ -179,8 +179,9 @@ void spt__store_value(spt_dtype d, void *values, int64_t i, uint64_t v0, double 
 /* Fill sp->nval, vkind, lo, hi, vname for values of dtype d (SPT_NUM_DTYPES: infer int64/float64). */
 void spt__value_kind(spt_dtype d, spt__coord_spec *sp);
 
-/* The calling thread's progress callback (spt_set_read_progress). */
+/* The calling thread's progress callbacks (spt_set_read_progress, spt_set_write_progress). */
 void spt__read_progress(spt_progress_fn *fn, void **ctx);
+void spt__write_progress(spt_progress_fn *fn, void **ctx);
 
 /* Build a tensor from parsed coordinates (adopting res->idx and, when it already holds the dtype's
  * bits, res->v0); `ones` stores 1 in every value (pattern files). Known valid, order undefined. */

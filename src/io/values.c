@@ -180,6 +180,9 @@ spt_status spt__write_entry_lines(const char *fn, const spt_tensor *t, int base,
         spt__free(buf);
         return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
     }
+    spt_progress_fn prog;
+    void *ctx;
+    spt__write_progress(&prog, &ctx);
     for (int64_t start = 0; start < n; start += (int64_t)nth * block) {
 #pragma omp parallel for num_threads(nth) schedule(static, 1)
         for (int c = 0; c < nth; c++) {
@@ -189,7 +192,10 @@ spt_status spt__write_entry_lines(const char *fn, const spt_tensor *t, int base,
             len[c] = format_lines(t, b, e, base, buf + (size_t)c * (size_t)(block * linecap));
         }
         for (int c = 0; c < nth; c++) fwrite(buf + (size_t)c * (size_t)(block * linecap), 1, len[c], fp);
+        int64_t done = start + (int64_t)nth * block;
+        if (prog && done < n) prog((double)done / (double)n, ctx);
     }
+    if (prog) prog(1.0, ctx);
     spt__free(buf);
     spt__free(len);
     return SPT_OK;
