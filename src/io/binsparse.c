@@ -390,44 +390,29 @@ static spt_status walk_levels(const bsp *b, walk *w) {
 
 /* ---- values and the tensor ----------------------------------------------------------------------- */
 
-/* The values array as the tensor's dtype (*dt) into a new buffer of nnz elements. */
-static spt_status read_values(const bsp *b, spt_dtype *dt, void **vals) {
-    spt_status st;
-    decl d;
-    spt_dense *a = NULL;
-    *vals = NULL;
-    SPT__TRY(declared(b, "values", &d));
-    const int64_t per = d.cplx ? 2 : 1, want = d.iso ? per : b->nnz * per;
-    if (!d.iso && b->nnz > INT64_MAX / 2) return bad_field(b, "number_of_stored_values", "a count the values can hold");
-    SPT__TRY(array(b, "values", want, &d, &a));
-    *dt = d.cplx ? (d.base == SPT_FLOAT32 ? SPT_COMPLEX64 : SPT_COMPLEX128) : d.boolean ? SPT_BOOL : d.base;
-    const size_t es = spt_dtype_size(*dt);
-    char *v = spt__alloc_array(b->fn, b->nnz, 1, es, false, &st);
-    if (!v) goto fail;
-    if (d.boolean)
-        for (int64_t i = 0; i < a->size; i++)
-            if (((const uint8_t *)a->data)[i] > 1) {
-                st = spt__err(SPT_EPARSE, "%s[values.npy]: element %lld: expected 0 or 1 (bint8), found %u", b->name,
-                              (long long)i, ((const uint8_t *)a->data)[i]);
-                goto fail;
+/* The values array (*a: nnz elements, or one when iso; complex as float pairs) and the tensor's dtype. */
+static spt_status read_values(const bsp *b, spt_dtype *dt, decl *d, spt_dense **a) {
+    SPT__TRY(declared(b, "values", d));
+    if (!d->iso && b->nnz > INT64_MAX / 2) return bad_field(b, "number_of_stored_values", "a count the values can hold");
+    const int64_t per = d->cplx ? 2 : 1;
+    SPT__TRY(array(b, "values", d->iso ? per : b->nnz * per, d, a));
+    *dt = d->cplx ? (d->base == SPT_FLOAT32 ? SPT_COMPLEX64 : SPT_COMPLEX128) : d->boolean ? SPT_BOOL : d->base;
+    if (d->boolean)
+        for (int64_t i = 0; i < (*a)->size; i++)
+            if (((const uint8_t *)(*a)->data)[i] > 1) {
+                spt_status st = spt__err(SPT_EPARSE, "%s[values.npy]: element %lld: expected 0 or 1 (bint8), found %u", b->name,
+                                         (long long)i, ((const uint8_t *)(*a)->data)[i]);
+                spt_dense_free(*a);
+                *a = NULL;
+                return st;
             }
-    if (d.iso)
-        for (int64_t i = 0; i < b->nnz; i++) memcpy(v + (size_t)i * es, a->data, es);
-    else if (b->nnz)
-        memcpy(v, a->data, (size_t)b->nnz * es);
-    *vals = v;
-    v = NULL;
-    st = SPT_OK;
-fail:
-    spt__free(v);
-    spt_dense_free(a);
-    return st;
+    return SPT_OK;
 }
 
 /* fill_value, when "fill" is true, must be spt's implicit zero. */
 static spt_status check_fill(const bsp *b) {
     const spt__json *f = spt__json_get(b->nodes, b->root, "fill");
-    if (!f || (f->type == SPT__JSON_BOOL && !f->i)) return SPT_OK;
+    if (!f || f->type == SPT__JSON_NULL || (f->type == SPT__JSON_BOOL && !f->i)) return SPT_OK;
     if (f->type != SPT__JSON_BOOL) return bad_field(b, "fill", "true or false");
     decl d;
     spt_dense *a = NULL;
@@ -447,23 +432,28 @@ static spt_status check_fill(const bsp *b) {
 static spt_status build(const bsp *b, spt_tensor **out) {
     spt_status st;
     walk w = {0, 0, NULL};
-    void *vals = NULL;
+    spt_dense *vals = NULL;
+    decl d;
     spt_dtype dt = SPT_FLOAT64;
     spt_tensor *t = NULL;
     SPT__CHECK(check_fill(b));
-    SPT__CHECK(read_values(b, &dt, &vals));
+    SPT__CHECK(read_values(b, &dt, &d, &vals)); /* its length checked (from the file's bytes) first */
     SPT__CHECK(walk_levels(b, &w));
     SPT__CHECK(spt__tensor_alloc_uninit(b->fn, dt, b->rank, b->shape, b->nnz, NULL, &t));
     for (int64_t i = 0; i < b->nnz; i++)
         for (int64_t k = 0; k < b->rank; k++) t->indices[i * b->rank + b->tr[k]] = w.co[i * b->rank + k];
-    if (b->nnz) memcpy(t->values, vals, (size_t)b->nnz * spt_dtype_size(dt));
+    const size_t es = spt_dtype_size(dt);
+    if (d.iso)
+        for (int64_t i = 0; i < b->nnz; i++) memcpy((char *)t->values + (size_t)i * es, vals->data, es);
+    else if (b->nnz)
+        memcpy(t->values, vals->data, (size_t)b->nnz * es);
     spt__note_valid(t);
     spt__order_restore(t, b->tr); /* the levels list the entries by their coordinates in level order */
     *out = t;
     t = NULL;
 fail:
     spt_tensor_free(t);
-    spt__free(vals);
+    spt_dense_free(vals);
     spt__free(w.co);
     return st;
 }
