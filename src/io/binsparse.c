@@ -382,6 +382,7 @@ static spt_status walk_levels(const bsp *b, walk *w) {
         ptr = NULL;
     }
     spt_dense_free(ptr);
+    if (st == SPT_OK && b->rank == 0 && b->nnz == 0) w->npos = 0; /* a scalar with no stored value (spt writes one) */
     if (st == SPT_OK && w->npos != b->nnz)
         return spt__err(SPT_EPARSE, "%s[binsparse.npy]: number_of_stored_values: expected %lld (the stored positions), found %lld",
                         b->name, (long long)w->npos, (long long)b->nnz);

@@ -110,6 +110,7 @@ static void test_round_trips(void **state) {
         round_trip((spt_dtype)d, 0, s0, 1, NULL, SPT_FORMAT_BINSPARSE);
     }
     round_trip(SPT_FLOAT64, 2, s2, 0, NULL, SPT_FORMAT_BINSPARSE_CSR);
+    round_trip(SPT_FLOAT64, 0, s0, 0, NULL, SPT_FORMAT_BINSPARSE); /* the scalar with no stored value */
     const int64_t z[2] = {0, 7};
     round_trip(SPT_FLOAT64, 2, z, 0, NULL, SPT_FORMAT_BINSPARSE_CSC);
     spt_format f;
