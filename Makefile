@@ -108,6 +108,7 @@ test: deps
 	@rm -f build/test-summary
 	@$(MAKE) --no-print-directory test-shape test-c test-san test-fuzz-replay test-tsan
 	@$(MAKE) --no-print-directory test-python
+	@$(MAKE) --no-print-directory test-io-peers
 	@$(MAKE) --no-print-directory test-install
 	@if command -v $(MPICC) >/dev/null 2>&1; then $(MAKE) --no-print-directory test-mpi; else echo "make test: no $(MPICC), test-mpi skipped"; fi
 	@echo "make test: all suites passed"
@@ -349,7 +350,7 @@ bench:
 # build/io-bench-venv (made here when missing; a peer that cannot be installed is reported unavailable).
 bench-readers: $(REL)/libspt.so $(REL)/spt
 	@[ -x build/io-bench-venv/bin/python ] || { $(PYTHON) -m venv build/io-bench-venv && \
-	  build/io-bench-venv/bin/pip install -q fast_matrix_market pyarrow sparse numpy scipy; } || true
+	  build/io-bench-venv/bin/pip install -q fast_matrix_market pyarrow sparse numpy scipy binsparse; } || true
 	$(PYTHON) bench/readers.py --venv build/io-bench-venv $(if $(filter 1,$(QUICK)),--nnz 1000000,) \
 	  --out bench/results/$(if $(filter 1,$(QUICK)),trial/,)readers
 .PHONY: bench-programs bench-readers
@@ -465,6 +466,26 @@ $(REL)/examples/walkthrough: examples/walkthrough.c $(REL)/libspt.a include/spt.
 .PHONY: uninstall test-install doc FORCE
 FORCE:
 # ==== end install block ====
+
+# ==== files of other tools (tests/io) ====
+# make io-test-data: write the committed test files of tests/io/data that other tools make (binsparse
+# archives by the binsparse package, Matrix Market files by fast_matrix_market), in the io-bench venv
+# (build/io-bench-venv, made here when missing). Run by hand when the generators change, never by make test.
+# make test-io-peers (part of make test): spt's binsparse and .mtx files read back by those packages, in
+# the same venv; skipped with a note when it does not exist.
+IO_VENV ?= build/io-bench-venv
+io-venv:
+	@[ -x $(IO_VENV)/bin/python ] || { $(PYTHON) -m venv $(IO_VENV) && \
+	  $(IO_VENV)/bin/pip install -q fast_matrix_market pyarrow sparse numpy scipy binsparse; }
+io-test-data: io-venv
+	$(IO_VENV)/bin/python tests/io/gen_binsparse.py
+	@if [ -f tests/io/gen_fmm.py ]; then $(IO_VENV)/bin/python tests/io/gen_fmm.py; fi
+test-io-peers: all
+	@if [ -x $(IO_VENV)/bin/python ] && $(IO_VENV)/bin/python -c 'import binsparse' 2>/dev/null; then \
+	  PYTHONPATH=python SPT_LIB=$(REL)/libspt.so OMP_NUM_THREADS=2 $(IO_VENV)/bin/python tests/io/peers.py; \
+	else echo "test-io-peers: no $(IO_VENV) with binsparse (make io-venv), skipped"; fi
+.PHONY: io-venv io-test-data test-io-peers
+# ==== end files of other tools block ====
 
 # ==== TensorFlow differential test (tests/tf/) ====
 # make test-tf: spt's Python package against TensorFlow itself (tests/tf/harness.py: random inputs per op,

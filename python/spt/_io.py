@@ -7,7 +7,10 @@ Every reader also takes compressed inputs (gzip, bzip2, xz, zstd) and tar archiv
 first bytes: `member` names the tar member to read (default: the archive's one data file, or the SuiteSparse
 Matrix Collection's NAME/NAME.mtx); `progress`, a callable, is called with the fraction of the text parsed
 (0..1, now and then, and 1 at the end; .tns and .mtx). Writers compress when the name ends in .gz, .bz2,
-.xz or .zst."""
+.xz or .zst; `progress` on write, write_tns and write_mtx is called with the fraction of the entries
+written. binsparse (the sparse community's interchange format, in .npz) is read from any .npz holding
+its descriptor and written with format="binsparse" (COO), "binsparse-csr" or "binsparse-csc", or to a
+name ending in .bsp.npz."""
 import contextlib
 import ctypes
 
@@ -53,7 +56,8 @@ ENTRIES = [
 register("io", ENTRIES)
 
 _FORMATS = {None: 0, "auto": 0, "tns": 1, "frostt": 1, "mtx": 2, "mm": 2, "npy": 3, "npz": 4, "pydata": 4,
-            "npz-scipy-coo": 5, "scipy-coo": 5, "npz-scipy-csr": 6, "scipy-csr": 6}
+            "npz-scipy-coo": 5, "scipy-coo": 5, "npz-scipy-csr": 6, "scipy-csr": 6,
+            "binsparse": 7, "bsp": 7, "binsparse-coo": 7, "binsparse-csr": 8, "binsparse-csc": 9}
 
 
 def _fmt(f, arg, fn):
@@ -68,20 +72,39 @@ def _fmt(f, arg, fn):
 _PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_double, ctypes.c_void_p)
 
 
+def _callback(progress, fn):
+    """A ctypes callback calling progress(fraction), or None; the caller keeps it alive."""
+    if progress is None:
+        return None
+    if not callable(progress):
+        raise L.err(L.DtypeError, fn, "progress must be callable, got %s" % type(progress).__name__)
+
+    def cb_py(done, ctx):
+        try:
+            progress(float(done))
+        except Exception:  # a callback's error must not unwind through C
+            pass
+    return _PROGRESS_FN(cb_py)
+
+
+@contextlib.contextmanager
+def _writing(progress, fn):
+    """The progress callback for the writes on this thread inside the block (.tns and .mtx)."""
+    cb = _callback(progress, fn)
+    if cb is not None:
+        C.spt_set_write_progress(ctypes.cast(cb, ctypes.c_void_p).value, None)
+    try:
+        yield
+    finally:
+        if cb is not None:
+            C.spt_set_write_progress(None, None)
+
+
 @contextlib.contextmanager
 def _reading(member, progress, fn):
     """The tar member and the progress callback for the reads on this thread inside the block."""
     m = b"" if member is None else L.path_arg(member, "member", fn)
-    if progress is not None and not callable(progress):
-        raise L.err(L.DtypeError, fn, "progress must be callable, got %s" % type(progress).__name__)
-    cb = None
-    if progress is not None:
-        def cb_py(done, ctx):
-            try:
-                progress(float(done))
-            except Exception:  # a callback's error must not unwind through C
-                pass
-        cb = _PROGRESS_FN(cb_py)  # kept alive by this frame until the read is done
+    cb = _callback(progress, fn)  # kept alive by this frame until the read is done
     C.spt_set_read_member(m)
     if cb is not None:
         C.spt_set_read_progress(ctypes.cast(cb, ctypes.c_void_p).value, None)
@@ -115,9 +138,12 @@ def read(path, format=None, dtype=None, shape=None, member=None, progress=None):
 
 
 @op("spt_write")
-def write(sp_input, path, format=None):
-    """Write a sparse tensor; format None = from the extension (.npy writes the dense form)."""
-    C.spt_write(sp_input, path, _fmt(format, "format", "write"))
+def write(sp_input, path, format=None, progress=None):
+    """Write a sparse tensor; format None = from the extension (.npy writes the dense form; NAME.bsp.npz
+    is binsparse). `progress`, a callable, is called with the fraction of the entries written (.tns and
+    .mtx: after each batch of lines, and 1 at the end)."""
+    with _writing(progress, "write"):
+        C.spt_write(sp_input, path, _fmt(format, "format", "write"))
 
 
 @op("spt_read_tns")
@@ -136,8 +162,9 @@ def parse_tns(text, name="<string>", dtype=None, shape=None):
 
 
 @op("spt_write_tns")
-def write_tns(sp_input, path):
-    C.spt_write_tns(sp_input, path)
+def write_tns(sp_input, path, progress=None):
+    with _writing(progress, "write_tns"):
+        C.spt_write_tns(sp_input, path)
 
 
 @op("spt_read_mtx")
@@ -157,8 +184,9 @@ def read_mtx_dense(path, dtype=None, member=None, progress=None):
 
 
 @op("spt_write_mtx")
-def write_mtx(sp_input, path):
-    C.spt_write_mtx(sp_input, path)
+def write_mtx(sp_input, path, progress=None):
+    with _writing(progress, "write_mtx"):
+        C.spt_write_mtx(sp_input, path)
 
 
 @op("spt_read_npy")

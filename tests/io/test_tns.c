@@ -362,7 +362,12 @@ static void test_threads(void **state) {
     spt_set_num_threads(1);
     ASSERT_OK(spt_write_tns(a, p1));
     spt_set_num_threads(2);
+    prog wp = {0, -1}; /* the write progress: non-decreasing fractions of the entries, ending with 1 */
+    spt_set_write_progress(on_progress, &wp);
     ASSERT_OK(spt_write_tns(a, p2));
+    spt_set_write_progress(NULL, NULL);
+    assert_true(wp.calls >= 2);
+    assert_true(wp.last == 1.0);
     FILE *g1 = fopen(p1, "rb"), *g2 = fopen(p2, "rb");
     int c1, c2;
     long pos = 0;

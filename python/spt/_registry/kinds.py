@@ -183,6 +183,6 @@ class Entry:
 
 
 NDT = len(L.DTYPE_NAMES)
-NFMT = 7
+NFMT = 10
 NUNARY = 20  # SPT_NUM_UNARY_OPS (python/tests/test_elementwise.py checks it against spt_unary_op_from_name)
 T, D = "tensor", "dense"
