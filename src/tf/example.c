@@ -9,6 +9,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 enum { L_NONE = 0, L_BYTES = 1, L_FLOAT = 2, L_INT64 = 3 };
 
@@ -19,6 +22,8 @@ typedef struct slot {
     const unsigned char *p; /* the list message's bytes */
     size_t len;
     int64_t count;
+    const unsigned char *pk; /* a float or int64 list that is one packed field (the usual form): its payload */
+    size_t pklen;
     int type; /* L_*; L_NONE when absent */
     bool seen;
 } slot;
@@ -89,6 +94,45 @@ static bool count_list(int type, const unsigned char *p, size_t len, int64_t *co
     return k == 0;
 }
 
+/* Decode a packed int64 list (its framing checked by count_list) into o. Away from the end, a varint of
+ * up to 8 bytes is read as one little-endian word: its last byte found from the clear top bits, the 7-bit
+ * groups joined by three mask-and-shift steps, no branch per byte. */
+static bool decode_packed_int64(const unsigned char *p, size_t len, int64_t *o) {
+    spt__pb q = {p, p + len};
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (q.end - q.p >= 10) {
+        uint64_t w, m;
+        memcpy(&w, q.p, 8);
+        m = ~w & UINT64_C(0x8080808080808080); /* the top bit of each byte that ends a varint */
+        if (!m) { /* 9 or 10 bytes (a negative value) */
+            uint64_t v;
+            if (!(q.p = varint10(q.p, &v))) return false;
+            *o++ = (int64_t)v;
+            continue;
+        }
+        const int nb = __builtin_ctzll(m) / 8 + 1;
+        w &= (m ^ (m - 1)) & UINT64_C(0x7f7f7f7f7f7f7f7f); /* this varint's bytes, continuation bits off */
+        w = (w & UINT64_C(0x007f007f007f007f)) | ((w & UINT64_C(0x7f007f007f007f00)) >> 1);
+        w = (w & UINT64_C(0x00003fff00003fff)) | ((w & UINT64_C(0x3fff00003fff0000)) >> 2);
+        w = (w & UINT64_C(0x000000000fffffff)) | ((w & UINT64_C(0x0fffffff00000000)) >> 4);
+        *o++ = (int64_t)w;
+        q.p += nb;
+    }
+#else
+    while (q.end - q.p >= 10) { /* away from the end, no bounds checks */
+        uint64_t v;
+        if (!(q.p = varint10(q.p, &v))) return false;
+        *o++ = (int64_t)v;
+    }
+#endif
+    while (q.p < q.end) {
+        uint64_t v;
+        if (!spt__pb_varint(&q, &v)) return false;
+        *o++ = (int64_t)v;
+    }
+    return true;
+}
+
 /* Decode the values of a counted list into out (int64_t, float or spt_str pointing into the input). */
 static bool decode_list(int type, const unsigned char *p, size_t len, void *out, const char **why) {
     spt__pb r = {p, p + len};
@@ -107,23 +151,34 @@ static bool decode_list(int type, const unsigned char *p, size_t len, void *out,
                 memcpy((float *)out + i++, &u, 4);
             }
         } else if (f.wire == SPT__PB_LEN) {
-            spt__pb q = {f.data, f.data + f.len};
-            int64_t *o = out;
-            while (q.end - q.p >= 10) { /* the fast path, away from the end */
-                uint64_t v;
-                if (!(q.p = varint10(q.p, &v))) return *why = "malformed varint in a packed int64 list", false;
-                o[i++] = (int64_t)v;
-            }
-            while (q.p < q.end) {
-                uint64_t v;
-                if (!spt__pb_varint(&q, &v)) return *why = "malformed varint in a packed int64 list", false;
-                o[i++] = (int64_t)v;
-            }
+            if (!decode_packed_int64(f.data, f.len, (int64_t *)out + i))
+                return *why = "malformed varint in a packed int64 list", false;
+            i += count_terminators(f.data, f.len);
         } else {
             ((int64_t *)out)[i++] = (int64_t)f.v;
         }
     }
     return true;
+}
+
+/* A float or int64 list message that is exactly one packed field #1: remember its payload, so that the
+ * decode skips the framing (checked once by count_list). */
+static void note_packed(slot *s) {
+    if (s->type == L_BYTES || s->len < 2 || s->p[0] != (1 << 3 | SPT__PB_LEN)) return;
+    spt__pb r = {s->p + 1, s->p + s->len};
+    uint64_t n;
+    if (spt__pb_varint(&r, &n) && n == (uint64_t)(r.end - r.p)) s->pk = r.p, s->pklen = (size_t)n;
+}
+
+/* Decode slot s's counted values into out. */
+static bool decode_slot(const slot *s, void *out, const char **why) {
+    if (!s->pk) return decode_list(s->type, s->p, s->len, out, why);
+    if (s->type == L_FLOAT) {
+        memcpy(out, s->pk, s->pklen); /* little-endian hosts */
+        return true;
+    }
+    if (decode_packed_int64(s->pk, s->pklen, out)) return true;
+    return *why = "malformed varint in a packed int64 list", false;
 }
 
 /* ---- the keys the features want: a small open-addressing table ------------------------------- */
@@ -141,6 +196,11 @@ static uint64_t hash_bytes(const unsigned char *p, size_t n) {
     return h;
 }
 static int64_t key_find(const keytab *t, const unsigned char *p, size_t n) {
+    if (t->nkeys <= 8) { /* a few keys: length and bytes compared, no hash */
+        for (int64_t id = 0; id < t->nkeys; id++)
+            if (t->klen[id] == n && memcmp(t->key[id], p, n) == 0) return id;
+        return -1;
+    }
     for (uint64_t h = hash_bytes(p, n);; h++) {
         int64_t id = t->tab[h & (uint64_t)(t->cap - 1)];
         if (id < 0) return -1;
@@ -161,8 +221,9 @@ static int64_t key_add(keytab *t, const char *k) {
         }
 }
 
-/* Pass 1 for Example b: fill its row of slots. */
+/* Pass 1 for Example b: fill its row of slots (cleared here, by the thread that scans it). */
 static spt_status scan_example(const char *fn, int64_t b, const spt_str *ex, const keytab *kt, slot *row) {
+    memset(row, 0, (size_t)kt->nkeys * sizeof *row);
     spt__pb r = {(const unsigned char *)ex->data, (const unsigned char *)ex->data + ex->len};
     spt__pb_field f, g, h;
     const char *why = NULL, *where = "Example";
@@ -207,6 +268,7 @@ static spt_status scan_example(const char *fn, int64_t b, const spt_str *ex, con
                 where = s->type == L_BYTES ? "Feature.bytes_list" : s->type == L_FLOAT ? "Feature.float_list" : "Feature.int64_list";
                 goto bad_key;
             }
+            note_packed(s);
             continue;
         bad_key:
             return spt__err(SPT_EPARSE, "%s: serialized[%lld]: %s of key \"%.*s\": %s", fn, (long long)b, where,
@@ -235,13 +297,31 @@ static spt_status type_check(const char *fn, const slot *s, int64_t b, const cha
 static spt_status decode_at(const char *fn, int64_t b, const char *key, const slot *s, spt_dtype dt, void *values, int64_t at) {
     const char *why = NULL;
     if (s->type == L_NONE || !s->count) return SPT_OK;
-    if (!decode_list(s->type, s->p, s->len, (char *)values + (size_t)at * spt_dtype_size(dt), &why))
+    if (!decode_slot(s, (char *)values + (size_t)at * spt_dtype_size(dt), &why))
         return spt__err(SPT_EPARSE, "%s: serialized[%lld]: Feature of key \"%s\": %s", fn, (long long)b, key, why);
     return SPT_OK;
 }
 
 static spt_status finish_strings(spt_tensor *t) {
     return t->dtype == SPT_STRING ? spt__arena_adopt_all(&t->strings, t->values, t->nnz) : SPT_OK;
+}
+
+/* The indices [b, 0] .. [b, c-1] of one Example's list. The output is far larger than the caches and is
+ * not read again here: written with non-temporal stores where the host has them (no read of each line
+ * before it is written), fenced before the threads join. */
+static void fill_pairs(int64_t *ix, int64_t b, int64_t c) {
+#ifdef __SSE2__
+    if (((uintptr_t)ix & 15) == 0) {
+        __m128i v = _mm_set_epi64x(0, b);
+        const __m128i step = _mm_set_epi64x(1, 0);
+        for (int64_t j = 0; j < c; j++) {
+            _mm_stream_si128((__m128i *)(void *)(ix + 2 * j), v);
+            v = _mm_add_epi64(v, step);
+        }
+        return;
+    }
+#endif
+    for (int64_t j = 0; j < c; j++) ix[2 * j] = b, ix[2 * j + 1] = j;
 }
 
 static spt_status varlen_out(const char *fn, const slot *slots, int64_t K, int64_t kid, int64_t B, bool batched,
@@ -266,21 +346,24 @@ static spt_status varlen_out(const char *fn, const slot *slots, int64_t K, int64
     const int nth SPT__OMP_VAR = spt__threads_for(total * 2);
     int64_t first_bad = INT64_MAX;
     const size_t es = spt_dtype_size(f->dtype);
-#pragma omp parallel for schedule(static) num_threads(nth) reduction(min : first_bad) if (nth > 1)
-    for (int64_t b = 0; b < B; b++) {
-        const slot *s = &slots[b * K + kid];
-        const int64_t e = off[b], c = off[b + 1] - e;
-        const char *why;
-        if (c && !decode_list(s->type, s->p, s->len, (char *)t->values + (size_t)e * es, &why)) {
-            if (b < first_bad) first_bad = b;
-            continue;
+#pragma omp parallel num_threads(nth) if (nth > 1)
+    {
+#pragma omp for schedule(static) reduction(min : first_bad) nowait
+        for (int64_t b = 0; b < B; b++) {
+            const slot *s = &slots[b * K + kid];
+            const int64_t e = off[b], c = off[b + 1] - e;
+            const char *why;
+            if (c && !decode_slot(s, (char *)t->values + (size_t)e * es, &why)) {
+                if (b < first_bad) first_bad = b;
+                continue;
+            }
+            if (batched) fill_pairs(t->indices + 2 * e, b, c);
+            else
+                for (int64_t j = 0; j < c; j++) t->indices[e + j] = j;
         }
-        if (batched) {
-            int64_t *ix = t->indices + 2 * e;
-            for (int64_t j = 0; j < c; j++) ix[2 * j] = b, ix[2 * j + 1] = j;
-        } else {
-            for (int64_t j = 0; j < c; j++) t->indices[e + j] = j;
-        }
+#ifdef __SSE2__
+        _mm_sfence(); /* this thread's streamed indices, before the join */
+#endif
     }
     if (first_bad != INT64_MAX) { /* again on this thread, for the message */
         SPT__CHECK(decode_at(fn, first_bad, f->key, &slots[first_bad * K + kid], f->dtype, t->values, off[first_bad]));
@@ -515,7 +598,7 @@ spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *fea
             for (int64_t j = 0; j < features[i].rank; j++) kid[q++] = key_add(&kt, features[i].index_keys[j]);
     }
     const int64_t K = kt.nkeys;
-    slots = spt__alloc_array(fn, B ? B : 1, K ? K : 1, sizeof(slot), true, &st);
+    slots = spt__alloc_array(fn, B ? B : 1, K ? K : 1, sizeof(slot), false, &st); /* each row cleared by its scan */
     if (!slots) goto fail;
     const spt_str *ex = serialized->data;
     int64_t bytes = 0;
@@ -525,8 +608,7 @@ spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *fea
 #pragma omp parallel for schedule(static) num_threads(nth) reduction(min : first_bad) if (nth > 1)
     for (int64_t b = 0; b < B; b++)
         if (scan_example(fn, b, &ex[b], &kt, slots + b * K) != SPT_OK && b < first_bad) first_bad = b;
-    if (first_bad != INT64_MAX) { /* again on this thread, for the message (from a clean row) */
-        memset(slots + first_bad * K, 0, (size_t)K * sizeof(slot));
+    if (first_bad != INT64_MAX) { /* again on this thread, for the message */
         st = scan_example(fn, first_bad, &ex[first_bad], &kt, slots + first_bad * K);
         if (st == SPT_OK) st = spt__err(SPT_EINTERNAL, "%s: Example %lld failed to scan once only", fn, (long long)first_bad);
         goto fail;
