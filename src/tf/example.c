@@ -94,37 +94,53 @@ static bool count_list(int type, const unsigned char *p, size_t len, int64_t *co
     return k == 0;
 }
 
-/* Decode a packed int64 list (its framing checked by count_list) into o. Away from the end, a varint of
- * up to 8 bytes is read as one little-endian word: its last byte found from the clear top bits, the 7-bit
- * groups joined by three mask-and-shift steps, no branch per byte. */
+/* Bit k set when byte k of the 8 at p ends a varint (is below 0x80). */
+static inline uint64_t ends8(const unsigned char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return (((~w & UINT64_C(0x8080808080808080)) >> 7) * UINT64_C(0x0102040810204080)) >> 56;
+}
+
+/* The value of a varint of at most 8 bytes held in the low bytes of w (little-endian), the bytes above it
+ * and the continuation bits cleared: its 7-bit groups joined by three mask-and-shift steps. */
+static inline uint64_t join7(uint64_t w) {
+    w = (w & UINT64_C(0x007f007f007f007f)) | ((w & UINT64_C(0x7f007f007f007f00)) >> 1);
+    w = (w & UINT64_C(0x00003fff00003fff)) | ((w & UINT64_C(0x3fff00003fff0000)) >> 2);
+    return (w & UINT64_C(0x000000000fffffff)) | ((w & UINT64_C(0x0fffffff00000000)) >> 4);
+}
+
+/* Decode a packed int64 list (its framing checked by count_list) into o. On little-endian hosts the ends
+ * of the varints of each 64-byte block are found first, as one 64-bit mask; each value is then read as one
+ * word at its start (known from the previous end), so the values do not wait on one another byte by byte.
+ * A varint of more than 10 bytes, or a tenth byte above 1, is malformed (false). */
 static bool decode_packed_int64(const unsigned char *p, size_t len, int64_t *o) {
-    spt__pb q = {p, p + len};
+    size_t start = 0; /* the first byte of the next varint */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    while (q.end - q.p >= 10) {
-        uint64_t w, m;
-        memcpy(&w, q.p, 8);
-        m = ~w & UINT64_C(0x8080808080808080); /* the top bit of each byte that ends a varint */
-        if (!m) { /* 9 or 10 bytes (a negative value) */
-            uint64_t v;
-            if (!(q.p = varint10(q.p, &v))) return false;
-            *o++ = (int64_t)v;
-            continue;
+    for (size_t i = 0; i + 64 <= len; i += 64) {
+        uint64_t m = 0;
+        for (int k = 0; k < 8; k++) m |= ends8(p + i + 8 * k) << (8 * k);
+        while (m) {
+            const size_t end = i + (size_t)__builtin_ctzll(m), n = end - start + 1;
+            m &= m - 1;
+            if (n <= 8 && start + 8 <= len) {
+                uint64_t w;
+                memcpy(&w, p + start, 8);
+                *o++ = (int64_t)join7(w & (~UINT64_C(0) >> (64 - 8 * n)) & UINT64_C(0x7f7f7f7f7f7f7f7f));
+            } else {
+                uint64_t v = 0;
+                if (n > 10 || !varint10(p + start, &v)) return false; /* it stops at its end, n bytes on */
+                *o++ = (int64_t)v;
+            }
+            start = end + 1;
         }
-        const int nb = __builtin_ctzll(m) / 8 + 1;
-        w &= (m ^ (m - 1)) & UINT64_C(0x7f7f7f7f7f7f7f7f); /* this varint's bytes, continuation bits off */
-        w = (w & UINT64_C(0x007f007f007f007f)) | ((w & UINT64_C(0x7f007f007f007f00)) >> 1);
-        w = (w & UINT64_C(0x00003fff00003fff)) | ((w & UINT64_C(0x3fff00003fff0000)) >> 2);
-        w = (w & UINT64_C(0x000000000fffffff)) | ((w & UINT64_C(0x0fffffff00000000)) >> 4);
-        *o++ = (int64_t)w;
-        q.p += nb;
     }
-#else
+#endif
+    spt__pb q = {p + start, p + len};
     while (q.end - q.p >= 10) { /* away from the end, no bounds checks */
         uint64_t v;
         if (!(q.p = varint10(q.p, &v))) return false;
         *o++ = (int64_t)v;
     }
-#endif
     while (q.p < q.end) {
         uint64_t v;
         if (!spt__pb_varint(&q, &v)) return false;
