@@ -237,6 +237,23 @@ static int64_t key_add(keytab *t, const char *k) {
         }
 }
 
+/* The Examples of a batch need not lie in order in memory (Python's bytes objects are spread over the
+ * allocator's pools by size): the scan asks for the bytes of the Example SPT__EX_AHEAD on (its first
+ * 512 bytes at most) while it reads this one. */
+#define SPT__EX_AHEAD 6
+static inline void prefetch_bytes(const spt_str *x) {
+    const char *p = x->data;
+    const int64_t n = x->len < 512 ? x->len : 512;
+    for (int64_t o = 0; o < n; o += 64) __builtin_prefetch(p + o);
+}
+
+/* The same for the list bytes of a slot, in the decoding pass. */
+static inline void prefetch_list(const slot *s) {
+    const unsigned char *p = s->pk ? s->pk : s->p;
+    const size_t n = s->pk ? s->pklen : s->len;
+    for (size_t o = 0; o < n && o < 512; o += 64) __builtin_prefetch(p + o);
+}
+
 /* Pass 1 for Example b: fill its row of slots (cleared here, by the thread that scans it). */
 static spt_status scan_example(const char *fn, int64_t b, const spt_str *ex, const keytab *kt, slot *row) {
     memset(row, 0, (size_t)kt->nkeys * sizeof *row);
@@ -368,6 +385,7 @@ static spt_status varlen_out(const char *fn, const slot *slots, int64_t K, int64
         for (int64_t b = 0; b < B; b++) {
             const slot *s = &slots[b * K + kid];
             const int64_t e = off[b], c = off[b + 1] - e;
+            if (b + SPT__EX_AHEAD < B) prefetch_list(&slots[(b + SPT__EX_AHEAD) * K + kid]);
             const char *why;
             if (c && !decode_slot(s, (char *)t->values + (size_t)e * es, &why)) {
                 if (b < first_bad) first_bad = b;
@@ -622,8 +640,10 @@ spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *fea
     const int nth SPT__OMP_VAR = spt__threads_for(bytes / 8);
     int64_t first_bad = INT64_MAX;
 #pragma omp parallel for schedule(static) num_threads(nth) reduction(min : first_bad) if (nth > 1)
-    for (int64_t b = 0; b < B; b++)
+    for (int64_t b = 0; b < B; b++) {
+        if (b + SPT__EX_AHEAD < B) prefetch_bytes(&ex[b + SPT__EX_AHEAD]);
         if (scan_example(fn, b, &ex[b], &kt, slots + b * K) != SPT_OK && b < first_bad) first_bad = b;
+    }
     if (first_bad != INT64_MAX) { /* again on this thread, for the message */
         st = scan_example(fn, first_bad, &ex[first_bad], &kt, slots + first_bad * K);
         if (st == SPT_OK) st = spt__err(SPT_EINTERNAL, "%s: Example %lld failed to scan once only", fn, (long long)first_bad);
