@@ -28,10 +28,21 @@ typedef struct slot {
     bool seen;
 } slot;
 
-/* The number of bytes below 0x80 (each ends one varint), eight at a time. */
+/* The number of bytes below 0x80 (each ends one varint): sixteen at a time where the host has SSE2 (a
+ * byte counter per lane, summed before it can wrap), then eight at a time. */
 static int64_t count_terminators(const unsigned char *p, size_t n) {
     int64_t c = 0;
     size_t i = 0;
+#ifdef __SSE2__
+    const __m128i all = _mm_set1_epi8(-1), zero = _mm_setzero_si128();
+    while (i + 16 <= n) {
+        __m128i acc = zero;
+        for (int k = 0; k < 255 && i + 16 <= n; k++, i += 16) /* a terminator is a byte > -1 as int8 */
+            acc = _mm_sub_epi8(acc, _mm_cmpgt_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i)), all));
+        const __m128i sum = _mm_sad_epu8(acc, zero);
+        c += _mm_cvtsi128_si32(sum) + _mm_cvtsi128_si32(_mm_srli_si128(sum, 8));
+    }
+#endif
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, p + i, 8);
@@ -357,61 +368,145 @@ static void fill_pairs(int64_t *ix, int64_t b, int64_t c) {
     for (int64_t j = 0; j < c; j++) ix[2 * j] = b, ix[2 * j + 1] = j;
 }
 
-static spt_status varlen_out(const char *fn, const slot *slots, int64_t K, int64_t kid, int64_t B, bool batched,
-                             const spt_feature *f, spt_tensor **out) {
-    spt_status st = SPT_OK;
-    int64_t total = 0, maxlen = 0, *off = NULL;
-    spt_tensor *t = NULL;
-    off = spt__alloc_array(fn, B + 1, 1, sizeof(int64_t), false, &st);
-    if (!off) return st;
-    for (int64_t b = 0; b < B; b++) {
-        const slot *s = &slots[b * K + kid];
-        SPT__CHECK(type_check(fn, s, b, f->key, f->dtype));
-        int64_t c = s->type ? s->count : 0;
-        off[b] = total;
-        total += c;
-        if (c > maxlen) maxlen = c;
-    }
-    off[B] = total;
-    const int64_t shape[2] = {B, maxlen}, rank = batched ? 2 : 1;
-    SPT__CHECK(spt__tensor_alloc_uninit(fn, f->dtype, rank, batched ? shape : shape + 1, total, NULL, &t));
-    /* every Example into its own range of the output, in parallel; the first failing one reports */
-    const int nth SPT__OMP_VAR = spt__threads_for(total * 2);
-    int64_t first_bad = INT64_MAX;
-    const size_t es = spt_dtype_size(f->dtype);
-#pragma omp parallel num_threads(nth) if (nth > 1)
-    {
-#pragma omp for schedule(static) reduction(min : first_bad) nowait
-        for (int64_t b = 0; b < B; b++) {
-            const slot *s = &slots[b * K + kid];
-            const int64_t e = off[b], c = off[b + 1] - e;
-            if (b + SPT__EX_AHEAD < B) prefetch_list(&slots[(b + SPT__EX_AHEAD) * K + kid]);
-            const char *why;
-            if (c && !decode_slot(s, (char *)t->values + (size_t)e * es, &why)) {
-                if (b < first_bad) first_bad = b;
+/* ---- VarLenFeatures --------------------------------------------------------------------------------
+ * Each thread scans a contiguous range of the Examples and counts, per VarLenFeature, the values of its
+ * range; the outputs are then allocated to their exact size, and each thread decodes the lists of its
+ * range straight into its place (after the ranges before it), every VarLenFeature of an Example at once
+ * (the Examples of a batch of Python bytes objects are spread in memory: each is fetched once per pass).
+ * The ranges depend on the thread count only through where they split: the result is the same for any. */
+
+typedef struct vfeat {
+    int64_t kid; /* its key's slot */
+    int type;    /* the list type its dtype reads */
+    size_t es;   /* the element size */
+    spt_tensor *out;
+} vfeat;
+
+/* One thread's part of one VarLenFeature. */
+typedef struct vpart {
+    int64_t n, maxlen;         /* values in its range, the longest list */
+    int64_t at;                /* where its next value goes in the output */
+    int64_t type_bad, dec_bad; /* the first Example with a list of another type / with malformed values */
+    const char *why;           /* dec_bad's fault */
+} vpart;
+
+/* The split of B Examples among tn threads: thread t's range [*lo, *hi). */
+static void split_range(int64_t B, int t, int tn, int64_t *lo, int64_t *hi) {
+    const int64_t q = B / tn, r = B % tn;
+    *lo = q * t + (t < r ? t : r);
+    *hi = *lo + q + (t < r);
+}
+
+/* Pass 1 over Examples [lo, hi): their slots, and the VarLenFeatures' counts into parts[0..V). */
+static void scan_range(const char *fn, const spt_str *ex, int64_t B, int64_t lo, int64_t hi, const keytab *kt, slot *slots,
+                       const vfeat *vf, int64_t V, vpart *parts, int64_t *first_bad) {
+    const int64_t K = kt->nkeys;
+    for (int64_t b = lo; b < hi; b++) {
+        if (b + SPT__EX_AHEAD < B) prefetch_bytes(&ex[b + SPT__EX_AHEAD]);
+        slot *row = slots + b * K;
+        if (scan_example(fn, b, &ex[b], kt, row) != SPT_OK) {
+            if (b < *first_bad) *first_bad = b;
+            continue;
+        }
+        for (int64_t v = 0; v < V; v++) {
+            const slot *s = &row[vf[v].kid];
+            vpart *p = &parts[v];
+            if (s->type == L_NONE) continue;
+            if (s->type != vf[v].type) { /* an error even when the list is empty */
+                if (b < p->type_bad) p->type_bad = b;
                 continue;
             }
-            if (batched) fill_pairs(t->indices + 2 * e, b, c);
+            p->n += s->count;
+            if (s->count > p->maxlen) p->maxlen = s->count;
+        }
+    }
+}
+
+/* Pass 2 over Examples [lo, hi): every VarLenFeature with an output, decoded and indexed in place. */
+static void fill_range(const slot *slots, int64_t K, int64_t B, int64_t lo, int64_t hi, const vfeat *vf, int64_t V,
+                       vpart *parts, bool batched) {
+    for (int64_t b = lo; b < hi; b++) {
+        const slot *row = slots + b * K;
+        if (b + SPT__EX_AHEAD < B)
+            for (int64_t v = 0; v < V; v++) prefetch_list(&slots[(b + SPT__EX_AHEAD) * K + vf[v].kid]);
+        for (int64_t v = 0; v < V; v++) {
+            const vfeat *f = &vf[v];
+            const slot *s = &row[f->kid];
+            vpart *p = &parts[v];
+            if (!f->out || s->type != f->type || !s->count) continue;
+            const int64_t c = s->count, e = p->at;
+            const char *why = NULL;
+            if (!decode_slot(s, (char *)f->out->values + (size_t)e * f->es, &why) && b < p->dec_bad) p->dec_bad = b, p->why = why;
+            if (batched) fill_pairs(f->out->indices + 2 * e, b, c);
             else
-                for (int64_t j = 0; j < c; j++) t->indices[e + j] = j;
+                for (int64_t j = 0; j < c; j++) f->out->indices[e + j] = j;
+            p->at = e + c;
+        }
+    }
+}
+
+/* The outputs of the VarLenFeatures without a list of another type, allocated to their exact size (vf[v].out,
+ * owned by sparse_out[i]) and filled by pass 2 over the scan's T ranges. */
+static spt_status varlen_outputs(const char *fn, const spt_feature *features, int64_t nfeatures, const int64_t *vmap,
+                                 const slot *slots, int64_t K, vfeat *vf, vpart *parts, int64_t V, int T, int64_t B,
+                                 bool batched, spt_tensor **sparse_out) {
+    int64_t work = 0;
+    for (int64_t i = 0; i < nfeatures; i++) {
+        if (vmap[i] < 0) continue;
+        const int64_t v = vmap[i];
+        int64_t total = 0, maxlen = 0;
+        bool typed = true;
+        for (int t = 0; t < T; t++) {
+            vpart *p = &parts[(int64_t)t * V + v];
+            p->at = total;
+            total += p->n;
+            if (p->maxlen > maxlen) maxlen = p->maxlen;
+            typed = typed && p->type_bad == INT64_MAX;
+        }
+        if (!typed) continue; /* its error is reported in order */
+        const int64_t shape[2] = {B, maxlen};
+        SPT__TRY(spt__tensor_alloc_uninit(fn, features[i].dtype, batched ? 2 : 1, batched ? shape : shape + 1, total, NULL,
+                                          &sparse_out[i]));
+        vf[v].out = sparse_out[i];
+        work += total;
+    }
+    const int nth SPT__OMP_VAR = work > 0 ? T : 1;
+#pragma omp parallel num_threads(nth) if (nth > 1)
+    {
+        int tid = 0, nt = 1;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+        nt = omp_get_num_threads();
+#endif
+        for (int u = tid; u < T; u += nt) { /* the ranges of the scan's T threads, whatever this team's size */
+            int64_t lo, hi;
+            split_range(B, u, T, &lo, &hi);
+            fill_range(slots, K, B, lo, hi, vf, V, parts + (int64_t)u * V, batched);
         }
 #ifdef __SSE2__
         _mm_sfence(); /* this thread's streamed indices, before the join */
 #endif
     }
-    if (first_bad != INT64_MAX) { /* again on this thread, for the message */
-        SPT__CHECK(decode_at(fn, first_bad, f->key, &slots[first_bad * K + kid], f->dtype, t->values, off[first_bad]));
-        st = spt__err(SPT_EINTERNAL, "%s: Example %lld failed to decode once only", fn, (long long)first_bad);
-        goto fail;
+    return SPT_OK;
+}
+
+/* The error of VarLenFeature f (v its number) the passes found, as its own pass used to report it: a list of
+ * another type first (the first such Example), then malformed values; else its output finished. */
+static spt_status varlen_done(const char *fn, const slot *slots, int64_t K, const vfeat *vf, const vpart *parts, int64_t V,
+                              int T, int64_t v, const spt_feature *f) {
+    int64_t tb = INT64_MAX, db = INT64_MAX;
+    const char *why = NULL;
+    for (int t = 0; t < T; t++) {
+        const vpart *p = &parts[(int64_t)t * V + v];
+        if (p->type_bad < tb) tb = p->type_bad;
+        if (p->dec_bad < db) db = p->dec_bad, why = p->why;
     }
-    SPT__CHECK(finish_strings(t));
-    spt__set_row_major(t, SPT__F_VALID | SPT__F_SORTED | SPT__F_UNIQUE);
-    *out = t;
-    t = NULL;
-fail:
-    spt_tensor_free(t);
-    spt__free(off);
-    return st;
+    if (tb != INT64_MAX) return type_check(fn, &slots[tb * K + vf[v].kid], tb, f->key, f->dtype);
+    if (db != INT64_MAX)
+        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: Feature of key \"%s\": %s", fn, (long long)db, f->key, why);
+    SPT__TRY(finish_strings(vf[v].out));
+    spt__set_row_major(vf[v].out, SPT__F_VALID | SPT__F_SORTED | SPT__F_UNIQUE);
+    return SPT_OK;
 }
 
 /* The entries of one Example of a SparseFeature sorted by their index tuple (stable). */
@@ -577,6 +672,33 @@ fail:
     return st;
 }
 
+/* The features checked, and the number of keys they want (*nk). */
+static spt_status check_features(const char *fn, const spt_feature *features, int64_t nfeatures, int64_t *nk) {
+    for (int64_t i = 0; i < nfeatures; i++) {
+        const spt_feature *f = &features[i];
+        if ((unsigned)f->kind > SPT_FEATURE_FIXEDLEN)
+            return spt__err(SPT_EINVAL, "%s: features[%lld].kind = %d is not VARLEN, SPARSE or FIXEDLEN", fn, (long long)i, (int)f->kind);
+        if (!f->key) return spt__err(SPT_EINVAL, "%s: features[%lld].key is NULL", fn, (long long)i);
+        if (list_of(f->dtype) < 0)
+            return spt__err(SPT_EDTYPE, "%s: feature \"%s\": dtype %s is not one an Example holds (int64, float32, string)", fn,
+                            f->key, spt_dtype_name(f->dtype) ? spt_dtype_name(f->dtype) : "(invalid)");
+        (*nk)++;
+        if (f->kind == SPT_FEATURE_SPARSE) {
+            if (f->rank < 1 || f->rank > SPT_MAX_RANK - 1 || !f->shape || !f->index_keys)
+                return spt__err(SPT_EINVAL, "%s: SparseFeature \"%s\" needs 1 to %d index keys with their sizes, got %lld", fn,
+                                f->key, SPT_MAX_RANK - 1, (long long)f->rank);
+            for (int64_t j = 0; j < f->rank; j++) {
+                if (!f->index_keys[j]) return spt__err(SPT_EINVAL, "%s: SparseFeature \"%s\": index_keys[%lld] is NULL", fn, f->key, (long long)j);
+                if (f->shape[j] < 0)
+                    return spt__err(SPT_EINVAL, "%s: SparseFeature \"%s\": size[%lld] = %lld is negative", fn, f->key,
+                                    (long long)j, (long long)f->shape[j]);
+            }
+            *nk += f->rank;
+        }
+    }
+    return SPT_OK;
+}
+
 spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *features, int64_t nfeatures,
                              spt_tensor **sparse_out, spt_dense **dense_out) {
     static const char fn[] = "spt_parse_example";
@@ -591,33 +713,14 @@ spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *fea
         return spt__err(SPT_EINVAL, "%s: serialized must be a vector (or a scalar), got rank %lld", fn, (long long)serialized->rank);
     const bool batched = serialized->rank == 1;
     const int64_t B = serialized->size;
-    /* check the features and collect their keys */
     int64_t nk = 0;
-    for (int64_t i = 0; i < nfeatures; i++) {
-        const spt_feature *f = &features[i];
-        if ((unsigned)f->kind > SPT_FEATURE_FIXEDLEN)
-            return spt__err(SPT_EINVAL, "%s: features[%lld].kind = %d is not VARLEN, SPARSE or FIXEDLEN", fn, (long long)i, (int)f->kind);
-        if (!f->key) return spt__err(SPT_EINVAL, "%s: features[%lld].key is NULL", fn, (long long)i);
-        if (list_of(f->dtype) < 0)
-            return spt__err(SPT_EDTYPE, "%s: feature \"%s\": dtype %s is not one an Example holds (int64, float32, string)", fn,
-                            f->key, spt_dtype_name(f->dtype) ? spt_dtype_name(f->dtype) : "(invalid)");
-        nk++;
-        if (f->kind == SPT_FEATURE_SPARSE) {
-            if (f->rank < 1 || f->rank > SPT_MAX_RANK - 1 || !f->shape || !f->index_keys)
-                return spt__err(SPT_EINVAL, "%s: SparseFeature \"%s\" needs 1 to %d index keys with their sizes, got %lld", fn,
-                                f->key, SPT_MAX_RANK - 1, (long long)f->rank);
-            for (int64_t j = 0; j < f->rank; j++) {
-                if (!f->index_keys[j]) return spt__err(SPT_EINVAL, "%s: SparseFeature \"%s\": index_keys[%lld] is NULL", fn, f->key, (long long)j);
-                if (f->shape[j] < 0)
-                    return spt__err(SPT_EINVAL, "%s: SparseFeature \"%s\": size[%lld] = %lld is negative", fn, f->key,
-                                    (long long)j, (long long)f->shape[j]);
-            }
-            nk += f->rank;
-        }
-    }
+    SPT__TRY(check_features(fn, features, nfeatures, &nk));
     keytab kt = {0};
     slot *slots = NULL;
-    int64_t *kid = NULL;
+    int64_t *kid = NULL, *vmap = NULL, *bad = NULL, V = 0;
+    vfeat *vf = NULL;
+    vpart *parts = NULL;
+    int nth = 1;
     kt.cap = 16;
     while (kt.cap < 2 * nk) kt.cap *= 2;
     kt.key = spt__alloc_array(fn, nk ? nk : 1, 1, sizeof(char *), false, &st);
@@ -633,25 +736,52 @@ spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *fea
     }
     const int64_t K = kt.nkeys;
     slots = spt__alloc_array(fn, B ? B : 1, K ? K : 1, sizeof(slot), false, &st); /* each row cleared by its scan */
-    if (!slots) goto fail;
+    vmap = slots ? spt__alloc_array(fn, nfeatures ? nfeatures : 1, 1, sizeof(int64_t), false, &st) : NULL;
+    if (!vmap) goto fail;
+    for (int64_t i = 0; i < nfeatures; i++) V += features[i].kind == SPT_FEATURE_VARLEN;
+    vf = spt__alloc_array(fn, V ? V : 1, 1, sizeof(vfeat), false, &st);
+    if (!vf) goto fail;
+    for (int64_t i = 0, q = 0, v = 0; i < nfeatures; i++) {
+        vmap[i] = -1;
+        if (features[i].kind == SPT_FEATURE_VARLEN)
+            vf[v] = (vfeat){kid[q], list_of(features[i].dtype), spt_dtype_size(features[i].dtype), NULL}, vmap[i] = v++;
+        q += 1 + (features[i].kind == SPT_FEATURE_SPARSE ? features[i].rank : 0);
+    }
     const spt_str *ex = serialized->data;
     int64_t bytes = 0;
     for (int64_t b = 0; b < B; b++) bytes += ex[b].len;
-    const int nth SPT__OMP_VAR = spt__threads_for(bytes / 8);
-    int64_t first_bad = INT64_MAX;
-#pragma omp parallel for schedule(static) num_threads(nth) reduction(min : first_bad) if (nth > 1)
-    for (int64_t b = 0; b < B; b++) {
-        if (b + SPT__EX_AHEAD < B) prefetch_bytes(&ex[b + SPT__EX_AHEAD]);
-        if (scan_example(fn, b, &ex[b], &kt, slots + b * K) != SPT_OK && b < first_bad) first_bad = b;
+    nth = spt__threads_for(bytes / 8);
+    parts = spt__alloc_array(fn, nth, V ? V : 1, sizeof(vpart), true, &st);
+    bad = parts ? spt__alloc_array(fn, nth, 1, sizeof(int64_t), false, &st) : NULL;
+    if (!bad) goto fail;
+    for (int64_t k = 0; k < nth * V; k++) parts[k].type_bad = parts[k].dec_bad = INT64_MAX;
+    for (int t = 0; t < nth; t++) bad[t] = INT64_MAX;
+    int T = 1;
+#pragma omp parallel num_threads(nth) if (nth > 1)
+    {
+        int tid = 0, tn = 1;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+        tn = omp_get_num_threads();
+#endif
+        if (tid == 0) T = tn;
+        int64_t lo, hi;
+        split_range(B, tid, tn, &lo, &hi);
+        scan_range(fn, ex, B, lo, hi, &kt, slots, vf, V, parts + (int64_t)tid * V, &bad[tid]);
     }
+    int64_t first_bad = INT64_MAX;
+    for (int t = 0; t < T; t++)
+        if (bad[t] < first_bad) first_bad = bad[t];
     if (first_bad != INT64_MAX) { /* again on this thread, for the message */
         st = scan_example(fn, first_bad, &ex[first_bad], &kt, slots + first_bad * K);
         if (st == SPT_OK) st = spt__err(SPT_EINTERNAL, "%s: Example %lld failed to scan once only", fn, (long long)first_bad);
         goto fail;
     }
+    if (V) SPT__CHECK(varlen_outputs(fn, features, nfeatures, vmap, slots, K, vf, parts, V, T, B, batched, sparse_out));
+    /* the errors in the order of the features */
     for (int64_t i = 0, q = 0; i < nfeatures; i++) {
         const spt_feature *f = &features[i];
-        if (f->kind == SPT_FEATURE_VARLEN) SPT__CHECK(varlen_out(fn, slots, K, kid[q], B, batched, f, &sparse_out[i]));
+        if (f->kind == SPT_FEATURE_VARLEN) SPT__CHECK(varlen_done(fn, slots, K, vf, parts, V, T, vmap[i], f));
         else if (f->kind == SPT_FEATURE_FIXEDLEN) SPT__CHECK(fixed_out(fn, slots, K, kid[q], B, batched, f, &dense_out[i]));
         else SPT__CHECK(sparsefeat_out(fn, slots, K, kid + q, B, batched, f, &sparse_out[i]));
         q += 1 + (f->kind == SPT_FEATURE_SPARSE ? f->rank : 0);
@@ -668,6 +798,10 @@ fail:
     spt__free(kt.tab);
     spt__free(kid);
     spt__free(slots);
+    spt__free(parts);
+    spt__free(bad);
+    spt__free(vmap);
+    spt__free(vf);
     return st;
 }
 
