@@ -877,6 +877,46 @@ static void test_packed_varint_too_long_anywhere(void **state) {
     }
 }
 
+/* Errors come in the order of the features, then of the Examples, whatever the thread count: a malformed
+ * list of the first feature before a list of another type of the second, even in a later Example. */
+static void test_error_order_any_thread_count(void **state) {
+    (void)state;
+    corpus c;
+    spt_dense *d = make_corpus(&c, 3000, 7);
+    unsigned char pay[40];
+    for (int i = 0; i < 11; i++) pay[i] = 0xff;
+    pay[11] = 0x01; /* a 12-byte varint */
+    spt_dense *bad = example_with_payload(pay, 12);
+    const spt_str *bs = spt_dense_data(bad);
+    ASSERT_OK(spt_dense_set_string(d, 2500, bs->data, bs->len));
+    ASSERT_OK(spt_dense_set_string(d, 2700, bs->data, bs->len));
+    int64_t one = 7;
+    spt_example_feature wf = {"w", SPT_INT64, 1, &one};
+    void *buf;
+    size_t len;
+    ASSERT_OK(spt_encode_example(&wf, 1, &buf, &len));
+    ASSERT_OK(spt_dense_set_string(d, 2100, buf, (int64_t)len));
+    ASSERT_OK(spt_dense_set_string(d, 2900, buf, (int64_t)len));
+    spt_bytes_free(buf);
+    const spt_feature *f = corpus_features();
+    spt_feature rev[2] = {f[1], f[0]};
+    for (int th = 1; th <= 4; th++) {
+        spt_set_num_threads(th);
+        spt_tensor *sp[3];
+        spt_dense *dn[3];
+        ASSERT_ST(SPT_EPARSE, spt_parse_example(d, f, 3, sp, dn));
+        assert_non_null(strstr(spt_last_error(), "serialized[2500]: Feature of key \"ids\": malformed varint"));
+        for (int k = 0; k < 3; k++) assert_true(!sp[k] && !dn[k]);
+        ASSERT_ST(SPT_EINVAL, spt_parse_example(d, rev, 2, sp, dn));
+        assert_non_null(strstr(spt_last_error(), "Key: w, Index: 2100.  Data types don't match. Expected type: float, Actual type: int64"));
+        for (int k = 0; k < 2; k++) assert_true(!sp[k] && !dn[k]);
+    }
+    spt_set_num_threads(0);
+    spt_dense_free(bad);
+    spt_dense_free(d);
+    free_corpus(&c);
+}
+
 /* ---- allocation-failure sweeps ---------------------------------------------------------------- */
 
 typedef struct {
@@ -948,6 +988,7 @@ int main(void) {
         cmocka_unit_test(test_every_damage_of_an_example),
         cmocka_unit_test(test_parse_example_varints_and_thread_counts),
         cmocka_unit_test(test_packed_varint_too_long_anywhere),
+        cmocka_unit_test(test_error_order_any_thread_count),
         cmocka_unit_test(test_allocation_sweeps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
