@@ -369,11 +369,13 @@ static void fill_pairs(int64_t *ix, int64_t b, int64_t c) {
 }
 
 /* ---- VarLenFeatures --------------------------------------------------------------------------------
- * Each thread scans a contiguous range of the Examples and counts, per VarLenFeature, the values of its
- * range; the outputs are then allocated to their exact size, and each thread decodes the lists of its
- * range straight into its place (after the ranges before it), every VarLenFeature of an Example at once
- * (the Examples of a batch of Python bytes objects are spread in memory: each is fetched once per pass).
- * The ranges depend on the thread count only through where they split: the result is the same for any. */
+ * The batch is cut into chunks of consecutive Examples, taken by the threads as they come free (a thread
+ * the system delays does not hold the others up). The scan of a chunk counts, per VarLenFeature, the
+ * values of its Examples; the outputs are then allocated to their exact size, and the fill of a chunk
+ * decodes its lists straight into their place (after the chunks before it), every VarLenFeature of an
+ * Example at once (the Examples of a batch of Python bytes objects are spread in memory: each is fetched
+ * once per pass). Every value's place follows from the counts alone: the result is the same for any
+ * thread count. */
 
 typedef struct vfeat {
     int64_t kid; /* its key's slot */
@@ -382,19 +384,21 @@ typedef struct vfeat {
     spt_tensor *out;
 } vfeat;
 
-/* One thread's part of one VarLenFeature. */
+/* One chunk's part of one VarLenFeature. */
 typedef struct vpart {
-    int64_t n, maxlen;         /* values in its range, the longest list */
+    int64_t n, maxlen;         /* values in its chunk, the longest list */
     int64_t at;                /* where its next value goes in the output */
     int64_t type_bad, dec_bad; /* the first Example with a list of another type / with malformed values */
     const char *why;           /* dec_bad's fault */
 } vpart;
 
-/* The split of B Examples among tn threads: thread t's range [*lo, *hi). */
-static void split_range(int64_t B, int t, int tn, int64_t *lo, int64_t *hi) {
-    const int64_t q = B / tn, r = B % tn;
-    *lo = q * t + (t < r ? t : r);
-    *hi = *lo + q + (t < r);
+/* The chunks: ch Examples each (the last fewer). */
+typedef struct chunks {
+    int64_t B, ch, n;
+} chunks;
+static void chunk_range(const chunks *c, int64_t k, int64_t *lo, int64_t *hi) {
+    *lo = k * c->ch;
+    *hi = c->B - *lo < c->ch ? c->B : *lo + c->ch;
 }
 
 /* Pass 1 over Examples [lo, hi): their slots, and the VarLenFeatures' counts into parts[0..V). */
@@ -446,18 +450,19 @@ static void fill_range(const slot *slots, int64_t K, int64_t B, int64_t lo, int6
 }
 
 /* The outputs of the VarLenFeatures without a list of another type, allocated to their exact size (vf[v].out,
- * owned by sparse_out[i]) and filled by pass 2 over the scan's T ranges. */
+ * owned by sparse_out[i]) and filled by pass 2 over the chunks, with up to nth threads. */
 static spt_status varlen_outputs(const char *fn, const spt_feature *features, int64_t nfeatures, const int64_t *vmap,
-                                 const slot *slots, int64_t K, vfeat *vf, vpart *parts, int64_t V, int T, int64_t B,
-                                 bool batched, spt_tensor **sparse_out) {
+                                 const slot *slots, int64_t K, vfeat *vf, vpart *parts, int64_t V, const chunks *cs,
+                                 int nth, bool batched, spt_tensor **sparse_out) {
+    const int64_t B = cs->B;
     int64_t work = 0;
     for (int64_t i = 0; i < nfeatures; i++) {
         if (vmap[i] < 0) continue;
         const int64_t v = vmap[i];
         int64_t total = 0, maxlen = 0;
         bool typed = true;
-        for (int t = 0; t < T; t++) {
-            vpart *p = &parts[(int64_t)t * V + v];
+        for (int64_t k = 0; k < cs->n; k++) {
+            vpart *p = &parts[k * V + v];
             p->at = total;
             total += p->n;
             if (p->maxlen > maxlen) maxlen = p->maxlen;
@@ -470,18 +475,14 @@ static spt_status varlen_outputs(const char *fn, const spt_feature *features, in
         vf[v].out = sparse_out[i];
         work += total;
     }
-    const int nth SPT__OMP_VAR = work > 0 ? T : 1;
-#pragma omp parallel num_threads(nth) if (nth > 1)
+    const int nt SPT__OMP_VAR = work > 0 ? nth : 1;
+#pragma omp parallel num_threads(nt) if (nt > 1)
     {
-        int tid = 0, nt = 1;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-        nt = omp_get_num_threads();
-#endif
-        for (int u = tid; u < T; u += nt) { /* the ranges of the scan's T threads, whatever this team's size */
+#pragma omp for schedule(dynamic, 1) nowait
+        for (int64_t k = 0; k < cs->n; k++) {
             int64_t lo, hi;
-            split_range(B, u, T, &lo, &hi);
-            fill_range(slots, K, B, lo, hi, vf, V, parts + (int64_t)u * V, batched);
+            chunk_range(cs, k, &lo, &hi);
+            fill_range(slots, K, B, lo, hi, vf, V, parts + k * V, batched);
         }
 #ifdef __SSE2__
         _mm_sfence(); /* this thread's streamed indices, before the join */
@@ -493,11 +494,11 @@ static spt_status varlen_outputs(const char *fn, const spt_feature *features, in
 /* The error of VarLenFeature f (v its number) the passes found, as its own pass used to report it: a list of
  * another type first (the first such Example), then malformed values; else its output finished. */
 static spt_status varlen_done(const char *fn, const slot *slots, int64_t K, const vfeat *vf, const vpart *parts, int64_t V,
-                              int T, int64_t v, const spt_feature *f) {
+                              int64_t nch, int64_t v, const spt_feature *f) {
     int64_t tb = INT64_MAX, db = INT64_MAX;
     const char *why = NULL;
-    for (int t = 0; t < T; t++) {
-        const vpart *p = &parts[(int64_t)t * V + v];
+    for (int64_t k = 0; k < nch; k++) { /* in order: the first chunk with a fault holds the first Example */
+        const vpart *p = &parts[k * V + v];
         if (p->type_bad < tb) tb = p->type_bad;
         if (p->dec_bad < db) db = p->dec_bad, why = p->why;
     }
@@ -717,7 +718,7 @@ spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *fea
     SPT__TRY(check_features(fn, features, nfeatures, &nk));
     keytab kt = {0};
     slot *slots = NULL;
-    int64_t *kid = NULL, *vmap = NULL, *bad = NULL, V = 0;
+    int64_t *kid = NULL, *vmap = NULL, V = 0;
     vfeat *vf = NULL;
     vpart *parts = NULL;
     int nth = 1;
@@ -751,37 +752,29 @@ spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *fea
     int64_t bytes = 0;
     for (int64_t b = 0; b < B; b++) bytes += ex[b].len;
     nth = spt__threads_for(bytes / 8);
-    parts = spt__alloc_array(fn, nth, V ? V : 1, sizeof(vpart), true, &st);
-    bad = parts ? spt__alloc_array(fn, nth, 1, sizeof(int64_t), false, &st) : NULL;
-    if (!bad) goto fail;
-    for (int64_t k = 0; k < nth * V; k++) parts[k].type_bad = parts[k].dec_bad = INT64_MAX;
-    for (int t = 0; t < nth; t++) bad[t] = INT64_MAX;
-    int T = 1;
-#pragma omp parallel num_threads(nth) if (nth > 1)
-    {
-        int tid = 0, tn = 1;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-        tn = omp_get_num_threads();
-#endif
-        if (tid == 0) T = tn;
-        int64_t lo, hi;
-        split_range(B, tid, tn, &lo, &hi);
-        scan_range(fn, ex, B, lo, hi, &kt, slots, vf, V, parts + (int64_t)tid * V, &bad[tid]);
-    }
+    chunks cs = {B, B / (8 * (int64_t)nth), 0}; /* about 8 chunks a thread, of 64 to 4096 Examples */
+    cs.ch = cs.ch < 64 ? 64 : cs.ch > 4096 ? 4096 : cs.ch;
+    cs.n = B ? (B - 1) / cs.ch + 1 : 0;
+    parts = spt__alloc_array(fn, cs.n ? cs.n : 1, V ? V : 1, sizeof(vpart), true, &st);
+    if (!parts) goto fail;
+    for (int64_t k = 0; k < cs.n * V; k++) parts[k].type_bad = parts[k].dec_bad = INT64_MAX;
     int64_t first_bad = INT64_MAX;
-    for (int t = 0; t < T; t++)
-        if (bad[t] < first_bad) first_bad = bad[t];
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nth) reduction(min : first_bad) if (nth > 1)
+    for (int64_t k = 0; k < cs.n; k++) {
+        int64_t lo, hi;
+        chunk_range(&cs, k, &lo, &hi);
+        scan_range(fn, ex, B, lo, hi, &kt, slots, vf, V, parts + k * V, &first_bad);
+    }
     if (first_bad != INT64_MAX) { /* again on this thread, for the message */
         st = scan_example(fn, first_bad, &ex[first_bad], &kt, slots + first_bad * K);
         if (st == SPT_OK) st = spt__err(SPT_EINTERNAL, "%s: Example %lld failed to scan once only", fn, (long long)first_bad);
         goto fail;
     }
-    if (V) SPT__CHECK(varlen_outputs(fn, features, nfeatures, vmap, slots, K, vf, parts, V, T, B, batched, sparse_out));
+    if (V) SPT__CHECK(varlen_outputs(fn, features, nfeatures, vmap, slots, K, vf, parts, V, &cs, nth, batched, sparse_out));
     /* the errors in the order of the features */
     for (int64_t i = 0, q = 0; i < nfeatures; i++) {
         const spt_feature *f = &features[i];
-        if (f->kind == SPT_FEATURE_VARLEN) SPT__CHECK(varlen_done(fn, slots, K, vf, parts, V, T, vmap[i], f));
+        if (f->kind == SPT_FEATURE_VARLEN) SPT__CHECK(varlen_done(fn, slots, K, vf, parts, V, cs.n, vmap[i], f));
         else if (f->kind == SPT_FEATURE_FIXEDLEN) SPT__CHECK(fixed_out(fn, slots, K, kid[q], B, batched, f, &dense_out[i]));
         else SPT__CHECK(sparsefeat_out(fn, slots, K, kid + q, B, batched, f, &sparse_out[i]));
         q += 1 + (f->kind == SPT_FEATURE_SPARSE ? f->rank : 0);
@@ -799,7 +792,6 @@ fail:
     spt__free(kid);
     spt__free(slots);
     spt__free(parts);
-    spt__free(bad);
     spt__free(vmap);
     spt__free(vf);
     return st;
