@@ -11,7 +11,8 @@ machine may be shared:
                   tf.constant of the records (built once, outside the timing), both eagerly and as a
                   traced tf.function (warm: traced in the warm-up), the faster of the two medians taken as
                   TensorFlow's time; against spt.parse_example on the Python list of the same bytes
-                  objects (its conversion inside the timing). Results are compared first.
+                  objects (its conversion inside the timing). Results are compared first. A second row
+                  gives TensorFlow the same list (tf.io.parse_example converting it: like for like).
   read TFRecord   a file of --file-mb MB (default 256; the issue's figure is 1024) of ~1 KiB records
                   written by spt and checked record for record against TensorFlow's reading: iterated by
                   tf.data.TFRecordDataset (one eager element at a time, and .batch(4096)) against
@@ -75,6 +76,8 @@ def main():
     tf_parse_fn = tf.function(lambda x: tf.io.parse_example(x, tff))
     cases = [("parse_example 1e5 x (30 ids + 30 weights)", [("eager", lambda: tf.io.parse_example(tf_recs, tff)),
                                                            ("tf.function", lambda: tf_parse_fn(tf_recs))],
+              lambda: spt.parse_example(recs, sptf)),
+             ("parse_example, both from the list of bytes", [("eager", lambda: tf.io.parse_example(recs, tff))],
               lambda: spt.parse_example(recs, sptf))]
     if a.file_mb > 0:
         cases += file_cases(a, rng, tf, spt)
@@ -92,6 +95,10 @@ def main():
         wt, ct = statistics.median(x for x, _ in tt[best]), statistics.median(y for _, y in tt[best])
         ws, cs = statistics.median(x for x, _ in ts), statistics.median(y for _, y in ts)
         tname = name + (" (TF %s)" % best if len(ftfs) > 1 else "")
+        if len(ftfs) > 1:
+            for k in tt:
+                print("  TF %-12s wall %7.4f s cpu %7.4f s" % (k, statistics.median(x for x, _ in tt[k]),
+                                                            statistics.median(y for _, y in tt[k])))
         rows.append((tname, ws, cs, wt, ct))
         print("%-44s spt %7.3f s (cpu %7.3f)   TF %7.3f s (cpu %7.3f)   TF/spt wall %.2f cpu %.2f"
               % (tname, ws, cs, wt, ct, wt / ws, ct / cs), flush=True)
