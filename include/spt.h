@@ -1703,6 +1703,16 @@ typedef struct spt_feature {
 spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *features, int64_t nfeatures,
                              spt_tensor **sparse_out, spt_dense **dense_out);
 
+/* A batch of byte strings held by n objects of a language runtime (e.g. Python's bytes: the type pointer,
+ * the length as a 64-bit signed size and the bytes at fixed offsets of each object), read in one pass into
+ * out[0..n) as spt_str pointing into the objects (nothing copied; the caller keeps them alive and
+ * unchanged while out is used). Each object's pointer-sized word at tag_off must equal tag and its length
+ * at len_off be >= 0. Returns n when all are, else the index of the first object that is NULL or is not
+ * (out filled before it); -1 when objs or out is NULL with n > 0; 0 for n <= 0. The offsets are the
+ * caller's to get right (the Python package checks them on known objects before using them). */
+int64_t spt_strings_gather(const void *const *objs, int64_t n, size_t tag_off, const void *tag, size_t len_off,
+                           size_t data_off, spt_str *out);
+
 /* One feature found in an Example (spt_example_describe): its key (borrowed from the Example's bytes:
  * key_len bytes, not NUL-terminated), whether a list is set, its dtype (SPT_INT64, SPT_FLOAT32 or
  * SPT_STRING) and its number of values. */

@@ -48,6 +48,58 @@ ENTRIES = [
 register("tfio", ENTRIES)
 
 
+# ---- a batch of bytes objects as a string vector, without copying -------------------------------------
+
+
+def _object_layout():
+    """(tuple items, type, size, data) offsets of CPython's tuple and bytes objects, each checked on known
+    objects by reading inside them, or None (another Python, or a layout the checks do not confirm): then
+    batches take the copying path."""
+    import platform
+    import sys
+    if platform.python_implementation() != "CPython" or ctypes.sizeof(ctypes.c_void_p) != 8 \
+            or ctypes.sizeof(ctypes.c_ssize_t) != 8:
+        return None
+    items, typ, size, data = tuple.__basicsize__, object.__basicsize__ - 8, object.__basicsize__, bytes.__basicsize__ - 1
+    try:
+        samples = (b"", b"\0", b"tf.train.Example\x80\xff" * 40)
+        t = tuple(samples)
+        if sys.getsizeof(t) < items + 8 * len(t):
+            return None
+        for i, b in enumerate(t):
+            if ctypes.c_void_p.from_address(id(t) + items + 8 * i).value != id(b) or sys.getsizeof(b) < data + len(b) \
+                    or ctypes.c_void_p.from_address(id(b) + typ).value != id(bytes) \
+                    or ctypes.c_ssize_t.from_address(id(b) + size).value != len(b) \
+                    or ctypes.string_at(id(b) + data, len(b)) != b:
+                return None
+    except Exception:  # noqa: BLE001  (any surprise: the copying path)
+        return None
+    return items, typ, size, data
+
+
+_LAYOUT = _object_layout()
+
+
+def _gathered(x):
+    """A string vector Dense over the bytes objects of a list or tuple (borrowed: the Dense keeps a tuple of
+    them alive), read by C in one pass (spt_strings_gather); None when x is not a list or tuple of bytes
+    objects only (the general path then converts it, or says what is wrong)."""
+    if _LAYOUT is None or type(x) not in (list, tuple):
+        return None
+    t = x if type(x) is tuple else tuple(x)  # a snapshot: C reads it with the GIL released
+    n = len(t)
+    items, typ, size, data = _LAYOUT
+    arr = np.empty((max(n, 1), 2), dtype=np.int64)
+    if n and raw("spt_strings_gather")(id(t) + items, n, typ, id(bytes), size, data, arr.ctypes.data) != n:
+        return None
+    if not n:
+        arr[0] = 0
+    d = C.spt_dense_wrap(L.SPT_STRING, np.asarray([n], dtype=np.int64), arr)
+    d.keep = (arr, t)
+    d._c.keep = (arr, t)
+    return d
+
+
 # ---- TFRecord files ----------------------------------------------------------------------------------
 
 _COMPRESSION = {None: 0, "": 0, "NONE": 0, "ZLIB": 1, "GZIP": 2}
@@ -112,8 +164,10 @@ class TFRecordWriter:
         """Write every bytes object of `records` (a list or object array) as one record each."""
         if self._w is None:
             raise L.err(L.FailedPreconditionError, self._fn, "the writer is closed")
-        a = _bytes_array(records, self._fn, "records").reshape(-1)
-        C.spt_tfrecord_write_batch(self._w, _strings_dense(a, self._fn, "records"))
+        d = _gathered(records)
+        if d is None:
+            d = _strings_dense(_bytes_array(records, self._fn, "records").reshape(-1), self._fn, "records")
+        C.spt_tfrecord_write_batch(self._w, d)
 
     def flush(self):
         pass
@@ -354,6 +408,9 @@ def parse_example(serialized, features, example_names=None, name=None):
     OutOfRangeError; malformed bytes: ParseError naming the Example and the field)."""
     fn = "parse_example"
     specs = _Specs(features, fn)
+    d = _gathered(serialized)
+    if d is not None:
+        return specs.parse(d, fn)
     a = _bytes_list(serialized)
     if a is None:
         a = _bytes_array(serialized, fn, "serialized")
