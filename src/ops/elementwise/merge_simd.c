@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* merge_simd.c -- the AVX-512 lane of add's block merge (declared in merge_blocks.h).
+/* merge_simd.c -- the AVX-512 lane of the engine's block merge (declared in merge_blocks.h), for every op
+ * of the engine whose values are 8 bytes: the coinciding pairs through the op's own `both`, the entries of
+ * one side through `vop` (fixv below, the same IEEE operations as the op's template).
  *
  * The row-major keys of a window of each operand (up to KW entries) are computed first, eight at a time.
  * A step then takes the next eight keys of a (A) and of b (B): the eight smallest of the sixteen are
@@ -19,7 +21,29 @@
 
 #define KW 1024 /* keys per operand and window: 4 x 8 KiB on the stack for the two lanes */
 
-bool spt__mb_simd_on(size_t es) { return es == 8 && spt__simd() >= SPT__SIMD_AVX512; }
+bool spt__mb_simd_on(size_t es, int vop) { return es == 8 && vop != SPT__MB_V_NONE && spt__simd() >= SPT__SIMD_AVX512; }
+
+/* The one-sided value of one entry (from b when fb), as the ops' templates compute it. */
+static inline __attribute__((always_inline)) uint64_t fix1(int vop, bool fb, uint64_t bits) {
+    double x;
+    int64_t y;
+    float _Complex z;
+    memcpy(&x, &bits, 8);
+    memcpy(&y, &bits, 8);
+    memcpy(&z, &bits, 8);
+    switch (vop) {
+    case SPT__MB_V_NEGB_F64: x = fb ? 0 - x : x; break;
+    case SPT__MB_V_NEGB_I64: y = fb ? (int64_t)((uint64_t)0 - (uint64_t)y) : y; memcpy(&x, &y, 8); break;
+    case SPT__MB_V_NEGB_C64: z = fb ? (float _Complex)(0 - z) : z; memcpy(&x, &z, 8); break;
+    case SPT__MB_V_MAX_F64: x = fb ? SPT__MAXV_NAN(0.0, x) : SPT__MAXV_NAN(x, 0.0); break;
+    case SPT__MB_V_MIN_F64: x = fb ? SPT__MINV_NAN(0.0, x) : SPT__MINV_NAN(x, 0.0); break;
+    case SPT__MB_V_MAX_I64: y = fb ? SPT__MAXV((int64_t)0, y) : SPT__MAXV(y, (int64_t)0); memcpy(&x, &y, 8); break;
+    case SPT__MB_V_MIN_I64: y = fb ? SPT__MINV((int64_t)0, y) : SPT__MINV(y, (int64_t)0); memcpy(&x, &y, 8); break;
+    default: return bits;
+    }
+    memcpy(&bits, &x, 8);
+    return bits;
+}
 
 /* Everything below is compiled for AVX-512 and only called when the processor has it. */
 /* Every function from here to the matching pop is compiled for AVX-512 (GCC's pragma; clang's own form). */
@@ -79,6 +103,36 @@ static inline __attribute__((always_inline)) void rows2(const int64_t *ra, const
     }
 }
 
+/* The one-sided values of a step's eight entries v (lanes from b: fb) as fix1 computes them (coinciding
+ * pairs never reach a vector step). max(x, 0) keeps x unless x < 0 (NaN and -0 kept), max(0, y) keeps y
+ * only when y > 0 or y is NaN (-0 becomes +0); min likewise. */
+static inline __attribute__((always_inline)) __m512i fixv(int vop, __m512i v, __mmask8 fb) {
+    const __m512d d = _mm512_castsi512_pd(v), z = _mm512_setzero_pd();
+    const __m512i zi = _mm512_setzero_si512();
+    __mmask8 zero; /* lanes that become 0 */
+    switch (vop) {
+    case SPT__MB_V_NEGB_F64: return _mm512_castpd_si512(_mm512_mask_sub_pd(d, fb, z, d));
+    case SPT__MB_V_NEGB_I64: return _mm512_mask_sub_epi64(v, fb, zi, v);
+    case SPT__MB_V_NEGB_C64: { /* C's 0 - z for a real 0: (0 - re, -im); float pairs, 16 lanes of 32 bits */
+        const __mmask16 f16 = _mm512_movepi32_mask(_mm512_movm_epi64(fb));
+        const __m512 f = _mm512_castsi512_ps(v);
+        const __m512 re = _mm512_mask_sub_ps(f, f16 & 0x5555, _mm512_setzero_ps(), f);
+        return _mm512_mask_xor_epi32(_mm512_castps_si512(re), f16 & 0xAAAA, _mm512_castps_si512(re),
+                                     _mm512_set1_epi32((int)0x80000000u));
+    }
+    case SPT__MB_V_MAX_F64:
+        zero = (__mmask8)((_mm512_cmp_pd_mask(d, z, _CMP_LT_OQ) & ~fb) | (_mm512_cmp_pd_mask(d, z, _CMP_LE_OQ) & fb));
+        break;
+    case SPT__MB_V_MIN_F64:
+        zero = (__mmask8)((_mm512_cmp_pd_mask(d, z, _CMP_GT_OQ) & ~fb) | (_mm512_cmp_pd_mask(d, z, _CMP_GE_OQ) & fb));
+        break;
+    case SPT__MB_V_MAX_I64: zero = _mm512_cmplt_epi64_mask(v, zi); break;
+    case SPT__MB_V_MIN_I64: zero = _mm512_cmpgt_epi64_mask(v, zi); break;
+    default: return v;
+    }
+    return _mm512_maskz_mov_epi64((__mmask8)~zero, v);
+}
+
 /* One level of the bitonic sort: partner = lane ^ s (perm), the lower lane of each pair keeps the min. */
 #define LEVEL(perm, lowmask)                                                                           \
     do {                                                                                               \
@@ -111,7 +165,7 @@ static inline __attribute__((always_inline)) bool refill(const spt__mb *m, lane_
 /* One step of a lane: eight entries by the vector merge, or one by the scalar one; false when the window
  * is used up (or the lane has ended). */
 static inline __attribute__((always_inline)) bool step(const spt__mb *m, lane_st *s, int64_t *bi, uint64_t *ov,
-                                                       spt__mb_both_fn both, const int64_t R) {
+                                                       spt__mb_both_fn both, const int64_t R, const int vop) {
     const int64_t *ia = m->ia, *ib = m->ib;
     const uint64_t *va = m->va, *vb = m->vb; /* 8-byte values, moved as bits */
     const int64_t i = s->i, j = s->j, w = s->w, ai = i - s->i0, bj = j - s->j0, left = s->dend - i - j;
@@ -131,7 +185,9 @@ static inline __attribute__((always_inline)) bool step(const spt__mb *m, lane_st
         const uint64_t top = (uint64_t)_mm_extract_epi64(_mm512_extracti64x2_epi64(k, 3), 1); /* the largest */
         const __mmask8 adj = _mm512_cmpeq_epu64_mask(k, _mm512_alignr_epi64(k, k, 1)) & 0x7F;
         if (!adj && s->ka[ai + na8] != top && s->kb[bj + nb8] != top) {
-            _mm512_storeu_si512(ov + w, _mm512_permutex2var_epi64(_mm512_loadu_si512(va + i), id, _mm512_loadu_si512(vb + j)));
+            __m512i v = _mm512_permutex2var_epi64(_mm512_loadu_si512(va + i), id, _mm512_loadu_si512(vb + j));
+            if (vop != SPT__MB_V_ID) v = fixv(vop, v, _mm512_cmpge_epi64_mask(id, _mm512_set1_epi64(8)));
+            _mm512_storeu_si512(ov + w, v);
             if (R == 3) rows3(ia + i * 3, ib + j * 3, id, bi + w * 3);
             else if (R == 2) rows2(ia + i * 2, ib + j * 2, id, bi + w * 2);
             else {
@@ -153,12 +209,12 @@ static inline __attribute__((always_inline)) bool step(const spt__mb *m, lane_st
     const uint64_t x = s->ka[ai], y = s->kb[bj];
     if (x < y) {
         for (int64_t d = 0; d < R; d++) bi[w * R + d] = ia[i * R + d];
-        ov[w] = va[i];
+        ov[w] = fix1(vop, false, va[i]);
         s->w = w + 1;
         s->i = i + 1;
     } else if (y < x) {
         for (int64_t d = 0; d < R; d++) bi[w * R + d] = ib[j * R + d];
-        ov[w] = vb[j];
+        ov[w] = fix1(vop, true, vb[j]);
         s->w = w + 1;
         s->j = j + 1;
     } else {
@@ -172,31 +228,38 @@ static inline __attribute__((always_inline)) bool step(const spt__mb *m, lane_st
 
 /* Both lanes, their steps interleaved (two independent dependency chains), then whichever is left. */
 static inline __attribute__((always_inline)) void run_rank(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv,
-                                                           spt__mb_both_fn both, const int64_t R) {
+                                                           spt__mb_both_fn both, const int64_t R, const int vop) {
     uint64_t keys[4][KW];
     uint64_t *ov = bv;
     lane_st s0 = {L[0].i, L[0].j, L[0].w, L[0].dend, 0, 0, 0, 0, keys[0], keys[1]};
     lane_st s1 = {L[1].i, L[1].j, L[1].w, L[1].dend, 0, 0, 0, 0, keys[2], keys[3]};
     bool l0 = refill(m, &s0, R), l1 = refill(m, &s1, R);
     while (l0 && l1) {
-        if (!step(m, &s0, bi, ov, both, R)) l0 = refill(m, &s0, R);
-        if (!step(m, &s1, bi, ov, both, R)) l1 = refill(m, &s1, R);
+        if (!step(m, &s0, bi, ov, both, R, vop)) l0 = refill(m, &s0, R);
+        if (!step(m, &s1, bi, ov, both, R, vop)) l1 = refill(m, &s1, R);
     }
     while (l0)
-        if (!step(m, &s0, bi, ov, both, R)) l0 = refill(m, &s0, R);
+        if (!step(m, &s0, bi, ov, both, R, vop)) l0 = refill(m, &s0, R);
     while (l1)
-        if (!step(m, &s1, bi, ov, both, R)) l1 = refill(m, &s1, R);
+        if (!step(m, &s1, bi, ov, both, R, vop)) l1 = refill(m, &s1, R);
     L[0].i = s0.i, L[0].j = s0.j, L[0].w = s0.w;
     L[1].i = s1.i, L[1].j = s1.j, L[1].w = s1.w;
 }
 
+/* The rank's copy for one-sided values moved as they are (vop ID, add) or transformed. */
+static inline __attribute__((always_inline)) void run_vop(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv,
+                                                          spt__mb_both_fn both, const int64_t R, int vop) {
+    if (vop == SPT__MB_V_ID) run_rank(m, L, bi, bv, both, R, SPT__MB_V_ID);
+    else run_rank(m, L, bi, bv, both, R, vop);
+}
+
 /* The two lanes of a block (L[0], L[1]). */
-void spt__mb_simd_run(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both) {
+void spt__mb_simd_run(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both, int vop) {
     switch (m->rank) {
-    case 1: run_rank(m, L, bi, bv, both, 1); break;
-    case 2: run_rank(m, L, bi, bv, both, 2); break;
-    case 3: run_rank(m, L, bi, bv, both, 3); break;
-    default: run_rank(m, L, bi, bv, both, m->rank); break;
+    case 1: run_vop(m, L, bi, bv, both, 1, vop); break;
+    case 2: run_vop(m, L, bi, bv, both, 2, vop); break;
+    case 3: run_vop(m, L, bi, bv, both, 3, vop); break;
+    default: run_vop(m, L, bi, bv, both, m->rank, vop); break;
     }
 }
 #if defined(__clang__)
@@ -206,11 +269,11 @@ void spt__mb_simd_run(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, 
 #endif
 
 #else
-bool spt__mb_simd_on(size_t es) {
-    (void)es;
+bool spt__mb_simd_on(size_t es, int vop) {
+    (void)es, (void)vop;
     return false;
 }
-void spt__mb_simd_run(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both) {
-    (void)m, (void)L, (void)bi, (void)bv, (void)both;
+void spt__mb_simd_run(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both, int vop) {
+    (void)m, (void)L, (void)bi, (void)bv, (void)both, (void)vop;
 }
 #endif
