@@ -62,12 +62,15 @@ typedef struct spt__mb_lane {
 
 /* The vector form of a lane (merge_simd.c): the value of a coinciding pair (x in a, y in b) into *out,
  * returning 1 when it is kept, else 0; whether the vector lane runs for values of es bytes and one-sided
- * values vop on this processor (AVX-512 in use, es 8, vop not NONE); and the run, which merges both lanes
+ * values vop on this processor (AVX-512 or AVX2 in use, es 8, vop not NONE); and the run, which merges both lanes
  * L[0], L[1] forward exactly as the scalar lanes do (same output, same stop: the first position at or past
  * dend, a coinciding pair taken whole) until each ends or one operand is used up. */
 typedef int (*spt__mb_both_fn)(const spt__mb *m, const void *x, const void *y, void *out);
 bool spt__mb_simd_on(size_t es, int vop);
 void spt__mb_simd_run(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both, int vop);
+/* The forms spt__mb_simd_run chooses from (merge_simd512.c, merge_simd256.c; empty off x86-64). */
+void spt__mb_run512(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both, int vop);
+void spt__mb_run256(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both, int vop);
 
 /* Row-major linear key of an index row of rank r over dims sh (the row lies inside sh). */
 static inline uint64_t spt__mb_key(const int64_t *row, const int64_t *sh, int64_t r) {
