@@ -68,7 +68,7 @@ typedef struct spt__mb_lane {
 typedef int (*spt__mb_both_fn)(const spt__mb *m, const void *x, const void *y, void *out);
 bool spt__mb_simd_on(size_t es, int vop);
 void spt__mb_simd_run(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both, int vop);
-/* The forms spt__mb_simd_run chooses from (merge_simd512.c, merge_simd256.c; empty off x86-64). */
+/* The forms spt__mb_simd_run chooses from (merge_simd512.c, merge_simd256.c; x86-64 only). */
 void spt__mb_run512(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both, int vop);
 void spt__mb_run256(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both, int vop);
 

@@ -12,6 +12,10 @@ bool spt__mb_simd_on(size_t es, int vop) {
 }
 
 void spt__mb_simd_run(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both, int vop) {
+#if SPT__SIMD_X86
     if (spt__simd() >= SPT__SIMD_AVX512) spt__mb_run512(m, L, bi, bv, both, vop);
     else spt__mb_run256(m, L, bi, bv, both, vop);
+#else
+    (void)m, (void)L, (void)bi, (void)bv, (void)both, (void)vop;
+#endif
 }

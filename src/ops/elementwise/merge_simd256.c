@@ -126,8 +126,4 @@ static inline __attribute__((always_inline)) bool vstep(const spt__mb *m, lane_s
 #pragma GCC pop_options
 #endif
 
-#else
-void spt__mb_run256(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both, int vop) {
-    (void)m, (void)L, (void)bi, (void)bv, (void)both, (void)vop;
-}
-#endif
+#endif /* SPT__SIMD_X86 */
