@@ -44,6 +44,7 @@ ENTRIES = [
     # progress=: the callback is a ctypes function the caller keeps alive, passed by address)
     Entry("spt_set_read_member", STATUS, text("member")),
     Entry("spt_set_read_progress", VOID, buffer("fn", "spt_progress_fn"), buffer("ctx", "void *")),
+    Entry("spt_set_write_progress", VOID, buffer("fn", "spt_progress_fn"), buffer("ctx", "void *")),
     Entry("spt_write_npy", STATUS, handle("array", D), path("path")),
     Entry("spt_read_npz", STATUS, path("path"), struct("opts", "const spt_read_opts *", L.spt_read_opts),
           out("out", T)),

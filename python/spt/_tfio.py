@@ -38,6 +38,8 @@ ENTRIES = [
     Entry("spt_tfrecord_writer_free", VOID, handle("w", "recwriter", const=False)),
     Entry("spt_parse_example", STATUS, handle("serialized", D), buffer("features", "const spt_feature *", nullable=False),
           i64("nfeatures", lo=0), out_array("sparse_out"), out_array("dense_out", D)),
+    Entry("spt_strings_gather", R_I64, buffer("objs", "const void * const *"), i64("n"), size("tag_off"),
+          buffer("tag", "const void *"), size("len_off"), size("data_off"), buffer("out", "spt_str *")),
     Entry("spt_example_describe", STATUS, buffer("data", "const void *"), size("len"),
           buffer("keys", "spt_example_key * *", nullable=False), buffer("n", "int64_t *", nullable=False)),
     Entry("spt_encode_example", STATUS, buffer("features", "const spt_example_feature *", nullable=False),
