@@ -1461,6 +1461,9 @@ void spt_set_read_progress(spt_progress_fn fn, void *ctx);
  * (freed when the thread ends or the member is set again); SPT_EINVAL (and the default) for a name over
  * 4095 bytes, SPT_ENOMEM (and the default) when the copy cannot be allocated. */
 spt_status spt_set_read_member(const char *member);
+/* Whether readers started later on the calling thread copy a file's bytes instead of mapping them (false,
+ * the default: see "Zero copy" below). */
+void spt_set_read_copy(bool copy);
 
 /* Read a FROSTT .tns file ("-" = stdin) into a new tensor. SPT_EIO when the file cannot be read,
  * SPT_EPARSE for malformed text (wrong field count, an index < 1 or beyond a given shape, a number that

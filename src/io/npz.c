@@ -9,84 +9,60 @@
 
 /* ---- reading ---------------------------------------------------------------------------------- */
 
-static bool has_member(zip_t *z, const char *m) { return zip_name_locate(z, m, 0) >= 0; }
+/* The archive being read: its directory, and the file's mapping when the bytes are a mapped file (the
+ * tensor may keep a stored member's bytes where they lie). */
+typedef struct arch {
+    spt__zip z;
+    spt__file *f; /* NULL: bytes in memory, never adopted */
+} arch;
+
+static bool has_member(const arch *a, const char *m) { return spt__zip_find(&a->z, m) != NULL; }
+
+static spt_status find(const char *name, const arch *a, const char *m, const char **full_out, char *full, size_t fcap,
+                       char *label, size_t lcap, const spt__zip_entry **e) {
+    snprintf(full, fcap, "%s.npy", m);
+    snprintf(label, lcap, "%s[%s]", name, full);
+    *full_out = full;
+    *e = spt__zip_find(&a->z, full);
+    if (!*e) return spt__err(SPT_EPARSE, "%s: expected a member %s, found none", name, full);
+    return SPT_OK;
+}
 
 /* Read member `m` (".npy" appended) into a dense array; SPT_EPARSE when missing or malformed. */
-static spt_status member(const char *fn, const char *name, zip_t *z, const char *m, spt_dense **out) {
-    spt_status st;
+static spt_status member(const char *fn, const char *name, const arch *a, const char *m, spt_dense **out) {
     char full[64], label[512];
-    snprintf(full, sizeof full, "%s.npy", m);
-    snprintf(label, sizeof label, "%s[%s]", name, full);
+    const char *fl;
+    const spt__zip_entry *e;
     *out = NULL;
-    zip_stat_t sb;
-    zip_stat_init(&sb);
-    if (zip_stat(z, full, 0, &sb) != 0)
-        return spt__err(SPT_EPARSE, "%s: expected a member %s, found none", name, full);
-    if (!(sb.valid & ZIP_STAT_SIZE) || !(sb.valid & ZIP_STAT_COMP_SIZE))
-        return spt__err(SPT_EPARSE, "%s: expected a size for the member, found none", label);
-    /* deflate cannot expand more than ~1032:1, so a larger claim is rejected before allocating */
-    uint64_t bound = sb.comp_method == ZIP_CM_STORE ? sb.comp_size : sb.comp_size * 1040u + 4096u;
-    if (sb.size > bound || sb.size > (uint64_t)INT64_MAX / 2)
-        return spt__err(SPT_EPARSE, "%s: expected at most %llu bytes from %llu compressed bytes, found a claim of %llu", label,
-                        (unsigned long long)bound, (unsigned long long)sb.comp_size, (unsigned long long)sb.size);
-    char *buf = spt__alloc_array(fn, (int64_t)sb.size, 1, 1, false, &st);
-    if (!buf) return st;
-    zip_file_t *zf = zip_fopen(z, full, 0);
-    if (!zf) {
-        spt__free(buf);
-        return spt__err(SPT_EPARSE, "%s: cannot open the member: %s", label, zip_strerror(z));
-    }
-    zip_uint64_t got = 0;
-    while (got < sb.size) {
-        zip_int64_t r = zip_fread(zf, buf + got, sb.size - got);
-        if (r <= 0) break;
-        got += (zip_uint64_t)r;
-    }
-    bool bad = got != sb.size;
-    char extra;
-    if (!bad && zip_fread(zf, &extra, 1) > 0) bad = true;
-    if (bad) {
-        st = spt__err(SPT_EPARSE, "%s: expected %llu bytes, found %llu (%s)", label, (unsigned long long)sb.size,
-                      (unsigned long long)got, zip_file_strerror(zf));
-        zip_fclose(zf);
-        spt__free(buf);
-        return st;
-    }
-    zip_fclose(zf);
-    st = spt__npy_parse(fn, label, buf, (size_t)sb.size, out);
-    spt__free(buf);
+    SPT__TRY(find(name, a, m, &fl, full, sizeof full, label, sizeof label, &e));
+    const char *p;
+    char *own;
+    size_t sh;
+    SPT__TRY(spt__zip_extract(fn, label, &a->z, e, 0, &p, &own, &sh));
+    spt_status st = spt__npy_parse(fn, label, p, (size_t)e->usize, out);
+    spt__free(own);
     return st;
 }
 
 /* Read only the header of member `m` (".npy" appended) and check that the bytes it declares (shape
  * times element size) are what the archive's directory says the member holds: the cheap checks of a
  * member's shape run before anything is inflated or allocated for its data. */
-static spt_status peek(const char *fn, const char *name, zip_t *z, const char *m, spt__npy_head *h) {
+static spt_status peek(const char *fn, const char *name, const arch *a, const char *m, spt__npy_head *h) {
     char full[64], label[512];
-    snprintf(full, sizeof full, "%s.npy", m);
-    snprintf(label, sizeof label, "%s[%s]", name, full);
-    zip_stat_t sb;
-    zip_stat_init(&sb);
-    if (zip_stat(z, full, 0, &sb) != 0) return spt__err(SPT_EPARSE, "%s: expected a member %s, found none", name, full);
-    if (!(sb.valid & ZIP_STAT_SIZE)) return spt__err(SPT_EPARSE, "%s: expected a size for the member, found none", label);
-    zip_file_t *zf = zip_fopen(z, full, 0);
-    if (!zf) return spt__err(SPT_EPARSE, "%s: cannot open the member: %s", label, zip_strerror(z));
+    const char *fl;
+    const spt__zip_entry *e;
+    SPT__TRY(find(name, a, m, &fl, full, sizeof full, label, sizeof label, &e));
     char head[1 << 14];
-    size_t want = sb.size < sizeof head ? (size_t)sb.size : sizeof head, got = 0;
-    while (got < want) {
-        zip_int64_t r = zip_fread(zf, head + got, want - got);
-        if (r <= 0) break;
-        got += (size_t)r;
-    }
-    zip_fclose(zf);
+    size_t got;
+    SPT__TRY(spt__zip_head(fn, label, e, head, sizeof head, &got));
     SPT__TRY(spt__npy_head_parse(fn, label, head, got, h));
-    if (sb.size < h->hdr || sb.size - h->hdr != h->data) {
+    if (e->usize < h->hdr || e->usize - h->hdr != h->data) {
         char sh[SPT__IDXBUF];
         spt__fmt_index(sh, sizeof sh, h->shape, h->rank);
         return spt__err(SPT_EPARSE,
                         "%s: expected %lld elements of %zu bytes for shape %s, found %llu bytes of data (the size in the "
                         "archive's directory)",
-                        label, (long long)h->vol, h->isz, sh, (unsigned long long)(sb.size >= h->hdr ? sb.size - h->hdr : 0));
+                        label, (long long)h->vol, h->isz, sh, (unsigned long long)(e->usize >= h->hdr ? e->usize - h->hdr : 0));
     }
     return SPT_OK;
 }
@@ -151,7 +127,7 @@ static spt_status bad_index(const char *name, const char *m, int64_t i, int64_t 
 
 /* The order the archive states (member spt_meta.npy, a string "order: ..."), restored when the entries
  * bear it out; a missing or malformed statement changes nothing. */
-static void restore_order(const char *fn, const char *name, zip_t *z, spt_tensor *t) {
+static void restore_order(const char *fn, const char *name, const arch *z, spt_tensor *t) {
     if (!has_member(z, "spt_meta.npy")) return;
     spt__npy_head h;
     if (peek(fn, name, z, "spt_meta", &h) != SPT_OK || h.vol != 1 || h.dtype != SPT_STRING || h.isz > SPT__META_CAP) return;
@@ -162,94 +138,259 @@ static void restore_order(const char *fn, const char *name, zip_t *z, spt_tensor
     spt_dense_free(d);
 }
 
-static spt_status read_pydata(const char *fn, const char *name, zip_t *z, spt_tensor **out) {
+/* fill_value.npy, when present, must be zero (spt's implicit value). */
+static spt_status check_fill(const char *fn, const char *name, const arch *z) {
+    if (!has_member(z, "fill_value.npy")) return SPT_OK;
+    spt_dense *fill = NULL;
+    SPT__TRY(member(fn, name, z, "fill_value", &fill));
+    bool zero = fill->size == 1 && fill->dtype != SPT_STRING;
+    if (zero) {
+        size_t es = spt_dtype_size(fill->dtype);
+        if (spt_dtype_is_float(fill->dtype) || spt_dtype_is_complex(fill->dtype)) {
+            double re = fill->dtype == SPT_FLOAT32 ? *(float *)fill->data
+                        : fill->dtype == SPT_FLOAT64 ? *(double *)fill->data
+                        : fill->dtype == SPT_COMPLEX64 ? ((float *)fill->data)[0] : ((double *)fill->data)[0];
+            double im = fill->dtype == SPT_COMPLEX64 ? ((float *)fill->data)[1]
+                        : fill->dtype == SPT_COMPLEX128 ? ((double *)fill->data)[1] : 0.0;
+            zero = re == 0 && im == 0;
+        } else
+            zero = !memcmp(fill->data, spt__zero_elem, es);
+    } else if (fill->dtype == SPT_STRING && fill->size == 1)
+        zero = ((spt_str *)fill->data)[0].len == 0;
+    spt_dense_free(fill);
+    if (!zero) return spt__err(SPT_EINVAL, "%s: fill_value is not zero; spt tensors have an implicit zero", name);
+    return SPT_OK;
+}
+
+/* A big member's bytes (coords, data): where they lie or inflated (own), with its header. */
+typedef struct part {
+    const char *p; /* the member's first byte */
+    char *own;     /* the buffer holding it when inflated */
+    size_t len;
+    bool stored;
+    spt__npy_head h;
+} part;
+
+/* The members m[0], m[1] of the archive extracted at once, one per thread (each inflated by libdeflate),
+ * the data of each placed 64-byte aligned when inflated. */
+static spt_status take2(const char *fn, const char *name, const arch *z, const char *const m[2], part b[2]) {
+    spt_status s[2] = {SPT_OK, SPT_OK};
+    char msg[2][512] = {"", ""};
+    const spt__zip_entry *e[2];
+    for (int k = 0; k < 2; k++) {
+        char full[64];
+        snprintf(full, sizeof full, "%s.npy", m[k]);
+        e[k] = spt__zip_find(&z->z, full);
+        if (!e[k]) return spt__err(SPT_EPARSE, "%s: expected a member %s, found none", name, full);
+    }
+    const int nth SPT__OMP_VAR = e[0]->usize + e[1]->usize > ((uint64_t)4 << 20) && spt_get_num_threads() > 1 ? 2 : 1;
+#pragma omp parallel for num_threads(nth) schedule(static, 1)
+    for (int k = 0; k < 2; k++) {
+        char label[512];
+        size_t sh;
+        snprintf(label, sizeof label, "%s[%s.npy]", name, m[k]);
+        s[k] = spt__zip_extract(fn, label, &z->z, e[k], b[k].h.hdr, &b[k].p, &b[k].own, &sh);
+        if (s[k] != SPT_OK) snprintf(msg[k], sizeof msg[k], "%s", spt_last_error()); /* the error is this thread's */
+        b[k].len = (size_t)e[k]->usize;
+        b[k].stored = e[k]->method == 0;
+    }
+    for (int k = 0; k < 2; k++)
+        if (s[k] != SPT_OK) {
+            for (int j = 0; j < 2; j++) spt__free(b[j].own), b[j].own = NULL;
+            return spt__err(s[k], "%s", msg[k]);
+        }
+    return SPT_OK;
+}
+
+/* coords (rank x n integers of the file's width, little endian, C order) transposed into ix (n x rank),
+ * each index checked against its dim: false at the first one outside (found again by the caller). Blocks
+ * of entries by the threads; the pages of a mapped file behind each block are dropped (drop). */
+#define TRANSPOSE(T)                                                                                              \
+    for (int64_t k = 0; k < R; k++) {                                                                            \
+        const T *s = (const T *)(const void *)src + k * n;                                                       \
+        const uint64_t dim = (uint64_t)shape[k];                                                                \
+        for (int64_t i = i0; i < i1; i++) {                                                                      \
+            if ((uint64_t)(int64_t)s[i] >= dim) ok = false; /* negative or beyond int64 too */            \
+            ix[i * R + k] = (int64_t)s[i];                                                                       \
+        }                                                                                                        \
+    }
+static bool transpose(const char *src, size_t isz, bool sgn, int64_t R, int64_t n, const int64_t *shape, int64_t *ix,
+                      bool drop) {
+    const int64_t B = 1 << 14, nb = (n + B - 1) / B;
+    bool all = true;
+    const int nth SPT__OMP_VAR = spt__threads_for(n * R);
+#pragma omp parallel for num_threads(nth) schedule(static) reduction(&& : all)
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t i0 = b * B, i1 = i0 + B < n ? i0 + B : n;
+        bool ok = true;
+        if (isz == 8 && sgn) TRANSPOSE(int64_t)
+        else if (isz == 8) TRANSPOSE(uint64_t)
+        else if (isz == 4 && sgn) TRANSPOSE(int32_t)
+        else if (isz == 4) TRANSPOSE(uint32_t)
+        else if (isz == 2 && sgn) TRANSPOSE(int16_t)
+        else if (isz == 2) TRANSPOSE(uint16_t)
+        else if (sgn) TRANSPOSE(int8_t)
+        else TRANSPOSE(uint8_t)
+        if (drop)
+            for (int64_t k = 0; k < R; k++) spt__unmap_behind(src + ((size_t)k * (size_t)n + (size_t)i0) * isz, (size_t)(i1 - i0) * isz);
+        all = all && ok;
+    }
+    return all;
+}
+#undef TRANSPOSE
+
+/* ix from coords: the fast path above for the usual layouts, else through a dense copy; the first index
+ * outside the shape is SPT_EPARSE naming its entry. */
+static spt_status coords_to_ix(const char *fn, const char *name, const arch *z, const part *c, int64_t R, int64_t n,
+                               const int64_t *shape, int64_t *ix) {
+    const spt__npy_head *h = &c->h;
+    const char *src = c->p + h->hdr;
+    spt_dense *d = NULL;
+    spt_status st = SPT_OK;
+    if (!h->swap && !(h->fortran && R > 1 && n > 1) &&
+        transpose(src, h->isz, h->dtype >= SPT_INT8 && h->dtype <= SPT_INT64, R, n, shape, ix, z->z.mapped && c->stored))
+        return SPT_OK;
+    /* a byte-swapped or Fortran-ordered array, or an index outside the shape: entry by entry */
+    char label[512];
+    snprintf(label, sizeof label, "%s[coords.npy]", name);
+    SPT__TRY(spt__npy_parse(fn, label, c->p, c->len, &d));
+    for (int64_t k = 0; k < R && st == SPT_OK; k++)
+        for (int64_t i = 0; i < n; i++) {
+            int64_t v;
+            if (!get_i64(d, k * n + i, &v) || v < 0 || v >= shape[k]) {
+                if (!get_i64(d, k * n + i, &v)) v = -1;
+                st = bad_index(name, "coords", i, v, shape[k]);
+                break;
+            }
+            ix[i * R + k] = v;
+        }
+    spt_dense_free(d);
+    return st;
+}
+
+/* What a tensor made here keeps: its index buffer, the buffer its values lie in, the file's mapping. */
+typedef struct owner {
+    void *ix, *vals;
+    spt__map *map;
+} owner;
+static void owner_release(void *c) {
+    owner *k = c;
+    spt__free(k->ix);
+    spt__free(k->vals);
+    spt__map_unref(k->map);
+    spt__free(k);
+}
+
+/* Whether the values can stay where they are: a numeric array in the host's byte order, aligned for its
+ * element, bool bytes all 0 or 1. */
+static bool in_place(const part *d, int64_t n) {
+    const spt__npy_head *h = &d->h;
+    if (h->dtype == SPT_STRING || h->swap || h->ucs4 || n == 0) return false;
+    size_t es = spt_dtype_size(h->dtype), al = es > 8 ? 8 : es;
+    const char *v = d->p + h->hdr;
+    if ((uintptr_t)v % al) return false;
+    if (h->dtype == SPT_BOOL)
+        for (int64_t i = 0; i < n; i++)
+            if ((unsigned char)v[i] > 1) return false;
+    return true;
+}
+
+/* The tensor over ix and the values of d: the inflated buffer adopted, a stored member of a mapped file
+ * kept where it lies (unless the thread asked for copies), otherwise copied. */
+static spt_status make_tensor(const char *fn, const char *name, const arch *z, part *d, int64_t R, const int64_t *shape,
+                              int64_t n, int64_t **ix, spt_tensor **out) {
+    spt_status st = SPT_OK;
+    spt_dense *dd = NULL;
+    owner *k = spt__calloc(1, sizeof *k);
+    if (!k) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    void *vals = NULL;
+    const size_t vb = (size_t)n * spt_dtype_size(d->h.dtype);
+    if (in_place(d, n) && d->own) {
+        vals = (void *)(d->p + d->h.hdr);
+        k->vals = d->own;
+        d->own = NULL;
+    } else if (in_place(d, n) && d->stored && z->f && z->f->map && !spt__read_copy() &&
+               spt__map_writable(d->p + d->h.hdr, vb) && (k->map = spt__file_share(z->f))) {
+        vals = (void *)(d->p + d->h.hdr);
+    } else {
+        char label[512];
+        snprintf(label, sizeof label, "%s[data.npy]", name);
+        st = spt__npy_parse(fn, label, d->p, d->len, &dd);
+        if (st == SPT_OK && !(k->vals = vals = spt__alloc_array(fn, n ? n : 1, 1, spt_dtype_size(d->h.dtype), false, &st)))
+            st = st ? st : SPT_ENOMEM;
+        if (st == SPT_OK) memcpy(vals, dd->data, vb);
+        if (st != SPT_OK) {
+            spt_dense_free(dd);
+            owner_release(k);
+            return st;
+        }
+    }
+    k->ix = *ix;
+    *ix = NULL;
+    st = spt__tensor_adopt(fn, d->h.dtype, R, shape, n, k->ix, vals, NULL, owner_release, k, out);
+    if (st != SPT_OK) owner_release(k);
+    else if (d->h.dtype == SPT_STRING && (st = spt__arena_adopt_all(&(*out)->strings, vals, n)) != SPT_OK) {
+        spt_tensor_free(*out);
+        *out = NULL;
+    }
+    spt_dense_free(dd);
+    return st;
+}
+
+static spt_status read_pydata(const char *fn, const char *name, const arch *z, spt_tensor **out) {
     spt_status st;
-    spt_dense *coords = NULL, *data = NULL, *shp = NULL, *fill = NULL;
-    spt_tensor *t = NULL;
-    int64_t rank, shape[SPT_MAX_RANK];
-    spt__npy_head hs, hd, hc, hf;
+    spt_dense *shp = NULL;
+    int64_t rank, shape[SPT_MAX_RANK], *ix = NULL;
+    spt__npy_head hs;
+    part b[2];
+    memset(b, 0, sizeof b);
     SPT__TRY(peek(fn, name, z, "shape", &hs));
     SPT__TRY(want_vec(name, "shape", &hs, -1));
     if (hs.shape[0] > SPT_MAX_RANK)
         return spt__err(SPT_EPARSE, "%s[shape.npy]: expected at most %d dims, found %lld", name, SPT_MAX_RANK,
                         (long long)hs.shape[0]);
-    SPT__TRY(peek(fn, name, z, "data", &hd));
-    SPT__TRY(want_vec(name, "data", &hd, -1));
-    SPT__TRY(peek(fn, name, z, "coords", &hc));
-    if (!spt_dtype_is_integer(hc.dtype) || hc.rank != 2 || hc.shape[0] != hs.shape[0] || hc.shape[1] != hd.shape[0]) {
+    SPT__TRY(peek(fn, name, z, "data", &b[1].h));
+    SPT__TRY(want_vec(name, "data", &b[1].h, -1));
+    SPT__TRY(peek(fn, name, z, "coords", &b[0].h));
+    const spt__npy_head *hc = &b[0].h;
+    const int64_t n = b[1].h.shape[0];
+    if (!spt_dtype_is_integer(hc->dtype) || hc->rank != 2 || hc->shape[0] != hs.shape[0] || hc->shape[1] != n) {
         char sh[SPT__IDXBUF];
-        spt__fmt_index(sh, sizeof sh, hc.shape, hc.rank);
+        spt__fmt_index(sh, sizeof sh, hc->shape, hc->rank);
         return spt__err(SPT_EPARSE, "%s[coords.npy]: expected integers of shape [%lld,%lld], found %s %s", name,
-                        (long long)hs.shape[0], (long long)hd.shape[0], spt_dtype_name(hc.dtype), sh);
+                        (long long)hs.shape[0], (long long)n, spt_dtype_name(hc->dtype), sh);
     }
     if (has_member(z, "fill_value.npy")) {
+        spt__npy_head hf;
         SPT__TRY(peek(fn, name, z, "fill_value", &hf));
         if (hf.vol != 1) return spt__err(SPT_EPARSE, "%s[fill_value.npy]: expected one value, found %lld", name, (long long)hf.vol);
     }
     SPT__CHECK(member(fn, name, z, "shape", &shp));
     SPT__CHECK(read_shape(name, shp, &rank, shape));
-    SPT__CHECK(member(fn, name, z, "data", &data));
-    if (data->rank != 1) {
-        st = spt__err(SPT_EPARSE, "%s[data.npy]: expected a rank-1 array, found rank %lld", name, (long long)data->rank);
-        goto fail;
-    }
-    int64_t n = data->shape[0];
-    SPT__CHECK(member(fn, name, z, "coords", &coords));
-    if (!spt_dtype_is_integer(coords->dtype) || coords->rank != 2 || coords->shape[0] != rank || coords->shape[1] != n) {
+    SPT__CHECK(check_fill(fn, name, z));
+    int64_t vol;
+    SPT__CHECK(spt__check_dims(fn, rank, shape, &vol));
+    if (n > 0 && vol == 0) {
         char sh[SPT__IDXBUF];
-        spt__fmt_index(sh, sizeof sh, coords->shape, coords->rank);
-        st = spt__err(SPT_EPARSE, "%s[coords.npy]: expected integers of shape [%lld,%lld], found %s %s", name, (long long)rank,
-                      (long long)n, spt_dtype_name(coords->dtype), sh);
+        spt__fmt_index(sh, sizeof sh, shape, rank);
+        st = spt__err(SPT_ERANGE, "%s: %lld entries but shape %s has no element", fn, (long long)n, sh);
         goto fail;
     }
-    if (has_member(z, "fill_value.npy")) {
-        SPT__CHECK(member(fn, name, z, "fill_value", &fill));
-        bool zero = fill->size == 1 && fill->dtype != SPT_STRING;
-        if (zero) {
-            size_t es = spt_dtype_size(fill->dtype);
-            if (spt_dtype_is_float(fill->dtype) || spt_dtype_is_complex(fill->dtype)) {
-                double re = fill->dtype == SPT_FLOAT32 ? *(float *)fill->data
-                            : fill->dtype == SPT_FLOAT64 ? *(double *)fill->data
-                            : fill->dtype == SPT_COMPLEX64 ? ((float *)fill->data)[0] : ((double *)fill->data)[0];
-                double im = fill->dtype == SPT_COMPLEX64 ? ((float *)fill->data)[1]
-                            : fill->dtype == SPT_COMPLEX128 ? ((double *)fill->data)[1] : 0.0;
-                zero = re == 0 && im == 0;
-            } else
-                zero = !memcmp(fill->data, spt__zero_elem, es);
-        } else if (fill->dtype == SPT_STRING && fill->size == 1)
-            zero = ((spt_str *)fill->data)[0].len == 0;
-        if (!zero) {
-            st = spt__err(SPT_EINVAL, "%s: fill_value is not zero; spt tensors have an implicit zero", name);
-            goto fail;
-        }
-    }
-    SPT__CHECK(spt__tensor_alloc(fn, data->dtype, rank, shape, n, NULL, &t));
-    for (int64_t k = 0; k < rank; k++)
-        for (int64_t i = 0; i < n; i++) {
-            int64_t v;
-            if (!get_i64(coords, k * n + i, &v) || v < 0 || v >= shape[k]) {
-                if (!get_i64(coords, k * n + i, &v)) v = -1;
-                st = bad_index(name, "coords", i, v, shape[k]);
-                goto fail;
-            }
-            t->indices[i * rank + k] = v;
-        }
-    memcpy(t->values, data->data, (size_t)n * spt_dtype_size(data->dtype));
-    if (t->dtype == SPT_STRING) SPT__CHECK(spt__arena_adopt_all(&t->strings, t->values, n));
-    t->flags = SPT__F_VALID;
-    restore_order(fn, name, z, t);
-    spt_dense_free(coords);
-    spt_dense_free(data);
-    spt_dense_free(shp);
-    spt_dense_free(fill);
-    *out = t;
-    return SPT_OK;
+    static const char *const names[2] = {"coords", "data"};
+    SPT__CHECK(take2(fn, name, z, names, b));
+    if (!(ix = spt__alloc_array(fn, n ? n : 1, rank ? rank : 1, sizeof(int64_t), false, &st))) goto fail;
+    spt__hint_huge(ix, (size_t)n * (size_t)rank * sizeof(int64_t));
+    SPT__CHECK(coords_to_ix(fn, name, z, &b[0], rank, n, shape, ix));
+    spt__free(b[0].own);
+    b[0].own = NULL;
+    SPT__CHECK(make_tensor(fn, name, z, &b[1], rank, shape, n, &ix, out));
+    (*out)->flags = SPT__F_VALID;
+    restore_order(fn, name, z, *out);
 fail:
-    spt_dense_free(coords);
-    spt_dense_free(data);
+    spt__free(ix);
+    spt__free(b[0].own);
+    spt__free(b[1].own);
     spt_dense_free(shp);
-    spt_dense_free(fill);
-    spt_tensor_free(t);
     return st;
 }
 
@@ -292,7 +433,7 @@ static spt_status fill_scipy(const char *name, bool coo, bool csr, const spt_den
     return SPT_OK;
 }
 
-static spt_status read_scipy(const char *fn, const char *name, zip_t *z, spt_tensor **out) {
+static spt_status read_scipy(const char *fn, const char *name, const arch *z, spt_tensor **out) {
     spt_status st;
     spt_dense *fmt = NULL, *data = NULL, *shp = NULL, *a = NULL, *b = NULL;
     spt_tensor *t = NULL;
@@ -374,29 +515,22 @@ fail:
     return st;
 }
 
-spt_status spt__npz_from_bytes(const char *fn, const char *name, const char *data, size_t len, spt_tensor **out) {
+static spt_status npz_read(const char *fn, const char *name, const char *data, size_t len, spt__file *f,
+                           spt_tensor **out) {
+    arch a = {.f = f};
+    SPT__TRY(spt__zip_open(fn, name, data, len, f && f->map, &a.z));
     spt_status st;
-    zip_error_t ze;
-    zip_error_init(&ze);
-    zip_source_t *src = zip_source_buffer_create(len ? data : "", len, 0, &ze);
-    zip_t *z = NULL;
-    if (src) {
-        z = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
-        if (!z) zip_source_free(src);
-    }
-    if (!z) {
-        st = spt__err(SPT_EPARSE, "%s: expected a zip archive (.npz), found something else: %s", name, zip_error_strerror(&ze));
-        zip_error_fini(&ze);
-        return st;
-    }
-    zip_error_fini(&ze);
-    if (has_member(z, "coords.npy")) st = read_pydata(fn, name, z, out);
-    else if (has_member(z, "format.npy")) st = read_scipy(fn, name, z, out);
-    else if (has_member(z, "indptr.npy"))
+    if (has_member(&a, "coords.npy")) st = read_pydata(fn, name, &a, out);
+    else if (has_member(&a, "format.npy")) st = read_scipy(fn, name, &a, out);
+    else if (has_member(&a, "indptr.npy"))
         st = spt__err(SPT_EPARSE, "%s: expected a COO archive (coords.npy), found a GCXS one (not supported)", name);
     else st = spt__err(SPT_EPARSE, "%s: expected the members coords.npy or format.npy, found neither", name);
-    zip_discard(z);
+    spt__zip_close(&a.z);
     return st;
+}
+
+spt_status spt__npz_from_bytes(const char *fn, const char *name, const char *data, size_t len, spt_tensor **out) {
+    return npz_read(fn, name, data, len, NULL, out);
 }
 
 spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor **out) {
@@ -405,8 +539,9 @@ spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor 
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
     spt__file f;
-    SPT__TRY(spt__file_load_magic(fn, path, "PK", 2, "zip (.npz)", &f));
-    spt_status st = spt__npz_from_bytes(fn, f.name, f.data, f.len, out);
+    /* a stream is spooled to a temporary file: the directory is at the archive's end */
+    SPT__TRY(spt__file_load_spooled(fn, path, "PK", 2, "zip (.npz)", &f));
+    spt_status st = npz_read(fn, f.name, f.data, f.len, &f, out);
     spt__file_release(&f);
     return st;
 }
