@@ -4,6 +4,7 @@
 #include "io.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -171,54 +172,71 @@ typedef struct part {
     spt__npy_head h;
 } part;
 
-/* The members m[0], m[1] of the archive extracted at once, one per thread (each inflated by libdeflate),
- * the data of each placed 64-byte aligned when inflated. */
+/* One member's extraction (take2), on its own thread or the caller's. */
+typedef struct job {
+    const char *fn, *name, *m;
+    const arch *z;
+    const spt__zip_entry *e;
+    part *b;
+    spt_status st;
+    char msg[512]; /* the error, which is recorded on the thread that met it */
+} job;
+static void *run_job(void *c) {
+    job *j = c;
+    char label[512];
+    size_t sh;
+    snprintf(label, sizeof label, "%s[%s.npy]", j->name, j->m);
+    j->st = spt__zip_extract(j->fn, label, &j->z->z, j->e, j->b->h.hdr, &j->b->p, &j->b->own, &sh);
+    if (j->st != SPT_OK) snprintf(j->msg, sizeof j->msg, "%s", spt_last_error());
+    j->b->len = (size_t)j->e->usize;
+    j->b->stored = j->e->method == 0;
+    return NULL;
+}
+
+/* The members m[0], m[1] of the archive extracted at once: m[1] on a second thread when there are two
+ * and the members are large (a thread that blocks in join, not one that spins), each inflated by
+ * libdeflate with its data 64-byte aligned. */
 static spt_status take2(const char *fn, const char *name, const arch *z, const char *const m[2], part b[2]) {
-    spt_status s[2] = {SPT_OK, SPT_OK};
-    char msg[2][512] = {"", ""};
-    const spt__zip_entry *e[2];
+    job j[2];
     for (int k = 0; k < 2; k++) {
         char full[64];
         snprintf(full, sizeof full, "%s.npy", m[k]);
-        e[k] = spt__zip_find(&z->z, full);
-        if (!e[k]) return spt__err(SPT_EPARSE, "%s: expected a member %s, found none", name, full);
+        j[k] = (job){fn, name, m[k], z, spt__zip_find(&z->z, full), &b[k], SPT_OK, ""};
+        if (!j[k].e) return spt__err(SPT_EPARSE, "%s: expected a member %s, found none", name, full);
     }
-    const int nth SPT__OMP_VAR = e[0]->usize + e[1]->usize > ((uint64_t)4 << 20) && spt_get_num_threads() > 1 ? 2 : 1;
-#pragma omp parallel for num_threads(nth) schedule(static, 1)
-    for (int k = 0; k < 2; k++) {
-        char label[512];
-        size_t sh;
-        snprintf(label, sizeof label, "%s[%s.npy]", name, m[k]);
-        s[k] = spt__zip_extract(fn, label, &z->z, e[k], b[k].h.hdr, &b[k].p, &b[k].own, &sh);
-        if (s[k] != SPT_OK) snprintf(msg[k], sizeof msg[k], "%s", spt_last_error()); /* the error is this thread's */
-        b[k].len = (size_t)e[k]->usize;
-        b[k].stored = e[k]->method == 0;
-    }
+    pthread_t tid;
+    const bool two = j[0].e->usize + j[1].e->usize > ((uint64_t)4 << 20) && spt_get_num_threads() > 1 &&
+                     (j[0].e->method || j[1].e->method) && pthread_create(&tid, NULL, run_job, &j[1]) == 0;
+    run_job(&j[0]);
+    if (two) pthread_join(tid, NULL);
+    else run_job(&j[1]);
     for (int k = 0; k < 2; k++)
-        if (s[k] != SPT_OK) {
-            for (int j = 0; j < 2; j++) spt__free(b[j].own), b[j].own = NULL;
-            return spt__err(s[k], "%s", msg[k]);
+        if (j[k].st != SPT_OK) {
+            for (int i = 0; i < 2; i++) spt__free(b[i].own), b[i].own = NULL;
+            return spt__err(j[k].st, "%s", j[k].msg);
         }
     return SPT_OK;
 }
 
-/* coords (rank x n integers of the file's width, little endian, C order) transposed into ix (n x rank),
- * each index checked against its dim: false at the first one outside (found again by the caller). Blocks
- * of entries by the threads; the pages of a mapped file behind each block are dropped (drop). */
-#define TRANSPOSE(T)                                                                                              \
-    for (int64_t k = 0; k < R; k++) {                                                                            \
-        const T *s = (const T *)(const void *)src + k * n;                                                       \
-        const uint64_t dim = (uint64_t)shape[k];                                                                \
-        for (int64_t i = i0; i < i1; i++) {                                                                      \
-            if ((uint64_t)(int64_t)s[i] >= dim) ok = false; /* negative or beyond int64 too */            \
-            ix[i * R + k] = (int64_t)s[i];                                                                       \
-        }                                                                                                        \
-    }
-static bool transpose(const char *src, size_t isz, bool sgn, int64_t R, int64_t n, const int64_t *shape, int64_t *ix,
-                      bool drop) {
-    const int64_t B = 1 << 14, nb = (n + B - 1) / B;
+/* coords (rank x n integers of the file's width, little endian; element (k, i) at k * sk + i * si) into
+ * ix (n x rank), or only checked when ix is NULL: each index against its dim, false at the first one
+ * outside (found again by the caller). Blocks of entries by the threads; the pages of a mapped file
+ * behind each block are dropped (drop). Loads through memcpy: a stored member need not be aligned. */
+#define TRANSPOSE(T)                                                                                   \
+    for (int64_t i = i0; i < i1; i++)                                                                 \
+        for (int64_t k = 0; k < R; k++) {                                                             \
+            T v;                                                                                      \
+            memcpy(&v, src + (size_t)(k * sk + i * si) * sizeof(T), sizeof v);                        \
+            if ((uint64_t)(int64_t)v >= (uint64_t)shape[k]) ok = false; /* negative or beyond int64 */ \
+            if (ix) ix[i * R + k] = (int64_t)v;                                                       \
+        }
+static bool transpose(const char *src, size_t isz, bool sgn, bool fortran, int64_t R, int64_t n, const int64_t *shape,
+                      int64_t *ix, bool drop) {
+    const int64_t B = 1 << 14, nb = (n + B - 1) / B, sk = fortran ? 1 : n, si = fortran ? R : 1;
     bool all = true;
-    const int nth SPT__OMP_VAR = spt__threads_for(n * R);
+    /* a pass of a few milliseconds is not split: the threads' start and their spinning after the region
+     * would cost about what they save */
+    const int nth SPT__OMP_VAR = n * R < ((int64_t)1 << 22) ? 1 : spt__threads_for(n * R);
 #pragma omp parallel for num_threads(nth) schedule(static) reduction(&& : all)
     for (int64_t b = 0; b < nb; b++) {
         const int64_t i0 = b * B, i1 = i0 + B < n ? i0 + B : n;
@@ -231,42 +249,14 @@ static bool transpose(const char *src, size_t isz, bool sgn, int64_t R, int64_t 
         else if (isz == 2) TRANSPOSE(uint16_t)
         else if (sgn) TRANSPOSE(int8_t)
         else TRANSPOSE(uint8_t)
-        if (drop)
-            for (int64_t k = 0; k < R; k++) spt__unmap_behind(src + ((size_t)k * (size_t)n + (size_t)i0) * isz, (size_t)(i1 - i0) * isz);
+        if (drop && fortran) spt__unmap_behind(src + (size_t)(i0 * R) * isz, (size_t)((i1 - i0) * R) * isz);
+        else if (drop)
+            for (int64_t k = 0; k < R; k++) spt__unmap_behind(src + (size_t)(k * n + i0) * isz, (size_t)(i1 - i0) * isz);
         all = all && ok;
     }
     return all;
 }
 #undef TRANSPOSE
-
-/* ix from coords: the fast path above for the usual layouts, else through a dense copy; the first index
- * outside the shape is SPT_EPARSE naming its entry. */
-static spt_status coords_to_ix(const char *fn, const char *name, const arch *z, const part *c, int64_t R, int64_t n,
-                               const int64_t *shape, int64_t *ix) {
-    const spt__npy_head *h = &c->h;
-    const char *src = c->p + h->hdr;
-    spt_dense *d = NULL;
-    spt_status st = SPT_OK;
-    if (!h->swap && !(h->fortran && R > 1 && n > 1) &&
-        transpose(src, h->isz, h->dtype >= SPT_INT8 && h->dtype <= SPT_INT64, R, n, shape, ix, z->z.mapped && c->stored))
-        return SPT_OK;
-    /* a byte-swapped or Fortran-ordered array, or an index outside the shape: entry by entry */
-    char label[512];
-    snprintf(label, sizeof label, "%s[coords.npy]", name);
-    SPT__TRY(spt__npy_parse(fn, label, c->p, c->len, &d));
-    for (int64_t k = 0; k < R && st == SPT_OK; k++)
-        for (int64_t i = 0; i < n; i++) {
-            int64_t v;
-            if (!get_i64(d, k * n + i, &v) || v < 0 || v >= shape[k]) {
-                if (!get_i64(d, k * n + i, &v)) v = -1;
-                st = bad_index(name, "coords", i, v, shape[k]);
-                break;
-            }
-            ix[i * R + k] = v;
-        }
-    spt_dense_free(d);
-    return st;
-}
 
 /* What a tensor made here keeps: its index buffer, the buffer its values lie in, the file's mapping. */
 typedef struct owner {
@@ -279,6 +269,56 @@ static void owner_release(void *c) {
     spt__free(k->vals);
     spt__map_unref(k->map);
     spt__free(k);
+}
+
+/* Whether p[0..n) of a stored member may stay in the file's mapping: the file is mapped, the thread did
+ * not ask for copies, and the pages can be made copy-on-write writable; the mapping then belongs to k. */
+static bool keep_mapped(const arch *z, const part *b, owner *k, const void *p, size_t n) {
+    if (!b->stored || !z->f || spt__read_copy() || (!k->map && !z->f->map)) return false;
+    if (!k->map && !(k->map = spt__file_share(z->f))) return false;
+    return spt__map_writable(p, n);
+}
+
+/* The indices from coords: where they lie when the member holds int64 in spt's layout (Fortran order, as
+ * pydata/sparse writes them) aligned, kept mapped or adopted; otherwise converted into a new buffer (*ix).
+ * The first index outside the shape is SPT_EPARSE naming its entry. */
+static spt_status coords_to_ix(const char *fn, const char *name, const arch *z, part *c, int64_t R, int64_t n,
+                               const int64_t *shape, owner *k, int64_t **ix) {
+    const spt__npy_head *h = &c->h;
+    const char *src = c->p + h->hdr;
+    spt_dense *d = NULL;
+    spt_status st = SPT_OK;
+    const bool fortran = h->fortran || R <= 1 || n <= 1, sgn = h->dtype >= SPT_INT8 && h->dtype <= SPT_INT64;
+    const size_t bytes = (size_t)n * (size_t)R * sizeof(int64_t);
+    *ix = NULL;
+    if (!h->swap && fortran && h->dtype == SPT_INT64 && (uintptr_t)src % 8 == 0 && n > 0 &&
+        (c->own || keep_mapped(z, c, k, src, bytes)) && transpose(src, 8, true, true, R, n, shape, NULL, false)) {
+        *ix = (int64_t *)(void *)src;
+        if (c->own) k->ix = c->own, c->own = NULL;
+        return SPT_OK;
+    }
+    int64_t *buf = spt__alloc_array(fn, n ? n : 1, R ? R : 1, sizeof(int64_t), false, &st);
+    if (!buf) return st;
+    spt__hint_huge(buf, bytes);
+    k->ix = buf;
+    *ix = buf;
+    if (!h->swap && transpose(src, h->isz, sgn, fortran, R, n, shape, buf, z->z.mapped && c->stored)) return SPT_OK;
+    /* byte-swapped, or an index outside the shape: entry by entry, naming the first bad one */
+    char label[512];
+    snprintf(label, sizeof label, "%s[coords.npy]", name);
+    SPT__TRY(spt__npy_parse(fn, label, c->p, c->len, &d));
+    for (int64_t kk = 0; kk < R && st == SPT_OK; kk++)
+        for (int64_t i = 0; i < n; i++) {
+            int64_t v;
+            if (!get_i64(d, kk * n + i, &v) || v < 0 || v >= shape[kk]) {
+                if (!get_i64(d, kk * n + i, &v)) v = -1;
+                st = bad_index(name, "coords", i, v, shape[kk]);
+                break;
+            }
+            buf[i * R + kk] = v;
+        }
+    spt_dense_free(d);
+    return st;
 }
 
 /* Whether the values can stay where they are: a numeric array in the host's byte order, aligned for its
@@ -295,44 +335,57 @@ static bool in_place(const part *d, int64_t n) {
     return true;
 }
 
-/* The tensor over ix and the values of d: the inflated buffer adopted, a stored member of a mapped file
- * kept where it lies (unless the thread asked for copies), otherwise copied. */
-static spt_status make_tensor(const char *fn, const char *name, const arch *z, part *d, int64_t R, const int64_t *shape,
-                              int64_t n, int64_t **ix, spt_tensor **out) {
+/* The values of d for the tensor: the inflated buffer adopted, a stored member of a mapped file kept where
+ * it lies, otherwise copied (*dd: the parsed array whose strings the tensor adopts). */
+static spt_status values_of(const char *fn, const char *name, const arch *z, part *d, int64_t n, owner *k, void **vals,
+                            spt_dense **dd) {
     spt_status st = SPT_OK;
+    const size_t es = spt_dtype_size(d->h.dtype), vb = (size_t)n * es;
+    const char *src = d->p + d->h.hdr;
+    *dd = NULL;
+    if (in_place(d, n) && (d->own || keep_mapped(z, d, k, src, vb))) {
+        *vals = (void *)src;
+        if (d->own) k->vals = d->own, d->own = NULL;
+        return SPT_OK;
+    }
+    if (!(k->vals = *vals = spt__alloc_array(fn, n ? n : 1, 1, es, false, &st))) return st;
+    if (d->h.dtype != SPT_STRING && !d->h.swap && !d->h.ucs4 && d->h.dtype != SPT_BOOL) {
+        const size_t step = (size_t)8 << 20; /* the mapped pages behind the copy given back as it goes */
+        for (size_t at = 0; at < vb; at += step) {
+            memcpy((char *)*vals + at, src + at, vb - at < step ? vb - at : step);
+            if (z->z.mapped && d->stored) spt__unmap_behind(src + at, vb - at < step ? vb - at : step);
+        }
+        return SPT_OK;
+    }
+    char label[512];
+    snprintf(label, sizeof label, "%s[data.npy]", name);
+    SPT__TRY(spt__npy_parse(fn, label, d->p, d->len, dd));
+    memcpy(*vals, (*dd)->data, vb);
+    return SPT_OK;
+}
+
+/* The tensor over the coords and data members (see coords_to_ix and values_of). */
+static spt_status make_tensor(const char *fn, const char *name, const arch *z, part b[2], int64_t R,
+                              const int64_t *shape, int64_t n, spt_tensor **out) {
+    spt_status st;
     spt_dense *dd = NULL;
     owner *k = spt__calloc(1, sizeof *k);
     if (!k) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    int64_t *ix = NULL;
     void *vals = NULL;
-    const size_t vb = (size_t)n * spt_dtype_size(d->h.dtype);
-    if (in_place(d, n) && d->own) {
-        vals = (void *)(d->p + d->h.hdr);
-        k->vals = d->own;
-        d->own = NULL;
-    } else if (in_place(d, n) && d->stored && z->f && z->f->map && !spt__read_copy() &&
-               spt__map_writable(d->p + d->h.hdr, vb) && (k->map = spt__file_share(z->f))) {
-        vals = (void *)(d->p + d->h.hdr);
-    } else {
-        char label[512];
-        snprintf(label, sizeof label, "%s[data.npy]", name);
-        st = spt__npy_parse(fn, label, d->p, d->len, &dd);
-        if (st == SPT_OK && !(k->vals = vals = spt__alloc_array(fn, n ? n : 1, 1, spt_dtype_size(d->h.dtype), false, &st)))
-            st = st ? st : SPT_ENOMEM;
-        if (st == SPT_OK) memcpy(vals, dd->data, vb);
-        if (st != SPT_OK) {
-            spt_dense_free(dd);
-            owner_release(k);
-            return st;
-        }
-    }
-    k->ix = *ix;
-    *ix = NULL;
-    st = spt__tensor_adopt(fn, d->h.dtype, R, shape, n, k->ix, vals, NULL, owner_release, k, out);
-    if (st != SPT_OK) owner_release(k);
-    else if (d->h.dtype == SPT_STRING && (st = spt__arena_adopt_all(&(*out)->strings, vals, n)) != SPT_OK) {
+    SPT__CHECK(coords_to_ix(fn, name, z, &b[0], R, n, shape, k, &ix));
+    spt__free(b[0].own); /* inflated coords, converted */
+    b[0].own = NULL;
+    SPT__CHECK(values_of(fn, name, z, &b[1], n, k, &vals, &dd));
+    st = spt__tensor_adopt(fn, b[1].h.dtype, R, shape, n, ix, vals, NULL, owner_release, k, out);
+    if (st != SPT_OK) goto fail;
+    k = NULL; /* the tensor's now */
+    if (b[1].h.dtype == SPT_STRING && (st = spt__arena_adopt_all(&(*out)->strings, vals, n)) != SPT_OK) {
         spt_tensor_free(*out);
         *out = NULL;
     }
+fail:
+    if (k) owner_release(k);
     spt_dense_free(dd);
     return st;
 }
@@ -340,7 +393,7 @@ static spt_status make_tensor(const char *fn, const char *name, const arch *z, p
 static spt_status read_pydata(const char *fn, const char *name, const arch *z, spt_tensor **out) {
     spt_status st;
     spt_dense *shp = NULL;
-    int64_t rank, shape[SPT_MAX_RANK], *ix = NULL;
+    int64_t rank, shape[SPT_MAX_RANK];
     spt__npy_head hs;
     part b[2];
     memset(b, 0, sizeof b);
@@ -378,16 +431,10 @@ static spt_status read_pydata(const char *fn, const char *name, const arch *z, s
     }
     static const char *const names[2] = {"coords", "data"};
     SPT__CHECK(take2(fn, name, z, names, b));
-    if (!(ix = spt__alloc_array(fn, n ? n : 1, rank ? rank : 1, sizeof(int64_t), false, &st))) goto fail;
-    spt__hint_huge(ix, (size_t)n * (size_t)rank * sizeof(int64_t));
-    SPT__CHECK(coords_to_ix(fn, name, z, &b[0], rank, n, shape, ix));
-    spt__free(b[0].own);
-    b[0].own = NULL;
-    SPT__CHECK(make_tensor(fn, name, z, &b[1], rank, shape, n, &ix, out));
+    SPT__CHECK(make_tensor(fn, name, z, b, rank, shape, n, out));
     (*out)->flags = SPT__F_VALID;
     restore_order(fn, name, z, *out);
 fail:
-    spt__free(ix);
     spt__free(b[0].own);
     spt__free(b[1].own);
     spt_dense_free(shp);
