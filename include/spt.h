@@ -1516,6 +1516,11 @@ spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor 
  * int64, data, shape int64, fill_value 0), SPT_FORMAT_NPZ_SCIPY_COO (row, col int32 when they fit else
  * int64) or SPT_FORMAT_NPZ_SCIPY_CSR (rows sorted, duplicates kept) for rank 2. Members deflated. */
 spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavour);
+/* The same with the members' compression chosen: level 0 stores them (no compression; each member's data
+ * starts on a 64-byte boundary of the file, so that spt_read_npz can keep it mapped instead of copying,
+ * see "Zero copy" below), 1..12 deflates them at libdeflate's level (spt_write_npz: 1). SPT_EINVAL for
+ * another level. */
+spt_status spt_write_npz_level(const spt_tensor *t, const char *path, spt_format flavour, int level);
 
 /* Reading files. Regular files are mapped. The text formats (.tns, and .mtx coordinate files) are
  * parsed as a stream when the input is a pipe, a FIFO, stdin, a device, or compressed: a piece of

@@ -109,6 +109,33 @@ spt_status spt__zip_extract(const char *fn, const char *label, const spt__zip *z
  * back from the page cache when touched again): keeps a pass over a mapped file out of the peak memory. */
 void spt__unmap_behind(const void *p, size_t n);
 
+/* ---- zip archives written (zipwrite.c) ------------------------------------------------------- */
+
+#define SPT__NPY_HDR_CAP (64 * 24 + 256)
+typedef struct spt__zipw_member {
+    char name[32];
+    char head[SPT__NPY_HDR_CAP]; /* the member's first bytes (a .npy header), copied */
+    size_t hlen;
+    const char *body; /* then these, borrowed until written */
+    size_t blen;
+    void *own;        /* freed with the writer */
+    char *comp;       /* the deflated member */
+    uint64_t usize, csize;
+    uint32_t crc;
+    unsigned method;
+} spt__zipw_member;
+typedef struct spt__zipw {
+    spt__zipw_member m[12];
+    int n;
+    int level; /* 0: stored, each member's data on a 64-byte boundary of the file; 1..12: libdeflate's level */
+} spt__zipw;
+/* Add a member (own is freed with w, also on failure). SPT_EINVAL past 12 members. */
+spt_status spt__zipw_add(const char *fn, spt__zipw *w, const char *name, const char *head, size_t hlen, const void *body,
+                         size_t blen, void *own);
+/* Compress (the largest member on a second thread) and write the archive to fp. */
+spt_status spt__zipw_write(const char *fn, spt__zipw *w, FILE *fp);
+void spt__zipw_free(spt__zipw *w);
+
 /* ---- streamed input (stream.c) -------------------------------------------------------------- */
 
 /* Text read in pieces: a pipe, stdin, a FIFO, or a gzip, bzip2, xz or zstd stream (from any of those or
@@ -304,6 +331,11 @@ typedef struct spt__npy_head {
 spt_status spt__npy_head_parse(const char *fn, const char *name, const char *buf, size_t len, spt__npy_head *h);
 /* Parse a whole .npy image into a dense array. Strings come from 'S' (bytes) arrays. */
 spt_status spt__npy_parse(const char *fn, const char *name, const char *buf, size_t len, spt_dense **out);
+/* The .npy 1.0 header of an array of dtype/rank/shape (Fortran order: the shape's first index fastest)
+ * into head (SPT__NPY_HDR_CAP bytes, padded to a multiple of 64); *isz the bytes per element, *body the
+ * bytes of the data after it. */
+spt_status spt__npy_header(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data,
+                           bool fortran, char *head, size_t *hlen, size_t *isz, size_t *body);
 /* Serialize a dense array (or raw typed data) into a new spt buffer (*out, *outlen). */
 spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
                           const void *data, char **out, size_t *outlen);

@@ -336,9 +336,9 @@ static const char *descr_of(spt_dtype d, char *buf, size_t cap, size_t strlen_ma
 /* The .npy 1.0 header (magic, length, dict padded to a multiple of 64 bytes) of an array into head
  * (room for NPY_HDR_CAP bytes); *hlen its length, *isz the bytes per element in the file, *body the
  * bytes of the data. */
-#define NPY_HDR_CAP (64 * 24 + 256)
-static spt_status npy_header(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data,
-                             char *head, size_t *hlen, size_t *isz, size_t *body) {
+#define NPY_HDR_CAP SPT__NPY_HDR_CAP
+spt_status spt__npy_header(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data,
+                           bool fortran, char *head, size_t *hlen, size_t *isz, size_t *body) {
     int64_t vol;
     SPT__TRY(spt__check_shape(fn, rank, shape, &vol));
     size_t smax = 0;
@@ -350,7 +350,8 @@ static spt_status npy_header(const char *fn, spt_dtype dtype, int64_t rank, cons
     *isz = dtype == SPT_STRING ? (smax ? smax : 1) : spt_dtype_size(dtype);
     if (spt__bytes3(vol, 1, *isz, body)) return spt__err(SPT_EOVERFLOW, "%s: the array is too large", fn);
     char dict[64 * 24 + 128];
-    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': (", descr,
+                     fortran ? "True" : "False");
     for (int64_t k = 0; k < rank; k++) n += snprintf(dict + n, sizeof dict - (size_t)n, "%lld,%s", (long long)shape[k], rank == 1 ? "" : " ");
     if (rank > 1) n -= 2, n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
     else n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
@@ -374,7 +375,7 @@ spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const i
     *outlen = 0;
     char head[NPY_HDR_CAP];
     size_t hlen, isz, body, tot;
-    SPT__TRY(npy_header(fn, dtype, rank, shape, data, head, &hlen, &isz, &body));
+    SPT__TRY(spt__npy_header(fn, dtype, rank, shape, data, false, head, &hlen, &isz, &body));
     if (spt__add_sz(hlen, body, &tot)) return spt__err(SPT_EOVERFLOW, "%s: the array is too large", fn);
     char *b = spt__alloc_array(fn, (int64_t)tot, 1, 1, false, &st);
     if (!b) return st;
@@ -410,7 +411,7 @@ spt_status spt_write_npy(const spt_dense *d, const char *path) {
     /* the header, then the data straight from the array (no second copy of it) */
     char head[NPY_HDR_CAP];
     size_t hlen, isz, body;
-    SPT__TRY(npy_header(fn, d->dtype, d->rank, d->shape, d->data, head, &hlen, &isz, &body));
+    SPT__TRY(spt__npy_header(fn, d->dtype, d->rank, d->shape, d->data, false, head, &hlen, &isz, &body));
     spt__out o;
     SPT__TRY(spt__out_open(fn, path, true, &o));
     fwrite(head, 1, hlen, o.fp);

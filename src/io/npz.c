@@ -6,7 +6,6 @@
 #include <math.h>
 #include <pthread.h>
 #include <unistd.h>
-#include <zip.h>
 
 /* ---- reading ---------------------------------------------------------------------------------- */
 
@@ -595,102 +594,67 @@ spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor 
 
 /* ---- writing ---------------------------------------------------------------------------------- */
 
-typedef struct bufs {
-    char *b[8];
-    int n;
-} bufs;
-
-static spt_status add_member(const char *fn, zip_t *z, bufs *keep, const char *m, spt_dtype dt, int64_t rank,
-                             const int64_t *shape, const void *data) {
+/* Member m: the .npy of an array (Fortran order when asked); its data written from where it lies (own: a
+ * buffer of the caller's the writer frees), strings laid out in a new buffer. */
+static spt_status add_member_f(const char *fn, spt__zipw *z, const char *m, spt_dtype dt, int64_t rank, const int64_t *shape,
+                               const void *data, bool fortran, void *own) {
+    char head[SPT__NPY_HDR_CAP];
+    size_t hlen, isz, body;
+    spt_status st = spt__npy_header(fn, dt, rank, shape, data, fortran, head, &hlen, &isz, &body);
+    if (st != SPT_OK) {
+        spt__free(own);
+        return st;
+    }
+    if (dt != SPT_STRING) return spt__zipw_add(fn, z, m, head, hlen, data, body, own);
     char *b = NULL;
     size_t len = 0;
-    SPT__TRY(spt__npy_build(fn, dt, rank, shape, data, &b, &len));
-    keep->b[keep->n++] = b;
-    zip_source_t *s = zip_source_buffer(z, b, len, 0);
-    if (!s) return spt__err(SPT_ENOMEM, "%s: cannot add %s: %s", fn, m, zip_strerror(z));
-    zip_int64_t at = zip_file_add(z, m, s, ZIP_FL_OVERWRITE);
-    if (at < 0) {
-        zip_source_free(s);
-        return spt__err(SPT_EIO, "%s: cannot add %s: %s", fn, m, zip_strerror(z));
-    }
-    /* deflate at level 1: several times faster than the default, for most of the size gain */
-    (void)zip_set_file_compression(z, (zip_uint64_t)at, ZIP_CM_DEFLATE, 1);
-    return SPT_OK;
+    st = spt__npy_build(fn, dt, rank, shape, data, &b, &len);
+    spt__free(own);
+    if (st != SPT_OK) return st;
+    return spt__zipw_add(fn, z, m, "", 0, b, len, b);
+}
+static spt_status add_member(const char *fn, spt__zipw *z, const char *m, spt_dtype dt, int64_t rank, const int64_t *shape,
+                             const void *data) {
+    return add_member_f(fn, z, m, dt, rank, shape, data, false, NULL);
 }
 
 /* The member spt_meta.npy: the order statement (order.c) as a NumPy bytes scalar; SciPy and
  * pydata/sparse ignore members they do not know. */
-static spt_status add_meta(const char *fn, zip_t *z, bufs *keep, const char *meta) {
+static spt_status add_meta(const char *fn, spt__zipw *z, const char *meta) {
     spt_str s = {meta, (int64_t)strlen(meta)};
-    return add_member(fn, z, keep, "spt_meta.npy", SPT_STRING, 0, NULL, &s);
+    return add_member(fn, z, "spt_meta.npy", SPT_STRING, 0, NULL, &s);
 }
 
 /* The member format.npy = 'coo' as NumPy unicode ('<U3'), as pydata/sparse 0.15 and later write it and
  * their load_npz requires (it names the class to build); older versions ignore it. */
-static spt_status add_format_coo(const char *fn, zip_t *z, bufs *keep) {
+static spt_status add_format_coo(const char *fn, spt__zipw *z) {
     static const char dict[] = "{'descr': '<U3', 'fortran_order': False, 'shape': (), }";
-    const size_t pre = 10, dl = sizeof dict - 1, hl = (pre + dl + 1 + 63) / 64 * 64 - pre, len = pre + hl + 12;
-    char *b = spt__malloc(len);
-    if (!b) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    const size_t pre = 10, dl = sizeof dict - 1, hl = (pre + dl + 1 + 63) / 64 * 64 - pre;
+    char b[128];
     memcpy(b, "\x93NUMPY\x01\x00", 8);
     b[8] = (char)(hl & 0xff);
     b[9] = (char)(hl >> 8);
     memcpy(b + pre, dict, dl);
     memset(b + pre + dl, ' ', hl - dl - 1);
     b[pre + hl - 1] = '\n';
-    static const unsigned char coo[12] = {'c', 0, 0, 0, 'o', 0, 0, 0, 'o', 0, 0, 0}; /* UCS-4, little endian */
-    memcpy(b + pre + hl, coo, sizeof coo);
-    keep->b[keep->n++] = b;
-    zip_source_t *src = zip_source_buffer(z, b, len, 0);
-    if (!src) return spt__err(SPT_ENOMEM, "%s: cannot add format.npy: %s", fn, zip_strerror(z));
-    if (zip_file_add(z, "format.npy", src, ZIP_FL_OVERWRITE) < 0) {
-        zip_source_free(src);
-        return spt__err(SPT_EIO, "%s: cannot add format.npy: %s", fn, zip_strerror(z));
-    }
-    return SPT_OK;
+    static const char coo[12] = {'c', 0, 0, 0, 'o', 0, 0, 0, 'o', 0, 0, 0}; /* UCS-4, little endian */
+    return spt__zipw_add(fn, z, "format.npy", b, pre + hl, coo, sizeof coo, NULL);
 }
 
-/* Write the finished in-memory archive `mem` to `path`. */
-static spt_status copy_out(const char *fn, zip_source_t *mem, const char *path) {
-    spt__out o;
-    SPT__TRY(spt__out_open(fn, path, false, &o));
-    if (zip_source_open(mem) != 0) {
-        spt__out_abort(&o);
-        return spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, path, zip_error_strerror(zip_source_error(mem)));
-    }
-    char buf[1 << 14];
-    zip_int64_t r;
-    while ((r = zip_source_read(mem, buf, sizeof buf)) > 0)
-        if (fwrite(buf, 1, (size_t)r, o.fp) != (size_t)r) break;
-    zip_source_close(mem);
-    if (r != 0) {
-        spt__out_abort(&o);
-        return spt__err(SPT_EIO, "%s: cannot write %s", fn, path);
-    }
-    return spt__out_commit(fn, &o);
-}
-
-/* coords.npy (rank x n), data.npy, shape.npy, fill_value.npy and the order: pydata/sparse's COO. */
-static spt_status write_pydata(const char *fn, const spt_tensor *t, zip_t *z, bufs *keep) {
-    spt_status st = SPT_OK;
+/* coords.npy (rank x n, in Fortran order: the bytes of spt's indices as they are), data.npy, shape.npy,
+ * fill_value.npy and the order: pydata/sparse's COO. */
+static spt_status write_pydata(const char *fn, const spt_tensor *t, spt__zipw *z) {
     const int64_t n = t->nnz, R = t->rank;
     char meta[SPT__META_CAP];
-    int64_t *ix = spt__alloc_array(fn, R, n, sizeof(int64_t), false, &st);
-    if (!ix) return st;
-    for (int64_t k = 0; k < R; k++)
-        for (int64_t i = 0; i < n; i++) ix[k * n + i] = t->indices[i * R + k];
     int64_t cs[2] = {R, n}, ds[1] = {n}, shp1[1] = {R};
     static const spt_str empty = {"", 0};
-    SPT__CHECK(add_member(fn, z, keep, "coords.npy", SPT_INT64, 2, cs, ix));
-    SPT__CHECK(add_member(fn, z, keep, "data.npy", t->dtype, 1, ds, t->values));
-    SPT__CHECK(add_member(fn, z, keep, "shape.npy", SPT_INT64, 1, shp1, t->shape));
-    SPT__CHECK(add_member(fn, z, keep, "fill_value.npy", t->dtype, 0, NULL,
-                          t->dtype == SPT_STRING ? (const void *)&empty : spt__zero_elem));
-    SPT__CHECK(add_format_coo(fn, z, keep));
-    if (spt__order_meta_format(t, meta, sizeof meta)) SPT__CHECK(add_meta(fn, z, keep, meta));
-fail:
-    spt__free(ix);
-    return st;
+    SPT__TRY(add_member_f(fn, z, "coords.npy", SPT_INT64, 2, cs, t->indices, true, NULL));
+    SPT__TRY(add_member(fn, z, "data.npy", t->dtype, 1, ds, t->values));
+    SPT__TRY(add_member(fn, z, "shape.npy", SPT_INT64, 1, shp1, t->shape));
+    SPT__TRY(add_member(fn, z, "fill_value.npy", t->dtype, 0, NULL, t->dtype == SPT_STRING ? (const void *)&empty : spt__zero_elem));
+    SPT__TRY(add_format_coo(fn, z));
+    if (spt__order_meta_format(t, meta, sizeof meta)) SPT__TRY(add_meta(fn, z, meta));
+    return SPT_OK;
 }
 
 /* The entries of a matrix sorted row-major into new arrays (*six: n x 2 indices, *vals). */
@@ -722,7 +686,8 @@ fail:
 }
 
 /* SciPy's coo (row.npy, col.npy) or csr (indptr.npy, indices.npy) with format, shape and data. */
-static spt_status write_scipy(const char *fn, const spt_tensor *t, spt_format flavour, zip_t *z, bufs *keep) {
+/* The buffers made here are handed to the writer z, which frees them after writing. */
+static spt_status write_scipy(const char *fn, const spt_tensor *t, spt_format flavour, spt__zipw *z) {
     spt_status st = SPT_OK;
     const int64_t n = t->nnz;
     int64_t *ix = NULL, *six = NULL, *ptr = NULL;
@@ -747,8 +712,11 @@ static spt_status write_scipy(const char *fn, const spt_tensor *t, spt_format fl
                 if (i32) ((int32_t *)ix)[k * n + i] = (int32_t)src[2 * i + k];
                 else ix[k * n + i] = src[2 * i + k];
             }
-        SPT__CHECK(add_member(fn, z, keep, "row.npy", it, 1, ds, ix));
-        SPT__CHECK(add_member(fn, z, keep, "col.npy", it, 1, ds, (char *)ix + (size_t)n * is));
+        const char *col = (char *)ix + (size_t)n * is;
+        st = add_member_f(fn, z, "row.npy", it, 1, ds, ix, false, ix);
+        ix = NULL;
+        if (st != SPT_OK) goto fail;
+        SPT__CHECK(add_member(fn, z, "col.npy", it, 1, ds, col));
     } else {
         int64_t M = t->shape[0], M1;
         if (spt__add_i64(M, 1, &M1)) {
@@ -766,19 +734,25 @@ static spt_status write_scipy(const char *fn, const spt_tensor *t, spt_format fl
             else ix[i] = src[2 * i + 1];
         }
         int64_t ps[1] = {M1};
-        SPT__CHECK(add_member(fn, z, keep, "indices.npy", it, 1, ds, ix));
-        SPT__CHECK(add_member(fn, z, keep, "indptr.npy", it, 1, ps, ptr));
+        st = add_member_f(fn, z, "indices.npy", it, 1, ds, ix, false, ix);
+        ix = NULL;
+        if (st != SPT_OK) goto fail;
+        st = add_member_f(fn, z, "indptr.npy", it, 1, ps, ptr, false, ptr);
+        ptr = NULL;
+        if (st != SPT_OK) goto fail;
     }
     static const spt_str fcoo = {"coo", 3}, fcsr = {"csr", 3};
-    SPT__CHECK(add_member(fn, z, keep, "format.npy", SPT_STRING, 0, NULL,
+    SPT__CHECK(add_member(fn, z, "format.npy", SPT_STRING, 0, NULL,
                           flavour == SPT_FORMAT_NPZ_SCIPY_COO ? &fcoo : &fcsr));
     int64_t ss[1] = {2};
-    SPT__CHECK(add_member(fn, z, keep, "shape.npy", SPT_INT64, 1, ss, t->shape));
-    SPT__CHECK(add_member(fn, z, keep, "data.npy", t->dtype, 1, ds, vsrc));
+    SPT__CHECK(add_member(fn, z, "shape.npy", SPT_INT64, 1, ss, t->shape));
+    st = add_member_f(fn, z, "data.npy", t->dtype, 1, ds, vsrc, false, vals);
+    vals = NULL;
+    if (st != SPT_OK) goto fail;
     if (flavour == SPT_FORMAT_NPZ_SCIPY_CSR) /* the entries went out sorted row-major */
         snprintf(meta, sizeof meta, "order: 0 1 sorted%s", (t->flags & SPT__F_UNIQUE) ? " unique" : "");
     else spt__order_meta_format(t, meta, sizeof meta);
-    if (meta[0]) SPT__CHECK(add_meta(fn, z, keep, meta));
+    if (meta[0]) SPT__CHECK(add_meta(fn, z, meta));
 fail:
     spt__free(ix);
     spt__free(six);
@@ -787,45 +761,33 @@ fail:
     return st;
 }
 
-spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavour) {
+spt_status spt_write_npz_level(const spt_tensor *t, const char *path, spt_format flavour, int level) {
     static const char fn[] = "spt_write_npz";
-    spt_status st = SPT_OK;
     if (!t || !path) return spt__err(SPT_EINVAL, "%s: NULL tensor or path", fn);
     if (!strcmp(path, "-")) return spt__err(SPT_EINVAL, "%s: .npz cannot be written to stdout", fn);
+    if (level < 0 || level > 12) return spt__err(SPT_EINVAL, "%s: compression level %d outside [0, 12]", fn, level);
     if (flavour == SPT_FORMAT_AUTO) flavour = SPT_FORMAT_NPZ;
     if (flavour != SPT_FORMAT_NPZ && flavour != SPT_FORMAT_NPZ_SCIPY_COO && flavour != SPT_FORMAT_NPZ_SCIPY_CSR)
         return spt__err(SPT_EINVAL, "%s: %s is not an .npz flavour", fn, spt_format_name(flavour));
     if (flavour != SPT_FORMAT_NPZ && t->rank != 2)
         return spt__err(SPT_EINVAL, "%s: SciPy archives hold matrices; the tensor has rank %lld", fn, (long long)t->rank);
     SPT__TRY(spt__ensure_valid(fn, t));
-    zip_t *z = NULL;
-    zip_source_t *mem = NULL;
-    bufs keep = {{0}, 0};
-    /* the archive is built in memory, then written through the common output path (spt__out) */
-    zip_error_t zerr;
-    zip_error_init(&zerr);
-    mem = zip_source_buffer_create(NULL, 0, 0, &zerr);
-    if (mem) {
-        z = zip_open_from_source(mem, ZIP_TRUNCATE, &zerr);
-        if (z) zip_source_keep(mem);
+    spt__zipw *z = spt__calloc(1, sizeof *z);
+    if (!z) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    z->level = level;
+    spt__out o;
+    spt_status st = flavour == SPT_FORMAT_NPZ ? write_pydata(fn, t, z) : write_scipy(fn, t, flavour, z);
+    if (st == SPT_OK && (st = spt__out_open(fn, path, false, &o)) == SPT_OK) {
+        /* written straight through the common output path (spt__out): no archive image in memory */
+        st = spt__zipw_write(fn, z, o.fp);
+        if (st == SPT_OK) st = spt__out_commit(fn, &o);
+        else spt__out_abort(&o);
     }
-    if (!z) {
-        st = spt__err(SPT_ENOMEM, "%s: cannot start the archive for %s: %s", fn, path, zip_error_strerror(&zerr));
-        zip_error_fini(&zerr);
-        goto fail;
-    }
-    zip_error_fini(&zerr);
-    if (flavour == SPT_FORMAT_NPZ) SPT__CHECK(write_pydata(fn, t, z, &keep));
-    else SPT__CHECK(write_scipy(fn, t, flavour, z, &keep));
-    if (zip_close(z) != 0) {
-        st = spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, path, zip_strerror(z));
-        goto fail;
-    }
-    z = NULL;
-    st = copy_out(fn, mem, path);
-fail:
-    if (z) zip_discard(z);
-    if (mem) zip_source_free(mem);
-    for (int i = 0; i < keep.n; i++) spt__free(keep.b[i]);
+    spt__zipw_free(z);
+    spt__free(z);
     return st;
+}
+
+spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavour) {
+    return spt_write_npz_level(t, path, flavour, 1);
 }

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Registry entries: files (src/io): read, write and the per-format readers and writers."""
 from .. import _lib as L
-from .kinds import (D, Entry, NFMT, STATUS, T, VOID, buffer, bytes_, enum, handle, i64, out, path, size, struct,
-                    text)
+from .kinds import (D, Entry, NFMT, STATUS, T, VOID, boolean, buffer, bytes_, cint, enum, handle, i64, out, path, size,
+                    struct, text)
 
 ENTRIES = [
     Entry("spt_read", STATUS, path("path"), enum("format", "spt_format", NFMT),
@@ -27,6 +27,9 @@ ENTRIES = [
     Entry("spt_read_npz", STATUS, path("path"), struct("opts", "const spt_read_opts *", L.spt_read_opts),
           out("out", T)),
     Entry("spt_write_npz", STATUS, handle("sp_input", T), path("path"), enum("flavour", "spt_format", NFMT)),
+    Entry("spt_write_npz_level", STATUS, handle("sp_input", T), path("path"), enum("flavour", "spt_format", NFMT),
+          cint("level", 0, 12)),
+    Entry("spt_set_read_copy", VOID, boolean("copy")),
     Entry("spt_write_spy_png", STATUS, handle("sp_input", T), i64("row_mode"), i64("col_mode"), i64("max_side"),
           path("path")),
     Entry("spt_write_spy_png_values", STATUS, handle("sp_input", T), i64("row_mode"), i64("col_mode"), i64("max_side"),
