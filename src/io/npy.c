@@ -394,12 +394,42 @@ spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const i
     return SPT_OK;
 }
 
+static void unmap_release(void *m) { spt__map_unref(m); }
+
+/* The array of a mapped .npy file kept where it lies when the bytes allow (a numeric dtype in the host's
+ * byte order, C order, aligned for its element, bool bytes 0 or 1, the size the header implies): a
+ * dense array over a copy-on-write private mapping, which it owns. false (and nothing made) otherwise. */
+static bool npy_map(const char *fn, spt__file *f, spt_dense **out) {
+    spt__npy_head h;
+    if (!f->map || spt__read_copy() || spt__npy_head_parse(fn, f->name, f->data, f->len, &h) != SPT_OK) return false;
+    const char *p = f->data + h.hdr;
+    const size_t es = spt_dtype_size(h.dtype);
+    if (h.dtype == SPT_STRING || h.ucs4 || h.swap || (h.fortran && h.rank > 1) || h.vol == 0 ||
+        f->len - h.hdr != h.data || (uintptr_t)p % (es > 8 ? 8 : es))
+        return false;
+    if (h.dtype == SPT_BOOL)
+        for (size_t i = 0; i < h.data; i++)
+            if ((unsigned char)p[i] > 1) return false;
+    if (!spt__map_writable(p, h.data)) return false;
+    spt__map *m = spt__file_share(f);
+    if (!m) return false;
+    if (spt_dense_wrap(h.dtype, h.rank, h.shape, (void *)p, unmap_release, m, out) != SPT_OK) {
+        spt__map_unref(m);
+        return false;
+    }
+    return true;
+}
+
 spt_status spt_read_npy(const char *path, spt_dense **out) {
     static const char fn[] = "spt_read_npy";
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
     spt__file f;
     SPT__TRY(spt__file_load_magic(fn, path, "\x93NUMPY", 6, "NumPy .npy", &f));
+    if (npy_map(fn, &f, out)) {
+        spt__file_release(&f);
+        return SPT_OK;
+    }
     spt_status st = spt__npy_parse(fn, f.name, f.data, f.len, out);
     spt__file_release(&f);
     return st;
