@@ -198,17 +198,22 @@ static spt_status load(const char *fn, const char *path, const char *magic, size
     return st;
 }
 
-spt_status spt__file_load_magic(const char *fn, const char *path, const char *magic, size_t mlen, const char *what,
-                                spt__file *f) {
-    memset(f, 0, sizeof *f);
-    if (!path) return spt__err(SPT_EINVAL, "%s: path is NULL", fn);
-    SPT__TRY(load(fn, path, magic, mlen, what, f));
+/* Name f after path and decode a compressed or tar input; released on failure. */
+static spt_status unpacked(const char *fn, const char *path, const char *magic, size_t mlen, const char *what, spt__file *f) {
     f->name = spt__display_name(path);
     if (!spt__packed_kind(f->data, f->len)) return SPT_OK;
     spt_status st = spt__file_unpack(fn, path, f);
     if (st == SPT_OK) st = check_magic(fn, path, f->data, f->len, magic, mlen, what);
     if (st != SPT_OK) spt__file_release(f);
     return st;
+}
+
+spt_status spt__file_load_magic(const char *fn, const char *path, const char *magic, size_t mlen, const char *what,
+                                spt__file *f) {
+    memset(f, 0, sizeof *f);
+    if (!path) return spt__err(SPT_EINVAL, "%s: path is NULL", fn);
+    SPT__TRY(load(fn, path, magic, mlen, what, f));
+    return unpacked(fn, path, magic, mlen, what, f);
 }
 
 spt_status spt__file_load_rest(const char *fn, const char *path, int fd, char *pre, size_t plen, spt__file *f) {
@@ -333,10 +338,5 @@ spt_status spt__file_load_spooled(const char *fn, const char *path, const char *
         spt__file_release(f);
         return st;
     }
-    f->name = spt__display_name(path);
-    if (!spt__packed_kind(f->data, f->len)) return SPT_OK;
-    st = spt__file_unpack(fn, path, f);
-    if (st == SPT_OK) st = check_magic(fn, path, f->data, f->len, magic, mlen, what);
-    if (st != SPT_OK) spt__file_release(f);
-    return st;
+    return unpacked(fn, path, magic, mlen, what, f);
 }
