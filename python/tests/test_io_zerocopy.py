@@ -133,3 +133,17 @@ def test_write_npz_compress_argument(tmp_path):
         spt.write_npz(t, p, compress="yes")
     with pytest.raises(spt.DtypeError):
         spt.read_npz(p, copy="no")
+
+
+def test_cli_info_from_a_pipe(tmp_path):
+    exe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "spt")
+    if not os.path.exists(exe):
+        pytest.skip("the spt command is not built next to this package")
+    import subprocess
+    p = str(tmp_path / "t.npz")
+    spt.write_npz(sample("float64", 1000), p)
+    import shlex
+    r = subprocess.run("cat %s | %s info --format npz -" % (shlex.quote(p), shlex.quote(exe)), shell=True,
+                       capture_output=True, text=True)  # a real pipe: spooled
+    assert r.returncode == 0, r.stderr
+    assert "npz" in r.stdout and "float64" in r.stdout
