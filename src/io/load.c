@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -265,10 +266,22 @@ bool spt__map_writable(const void *p, size_t n) {
     return n == 0 || mprotect((void *)a, e - a, PROT_READ | PROT_WRITE) == 0;
 }
 
-static _Thread_local bool read_copy;
+/* The flag of this thread, through a pthread key holding a non-NULL pointer for "copy" (nothing is
+ * allocated): not a _Thread_local, which a dlopen'ed libspt.so allocates on a thread's first use, ending
+ * the process when that fails (see the tar member's name in decode.c). */
+static pthread_key_t copy_key;
+static pthread_once_t copy_once = PTHREAD_ONCE_INIT;
+static int copy_key_ok;
+static void copy_key_init(void) { copy_key_ok = pthread_key_create(&copy_key, NULL) == 0; }
 
-void spt_set_read_copy(bool copy) { read_copy = copy; }
-bool spt__read_copy(void) { return read_copy; }
+void spt_set_read_copy(bool copy) {
+    pthread_once(&copy_once, copy_key_init);
+    if (copy_key_ok) (void)pthread_setspecific(copy_key, copy ? (void *)&copy_key : NULL);
+}
+bool spt__read_copy(void) {
+    pthread_once(&copy_once, copy_key_init);
+    return copy_key_ok && pthread_getspecific(copy_key) != NULL;
+}
 
 /* ---- a stream spooled to a temporary file ------------------------------------------------------ */
 
