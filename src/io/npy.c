@@ -414,7 +414,9 @@ static bool npy_map(const char *fn, spt__file *f, spt_dense **out) {
     spt__map *m = spt__file_share(f);
     if (!m) return false;
     if (spt_dense_wrap(h.dtype, h.rank, h.shape, (void *)p, unmap_release, m, out) != SPT_OK) {
-        spt__map_unref(m);
+        f->map = m->addr; /* the mapping goes back to f, whose bytes the caller parses instead */
+        f->maplen = m->len;
+        spt__free(m);
         return false;
     }
     return true;
