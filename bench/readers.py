@@ -9,7 +9,7 @@ same run, each measurement in its own process (best of REPS after a warm-up; wal
 - gzip input: spt reading .tns.gz vs `zcat FILE > /dev/null` (the decompressor alone);
 - `spt info` vs a plain read of the same file (`spt validate`).
 
-Usage: python3 bench/readers.py [--venv DIR] [--nnz N] [--reps R] [--out PREFIX]
+Usage: python3 bench/readers.py [--venv DIR] [--nnz N] [--reps R] [--out PREFIX] [--cases npz_read,...]
 The peers come from the virtual environment DIR (default build/io-bench-venv: `python3 -m venv DIR &&
 DIR/bin/pip install fast_matrix_market pyarrow sparse numpy scipy`); a missing peer is reported as
 unavailable. Results: PREFIX.json and PREFIX.md (default bench/results/trial/readers). On a loaded
@@ -68,6 +68,17 @@ CASES = {
         ("spt", "import spt; t = spt.read_npz({npz!r})", "spt.write_npz(t, {out}+'.npz')"),
         ("pydata_sparse", "import sparse; s = sparse.load_npz({npz!r})", "sparse.save_npz({out}+'.npz', s)"),
     ],
+    # stored (uncompressed) members: spt keeps them mapped (zero copy); the tensor's arrays are summed so
+    # that both sides touch every byte
+    "npz_read_stored": [
+        ("spt", "import spt", "t = spt.read_npz({npzs!r}); t.indices.sum(); t.values.sum()"),
+        ("pydata_sparse", "import sparse", "s = sparse.load_npz({npzs!r}); s.coords.sum(); s.data.sum()"),
+    ],
+    "npz_write_stored": [
+        ("spt", "import spt; t = spt.read_npz({npz!r}, copy=True)", "spt.write_npz(t, {out}+'.npz', compress=False)"),
+        ("pydata_sparse", "import sparse; s = sparse.load_npz({npz!r})",
+         "sparse.save_npz({out}+'.npz', s, compressed=False)"),
+    ],
     "gzip_read": [
         ("spt", "import spt", "spt.read_tns({tnsgz!r})"),
         ("zcat", "import subprocess", "subprocess.run(['sh', '-c', 'zcat ' + {tnsgz!r} + ' > /dev/null'], check=True)"),
@@ -80,7 +91,7 @@ CASES = {
 
 # the target of each case: spt's time over the peer's at most this
 TARGETS = {"mtx_read": 1.0, "mtx_write": 1.0, "tns_read": 1.0, "npz_read": 0.5, "npz_write": 0.5, "gzip_read": None,
-           "info": 1.5}
+           "info": 1.5, "npz_read_stored": None, "npz_write_stored": None}
 
 
 def run(py, setup, stmt, reps, files):
@@ -95,7 +106,7 @@ def run(py, setup, stmt, reps, files):
 
 def make_files(py, nnz, d):
     files = {"tns": os.path.join(d, "t.tns"), "mtx": os.path.join(d, "m.mtx"), "npz": os.path.join(d, "t.npz"),
-             "tnsgz": os.path.join(d, "t.tns.gz"), "out": repr(os.path.join(d, "out")),
+             "tnsgz": os.path.join(d, "t.tns.gz"), "npzs": os.path.join(d, "ts.npz"), "out": repr(os.path.join(d, "out")),
              "spt": os.path.join(ROOT, "build", "spt")}
     gen = r'''
 import os, sys
@@ -109,6 +120,7 @@ v = np.round(rng.standard_normal(n), 6)
 t = spt.SparseTensor(ix, v, [100000, 100000, 1000])
 spt.write_tns(t, %(tns)r)
 spt.write_npz(t, %(npz)r)
+spt.write_npz(t, %(npzs)r, compress=False)
 m = spt.SparseTensor(ix[:, :2].copy(), v, [100000, 100000])
 spt.write_mtx(m, %(mtx)r)
 subprocess.run(["sh", "-c", "gzip -c %(tns)s > %(tnsgz)s"], check=True)

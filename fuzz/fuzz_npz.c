@@ -13,7 +13,7 @@
 #include <zip.h>
 
 /* The ops this harness reaches (one action: the bytes are the file). */
-FZ_ALSO(FZ_OP(spt_read_npz), FZ_OP(spt_write_npz));
+FZ_ALSO(FZ_OP(spt_read_npz), FZ_OP(spt_write_npz), FZ_OP(spt_write_npz_level));
 
 static const char *const names[] = {"coords.npy", "data.npy", "shape.npy", "fill_value.npy", "row.npy",
                                     "col.npy", "indices.npy", "indptr.npy", "format.npy", "other.npy"};
@@ -69,10 +69,10 @@ static char *npy_member(fz_in *in, size_t *len) {
     return copy;
 }
 
-static void check_roundtrip(const spt_tensor *t, spt_format flavour) {
+static void check_roundtrip(const spt_tensor *t, spt_format flavour, int level) {
     char out[256];
     fz_scratch(out, sizeof out, "rt", ".npz");
-    spt_status st = spt_write_npz(t, out, flavour);
+    spt_status st = spt_write_npz_level(t, out, flavour, level); /* level 0: stored, read back in place */
     fz_check_status("spt_write_npz", st, NULL);
     if (st != SPT_OK) {
         if (st == SPT_EDTYPE || st == SPT_EINVAL) return; /* a dtype or rank the flavour cannot hold */
@@ -145,10 +145,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (st != SPT_OK) return 0;
     fz_check_tensor("spt_read_npz", t);
     if ((m & 0x30) == 0x30) {
-        check_roundtrip(t, SPT_FORMAT_NPZ);
+        const int level = m & 0x40 ? 0 : 1;
+        check_roundtrip(t, SPT_FORMAT_NPZ, level);
         if (spt_tensor_rank(t) == 2) {
-            check_roundtrip(t, SPT_FORMAT_NPZ_SCIPY_COO);
-            check_roundtrip(t, SPT_FORMAT_NPZ_SCIPY_CSR);
+            check_roundtrip(t, SPT_FORMAT_NPZ_SCIPY_COO, level);
+            check_roundtrip(t, SPT_FORMAT_NPZ_SCIPY_CSR, level);
         }
     }
     spt_tensor_free(t);

@@ -1470,6 +1470,9 @@ void spt_set_write_progress(spt_progress_fn fn, void *ctx);
  * (freed when the thread ends or the member is set again); SPT_EINVAL (and the default) for a name over
  * 4095 bytes, SPT_ENOMEM (and the default) when the copy cannot be allocated. */
 spt_status spt_set_read_member(const char *member);
+/* Whether readers started later on the calling thread copy a file's bytes instead of mapping them (false,
+ * the default: see "Zero copy" below). */
+void spt_set_read_copy(bool copy);
 
 /* Read a FROSTT .tns file ("-" = stdin) into a new tensor. SPT_EIO when the file cannot be read,
  * SPT_EPARSE for malformed text (wrong field count, an index < 1 or beyond a given shape, a number that
@@ -1506,7 +1509,7 @@ spt_status spt_read_mtx_dense(const char *path, const spt_read_opts *opts, spt_d
  * rejects them as out of range). */
 spt_status spt_write_mtx(const spt_tensor *t, const char *path);
 
-/* Read a .npy file ("-" = stdin) into a new dense array. SPT_EDTYPE for dtypes spt lacks (objects,
+/* Read a .npy file ("-" = stdin) into a new dense array (mapped when the bytes allow: see "Zero copy"). SPT_EDTYPE for dtypes spt lacks (objects,
  * structured); unicode ('<U<n>') arrays become UTF-8 strings. */
 spt_status spt_read_npy(const char *path, spt_dense **out);
 /* Write a dense array as .npy 1.0 ("-" = stdout), little endian, C order; strings as S<maxlen> (so
@@ -1516,12 +1519,22 @@ spt_status spt_write_npy(const spt_dense *d, const char *path);
 /* Read a .npz of either flavour ("-" = stdin); values keep their stored dtype (opts is not used, may
  * be NULL). pydata/sparse: coords (rank x N, any integer dtype),
  * data, shape; a non-zero fill_value is SPT_EINVAL (spt's implicit value is zero). SciPy: coo / csr /
- * csc rebuilt as a rank-2 COO tensor in the stored order. Every index and indptr entry is checked. */
+ * csc rebuilt as a rank-2 COO tensor in the stored order. Every index and indptr entry is checked, and
+ * every member's CRC-32 and size against the archive's directory (stored members too: one pass over the
+ * bytes, so that a corrupted archive is never read as data); members are stored or deflated (zip64
+ * archives too), the two large ones inflated by libdeflate on two threads. */
 spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor **out);
 /* Write `t` as .npz (never to stdout): SPT_FORMAT_NPZ (or AUTO) in the pydata/sparse flavour (coords
  * int64, data, shape int64, fill_value 0), SPT_FORMAT_NPZ_SCIPY_COO (row, col int32 when they fit else
- * int64) or SPT_FORMAT_NPZ_SCIPY_CSR (rows sorted, duplicates kept) for rank 2. Members deflated. */
+ * int64) or SPT_FORMAT_NPZ_SCIPY_CSR (rows sorted, duplicates kept) for rank 2. Members deflated
+ * (libdeflate level 1, the largest on a second thread); pydata/sparse's coords are written in Fortran
+ * order, which is spt's index layout (NumPy, SciPy and pydata/sparse read either order). */
 spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavour);
+/* The same with the members' compression chosen: level 0 stores them (no compression; each member's data
+ * starts on a 64-byte boundary of the file, so that spt_read_npz can keep it mapped instead of copying,
+ * see "Zero copy" below), 1..12 deflates them at libdeflate's level (spt_write_npz: 1). SPT_EINVAL for
+ * another level. */
+spt_status spt_write_npz_level(const spt_tensor *t, const char *path, spt_format flavour, int level);
 
 /* binsparse, the interchange format of the sparse community (its public "Binary Sparse Format
  * Specification"), in the .npz container as the binsparse Python package writes it: the member
@@ -1548,11 +1561,14 @@ spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavo
  * whole, and why (each bounded by
  * SPT_MAX_STREAM_BYTES, by default 4 GiB or half the physical memory, whichever is smaller, when it is
  * not a regular file or is decoded):
- *  - .npz from a stream: a zip archive's directory is at its end, so the bytes are gathered first;
  *  - .npy from a stream: the array is built from the whole image (after the magic check below);
  *  - a tar archive (compressed or not): its member is chosen from the whole directory;
  *  - Matrix Market array files, which list every element of a dense matrix;
  *  - compressed .npy and .npz files, decoded in memory.
+ * A .npz from a stream (and any input spt_read must recognise by its content) is not held in memory:
+ * a zip archive's directory is at its end, so the stream is first copied to a temporary file in $TMPDIR
+ * (else /tmp), unlinked at once (nothing is left behind, even after a crash), and mapped from there:
+ * bounded by the disk, not by RAM or SPT_MAX_STREAM_BYTES.
  * .npy and .npz members are checked before their data is read: the bytes the header's shape and dtype
  * need must be the bytes present (for .npz, the size in the archive's directory), and an .npz's members
  * must agree with one another (coords [rank, n] with data [n] and shape [rank]; SciPy's
@@ -1571,6 +1587,24 @@ spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavo
  * name, then by the content's magic (.npy, .npz, Matrix Market); .tns text has no magic and needs its
  * name or the format given. A corrupt or truncated stream is SPT_EPARSE naming the file and the decoded
  * bytes before the fault. spt_write compresses its output when the name ends in one of those suffixes.
+ *
+ * Zero copy. A .npy regular file, and a stored (uncompressed) member of a .npz regular file, are not
+ * read but mapped when their bytes allow it: a numeric dtype in the host's byte order, C order (for .npz
+ * coords: int64 in Fortran order, which is spt's index layout), the data aligned for its element
+ * (spt_write_npz_level with level 0 places every member so), bool bytes 0 or 1. The array or tensor then
+ * owns a private copy-on-write mapping of the file: nothing is copied, pages are read from the page cache
+ * when first touched, writes (spt_reorder, spt_tensor_values_mut, ...) go to private copies of the pages
+ * and never to the file, and the mapping lives until the last object using it is freed (deleting or
+ * renaming the file meanwhile changes nothing). Otherwise, or for pipes, compressed inputs and archives,
+ * the bytes are copied. Indices are checked against the shape and the stated order confirmed as for a
+ * copy. spt_set_read_copy(true) asks for copies instead (Python: copy=True).
+ * Another program changing the file while it is mapped: spt's own writers replace a file by renaming a
+ * new one over it, which leaves mappings of the old one intact (except a file with several hard links,
+ * which they rewrite in place, see "Writing files"); but a program that rewrites the same
+ * file in place (np.save to that name, a shell redirection) changes the mapped bytes that were not
+ * written through spt, and one that truncates it makes the pages past the new end disappear: touching
+ * them then raises SIGBUS, as with any mapped file (NumPy's memmap included). Read with copies when the
+ * file may be rewritten or truncated while the tensor lives.
  *
  * Order in files. A tensor known to be sorted by a full order is written with that statement:
  * "order: 2 0 1 sorted" (plus " unique" when no two entries are equal) as the .tns comment

@@ -20,8 +20,8 @@ from . import _lib as L
 from ._lib import DtypeError
 from ._export import exports
 from ._registry import C, op, register
-from ._registry.kinds import (D, Entry, NFMT, STATUS, T, VOID, buffer, bytes_, enum, handle, i64, out, path, size,
-                              struct, text)
+from ._registry.kinds import (D, Entry, NFMT, STATUS, T, VOID, boolean, buffer, bytes_, cint, enum, handle, i64, out,
+                              path, size, struct, text)
 
 # The registry entries of this family: the C functions its ops call, each argument's kind in C order
 # (python/spt/_registry/kinds.py); register() generates the checked C.<name> of each.
@@ -49,6 +49,9 @@ ENTRIES = [
     Entry("spt_read_npz", STATUS, path("path"), struct("opts", "const spt_read_opts *", L.spt_read_opts),
           out("out", T)),
     Entry("spt_write_npz", STATUS, handle("sp_input", T), path("path"), enum("flavour", "spt_format", NFMT)),
+    Entry("spt_write_npz_level", STATUS, handle("sp_input", T), path("path"), enum("flavour", "spt_format", NFMT),
+          cint("level", 0, 12)),
+    Entry("spt_set_read_copy", VOID, boolean("copy")),
     Entry("spt_write_spy_png", STATUS, handle("sp_input", T), i64("row_mode"), i64("col_mode"), i64("max_side"),
           path("path")),
     Entry("spt_write_spy_png_values", STATUS, handle("sp_input", T), i64("row_mode"), i64("col_mode"), i64("max_side"),
@@ -102,17 +105,21 @@ def _writing(progress, fn):
 
 
 @contextlib.contextmanager
-def _reading(member, progress, fn):
-    """The tar member and the progress callback for the reads on this thread inside the block."""
+def _reading(member, progress, fn, copy=False):
+    """The tar member, the progress callback and the copy flag for the reads on this thread inside the block."""
     m = b"" if member is None else L.path_arg(member, "member", fn)
     cb = _callback(progress, fn)  # kept alive by this frame until the read is done
+    if not isinstance(copy, (bool, np.bool_)):
+        raise L.err(L.DtypeError, fn, "copy must be a bool, got %s" % type(copy).__name__)
     C.spt_set_read_member(m)
+    C.spt_set_read_copy(bool(copy))
     if cb is not None:
         C.spt_set_read_progress(ctypes.cast(cb, ctypes.c_void_p).value, None)
     try:
         yield
     finally:
         C.spt_set_read_member(b"")
+        C.spt_set_read_copy(False)
         if cb is not None:
             C.spt_set_read_progress(None, None)
 
@@ -131,10 +138,11 @@ def _opts(dtype=None, shape=None, fn="read"):
 
 
 @op("spt_read")
-def read(path, format=None, dtype=None, shape=None, member=None, progress=None):
-    """Read a sparse tensor; format None = from the extension (.tns, .mtx, .npy densified, .npz)."""
+def read(path, format=None, dtype=None, shape=None, member=None, progress=None, copy=False):
+    """Read a sparse tensor; format None = from the extension (.tns, .mtx, .npy densified, .npz).
+    copy=True copies a file's bytes instead of keeping them mapped (see read_npz)."""
     o, keep = _opts(dtype, shape, "read")
-    with _reading(member, progress, "read"):
+    with _reading(member, progress, "read", copy):
         return C.spt_read(path, _fmt(format, "format", "read"), o)
 
 
@@ -191,9 +199,11 @@ def write_mtx(sp_input, path, progress=None):
 
 
 @op("spt_read_npy")
-def read_npy(path, member=None):
-    """Read a .npy file into a numpy array (over the C buffer, no further copy)."""
-    with _reading(member, None, "read_npy"):
+def read_npy(path, member=None, copy=False):
+    """Read a .npy file into a numpy array (over the C buffer, no further copy). A regular file whose
+    array is numeric, little endian, in C order and aligned is mapped, not read: the array is a read-only
+    view of a private mapping that lives as long as the array (copy=True reads it into memory instead)."""
+    with _reading(member, None, "read_npy", copy):
         return C.spt_read_npy(path)
 
 
@@ -207,18 +217,30 @@ def write_npy(array, path):
 
 
 @op("spt_read_npz")
-def read_npz(path, dtype=None, member=None):
-    """Read a .npz written by pydata/sparse save_npz or scipy.sparse.save_npz (coo, csr, csc)."""
+def read_npz(path, dtype=None, member=None, copy=False):
+    """Read a .npz written by pydata/sparse save_npz or scipy.sparse.save_npz (coo, csr, csc). Stored
+    (uncompressed) members of a regular file that hold int64 indices in spt's layout or aligned values are
+    kept mapped, not copied: `.indices` / `.values` are then read-only views of a private, copy-on-write
+    mapping that the tensor keeps alive (copy=True copies them instead). A pipe is spooled to an unlinked
+    temporary file first."""
     o, keep = _opts(dtype, None, "read_npz")
-    with _reading(member, None, "read_npz"):
+    with _reading(member, None, "read_npz", copy):
         return C.spt_read_npz(path, o)
 
 
-@op("spt_write_npz")
-def write_npz(sp_input, path, flavour="pydata"):
+@op("spt_write_npz", "spt_write_npz_level")
+def write_npz(sp_input, path, flavour="pydata", compress=True):
     """Write .npz: flavour "pydata" (sparse.load_npz reads it), "scipy-coo" or "scipy-csr"
-    (scipy.sparse.load_npz reads them; rank 2)."""
-    C.spt_write_npz(sp_input, path, _fmt(flavour, "flavour", "write_npz"))
+    (scipy.sparse.load_npz reads them; rank 2). compress: True (deflate level 1), False or 0 (stored
+    members, each aligned in the file so that read_npz maps them instead of copying), or a level 1..12."""
+    if isinstance(compress, (bool, np.bool_)):
+        level = 1 if compress else 0
+    elif isinstance(compress, (int, np.integer)):
+        level = int(compress)
+    else:
+        raise L.err(L.DtypeError, "write_npz", "compress must be a bool or a level 0..12, got %s"
+                    % type(compress).__name__)
+    C.spt_write_npz_level(sp_input, path, _fmt(flavour, "flavour", "write_npz"), level)
 
 
 @op("spt_write_spy_png", "spt_write_spy_png_values")

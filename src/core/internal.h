@@ -184,6 +184,12 @@ spt_status spt__tensor_alloc(const char *fn, spt_dtype dtype, int64_t rank, cons
  * values all "" until set). */
 spt_status spt__tensor_alloc_uninit(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
                                     int64_t nnz, const int64_t *order, spt_tensor **out);
+/* spt_tensor_wrap with its errors named after fn: a tensor over storage it does not allocate (indices
+ * and values as given; release(ctx), when not NULL, frees that storage in spt_tensor_free). The owner
+ * hook of readers that hand out a mapped file's bytes or a buffer of their own. */
+spt_status spt__tensor_adopt(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
+                             int64_t *indices, void *values, const int64_t *order, spt_release_fn release, void *ctx,
+                             spt_tensor **out);
 /* Advise transparent huge pages for the 2 MiB-aligned part of a large fresh buffer before its first
  * touch (fewer page faults when an op writes a big output once); only advice, failures ignored. */
 void spt__hint_huge(void *p, size_t bytes);

@@ -207,9 +207,14 @@ fail:
 spt_status spt_tensor_wrap(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
                            int64_t *indices, void *values, const int64_t *order,
                            spt_release_fn release, void *ctx, spt_tensor **out) {
-    static const char fn[] = "spt_tensor_wrap";
+    if (!out) return spt__err(SPT_EINVAL, "spt_tensor_wrap: out is NULL");
+    return spt__tensor_adopt("spt_tensor_wrap", dtype, rank, shape, nnz, indices, values, order, release, ctx, out);
+}
+
+spt_status spt__tensor_adopt(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
+                             int64_t *indices, void *values, const int64_t *order, spt_release_fn release, void *ctx,
+                             spt_tensor **out) {
     int64_t volume;
-    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
     SPT__TRY(check_parts(fn, dtype, rank, shape, nnz, order, &volume));
     if (nnz > 0 && ((rank > 0 && !indices) || !values))

@@ -14,7 +14,8 @@ static spt_format sniff(const char *p, size_t len) {
  * no extension): load and decode it, then go by the tar member's name or the content. */
 static spt_status read_by_content(const char *fn, const char *path, const spt_read_opts *opts, spt_tensor **out) {
     spt__file f;
-    SPT__TRY(spt__file_load(fn, path, &f));
+    /* a stream is spooled to a temporary file (an .npz's directory is at its end), not gathered in memory */
+    SPT__TRY(spt__file_load_spooled(fn, path, NULL, 0, NULL, &f));
     spt_format format = f.member ? spt_format_from_path(f.member) : SPT_FORMAT_AUTO;
     if (format == SPT_FORMAT_AUTO) format = sniff(f.data, f.len);
     spt_status st;

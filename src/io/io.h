@@ -54,6 +54,88 @@ static inline void spt__skip_bom(const char **buf, size_t *len) {
     if (*buf && *len >= 3 && !memcmp(*buf, "\xEF\xBB\xBF", 3)) *buf += 3, *len -= 3;
 }
 
+/* A file's mapping shared by the objects made from it (a tensor's values, a dense array's data): the
+ * last spt__map_unref unmaps it. */
+typedef struct spt__map {
+    _Atomic long refs;
+    void *addr;
+    size_t len;
+} spt__map;
+/* Move f's mapping into a new shared mapping (one reference; f keeps its bytes readable but no longer
+ * unmaps them); NULL when f is not mapped or memory is short. */
+spt__map *spt__file_share(spt__file *f);
+void spt__map_ref(spt__map *m);
+void spt__map_unref(spt__map *m);
+/* Make the pages holding p[0..n) of a private mapping writable (copy on write: the file never changes),
+ * so that in-place ops may write a wrapped buffer; false when the system refuses. */
+bool spt__map_writable(const void *p, size_t n);
+/* Whether the readers on this thread copy instead of mapping (spt_set_read_copy). */
+bool spt__read_copy(void);
+/* Load `path` like spt__file_load_magic; a stream (pipe, stdin, FIFO, device) is first copied to an
+ * unlinked temporary file in $TMPDIR (else /tmp) and mapped from there: bounded by the disk, not RAM. */
+spt_status spt__file_load_spooled(const char *fn, const char *path, const char *magic, size_t mlen, const char *what,
+                                  spt__file *f);
+
+/* ---- zip archives read in place (zipread.c) -------------------------------------------------- */
+
+typedef struct spt__zip_entry {
+    const char *name; /* into the central directory, nlen bytes, not NUL-terminated */
+    size_t nlen;
+    const unsigned char *data; /* the member's stored (compressed) bytes in the image */
+    uint64_t csize, usize;
+    uint32_t crc;
+    unsigned method, flags;
+} spt__zip_entry;
+typedef struct spt__zip {
+    const char *name;
+    spt__zip_entry *e;
+    size_t n;
+    bool mapped; /* the image is a read-only private file mapping (its pages may be dropped behind a pass) */
+} spt__zip;
+/* Read the central directory of the zip image data[0..len): every entry's local header and data range
+ * checked against the image (SPT_EPARSE naming `name`). */
+spt_status spt__zip_open(const char *fn, const char *name, const char *data, size_t len, bool mapped, spt__zip *z);
+void spt__zip_close(spt__zip *z);
+/* The entry named m, NULL when there is none. */
+const spt__zip_entry *spt__zip_find(const spt__zip *z, const char *m);
+/* The first min(cap, size) bytes of a member (its header), inflating only those. */
+spt_status spt__zip_head(const char *fn, const char *label, const spt__zip_entry *e, char *buf, size_t cap, size_t *got);
+/* A member's bytes, CRC-32 and size checked: a stored member where it lies (*own NULL); a deflated one
+ * inflated by libdeflate into a new buffer (*own, spt__free it) placed so that byte `align` of the member
+ * is 64-byte aligned (*out = *own + *shift). */
+spt_status spt__zip_extract(const char *fn, const char *label, const spt__zip *z, const spt__zip_entry *e, size_t align,
+                            const char **out, char **own, size_t *shift);
+/* Drop the whole pages of p[0..n) from this process's view of a read-only private file mapping (they come
+ * back from the page cache when touched again): keeps a pass over a mapped file out of the peak memory. */
+void spt__unmap_behind(const void *p, size_t n);
+
+/* ---- zip archives written (zipwrite.c) ------------------------------------------------------- */
+
+#define SPT__NPY_HDR_CAP (64 * 24 + 256)
+typedef struct spt__zipw_member {
+    char name[32];
+    char head[SPT__NPY_HDR_CAP]; /* the member's first bytes (a .npy header), copied */
+    size_t hlen;
+    const char *body; /* then these, borrowed until written */
+    size_t blen;
+    void *own;        /* freed with the writer */
+    char *comp;       /* the deflated member */
+    uint64_t usize, csize;
+    uint32_t crc;
+    unsigned method;
+} spt__zipw_member;
+typedef struct spt__zipw {
+    spt__zipw_member m[12];
+    int n;
+    int level; /* 0: stored, each member's data on a 64-byte boundary of the file; 1..12: libdeflate's level */
+} spt__zipw;
+/* Add a member (own is freed with w, also on failure). SPT_EINVAL past 12 members. */
+spt_status spt__zipw_add(const char *fn, spt__zipw *w, const char *name, const char *head, size_t hlen, const void *body,
+                         size_t blen, void *own);
+/* Compress (the largest member on a second thread) and write the archive to fp. */
+spt_status spt__zipw_write(const char *fn, spt__zipw *w, FILE *fp);
+void spt__zipw_free(spt__zipw *w);
+
 /* ---- streamed input (stream.c) -------------------------------------------------------------- */
 
 /* Text read in pieces: a pipe, stdin, a FIFO, or a gzip, bzip2, xz or zstd stream (from any of those or
@@ -250,6 +332,11 @@ typedef struct spt__npy_head {
 spt_status spt__npy_head_parse(const char *fn, const char *name, const char *buf, size_t len, spt__npy_head *h);
 /* Parse a whole .npy image into a dense array. Strings come from 'S' (bytes) arrays. */
 spt_status spt__npy_parse(const char *fn, const char *name, const char *buf, size_t len, spt_dense **out);
+/* The .npy 1.0 header of an array of dtype/rank/shape (Fortran order: the shape's first index fastest)
+ * into head (SPT__NPY_HDR_CAP bytes, padded to a multiple of 64); *isz the bytes per element, *body the
+ * bytes of the data after it. */
+spt_status spt__npy_header(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data,
+                           bool fortran, char *head, size_t *hlen, size_t *isz, size_t *body);
 /* Serialize a dense array (or raw typed data) into a new spt buffer (*out, *outlen). */
 spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
                           const void *data, char **out, size_t *outlen);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -198,17 +199,22 @@ static spt_status load(const char *fn, const char *path, const char *magic, size
     return st;
 }
 
-spt_status spt__file_load_magic(const char *fn, const char *path, const char *magic, size_t mlen, const char *what,
-                                spt__file *f) {
-    memset(f, 0, sizeof *f);
-    if (!path) return spt__err(SPT_EINVAL, "%s: path is NULL", fn);
-    SPT__TRY(load(fn, path, magic, mlen, what, f));
+/* Name f after path and decode a compressed or tar input; released on failure. */
+static spt_status unpacked(const char *fn, const char *path, const char *magic, size_t mlen, const char *what, spt__file *f) {
     f->name = spt__display_name(path);
     if (!spt__packed_kind(f->data, f->len)) return SPT_OK;
     spt_status st = spt__file_unpack(fn, path, f);
     if (st == SPT_OK) st = check_magic(fn, path, f->data, f->len, magic, mlen, what);
     if (st != SPT_OK) spt__file_release(f);
     return st;
+}
+
+spt_status spt__file_load_magic(const char *fn, const char *path, const char *magic, size_t mlen, const char *what,
+                                spt__file *f) {
+    memset(f, 0, sizeof *f);
+    if (!path) return spt__err(SPT_EINVAL, "%s: path is NULL", fn);
+    SPT__TRY(load(fn, path, magic, mlen, what, f));
+    return unpacked(fn, path, magic, mlen, what, f);
 }
 
 spt_status spt__file_load_rest(const char *fn, const char *path, int fd, char *pre, size_t plen, spt__file *f) {
@@ -231,4 +237,119 @@ void spt__file_release(spt__file *f) {
     spt__free(f->name_buf);
     spt__free(f->member);
     memset(f, 0, sizeof *f);
+}
+
+/* ---- mappings shared with the objects made from them ------------------------------------------- */
+
+spt__map *spt__file_share(spt__file *f) {
+    if (!f->map) return NULL;
+    spt__map *m = spt__malloc(sizeof *m);
+    if (!m) return NULL;
+    atomic_init(&m->refs, 1);
+    m->addr = f->map;
+    m->len = f->maplen;
+    f->map = NULL; /* f's bytes stay readable: the mapping now belongs to m */
+    return m;
+}
+
+void spt__map_ref(spt__map *m) { atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed); }
+
+void spt__map_unref(spt__map *m) {
+    if (!m || atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1) return;
+    munmap(m->addr, m->len);
+    spt__free(m);
+}
+
+bool spt__map_writable(const void *p, size_t n) {
+    const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)p & ~(pg - 1);
+    const uintptr_t e = ((uintptr_t)p + n + pg - 1) & ~(pg - 1);
+    return n == 0 || mprotect((void *)a, e - a, PROT_READ | PROT_WRITE) == 0;
+}
+
+/* The flag of this thread, through a pthread key holding a non-NULL pointer for "copy" (nothing is
+ * allocated): not a _Thread_local, which a dlopen'ed libspt.so allocates on a thread's first use, ending
+ * the process when that fails (see the tar member's name in decode.c). */
+static pthread_key_t copy_key;
+static pthread_once_t copy_once = PTHREAD_ONCE_INIT;
+static int copy_key_ok;
+static void copy_key_init(void) { copy_key_ok = pthread_key_create(&copy_key, NULL) == 0; }
+
+void spt_set_read_copy(bool copy) {
+    pthread_once(&copy_once, copy_key_init);
+    if (copy_key_ok) (void)pthread_setspecific(copy_key, copy ? (void *)&copy_key : NULL);
+}
+bool spt__read_copy(void) {
+    pthread_once(&copy_once, copy_key_init);
+    return copy_key_ok && pthread_getspecific(copy_key) != NULL;
+}
+
+/* ---- a stream spooled to a temporary file ------------------------------------------------------ */
+
+/* A new temporary file in $TMPDIR (else /tmp), unlinked at once: it lives as long as its descriptor. */
+static int spool_file(void) {
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir || strlen(dir) > 4000) dir = "/tmp";
+    char name[4096 + 16];
+    snprintf(name, sizeof name, "%s/.sptXXXXXX", dir);
+    int fd = mkstemp(name);
+    if (fd >= 0) unlink(name);
+    return fd;
+}
+
+/* Copy fd (after the plen bytes pre) to an unlinked temporary file and map it into f. */
+static spt_status spool(const char *fn, const char *path, int in, const char *magic, size_t mlen, const char *what,
+                        spt__file *f) {
+    int out = spool_file();
+    if (out < 0) return spt__err(SPT_EIO, "%s: cannot make a temporary file to hold %s: %s", fn, spt__display_name(path), strerror(errno));
+    spt_status st = SPT_OK;
+    char *buf = spt__malloc((size_t)1 << 20);
+    size_t total = 0;
+    if (!buf) st = spt__err(SPT_ENOMEM, "%s: out of memory reading %s", fn, spt__display_name(path));
+    while (st == SPT_OK) {
+        ssize_t r = read(in, buf, (size_t)1 << 20);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) st = spt__err(SPT_EIO, "%s: cannot read %s: %s", fn, spt__display_name(path), strerror(errno));
+        if (r <= 0) break;
+        if (total == 0 && magic) st = check_magic(fn, path, buf, (size_t)r, magic, mlen, what);
+        for (ssize_t w = 0; st == SPT_OK && w < r;) {
+            ssize_t k = write(out, buf + w, (size_t)(r - w));
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) st = spt__err(SPT_EIO, "%s: cannot spool %s to a temporary file: %s", fn, spt__display_name(path),
+                                      k < 0 ? strerror(errno) : "no space");
+            else w += k;
+        }
+        total += (size_t)r;
+    }
+    spt__free(buf);
+    if (st == SPT_OK && total == 0) {
+        f->buf = spt__malloc(1);
+        if (!f->buf) st = spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+        f->data = f->buf;
+    } else if (st == SPT_OK) {
+        void *m = mmap(NULL, total, PROT_READ, MAP_PRIVATE, out, 0);
+        if (m == MAP_FAILED) st = spt__err(SPT_EIO, "%s: cannot map the spooled %s: %s", fn, spt__display_name(path), strerror(errno));
+        else f->map = m, f->maplen = total, f->data = m, f->len = total;
+    }
+    close(out);
+    return st;
+}
+
+spt_status spt__file_load_spooled(const char *fn, const char *path, const char *magic, size_t mlen, const char *what,
+                                  spt__file *f) {
+    memset(f, 0, sizeof *f);
+    if (!path) return spt__err(SPT_EINVAL, "%s: path is NULL", fn);
+    int fd = 0;
+    struct stat sb;
+    if (strcmp(path, "-")) SPT__TRY(spt__open_input(fn, path, &fd));
+    if (fstat(fd, &sb) != 0 || S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)) { /* mapped (or refused) as usual */
+        if (fd != 0) close(fd);
+        return spt__file_load_magic(fn, path, magic, mlen, what, f);
+    }
+    spt_status st = spool(fn, path, fd, magic, mlen, what, f);
+    if (fd != 0) close(fd);
+    if (st != SPT_OK) {
+        spt__file_release(f);
+        return st;
+    }
+    return unpacked(fn, path, magic, mlen, what, f);
 }

@@ -336,9 +336,9 @@ static const char *descr_of(spt_dtype d, char *buf, size_t cap, size_t strlen_ma
 /* The .npy 1.0 header (magic, length, dict padded to a multiple of 64 bytes) of an array into head
  * (room for NPY_HDR_CAP bytes); *hlen its length, *isz the bytes per element in the file, *body the
  * bytes of the data. */
-#define NPY_HDR_CAP (64 * 24 + 256)
-static spt_status npy_header(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data,
-                             char *head, size_t *hlen, size_t *isz, size_t *body) {
+#define NPY_HDR_CAP SPT__NPY_HDR_CAP
+spt_status spt__npy_header(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data,
+                           bool fortran, char *head, size_t *hlen, size_t *isz, size_t *body) {
     int64_t vol;
     SPT__TRY(spt__check_shape(fn, rank, shape, &vol));
     size_t smax = 0;
@@ -350,7 +350,8 @@ static spt_status npy_header(const char *fn, spt_dtype dtype, int64_t rank, cons
     *isz = dtype == SPT_STRING ? (smax ? smax : 1) : spt_dtype_size(dtype);
     if (spt__bytes3(vol, 1, *isz, body)) return spt__err(SPT_EOVERFLOW, "%s: the array is too large", fn);
     char dict[64 * 24 + 128];
-    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': (", descr,
+                     fortran ? "True" : "False");
     for (int64_t k = 0; k < rank; k++) n += snprintf(dict + n, sizeof dict - (size_t)n, "%lld,%s", (long long)shape[k], rank == 1 ? "" : " ");
     if (rank > 1) n -= 2, n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
     else n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
@@ -374,7 +375,7 @@ spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const i
     *outlen = 0;
     char head[NPY_HDR_CAP];
     size_t hlen, isz, body, tot;
-    SPT__TRY(npy_header(fn, dtype, rank, shape, data, head, &hlen, &isz, &body));
+    SPT__TRY(spt__npy_header(fn, dtype, rank, shape, data, false, head, &hlen, &isz, &body));
     if (spt__add_sz(hlen, body, &tot)) return spt__err(SPT_EOVERFLOW, "%s: the array is too large", fn);
     char *b = spt__alloc_array(fn, (int64_t)tot, 1, 1, false, &st);
     if (!b) return st;
@@ -393,12 +394,44 @@ spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const i
     return SPT_OK;
 }
 
+static void unmap_release(void *m) { spt__map_unref(m); }
+
+/* The array of a mapped .npy file kept where it lies when the bytes allow (a numeric dtype in the host's
+ * byte order, C order, aligned for its element, bool bytes 0 or 1, the size the header implies): a
+ * dense array over a copy-on-write private mapping, which it owns. false (and nothing made) otherwise. */
+static bool npy_map(const char *fn, spt__file *f, spt_dense **out) {
+    spt__npy_head h;
+    if (!f->map || spt__read_copy() || spt__npy_head_parse(fn, f->name, f->data, f->len, &h) != SPT_OK) return false;
+    const char *p = f->data + h.hdr;
+    const size_t es = spt_dtype_size(h.dtype);
+    if (h.dtype == SPT_STRING || h.ucs4 || h.swap || (h.fortran && h.rank > 1) || h.vol == 0 ||
+        f->len - h.hdr != h.data || (uintptr_t)p % (es > 8 ? 8 : es))
+        return false;
+    if (h.dtype == SPT_BOOL)
+        for (size_t i = 0; i < h.data; i++)
+            if ((unsigned char)p[i] > 1) return false;
+    if (!spt__map_writable(p, h.data)) return false;
+    spt__map *m = spt__file_share(f);
+    if (!m) return false;
+    if (spt_dense_wrap(h.dtype, h.rank, h.shape, (void *)p, unmap_release, m, out) != SPT_OK) {
+        f->map = m->addr; /* the mapping goes back to f, whose bytes the caller parses instead */
+        f->maplen = m->len;
+        spt__free(m);
+        return false;
+    }
+    return true;
+}
+
 spt_status spt_read_npy(const char *path, spt_dense **out) {
     static const char fn[] = "spt_read_npy";
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
     spt__file f;
     SPT__TRY(spt__file_load_magic(fn, path, "\x93NUMPY", 6, "NumPy .npy", &f));
+    if (npy_map(fn, &f, out)) {
+        spt__file_release(&f);
+        return SPT_OK;
+    }
     spt_status st = spt__npy_parse(fn, f.name, f.data, f.len, out);
     spt__file_release(&f);
     return st;
@@ -410,7 +443,7 @@ spt_status spt_write_npy(const spt_dense *d, const char *path) {
     /* the header, then the data straight from the array (no second copy of it) */
     char head[NPY_HDR_CAP];
     size_t hlen, isz, body;
-    SPT__TRY(npy_header(fn, d->dtype, d->rank, d->shape, d->data, head, &hlen, &isz, &body));
+    SPT__TRY(spt__npy_header(fn, d->dtype, d->rank, d->shape, d->data, false, head, &hlen, &isz, &body));
     spt__out o;
     SPT__TRY(spt__out_open(fn, path, true, &o));
     fwrite(head, 1, hlen, o.fp);

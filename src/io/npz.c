@@ -4,89 +4,65 @@
 #include "io.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <unistd.h>
-#include <zip.h>
 
 /* ---- reading ---------------------------------------------------------------------------------- */
 
-static bool has_member(zip_t *z, const char *m) { return zip_name_locate(z, m, 0) >= 0; }
+/* The archive being read: its directory, and the file's mapping when the bytes are a mapped file (the
+ * tensor may keep a stored member's bytes where they lie). */
+typedef struct arch {
+    spt__zip z;
+    spt__file *f; /* NULL: bytes in memory, never adopted */
+} arch;
+
+static bool has_member(const arch *a, const char *m) { return spt__zip_find(&a->z, m) != NULL; }
+
+static spt_status find(const char *name, const arch *a, const char *m, const char **full_out, char *full, size_t fcap,
+                       char *label, size_t lcap, const spt__zip_entry **e) {
+    snprintf(full, fcap, "%s.npy", m);
+    snprintf(label, lcap, "%s[%s]", name, full);
+    *full_out = full;
+    *e = spt__zip_find(&a->z, full);
+    if (!*e) return spt__err(SPT_EPARSE, "%s: expected a member %s, found none", name, full);
+    return SPT_OK;
+}
 
 /* Read member `m` (".npy" appended) into a dense array; SPT_EPARSE when missing or malformed. */
-static spt_status member(const char *fn, const char *name, zip_t *z, const char *m, spt_dense **out) {
-    spt_status st;
+static spt_status member(const char *fn, const char *name, const arch *a, const char *m, spt_dense **out) {
     char full[64], label[512];
-    snprintf(full, sizeof full, "%s.npy", m);
-    snprintf(label, sizeof label, "%s[%s]", name, full);
+    const char *fl;
+    const spt__zip_entry *e;
     *out = NULL;
-    zip_stat_t sb;
-    zip_stat_init(&sb);
-    if (zip_stat(z, full, 0, &sb) != 0)
-        return spt__err(SPT_EPARSE, "%s: expected a member %s, found none", name, full);
-    if (!(sb.valid & ZIP_STAT_SIZE) || !(sb.valid & ZIP_STAT_COMP_SIZE))
-        return spt__err(SPT_EPARSE, "%s: expected a size for the member, found none", label);
-    /* deflate cannot expand more than ~1032:1, so a larger claim is rejected before allocating */
-    uint64_t bound = sb.comp_method == ZIP_CM_STORE ? sb.comp_size : sb.comp_size * 1040u + 4096u;
-    if (sb.size > bound || sb.size > (uint64_t)INT64_MAX / 2)
-        return spt__err(SPT_EPARSE, "%s: expected at most %llu bytes from %llu compressed bytes, found a claim of %llu", label,
-                        (unsigned long long)bound, (unsigned long long)sb.comp_size, (unsigned long long)sb.size);
-    char *buf = spt__alloc_array(fn, (int64_t)sb.size, 1, 1, false, &st);
-    if (!buf) return st;
-    zip_file_t *zf = zip_fopen(z, full, 0);
-    if (!zf) {
-        spt__free(buf);
-        return spt__err(SPT_EPARSE, "%s: cannot open the member: %s", label, zip_strerror(z));
-    }
-    zip_uint64_t got = 0;
-    while (got < sb.size) {
-        zip_int64_t r = zip_fread(zf, buf + got, sb.size - got);
-        if (r <= 0) break;
-        got += (zip_uint64_t)r;
-    }
-    bool bad = got != sb.size;
-    char extra;
-    if (!bad && zip_fread(zf, &extra, 1) > 0) bad = true;
-    if (bad) {
-        st = spt__err(SPT_EPARSE, "%s: expected %llu bytes, found %llu (%s)", label, (unsigned long long)sb.size,
-                      (unsigned long long)got, zip_file_strerror(zf));
-        zip_fclose(zf);
-        spt__free(buf);
-        return st;
-    }
-    zip_fclose(zf);
-    st = spt__npy_parse(fn, label, buf, (size_t)sb.size, out);
-    spt__free(buf);
+    SPT__TRY(find(name, a, m, &fl, full, sizeof full, label, sizeof label, &e));
+    const char *p;
+    char *own;
+    size_t sh;
+    SPT__TRY(spt__zip_extract(fn, label, &a->z, e, 0, &p, &own, &sh));
+    spt_status st = spt__npy_parse(fn, label, p, (size_t)e->usize, out);
+    spt__free(own);
     return st;
 }
 
 /* Read only the header of member `m` (".npy" appended) and check that the bytes it declares (shape
  * times element size) are what the archive's directory says the member holds: the cheap checks of a
  * member's shape run before anything is inflated or allocated for its data. */
-static spt_status peek(const char *fn, const char *name, zip_t *z, const char *m, spt__npy_head *h) {
+static spt_status peek(const char *fn, const char *name, const arch *a, const char *m, spt__npy_head *h) {
     char full[64], label[512];
-    snprintf(full, sizeof full, "%s.npy", m);
-    snprintf(label, sizeof label, "%s[%s]", name, full);
-    zip_stat_t sb;
-    zip_stat_init(&sb);
-    if (zip_stat(z, full, 0, &sb) != 0) return spt__err(SPT_EPARSE, "%s: expected a member %s, found none", name, full);
-    if (!(sb.valid & ZIP_STAT_SIZE)) return spt__err(SPT_EPARSE, "%s: expected a size for the member, found none", label);
-    zip_file_t *zf = zip_fopen(z, full, 0);
-    if (!zf) return spt__err(SPT_EPARSE, "%s: cannot open the member: %s", label, zip_strerror(z));
+    const char *fl;
+    const spt__zip_entry *e;
+    SPT__TRY(find(name, a, m, &fl, full, sizeof full, label, sizeof label, &e));
     char head[1 << 14];
-    size_t want = sb.size < sizeof head ? (size_t)sb.size : sizeof head, got = 0;
-    while (got < want) {
-        zip_int64_t r = zip_fread(zf, head + got, want - got);
-        if (r <= 0) break;
-        got += (size_t)r;
-    }
-    zip_fclose(zf);
+    size_t got;
+    SPT__TRY(spt__zip_head(fn, label, e, head, sizeof head, &got));
     SPT__TRY(spt__npy_head_parse(fn, label, head, got, h));
-    if (sb.size < h->hdr || sb.size - h->hdr != h->data) {
+    if (e->usize < h->hdr || e->usize - h->hdr != h->data) {
         char sh[SPT__IDXBUF];
         spt__fmt_index(sh, sizeof sh, h->shape, h->rank);
         return spt__err(SPT_EPARSE,
                         "%s: expected %lld elements of %zu bytes for shape %s, found %llu bytes of data (the size in the "
                         "archive's directory)",
-                        label, (long long)h->vol, h->isz, sh, (unsigned long long)(sb.size >= h->hdr ? sb.size - h->hdr : 0));
+                        label, (long long)h->vol, h->isz, sh, (unsigned long long)(e->usize >= h->hdr ? e->usize - h->hdr : 0));
     }
     return SPT_OK;
 }
@@ -151,7 +127,7 @@ static spt_status bad_index(const char *name, const char *m, int64_t i, int64_t 
 
 /* The order the archive states (member spt_meta.npy, a string "order: ..."), restored when the entries
  * bear it out; a missing or malformed statement changes nothing. */
-static void restore_order(const char *fn, const char *name, zip_t *z, spt_tensor *t) {
+static void restore_order(const char *fn, const char *name, const arch *z, spt_tensor *t) {
     if (!has_member(z, "spt_meta.npy")) return;
     spt__npy_head h;
     if (peek(fn, name, z, "spt_meta", &h) != SPT_OK || h.vol != 1 || h.dtype != SPT_STRING || h.isz > SPT__META_CAP) return;
@@ -162,94 +138,305 @@ static void restore_order(const char *fn, const char *name, zip_t *z, spt_tensor
     spt_dense_free(d);
 }
 
-static spt_status read_pydata(const char *fn, const char *name, zip_t *z, spt_tensor **out) {
+/* fill_value.npy, when present, must be zero (spt's implicit value). */
+static spt_status check_fill(const char *fn, const char *name, const arch *z) {
+    if (!has_member(z, "fill_value.npy")) return SPT_OK;
+    spt_dense *fill = NULL;
+    SPT__TRY(member(fn, name, z, "fill_value", &fill));
+    bool zero = fill->size == 1 && fill->dtype != SPT_STRING;
+    if (zero) {
+        size_t es = spt_dtype_size(fill->dtype);
+        if (spt_dtype_is_float(fill->dtype) || spt_dtype_is_complex(fill->dtype)) {
+            double re = fill->dtype == SPT_FLOAT32 ? *(float *)fill->data
+                        : fill->dtype == SPT_FLOAT64 ? *(double *)fill->data
+                        : fill->dtype == SPT_COMPLEX64 ? ((float *)fill->data)[0] : ((double *)fill->data)[0];
+            double im = fill->dtype == SPT_COMPLEX64 ? ((float *)fill->data)[1]
+                        : fill->dtype == SPT_COMPLEX128 ? ((double *)fill->data)[1] : 0.0;
+            zero = re == 0 && im == 0;
+        } else
+            zero = !memcmp(fill->data, spt__zero_elem, es);
+    } else if (fill->dtype == SPT_STRING && fill->size == 1)
+        zero = ((spt_str *)fill->data)[0].len == 0;
+    spt_dense_free(fill);
+    if (!zero) return spt__err(SPT_EINVAL, "%s: fill_value is not zero; spt tensors have an implicit zero", name);
+    return SPT_OK;
+}
+
+/* A big member's bytes (coords, data): where they lie or inflated (own), with its header. */
+typedef struct part {
+    const char *p; /* the member's first byte */
+    char *own;     /* the buffer holding it when inflated */
+    size_t len;
+    bool stored;
+    spt__npy_head h;
+} part;
+
+/* One member's extraction (take2), on its own thread or the caller's. */
+typedef struct job {
+    const char *fn, *name, *m;
+    const arch *z;
+    const spt__zip_entry *e;
+    part *b;
     spt_status st;
-    spt_dense *coords = NULL, *data = NULL, *shp = NULL, *fill = NULL;
-    spt_tensor *t = NULL;
+    char msg[512]; /* the error, which is recorded on the thread that met it */
+} job;
+static void *run_job(void *c) {
+    job *j = c;
+    char label[512];
+    size_t sh;
+    snprintf(label, sizeof label, "%s[%s.npy]", j->name, j->m);
+    j->st = spt__zip_extract(j->fn, label, &j->z->z, j->e, j->b->h.hdr, &j->b->p, &j->b->own, &sh);
+    if (j->st != SPT_OK) snprintf(j->msg, sizeof j->msg, "%s", spt_last_error());
+    j->b->len = (size_t)j->e->usize;
+    j->b->stored = j->e->method == 0;
+    return NULL;
+}
+
+/* The members m[0], m[1] of the archive extracted at once: m[1] on a second thread when there are two
+ * and the members are large (a thread that blocks in join, not one that spins), each inflated by
+ * libdeflate with its data 64-byte aligned. */
+static spt_status take2(const char *fn, const char *name, const arch *z, const char *const m[2], part b[2]) {
+    job j[2];
+    for (int k = 0; k < 2; k++) {
+        char full[64];
+        snprintf(full, sizeof full, "%s.npy", m[k]);
+        j[k] = (job){fn, name, m[k], z, spt__zip_find(&z->z, full), &b[k], SPT_OK, ""};
+        if (!j[k].e) return spt__err(SPT_EPARSE, "%s: expected a member %s, found none", name, full);
+    }
+    pthread_t tid;
+    const bool two = j[0].e->usize + j[1].e->usize > ((uint64_t)4 << 20) && spt_get_num_threads() > 1 &&
+                     (j[0].e->method || j[1].e->method) && pthread_create(&tid, NULL, run_job, &j[1]) == 0;
+    run_job(&j[0]);
+    if (two) pthread_join(tid, NULL);
+    else run_job(&j[1]);
+    for (int k = 0; k < 2; k++)
+        if (j[k].st != SPT_OK) {
+            for (int i = 0; i < 2; i++) spt__free(b[i].own), b[i].own = NULL;
+            return spt__err(j[k].st, "%s", j[k].msg);
+        }
+    return SPT_OK;
+}
+
+/* coords (rank x n integers of the file's width, little endian; element (k, i) at k * sk + i * si) into
+ * ix (n x rank), or only checked when ix is NULL: each index against its dim, false at the first one
+ * outside (found again by the caller). Blocks of entries by the threads; the pages of a mapped file
+ * behind each block are dropped (drop). Loads through memcpy: a stored member need not be aligned. */
+#define TRANSPOSE(T)                                                                                   \
+    for (int64_t i = i0; i < i1; i++)                                                                 \
+        for (int64_t k = 0; k < R; k++) {                                                             \
+            T v;                                                                                      \
+            memcpy(&v, src + (size_t)(k * sk + i * si) * sizeof(T), sizeof v);                        \
+            if ((uint64_t)(int64_t)v >= (uint64_t)shape[k]) ok = false; /* negative or beyond int64 */ \
+            if (ix) ix[i * R + k] = (int64_t)v;                                                       \
+        }
+static bool transpose(const char *src, size_t isz, bool sgn, bool fortran, int64_t R, int64_t n, const int64_t *shape,
+                      int64_t *ix, bool drop) {
+    const int64_t B = 1 << 14, nb = (n + B - 1) / B, sk = fortran ? 1 : n, si = fortran ? R : 1;
+    bool all = true;
+    /* a pass of a few milliseconds is not split: the threads' start and their spinning after the region
+     * would cost about what they save */
+    const int nth SPT__OMP_VAR = n * R < ((int64_t)1 << 22) ? 1 : spt__threads_for(n * R);
+#pragma omp parallel for num_threads(nth) schedule(static) reduction(&& : all)
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t i0 = b * B, i1 = i0 + B < n ? i0 + B : n;
+        bool ok = true;
+        if (isz == 8 && sgn) TRANSPOSE(int64_t)
+        else if (isz == 8) TRANSPOSE(uint64_t)
+        else if (isz == 4 && sgn) TRANSPOSE(int32_t)
+        else if (isz == 4) TRANSPOSE(uint32_t)
+        else if (isz == 2 && sgn) TRANSPOSE(int16_t)
+        else if (isz == 2) TRANSPOSE(uint16_t)
+        else if (sgn) TRANSPOSE(int8_t)
+        else TRANSPOSE(uint8_t)
+        if (drop && fortran) spt__unmap_behind(src + (size_t)(i0 * R) * isz, (size_t)((i1 - i0) * R) * isz);
+        else if (drop)
+            for (int64_t k = 0; k < R; k++) spt__unmap_behind(src + (size_t)(k * n + i0) * isz, (size_t)(i1 - i0) * isz);
+        all = all && ok;
+    }
+    return all;
+}
+#undef TRANSPOSE
+
+/* What a tensor made here keeps: its index buffer, the buffer its values lie in, the file's mapping. */
+typedef struct owner {
+    void *ix, *vals;
+    spt__map *map;
+} owner;
+static void owner_release(void *c) {
+    owner *k = c;
+    spt__free(k->ix);
+    spt__free(k->vals);
+    spt__map_unref(k->map);
+    spt__free(k);
+}
+
+/* Whether p[0..n) of a stored member may stay in the file's mapping: the file is mapped, the thread did
+ * not ask for copies, and the pages can be made copy-on-write writable; the mapping then belongs to k. */
+static bool keep_mapped(const arch *z, const part *b, owner *k, const void *p, size_t n) {
+    if (!b->stored || !z->f || spt__read_copy() || (!k->map && !z->f->map)) return false;
+    if (!k->map && !(k->map = spt__file_share(z->f))) return false;
+    return spt__map_writable(p, n);
+}
+
+/* The indices from coords: where they lie when the member holds int64 in spt's layout (Fortran order, as
+ * pydata/sparse writes them) aligned, kept mapped or adopted; otherwise converted into a new buffer (*ix).
+ * The first index outside the shape is SPT_EPARSE naming its entry. */
+static spt_status coords_to_ix(const char *fn, const char *name, const arch *z, part *c, int64_t R, int64_t n,
+                               const int64_t *shape, owner *k, int64_t **ix) {
+    const spt__npy_head *h = &c->h;
+    const char *src = c->p + h->hdr;
+    spt_dense *d = NULL;
+    spt_status st = SPT_OK;
+    const bool fortran = h->fortran || R <= 1 || n <= 1, sgn = h->dtype >= SPT_INT8 && h->dtype <= SPT_INT64;
+    const size_t bytes = (size_t)n * (size_t)R * sizeof(int64_t);
+    *ix = NULL;
+    if (!h->swap && fortran && h->dtype == SPT_INT64 && (uintptr_t)src % 8 == 0 && n > 0 &&
+        (c->own || keep_mapped(z, c, k, src, bytes)) && transpose(src, 8, true, true, R, n, shape, NULL, false)) {
+        *ix = (int64_t *)(void *)src;
+        if (c->own) k->ix = c->own, c->own = NULL;
+        return SPT_OK;
+    }
+    int64_t *buf = spt__alloc_array(fn, n ? n : 1, R ? R : 1, sizeof(int64_t), false, &st);
+    if (!buf) return st;
+    spt__hint_huge(buf, bytes);
+    k->ix = buf;
+    *ix = buf;
+    if (!h->swap && transpose(src, h->isz, sgn, fortran, R, n, shape, buf, z->z.mapped && c->stored)) return SPT_OK;
+    /* byte-swapped, or an index outside the shape: entry by entry, naming the first bad one */
+    char label[512];
+    snprintf(label, sizeof label, "%s[coords.npy]", name);
+    SPT__TRY(spt__npy_parse(fn, label, c->p, c->len, &d));
+    for (int64_t kk = 0; kk < R && st == SPT_OK; kk++)
+        for (int64_t i = 0; i < n; i++) {
+            int64_t v;
+            if (!get_i64(d, kk * n + i, &v) || v < 0 || v >= shape[kk]) {
+                if (!get_i64(d, kk * n + i, &v)) v = -1;
+                st = bad_index(name, "coords", i, v, shape[kk]);
+                break;
+            }
+            buf[i * R + kk] = v;
+        }
+    spt_dense_free(d);
+    return st;
+}
+
+/* Whether the values can stay where they are: a numeric array in the host's byte order, aligned for its
+ * element, bool bytes all 0 or 1. */
+static bool in_place(const part *d, int64_t n) {
+    const spt__npy_head *h = &d->h;
+    if (h->dtype == SPT_STRING || h->swap || h->ucs4 || n == 0) return false;
+    size_t es = spt_dtype_size(h->dtype), al = es > 8 ? 8 : es;
+    const char *v = d->p + h->hdr;
+    if ((uintptr_t)v % al) return false;
+    if (h->dtype == SPT_BOOL)
+        for (int64_t i = 0; i < n; i++)
+            if ((unsigned char)v[i] > 1) return false;
+    return true;
+}
+
+/* The values of d for the tensor: the inflated buffer adopted, a stored member of a mapped file kept where
+ * it lies, otherwise copied (*dd: the parsed array whose strings the tensor adopts). */
+static spt_status values_of(const char *fn, const char *name, const arch *z, part *d, int64_t n, owner *k, void **vals,
+                            spt_dense **dd) {
+    spt_status st = SPT_OK;
+    const size_t es = spt_dtype_size(d->h.dtype), vb = (size_t)n * es;
+    const char *src = d->p + d->h.hdr;
+    *dd = NULL;
+    if (in_place(d, n) && (d->own || keep_mapped(z, d, k, src, vb))) {
+        *vals = (void *)src;
+        if (d->own) k->vals = d->own, d->own = NULL;
+        return SPT_OK;
+    }
+    if (!(k->vals = *vals = spt__alloc_array(fn, n ? n : 1, 1, es, false, &st))) return st;
+    if (d->h.dtype != SPT_STRING && !d->h.swap && !d->h.ucs4 && d->h.dtype != SPT_BOOL) {
+        const size_t step = (size_t)8 << 20; /* the mapped pages behind the copy given back as it goes */
+        for (size_t at = 0; at < vb; at += step) {
+            memcpy((char *)*vals + at, src + at, vb - at < step ? vb - at : step);
+            if (z->z.mapped && d->stored) spt__unmap_behind(src + at, vb - at < step ? vb - at : step);
+        }
+        return SPT_OK;
+    }
+    char label[512];
+    snprintf(label, sizeof label, "%s[data.npy]", name);
+    SPT__TRY(spt__npy_parse(fn, label, d->p, d->len, dd));
+    memcpy(*vals, (*dd)->data, vb);
+    return SPT_OK;
+}
+
+/* The tensor over the coords and data members (see coords_to_ix and values_of). */
+static spt_status make_tensor(const char *fn, const char *name, const arch *z, part b[2], int64_t R,
+                              const int64_t *shape, int64_t n, spt_tensor **out) {
+    spt_status st;
+    spt_dense *dd = NULL;
+    owner *k = spt__calloc(1, sizeof *k);
+    if (!k) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    int64_t *ix = NULL;
+    void *vals = NULL;
+    SPT__CHECK(coords_to_ix(fn, name, z, &b[0], R, n, shape, k, &ix));
+    spt__free(b[0].own); /* inflated coords, converted */
+    b[0].own = NULL;
+    SPT__CHECK(values_of(fn, name, z, &b[1], n, k, &vals, &dd));
+    st = spt__tensor_adopt(fn, b[1].h.dtype, R, shape, n, ix, vals, NULL, owner_release, k, out);
+    if (st != SPT_OK) goto fail;
+    k = NULL; /* the tensor's now */
+    if (b[1].h.dtype == SPT_STRING && (st = spt__arena_adopt_all(&(*out)->strings, vals, n)) != SPT_OK) {
+        spt_tensor_free(*out);
+        *out = NULL;
+    }
+fail:
+    if (k) owner_release(k);
+    spt_dense_free(dd);
+    return st;
+}
+
+static spt_status read_pydata(const char *fn, const char *name, const arch *z, spt_tensor **out) {
+    spt_status st;
+    spt_dense *shp = NULL;
     int64_t rank, shape[SPT_MAX_RANK];
-    spt__npy_head hs, hd, hc, hf;
+    spt__npy_head hs;
+    part b[2];
+    memset(b, 0, sizeof b);
     SPT__TRY(peek(fn, name, z, "shape", &hs));
     SPT__TRY(want_vec(name, "shape", &hs, -1));
     if (hs.shape[0] > SPT_MAX_RANK)
         return spt__err(SPT_EPARSE, "%s[shape.npy]: expected at most %d dims, found %lld", name, SPT_MAX_RANK,
                         (long long)hs.shape[0]);
-    SPT__TRY(peek(fn, name, z, "data", &hd));
-    SPT__TRY(want_vec(name, "data", &hd, -1));
-    SPT__TRY(peek(fn, name, z, "coords", &hc));
-    if (!spt_dtype_is_integer(hc.dtype) || hc.rank != 2 || hc.shape[0] != hs.shape[0] || hc.shape[1] != hd.shape[0]) {
+    SPT__TRY(peek(fn, name, z, "data", &b[1].h));
+    SPT__TRY(want_vec(name, "data", &b[1].h, -1));
+    SPT__TRY(peek(fn, name, z, "coords", &b[0].h));
+    const spt__npy_head *hc = &b[0].h;
+    const int64_t n = b[1].h.shape[0];
+    if (!spt_dtype_is_integer(hc->dtype) || hc->rank != 2 || hc->shape[0] != hs.shape[0] || hc->shape[1] != n) {
         char sh[SPT__IDXBUF];
-        spt__fmt_index(sh, sizeof sh, hc.shape, hc.rank);
+        spt__fmt_index(sh, sizeof sh, hc->shape, hc->rank);
         return spt__err(SPT_EPARSE, "%s[coords.npy]: expected integers of shape [%lld,%lld], found %s %s", name,
-                        (long long)hs.shape[0], (long long)hd.shape[0], spt_dtype_name(hc.dtype), sh);
+                        (long long)hs.shape[0], (long long)n, spt_dtype_name(hc->dtype), sh);
     }
     if (has_member(z, "fill_value.npy")) {
+        spt__npy_head hf;
         SPT__TRY(peek(fn, name, z, "fill_value", &hf));
         if (hf.vol != 1) return spt__err(SPT_EPARSE, "%s[fill_value.npy]: expected one value, found %lld", name, (long long)hf.vol);
     }
     SPT__CHECK(member(fn, name, z, "shape", &shp));
     SPT__CHECK(read_shape(name, shp, &rank, shape));
-    SPT__CHECK(member(fn, name, z, "data", &data));
-    if (data->rank != 1) {
-        st = spt__err(SPT_EPARSE, "%s[data.npy]: expected a rank-1 array, found rank %lld", name, (long long)data->rank);
-        goto fail;
-    }
-    int64_t n = data->shape[0];
-    SPT__CHECK(member(fn, name, z, "coords", &coords));
-    if (!spt_dtype_is_integer(coords->dtype) || coords->rank != 2 || coords->shape[0] != rank || coords->shape[1] != n) {
+    SPT__CHECK(check_fill(fn, name, z));
+    int64_t vol;
+    SPT__CHECK(spt__check_dims(fn, rank, shape, &vol));
+    if (n > 0 && vol == 0) {
         char sh[SPT__IDXBUF];
-        spt__fmt_index(sh, sizeof sh, coords->shape, coords->rank);
-        st = spt__err(SPT_EPARSE, "%s[coords.npy]: expected integers of shape [%lld,%lld], found %s %s", name, (long long)rank,
-                      (long long)n, spt_dtype_name(coords->dtype), sh);
+        spt__fmt_index(sh, sizeof sh, shape, rank);
+        st = spt__err(SPT_ERANGE, "%s: %lld entries but shape %s has no element", fn, (long long)n, sh);
         goto fail;
     }
-    if (has_member(z, "fill_value.npy")) {
-        SPT__CHECK(member(fn, name, z, "fill_value", &fill));
-        bool zero = fill->size == 1 && fill->dtype != SPT_STRING;
-        if (zero) {
-            size_t es = spt_dtype_size(fill->dtype);
-            if (spt_dtype_is_float(fill->dtype) || spt_dtype_is_complex(fill->dtype)) {
-                double re = fill->dtype == SPT_FLOAT32 ? *(float *)fill->data
-                            : fill->dtype == SPT_FLOAT64 ? *(double *)fill->data
-                            : fill->dtype == SPT_COMPLEX64 ? ((float *)fill->data)[0] : ((double *)fill->data)[0];
-                double im = fill->dtype == SPT_COMPLEX64 ? ((float *)fill->data)[1]
-                            : fill->dtype == SPT_COMPLEX128 ? ((double *)fill->data)[1] : 0.0;
-                zero = re == 0 && im == 0;
-            } else
-                zero = !memcmp(fill->data, spt__zero_elem, es);
-        } else if (fill->dtype == SPT_STRING && fill->size == 1)
-            zero = ((spt_str *)fill->data)[0].len == 0;
-        if (!zero) {
-            st = spt__err(SPT_EINVAL, "%s: fill_value is not zero; spt tensors have an implicit zero", name);
-            goto fail;
-        }
-    }
-    SPT__CHECK(spt__tensor_alloc(fn, data->dtype, rank, shape, n, NULL, &t));
-    for (int64_t k = 0; k < rank; k++)
-        for (int64_t i = 0; i < n; i++) {
-            int64_t v;
-            if (!get_i64(coords, k * n + i, &v) || v < 0 || v >= shape[k]) {
-                if (!get_i64(coords, k * n + i, &v)) v = -1;
-                st = bad_index(name, "coords", i, v, shape[k]);
-                goto fail;
-            }
-            t->indices[i * rank + k] = v;
-        }
-    memcpy(t->values, data->data, (size_t)n * spt_dtype_size(data->dtype));
-    if (t->dtype == SPT_STRING) SPT__CHECK(spt__arena_adopt_all(&t->strings, t->values, n));
-    t->flags = SPT__F_VALID;
-    restore_order(fn, name, z, t);
-    spt_dense_free(coords);
-    spt_dense_free(data);
-    spt_dense_free(shp);
-    spt_dense_free(fill);
-    *out = t;
-    return SPT_OK;
+    static const char *const names[2] = {"coords", "data"};
+    SPT__CHECK(take2(fn, name, z, names, b));
+    SPT__CHECK(make_tensor(fn, name, z, b, rank, shape, n, out));
+    (*out)->flags = SPT__F_VALID;
+    restore_order(fn, name, z, *out);
 fail:
-    spt_dense_free(coords);
-    spt_dense_free(data);
+    spt__free(b[0].own);
+    spt__free(b[1].own);
     spt_dense_free(shp);
-    spt_dense_free(fill);
-    spt_tensor_free(t);
     return st;
 }
 
@@ -292,7 +479,7 @@ static spt_status fill_scipy(const char *name, bool coo, bool csr, const spt_den
     return SPT_OK;
 }
 
-static spt_status read_scipy(const char *fn, const char *name, zip_t *z, spt_tensor **out) {
+static spt_status read_scipy(const char *fn, const char *name, const arch *z, spt_tensor **out) {
     spt_status st;
     spt_dense *fmt = NULL, *data = NULL, *shp = NULL, *a = NULL, *b = NULL;
     spt_tensor *t = NULL;
@@ -374,30 +561,23 @@ fail:
     return st;
 }
 
-spt_status spt__npz_from_bytes(const char *fn, const char *name, const char *data, size_t len, spt_tensor **out) {
+static spt_status npz_read(const char *fn, const char *name, const char *data, size_t len, spt__file *f,
+                           spt_tensor **out) {
+    arch a = {.f = f};
+    SPT__TRY(spt__zip_open(fn, name, data, len, f && f->map, &a.z));
     spt_status st;
-    zip_error_t ze;
-    zip_error_init(&ze);
-    zip_source_t *src = zip_source_buffer_create(len ? data : "", len, 0, &ze);
-    zip_t *z = NULL;
-    if (src) {
-        z = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
-        if (!z) zip_source_free(src);
-    }
-    if (!z) {
-        st = spt__err(SPT_EPARSE, "%s: expected a zip archive (.npz), found something else: %s", name, zip_error_strerror(&ze));
-        zip_error_fini(&ze);
-        return st;
-    }
-    zip_error_fini(&ze);
-    if (has_member(z, "binsparse.npy")) st = spt__binsparse_from_bytes(fn, name, data, len, out);
-    else if (has_member(z, "coords.npy")) st = read_pydata(fn, name, z, out);
-    else if (has_member(z, "format.npy")) st = read_scipy(fn, name, z, out);
-    else if (has_member(z, "indptr.npy"))
+    if (has_member(&a, "binsparse.npy")) st = spt__binsparse_from_bytes(fn, name, data, len, out);
+    else if (has_member(&a, "coords.npy")) st = read_pydata(fn, name, &a, out);
+    else if (has_member(&a, "format.npy")) st = read_scipy(fn, name, &a, out);
+    else if (has_member(&a, "indptr.npy"))
         st = spt__err(SPT_EPARSE, "%s: expected a COO archive (coords.npy), found a GCXS one (not supported)", name);
     else st = spt__err(SPT_EPARSE, "%s: expected the members coords.npy or format.npy, found neither", name);
-    zip_discard(z);
+    spt__zip_close(&a.z);
     return st;
+}
+
+spt_status spt__npz_from_bytes(const char *fn, const char *name, const char *data, size_t len, spt_tensor **out) {
+    return npz_read(fn, name, data, len, NULL, out);
 }
 
 spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor **out) {
@@ -406,110 +586,76 @@ spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor 
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
     spt__file f;
-    SPT__TRY(spt__file_load_magic(fn, path, "PK", 2, "zip (.npz)", &f));
-    spt_status st = spt__npz_from_bytes(fn, f.name, f.data, f.len, out);
+    /* a stream is spooled to a temporary file: the directory is at the archive's end */
+    SPT__TRY(spt__file_load_spooled(fn, path, "PK", 2, "zip (.npz)", &f));
+    spt_status st = npz_read(fn, f.name, f.data, f.len, &f, out);
     spt__file_release(&f);
     return st;
 }
 
 /* ---- writing ---------------------------------------------------------------------------------- */
 
-typedef struct bufs {
-    char *b[8];
-    int n;
-} bufs;
-
-static spt_status add_member(const char *fn, zip_t *z, bufs *keep, const char *m, spt_dtype dt, int64_t rank,
-                             const int64_t *shape, const void *data) {
+/* Member m: the .npy of an array (Fortran order when asked); its data written from where it lies (own: a
+ * buffer of the caller's the writer frees), strings laid out in a new buffer. */
+static spt_status add_member_f(const char *fn, spt__zipw *z, const char *m, spt_dtype dt, int64_t rank, const int64_t *shape,
+                               const void *data, bool fortran, void *own) {
+    char head[SPT__NPY_HDR_CAP];
+    size_t hlen, isz, body;
+    spt_status st = spt__npy_header(fn, dt, rank, shape, data, fortran, head, &hlen, &isz, &body);
+    if (st != SPT_OK) {
+        spt__free(own);
+        return st;
+    }
+    if (dt != SPT_STRING) return spt__zipw_add(fn, z, m, head, hlen, data, body, own);
     char *b = NULL;
     size_t len = 0;
-    SPT__TRY(spt__npy_build(fn, dt, rank, shape, data, &b, &len));
-    keep->b[keep->n++] = b;
-    zip_source_t *s = zip_source_buffer(z, b, len, 0);
-    if (!s) return spt__err(SPT_ENOMEM, "%s: cannot add %s: %s", fn, m, zip_strerror(z));
-    zip_int64_t at = zip_file_add(z, m, s, ZIP_FL_OVERWRITE);
-    if (at < 0) {
-        zip_source_free(s);
-        return spt__err(SPT_EIO, "%s: cannot add %s: %s", fn, m, zip_strerror(z));
-    }
-    /* deflate at level 1: several times faster than the default, for most of the size gain */
-    (void)zip_set_file_compression(z, (zip_uint64_t)at, ZIP_CM_DEFLATE, 1);
-    return SPT_OK;
+    st = spt__npy_build(fn, dt, rank, shape, data, &b, &len);
+    spt__free(own);
+    if (st != SPT_OK) return st;
+    return spt__zipw_add(fn, z, m, "", 0, b, len, b);
+}
+static spt_status add_member(const char *fn, spt__zipw *z, const char *m, spt_dtype dt, int64_t rank, const int64_t *shape,
+                             const void *data) {
+    return add_member_f(fn, z, m, dt, rank, shape, data, false, NULL);
 }
 
 /* The member spt_meta.npy: the order statement (order.c) as a NumPy bytes scalar; SciPy and
  * pydata/sparse ignore members they do not know. */
-static spt_status add_meta(const char *fn, zip_t *z, bufs *keep, const char *meta) {
+static spt_status add_meta(const char *fn, spt__zipw *z, const char *meta) {
     spt_str s = {meta, (int64_t)strlen(meta)};
-    return add_member(fn, z, keep, "spt_meta.npy", SPT_STRING, 0, NULL, &s);
+    return add_member(fn, z, "spt_meta.npy", SPT_STRING, 0, NULL, &s);
 }
 
 /* The member format.npy = 'coo' as NumPy unicode ('<U3'), as pydata/sparse 0.15 and later write it and
  * their load_npz requires (it names the class to build); older versions ignore it. */
-static spt_status add_format_coo(const char *fn, zip_t *z, bufs *keep) {
+static spt_status add_format_coo(const char *fn, spt__zipw *z) {
     static const char dict[] = "{'descr': '<U3', 'fortran_order': False, 'shape': (), }";
-    const size_t pre = 10, dl = sizeof dict - 1, hl = (pre + dl + 1 + 63) / 64 * 64 - pre, len = pre + hl + 12;
-    char *b = spt__malloc(len);
-    if (!b) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    const size_t pre = 10, dl = sizeof dict - 1, hl = (pre + dl + 1 + 63) / 64 * 64 - pre;
+    char b[128];
     memcpy(b, "\x93NUMPY\x01\x00", 8);
     b[8] = (char)(hl & 0xff);
     b[9] = (char)(hl >> 8);
     memcpy(b + pre, dict, dl);
     memset(b + pre + dl, ' ', hl - dl - 1);
     b[pre + hl - 1] = '\n';
-    static const unsigned char coo[12] = {'c', 0, 0, 0, 'o', 0, 0, 0, 'o', 0, 0, 0}; /* UCS-4, little endian */
-    memcpy(b + pre + hl, coo, sizeof coo);
-    keep->b[keep->n++] = b;
-    zip_source_t *src = zip_source_buffer(z, b, len, 0);
-    if (!src) return spt__err(SPT_ENOMEM, "%s: cannot add format.npy: %s", fn, zip_strerror(z));
-    if (zip_file_add(z, "format.npy", src, ZIP_FL_OVERWRITE) < 0) {
-        zip_source_free(src);
-        return spt__err(SPT_EIO, "%s: cannot add format.npy: %s", fn, zip_strerror(z));
-    }
-    return SPT_OK;
+    static const char coo[12] = {'c', 0, 0, 0, 'o', 0, 0, 0, 'o', 0, 0, 0}; /* UCS-4, little endian */
+    return spt__zipw_add(fn, z, "format.npy", b, pre + hl, coo, sizeof coo, NULL);
 }
 
-/* Write the finished in-memory archive `mem` to `path`. */
-static spt_status copy_out(const char *fn, zip_source_t *mem, const char *path) {
-    spt__out o;
-    SPT__TRY(spt__out_open(fn, path, false, &o));
-    if (zip_source_open(mem) != 0) {
-        spt__out_abort(&o);
-        return spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, path, zip_error_strerror(zip_source_error(mem)));
-    }
-    char buf[1 << 14];
-    zip_int64_t r;
-    while ((r = zip_source_read(mem, buf, sizeof buf)) > 0)
-        if (fwrite(buf, 1, (size_t)r, o.fp) != (size_t)r) break;
-    zip_source_close(mem);
-    if (r != 0) {
-        spt__out_abort(&o);
-        return spt__err(SPT_EIO, "%s: cannot write %s", fn, path);
-    }
-    return spt__out_commit(fn, &o);
-}
-
-/* coords.npy (rank x n), data.npy, shape.npy, fill_value.npy and the order: pydata/sparse's COO. */
-static spt_status write_pydata(const char *fn, const spt_tensor *t, zip_t *z, bufs *keep) {
-    spt_status st = SPT_OK;
+/* coords.npy (rank x n, in Fortran order: the bytes of spt's indices as they are), data.npy, shape.npy,
+ * fill_value.npy and the order: pydata/sparse's COO. */
+static spt_status write_pydata(const char *fn, const spt_tensor *t, spt__zipw *z) {
     const int64_t n = t->nnz, R = t->rank;
     char meta[SPT__META_CAP];
-    int64_t *ix = spt__alloc_array(fn, R, n, sizeof(int64_t), false, &st);
-    if (!ix) return st;
-    for (int64_t k = 0; k < R; k++)
-        for (int64_t i = 0; i < n; i++) ix[k * n + i] = t->indices[i * R + k];
     int64_t cs[2] = {R, n}, ds[1] = {n}, shp1[1] = {R};
     static const spt_str empty = {"", 0};
-    SPT__CHECK(add_member(fn, z, keep, "coords.npy", SPT_INT64, 2, cs, ix));
-    SPT__CHECK(add_member(fn, z, keep, "data.npy", t->dtype, 1, ds, t->values));
-    SPT__CHECK(add_member(fn, z, keep, "shape.npy", SPT_INT64, 1, shp1, t->shape));
-    SPT__CHECK(add_member(fn, z, keep, "fill_value.npy", t->dtype, 0, NULL,
-                          t->dtype == SPT_STRING ? (const void *)&empty : spt__zero_elem));
-    SPT__CHECK(add_format_coo(fn, z, keep));
-    if (spt__order_meta_format(t, meta, sizeof meta)) SPT__CHECK(add_meta(fn, z, keep, meta));
-fail:
-    spt__free(ix);
-    return st;
+    SPT__TRY(add_member_f(fn, z, "coords.npy", SPT_INT64, 2, cs, t->indices, true, NULL));
+    SPT__TRY(add_member(fn, z, "data.npy", t->dtype, 1, ds, t->values));
+    SPT__TRY(add_member(fn, z, "shape.npy", SPT_INT64, 1, shp1, t->shape));
+    SPT__TRY(add_member(fn, z, "fill_value.npy", t->dtype, 0, NULL, t->dtype == SPT_STRING ? (const void *)&empty : spt__zero_elem));
+    SPT__TRY(add_format_coo(fn, z));
+    if (spt__order_meta_format(t, meta, sizeof meta)) SPT__TRY(add_meta(fn, z, meta));
+    return SPT_OK;
 }
 
 /* The entries of a matrix sorted row-major into new arrays (*six: n x 2 indices, *vals). */
@@ -541,7 +687,8 @@ fail:
 }
 
 /* SciPy's coo (row.npy, col.npy) or csr (indptr.npy, indices.npy) with format, shape and data. */
-static spt_status write_scipy(const char *fn, const spt_tensor *t, spt_format flavour, zip_t *z, bufs *keep) {
+/* The buffers made here are handed to the writer z, which frees them after writing. */
+static spt_status write_scipy(const char *fn, const spt_tensor *t, spt_format flavour, spt__zipw *z) {
     spt_status st = SPT_OK;
     const int64_t n = t->nnz;
     int64_t *ix = NULL, *six = NULL, *ptr = NULL;
@@ -566,8 +713,11 @@ static spt_status write_scipy(const char *fn, const spt_tensor *t, spt_format fl
                 if (i32) ((int32_t *)ix)[k * n + i] = (int32_t)src[2 * i + k];
                 else ix[k * n + i] = src[2 * i + k];
             }
-        SPT__CHECK(add_member(fn, z, keep, "row.npy", it, 1, ds, ix));
-        SPT__CHECK(add_member(fn, z, keep, "col.npy", it, 1, ds, (char *)ix + (size_t)n * is));
+        const char *col = (char *)ix + (size_t)n * is;
+        st = add_member_f(fn, z, "row.npy", it, 1, ds, ix, false, ix);
+        ix = NULL;
+        if (st != SPT_OK) goto fail;
+        SPT__CHECK(add_member(fn, z, "col.npy", it, 1, ds, col));
     } else {
         int64_t M = t->shape[0], M1;
         if (spt__add_i64(M, 1, &M1)) {
@@ -585,19 +735,25 @@ static spt_status write_scipy(const char *fn, const spt_tensor *t, spt_format fl
             else ix[i] = src[2 * i + 1];
         }
         int64_t ps[1] = {M1};
-        SPT__CHECK(add_member(fn, z, keep, "indices.npy", it, 1, ds, ix));
-        SPT__CHECK(add_member(fn, z, keep, "indptr.npy", it, 1, ps, ptr));
+        st = add_member_f(fn, z, "indices.npy", it, 1, ds, ix, false, ix);
+        ix = NULL;
+        if (st != SPT_OK) goto fail;
+        st = add_member_f(fn, z, "indptr.npy", it, 1, ps, ptr, false, ptr);
+        ptr = NULL;
+        if (st != SPT_OK) goto fail;
     }
     static const spt_str fcoo = {"coo", 3}, fcsr = {"csr", 3};
-    SPT__CHECK(add_member(fn, z, keep, "format.npy", SPT_STRING, 0, NULL,
+    SPT__CHECK(add_member(fn, z, "format.npy", SPT_STRING, 0, NULL,
                           flavour == SPT_FORMAT_NPZ_SCIPY_COO ? &fcoo : &fcsr));
     int64_t ss[1] = {2};
-    SPT__CHECK(add_member(fn, z, keep, "shape.npy", SPT_INT64, 1, ss, t->shape));
-    SPT__CHECK(add_member(fn, z, keep, "data.npy", t->dtype, 1, ds, vsrc));
+    SPT__CHECK(add_member(fn, z, "shape.npy", SPT_INT64, 1, ss, t->shape));
+    st = add_member_f(fn, z, "data.npy", t->dtype, 1, ds, vsrc, false, vals);
+    vals = NULL;
+    if (st != SPT_OK) goto fail;
     if (flavour == SPT_FORMAT_NPZ_SCIPY_CSR) /* the entries went out sorted row-major */
         snprintf(meta, sizeof meta, "order: 0 1 sorted%s", (t->flags & SPT__F_UNIQUE) ? " unique" : "");
     else spt__order_meta_format(t, meta, sizeof meta);
-    if (meta[0]) SPT__CHECK(add_meta(fn, z, keep, meta));
+    if (meta[0]) SPT__CHECK(add_meta(fn, z, meta));
 fail:
     spt__free(ix);
     spt__free(six);
@@ -606,45 +762,33 @@ fail:
     return st;
 }
 
-spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavour) {
+spt_status spt_write_npz_level(const spt_tensor *t, const char *path, spt_format flavour, int level) {
     static const char fn[] = "spt_write_npz";
-    spt_status st = SPT_OK;
     if (!t || !path) return spt__err(SPT_EINVAL, "%s: NULL tensor or path", fn);
     if (!strcmp(path, "-")) return spt__err(SPT_EINVAL, "%s: .npz cannot be written to stdout", fn);
+    if (level < 0 || level > 12) return spt__err(SPT_EINVAL, "%s: compression level %d outside [0, 12]", fn, level);
     if (flavour == SPT_FORMAT_AUTO) flavour = SPT_FORMAT_NPZ;
     if (flavour != SPT_FORMAT_NPZ && flavour != SPT_FORMAT_NPZ_SCIPY_COO && flavour != SPT_FORMAT_NPZ_SCIPY_CSR)
         return spt__err(SPT_EINVAL, "%s: %s is not an .npz flavour", fn, spt_format_name(flavour));
     if (flavour != SPT_FORMAT_NPZ && t->rank != 2)
         return spt__err(SPT_EINVAL, "%s: SciPy archives hold matrices; the tensor has rank %lld", fn, (long long)t->rank);
     SPT__TRY(spt__ensure_valid(fn, t));
-    zip_t *z = NULL;
-    zip_source_t *mem = NULL;
-    bufs keep = {{0}, 0};
-    /* the archive is built in memory, then written through the common output path (spt__out) */
-    zip_error_t zerr;
-    zip_error_init(&zerr);
-    mem = zip_source_buffer_create(NULL, 0, 0, &zerr);
-    if (mem) {
-        z = zip_open_from_source(mem, ZIP_TRUNCATE, &zerr);
-        if (z) zip_source_keep(mem);
+    spt__zipw *z = spt__calloc(1, sizeof *z);
+    if (!z) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+    z->level = level;
+    spt__out o;
+    spt_status st = flavour == SPT_FORMAT_NPZ ? write_pydata(fn, t, z) : write_scipy(fn, t, flavour, z);
+    if (st == SPT_OK && (st = spt__out_open(fn, path, false, &o)) == SPT_OK) {
+        /* written straight through the common output path (spt__out): no archive image in memory */
+        st = spt__zipw_write(fn, z, o.fp);
+        if (st == SPT_OK) st = spt__out_commit(fn, &o);
+        else spt__out_abort(&o);
     }
-    if (!z) {
-        st = spt__err(SPT_ENOMEM, "%s: cannot start the archive for %s: %s", fn, path, zip_error_strerror(&zerr));
-        zip_error_fini(&zerr);
-        goto fail;
-    }
-    zip_error_fini(&zerr);
-    if (flavour == SPT_FORMAT_NPZ) SPT__CHECK(write_pydata(fn, t, z, &keep));
-    else SPT__CHECK(write_scipy(fn, t, flavour, z, &keep));
-    if (zip_close(z) != 0) {
-        st = spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, path, zip_strerror(z));
-        goto fail;
-    }
-    z = NULL;
-    st = copy_out(fn, mem, path);
-fail:
-    if (z) zip_discard(z);
-    if (mem) zip_source_free(mem);
-    for (int i = 0; i < keep.n; i++) spt__free(keep.b[i]);
+    spt__zipw_free(z);
+    spt__free(z);
     return st;
+}
+
+spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavour) {
+    return spt_write_npz_level(t, path, flavour, 1);
 }
