@@ -254,6 +254,11 @@ static spt_status descriptor(bsp *b) {
         SPT__TRY(transpose(b, NULL, swap));
     }
     if (used != b->rank) return bad_field(b, "format", "levels whose ranks add up to the length of shape");
+    /* a symmetric, skew-symmetric or hermitian "structure" stores one triangle: refused rather than read as
+     * that triangle alone (the other would be silently missing) */
+    const spt__json *st = spt__json_get(b->nodes, ns, "structure");
+    if (st && !spt__json_is(st, "general"))
+        return bad_field(b, "structure", "absent or \"general\" (symmetric storage of one triangle is not read)");
     return SPT_OK;
 }
 

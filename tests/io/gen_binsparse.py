@@ -170,6 +170,7 @@ def hostile():
     for _ in range(100):
         deep = {"level_desc": "sparse", "rank": 1, "level": deep}
     bad("deep", hdr(format="custom", custom={"level": deep}))
+    bad("structure", hdr(structure="symmetric_lower"))  # one triangle stored: refused, not read as it
     bad("rank_sum", hdr(format="custom", custom={"level": {"level_desc": "sparse", "rank": 3,
                                                            "level": {"level_desc": "element"}}}))
 

@@ -185,6 +185,7 @@ static void test_hostile(void **state) {
     expect_refused("pointers_length", SPT_EPARSE, "shape: expected dims giving 2 positions to the dense level");
     expect_refused("transpose", SPT_EPARSE, "custom.transpose: expected a permutation");
     expect_refused("deep", SPT_EPARSE, "expected nesting at most 64 deep");
+    expect_refused("structure", SPT_EPARSE, "[binsparse.npy]: structure: expected absent or \"general\"");
     expect_refused("rank_sum", SPT_EPARSE, "format: expected levels whose ranks add up to the length of shape");
 }
 
