@@ -112,19 +112,17 @@ def c_point(bench_core, op, n, reps, nth, env, timeout):
     return r
 
 
-def estimate(prev, first, n):
-    """(peak RSS bytes, seconds) of a point of n entries from the same peer's points at smaller sizes."""
-    if not prev:
+def estimate(prev, n):
+    """(peak RSS bytes, seconds) of a point of n entries, extrapolated linearly from the same peer's two
+    largest smaller points (the fixed part, the imports and the interpreter, cancels; the time's slope is
+    scaled by log n as well). With fewer than two points: no estimate (the smallest sizes are cheap)."""
+    if len(prev) < 2:
         return None, None
-    p = prev[-1]
-    m_prev = p.get("proc_maxrss") or 0
-    m0 = first.get("proc_maxrss") or 0 if first is not None else 0
-    k = n / p["nnz"]
-    if first is not None and first is not p and m_prev > m0:
-        mem = m0 + (m_prev - m0) * (n - first["nnz"]) / (p["nnz"] - first["nnz"])
-    else:
-        mem = m_prev * k
-    sec = p.get("wall_s", 0) * k * math.log(n) / math.log(p["nnz"])
+    a, b = prev[-2], prev[-1]
+    ma, mb = a.get("proc_maxrss") or 0, b.get("proc_maxrss") or 0
+    mem = mb + max(mb - ma, 0) * (n - b["nnz"]) / (b["nnz"] - a["nnz"])
+    wa, wb = a.get("wall_s", 0), b.get("wall_s", 0)
+    sec = wb + max(wb - wa, 0) * (n - b["nnz"]) / (b["nnz"] - a["nnz"]) * math.log(n) / math.log(b["nnz"])
     return mem, sec
 
 
@@ -144,6 +142,7 @@ def main():
     ap.add_argument("--point-budget-s", type=float, default=600.0)
     ap.add_argument("--label", default="", help="a line on the load or the run, printed in the table")
     ap.add_argument("--replot", action="store_true")
+    ap.add_argument("--resume", action="store_true", help="keep the points DIR/curves.json has measured")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "curves.json")
@@ -165,6 +164,12 @@ def main():
     interp["tf"] = tf_py if os.path.exists(tf_py) else None
     res = {"machine": machine(), "sizes": sizes, "reps": args.reps, "threads": nth, "label": args.label,
            "budget_gb": args.budget_gb, "leave_gb": args.leave_gb, "points": [], "loads": []}
+    resumed = {}
+    if args.resume and os.path.exists(path):
+        with open(path) as f:
+            for p in json.load(f).get("points", []):
+                if p.get("status") == "ok":
+                    resumed[(p["op"], p["impl"], p["nnz"])] = p
     t_start = time.time()
     for op in ops:
         res["loads"].append({"op": op, "loadavg": loadavg()})
@@ -173,7 +178,12 @@ def main():
                 continue
             done = []
             for n in sizes:
-                mem, sec = estimate(done, done[0] if done else None, n)
+                old = resumed.get((op, peer, n))
+                if old is not None:  # --resume: the point measured by an earlier run into the same DIR
+                    res["points"].append(old)
+                    done.append(old)
+                    continue
+                mem, sec = estimate(done, n)
                 av = avail_bytes()
                 why = None
                 if peer != "spt" and interp.get(peer) is None:
