@@ -29,6 +29,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PY = "/usr/bin/python3"
+sys.path.insert(0, HERE)
+import run  # noqa: E402  (bench/run.py: the peers' environment, the load average)
+from run import loadavg  # noqa: E402
 
 # op -> the peers that run it. "spt" is the C program (bench_core, the ops it has), the rest curve_point.py.
 OPS = {
@@ -63,17 +66,8 @@ def avail_bytes():
     return 0
 
 
-def loadavg():
-    try:
-        return " ".join(open("/proc/loadavg").read().split()[:3])
-    except OSError:
-        return None
-
-
 def peer_env():
-    env = dict(os.environ)
-    env.pop("OPENBLAS_CORETYPE", None)  # see bench/run.py peer_env
-    env.pop("OPENBLAS_L2_SIZE", None)
+    env = run.peer_env()
     env.setdefault("SPT_LIB", os.path.join(ROOT, "build", "libspt.so"))
     return env
 
@@ -142,13 +136,24 @@ def main():
     ap.add_argument("--point-budget-s", type=float, default=600.0)
     ap.add_argument("--label", default="", help="a line on the load or the run, printed in the table")
     ap.add_argument("--replot", action="store_true")
+    ap.add_argument("--merge", default="", help="add another run's curves.json points missing here, then replot")
     ap.add_argument("--resume", action="store_true", help="keep the points DIR/curves.json has measured")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "curves.json")
-    if args.replot:
+    if args.replot or args.merge:
         with open(path) as f:
             res = json.load(f)
+        if args.merge:  # another run's points (e.g. the 1e8 ones, run apart) replace those not measured here
+            with open(args.merge) as f:
+                other = json.load(f)
+            have = {(p["op"], p["impl"], p["nnz"]) for p in res["points"] if p.get("status") == "ok"}
+            add = [p for p in other["points"] if p.get("status") in ("ok", "skipped")
+                   and (p["op"], p["impl"], p["nnz"]) not in have]
+            keys = {(p["op"], p["impl"], p["nnz"]) for p in add}
+            res["points"] = [p for p in res["points"] if (p["op"], p["impl"], p["nnz"]) not in keys] + add
+            res.setdefault("merged", []).append({"from": args.merge, "points": len(add),
+                                                 "machine": other.get("machine"), "label": other.get("label")})
         report(res, args.out)
         return
     sizes = [int(float(x)) for x in args.sizes.split(",") if x]
@@ -327,6 +332,10 @@ def table(res):
         m.get("loadavg_at_start"), "; ".join("%s %s" % (x["op"], x["loadavg"]) for x in res.get("loads", []))))
     if res.get("label"):
         o += ["", "**%s**" % res["label"]]
+    for mg in res.get("merged", []):
+        o += ["", "Merged: %d points from another run (%s UTC, load %s: %s)." % (
+            mg["points"], (mg.get("machine") or {}).get("date_utc"), (mg.get("machine") or {}).get("loadavg_at_start"),
+            mg.get("label") or "")]
     o += ["", "Each (op, peer, size) ran in its own process with %d threads: the first call, then %d more "
           "(median, worst/median); CPU median: the process's CPU seconds per call, every thread, spin-waiting "
           "included (on a loaded machine the fairer time); minflt: minor page faults per call (median of the repeated calls; first "
