@@ -32,6 +32,9 @@ CLI_SRC   := $(sort $(wildcard cli/*.c))
 TEST_SUP  := $(sort $(wildcard tests/support/*.c))
 TEST_SRC  := $(sort $(wildcard tests/*/test_*.c tests/*/*/test_*.c))
 CONF_SRC  := $(sort $(wildcard tests/conformance/*.c))
+# the C tests that hold conformance handlers (their SPT_CONFORMANCE part goes into the runner)
+CONF_TESTS := $(shell grep -l '^.ifndef SPT_CONFORMANCE' $(TEST_SRC))
+CONF_FLAGS = -DSPT_CONFORMANCE -Itests/conformance
 HDRS      := $(wildcard include/*.h include/*.def src/*/*.h src/*/*.def src/*/*/*.h)
 # Objects depend on the headers they include (-MMD -MP: build/.../x.d next to x.o, read back below);
 # the programs compiled and linked in one step (tests, conformance, benches) on every header.
@@ -86,10 +89,10 @@ $(SAN)/tests/%: tests/%.c $(TEST_SUP) $(SAN)/libspt.a $(HDRS) $(TEST_HDRS)
 	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_SAN) -o $@ $< $(TEST_SUP) $(SAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
 
 # The conformance runner: every vector of tests/conformance/*.jsonl.
-$(REL)/conformance: $(CONF_SRC) $(TEST_SUP) $(REL)/libspt.a $(HDRS) $(TEST_HDRS)
-	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_REL) -o $@ $(CONF_SRC) $(TEST_SUP) $(REL)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
-$(SAN)/conformance: $(CONF_SRC) $(TEST_SUP) $(SAN)/libspt.a $(HDRS) $(TEST_HDRS)
-	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_SAN) -o $@ $(CONF_SRC) $(TEST_SUP) $(SAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
+$(REL)/conformance: $(CONF_SRC) $(CONF_TESTS) $(TEST_SUP) $(REL)/libspt.a $(HDRS) $(TEST_HDRS)
+	$(CC) $(CPPFLAGS) -Itests/support $(CONF_FLAGS) $(CFLAGS_REL) -o $@ $(CONF_SRC) $(CONF_TESTS) $(TEST_SUP) $(REL)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
+$(SAN)/conformance: $(CONF_SRC) $(CONF_TESTS) $(TEST_SUP) $(SAN)/libspt.a $(HDRS) $(TEST_HDRS)
+	$(CC) $(CPPFLAGS) -Itests/support $(CONF_FLAGS) $(CFLAGS_SAN) -o $@ $(CONF_SRC) $(CONF_TESTS) $(TEST_SUP) $(SAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
 
 # make run: the walkthrough (examples/walkthrough.sh): a C program, the spt command and Python on data/.
 run:
@@ -105,6 +108,7 @@ test: deps
 	@rm -f build/test-summary
 	@$(MAKE) --no-print-directory test-shape test-c test-san test-fuzz-replay test-tsan
 	@$(MAKE) --no-print-directory test-python
+	@$(MAKE) --no-print-directory test-io-peers
 	@$(MAKE) --no-print-directory test-install
 	@if command -v $(MPICC) >/dev/null 2>&1; then $(MAKE) --no-print-directory test-mpi; else echo "make test: no $(MPICC), test-mpi skipped"; fi
 	@echo "make test: all suites passed"
@@ -130,7 +134,7 @@ test-python: all
 
 # ==== fuzzing, corpus replay, memcheck (fuzz/) ====
 # make fuzz: libFuzzer binaries build/fuzz/fuzz_<h> (clang, ASan+UBSan, serial: no OpenMP), one per
-# fuzz/fuzz_<h>.c; run e.g. build/fuzz/fuzz_core fuzz/corpus/core. test-fuzz-replay: the same harnesses
+# fuzz/fuzz_<h>.c (one harness per op family, core, tot, the CLI, and one per file format); run e.g. build/fuzz/fuzz_core fuzz/corpus/core. test-fuzz-replay: the same harnesses
 # linked with fuzz/replay.c (no libFuzzer) under ASan+UBSan replay every fuzz/corpus/<h>/ file.
 # make memcheck: every unit test and the conformance runner under valgrind (fuzz/memcheck.sh).
 FUZZ_CC      ?= clang
@@ -166,6 +170,18 @@ memcheck: all $(TESTS_REL) $(REL)/conformance
 	@sh fuzz/memcheck.sh $(TESTS_REL) -- $(REL)/conformance tests/conformance
 .PHONY: test-fuzz-replay
 # ==== end fuzzing block ====
+
+# ==== formatting (.clang-format, clang-format 14) ====
+# make format: apply .clang-format to the C sources; make check-format: fail naming each file it would
+# change (not part of make test yet). tools/verify-format-noop.sh proves a format changes no code.
+FORMAT_SRC = $(shell git ls-files -co --exclude-standard 'src/*.c' 'src/*.h' 'include/*.h' 'cli/*.c' 'cli/*.h' \
+               'tests/*.c' 'tests/*.h' 'fuzz/*.c' 'fuzz/*.h' 'bench/*.c' 'bench/*.h' 2>/dev/null)
+format:
+	@clang-format -i $(FORMAT_SRC)
+check-format:
+	@bad=0; for f in $(FORMAT_SRC); do clang-format --dry-run -Werror "$$f" >/dev/null 2>&1 \
+	  || { echo "check-format: $$f is not formatted (make format)"; bad=1; }; done; exit $$bad
+.PHONY: format check-format
 
 # ==== MPI (src/mpi/, include/spt_mpi.h, tests/mpi/) ====
 # The distributed layer is compiled with mpicc into build/libspt_mpi.a (link it before build/libspt.a);
@@ -349,7 +365,7 @@ bench-curves:
 # build/io-bench-venv (made here when missing; a peer that cannot be installed is reported unavailable).
 bench-readers: $(REL)/libspt.so $(REL)/spt
 	@[ -x build/io-bench-venv/bin/python ] || { $(PYTHON) -m venv build/io-bench-venv && \
-	  build/io-bench-venv/bin/pip install -q fast_matrix_market pyarrow sparse numpy scipy; } || true
+	  build/io-bench-venv/bin/pip install -q fast_matrix_market pyarrow sparse numpy scipy binsparse; } || true
 	$(PYTHON) bench/readers.py --venv build/io-bench-venv $(if $(filter 1,$(QUICK)),--nnz 1000000,) \
 	  --out bench/results/$(if $(filter 1,$(QUICK)),trial/,)readers
 .PHONY: bench-programs bench-readers bench-curves
@@ -465,6 +481,26 @@ $(REL)/examples/walkthrough: examples/walkthrough.c $(REL)/libspt.a include/spt.
 .PHONY: uninstall test-install doc FORCE
 FORCE:
 # ==== end install block ====
+
+# ==== files of other tools (tests/io) ====
+# make io-test-data: write the committed test files of tests/io/data that other tools make (binsparse
+# archives by the binsparse package, Matrix Market files by fast_matrix_market), in the io-bench venv
+# (build/io-bench-venv, made here when missing). Run by hand when the generators change, never by make test.
+# make test-io-peers (part of make test): spt's binsparse and .mtx files read back by those packages, in
+# the same venv; skipped with a note when it does not exist.
+IO_VENV ?= build/io-bench-venv
+io-venv:
+	@[ -x $(IO_VENV)/bin/python ] || { $(PYTHON) -m venv $(IO_VENV) && \
+	  $(IO_VENV)/bin/pip install -q fast_matrix_market pyarrow sparse numpy scipy binsparse; }
+io-test-data: io-venv
+	$(IO_VENV)/bin/python tests/io/gen_binsparse.py
+	@if [ -f tests/io/gen_fmm.py ]; then $(IO_VENV)/bin/python tests/io/gen_fmm.py; fi
+test-io-peers: all
+	@if [ -x $(IO_VENV)/bin/python ] && $(IO_VENV)/bin/python -c 'import binsparse' 2>/dev/null; then \
+	  PYTHONPATH=python SPT_LIB=$(REL)/libspt.so OMP_NUM_THREADS=2 $(IO_VENV)/bin/python tests/io/peers.py; \
+	else echo "test-io-peers: no $(IO_VENV) with binsparse (make io-venv), skipped"; fi
+.PHONY: io-venv io-test-data test-io-peers
+# ==== end files of other tools block ====
 
 # ==== TensorFlow differential test (tests/tf/) ====
 # make test-tf: spt's Python package against TensorFlow itself (tests/tf/harness.py: random inputs per op,

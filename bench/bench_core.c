@@ -189,6 +189,22 @@ static int add_run(ctx *c) {
     c->out = NULL;
     return spt_add(c->a, c->b, 0.0, &c->out) != SPT_OK;
 }
+/* The other ops of the merge engine on add's inputs: subtract, maximum, minimum. */
+static int sub_run(ctx *c) {
+    spt_tensor_free(c->out);
+    c->out = NULL;
+    return spt_subtract(c->a, c->b, &c->out) != SPT_OK;
+}
+static int max_run(ctx *c) {
+    spt_tensor_free(c->out);
+    c->out = NULL;
+    return spt_maximum(c->a, c->b, &c->out) != SPT_OK;
+}
+static int min_run(ctx *c) {
+    spt_tensor_free(c->out);
+    c->out = NULL;
+    return spt_minimum(c->a, c->b, &c->out) != SPT_OK;
+}
 #endif
 #ifdef SPT_BENCH_HAVE_CONCAT
 static int concat_run(ctx *c) {
@@ -629,12 +645,16 @@ int main(int argc, char **argv) {
                 c.threads = threads;
                 input_bytes *= 2;
                 run = copyfloor_run;
-            } else if (!strcmp(op, "add") || !strcmp(op, "concat1")) {
+            } else if (!strcmp(op, "add") || !strcmp(op, "concat1") || !strcmp(op, "subtract") || !strcmp(op, "maximum") ||
+                       !strcmp(op, "minimum")) {
                 c.a = make_tensor(0, true, c.r, c.shape, n);
                 c.b = make_tensor(1, true, c.r, c.shape, n);
                 input_bytes *= 2;
 #ifdef SPT_BENCH_HAVE_ADD
                 if (op[0] == 'a') run = add_run;
+                if (op[0] == 's') run = sub_run;
+                if (!strcmp(op, "maximum")) run = max_run;
+                if (!strcmp(op, "minimum")) run = min_run;
 #endif
 #ifdef SPT_BENCH_HAVE_CONCAT
                 if (op[0] == 'c') run = concat_run;

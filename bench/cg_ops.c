@@ -5,7 +5,8 @@
  *   cc -O2 -g -fopenmp -Iinclude bench/cg_ops.c build/libspt.a -lm -lzip -lpng16 -o build/cg/cg_ops
  *   OMP_NUM_THREADS=1 valgrind --tool=callgrind --toggle-collect=cg_op build/cg/cg_ops OP NNZ
  *
- * OP: reorder (3-D [1000]^3, unsorted), add (2-D [1e6]^2, canonical), reduce_axis1 and reduce_all (2-D,
+ * OP: reorder (3-D [1000]^3, unsorted; reorder2: 2-D [1e6]^2), add, subtract, maximum, minimum (2-D [1e6]^2,
+ * canonical; add3, subtract3, maximum3, minimum3: 3-D [1000]^3), reduce_axis1 and reduce_all (2-D,
  * canonical; one warm-up call first, which builds the row pointer), reduce3_axis1 (reduce_sum) and
  * reduce3_axis2 (reduce_max) of a 3-D [1000]^3 canonical tensor, spgemm (A x B, [1e5]^2 random with NNZ
  * distinct entries each). Inputs are bench_gen.h's, as in bench_core. */
@@ -30,8 +31,11 @@ static spt_tensor *a, *b, *out;
 static spt_dense *dout;
 
 __attribute__((noinline)) static spt_status cg_op(void) {
-    if (!strcmp(op, "reorder")) return spt_reorder(a, NULL);
-    if (!strcmp(op, "add")) return spt_add(a, b, 0.0, &out);
+    if (!strncmp(op, "reorder", 7)) return spt_reorder(a, NULL);
+    if (!strncmp(op, "add", 3)) return spt_add(a, b, 0.0, &out);
+    if (!strncmp(op, "subtract", 8)) return spt_subtract(a, b, &out);
+    if (!strncmp(op, "maximum", 7)) return spt_maximum(a, b, &out);
+    if (!strncmp(op, "minimum", 7)) return spt_minimum(a, b, &out);
     if (!strcmp(op, "reduce_axis1")) return spt_reduce_sum(a, (const int64_t[]){1}, 1, false, &dout);
     if (!strcmp(op, "reduce_all")) return spt_reduce_sum(a, NULL, 0, false, &dout);
     if (!strcmp(op, "reduce3_axis1")) return spt_reduce_sum(a, (const int64_t[]){1}, 1, false, &dout);
@@ -50,7 +54,10 @@ int main(int argc, char **argv) {
     op = argv[1];
     int64_t n = atoll(argv[2]);
     int64_t s3[3] = {1000, 1000, 1000}, s2[2] = {1000000, 1000000}, sg[2] = {100000, 100000};
+    const size_t ol = strlen(op);
     if (!strcmp(op, "reorder")) a = make(0, false, 3, s3, n);
+    else if (!strcmp(op, "reorder2")) a = make(0, false, 2, s2, n);
+    else if (op[ol - 1] == '3' && strncmp(op, "reduce", 6)) a = make(0, true, 3, s3, n), b = make(1, true, 3, s3, n);
     else if (!strncmp(op, "reduce3", 7)) a = make(0, true, 3, s3, n);
     else if (!strcmp(op, "spgemm")) a = make(0, true, 2, sg, n), b = make(1, true, 2, sg, n);
     else a = make(0, true, 2, s2, n), b = make(1, true, 2, s2, n);
@@ -61,7 +68,7 @@ int main(int argc, char **argv) {
     }
     spt_status st = cg_op();
     uint64_t h = 0xcbf29ce484222325ull;
-    const spt_tensor *res = !strcmp(op, "reorder") ? a : out;
+    const spt_tensor *res = !strncmp(op, "reorder", 7) ? a : out;
     if (res) {
         int64_t m = spt_tensor_nnz(res);
         h = fnv(h, spt_tensor_indices(res), (size_t)(m * spt_tensor_rank(res)) * sizeof(int64_t));

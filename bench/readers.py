@@ -123,7 +123,9 @@ def main():
     ap.add_argument("--nnz", type=int, default=10 ** 7)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "trial", "readers"))
+    ap.add_argument("--cases", default=",".join(CASES), help="comma-separated cases to run (default: all)")
     a = ap.parse_args()
+    cases = {c: CASES[c] for c in a.cases.split(",") if c}
     py = os.path.join(a.venv, "bin", "python")
     if not os.path.exists(py):
         print("readers: no %s; the peers are unavailable, spt runs with %s" % (py, sys.executable))
@@ -132,7 +134,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="spt_readers_") as d:
         files = make_files(py, a.nnz, d)
         res["bytes"] = {k: os.path.getsize(files[k]) for k in ("tns", "mtx", "npz", "tnsgz")}
-        for case, impls in CASES.items():
+        for case, impls in cases.items():
             row = {"load": os.getloadavg()[0]}
             for name, setup, stmt in impls:
                 row[name] = run(py, setup, stmt, a.reps, files)

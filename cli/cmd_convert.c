@@ -19,15 +19,17 @@ static int run_convert(cli_args *a) {
 
 const cli_cmd cli_cmd_convert = {
     "convert",
-    "convert a tensor between .tns, .mtx, .npy and .npz",
+    "convert a tensor between .tns, .mtx, .npy, .npz and binsparse",
     "spt convert [options] IN [OUT]",
     "Read IN and write it to OUT (or -o OUT; default stdout as .tns). Entries keep their stored order and\n"
     "duplicates. A .npy input is sparsified (its non-zero elements); a .npy output is dense.\n\n"
     "options:\n"
     "  -o, --output F   the output file ('-' = stdout)\n"
-    "  --format F       input format: tns, mtx, npy, npz (default: from the extension)\n"
-    "  --to F           output format: tns, mtx, npy, npz (pydata/sparse), npz-scipy-coo, npz-scipy-csr\n"
-    "                   (default: from the output's extension)\n"
+    "  --format F       input format: tns, mtx, npy, npz, binsparse (default: from the extension; a .npz\n"
+    "                   holding binsparse.npy is read as binsparse)\n"
+    "  --to F           output format: tns, mtx, npy, npz (pydata/sparse), npz-scipy-coo, npz-scipy-csr,\n"
+    "                   binsparse (COO), binsparse-csr, binsparse-csc (default: from the output's\n"
+    "                   extension; NAME.bsp.npz is binsparse)\n"
     "  --dtype D        read the values as dtype D (text formats), e.g. int32, float32, complex128\n"
     "  --feature NAME   a .tfrecord input (tf.train.Example records): the feature to write, as the sparse\n"
     "                   tensor of tf.io.VarLenFeature ([records, longest list])\n"

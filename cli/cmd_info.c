@@ -88,19 +88,99 @@ typedef struct mode_row {
     int64_t dist, fib, fmin, fmax;
 } mode_row;
 
+/* Sort n keys below 2^bits into *keys (tmp: n slots of scratch): one scatter by the top 11 bits, then
+ * each bucket, small enough to stay in cache for spread keys, by LSD passes of 8 bits over the rest. */
+static bool radix_keys(uint64_t **keys, uint64_t **tmp, int64_t n, int bits) {
+    enum { TB = 2048 };
+    const int top = bits > 11 ? bits - 11 : 0;
+    int64_t *start = calloc(TB + 1, sizeof(int64_t));
+    if (!start) return false;
+    uint64_t *a = *keys, *b = *tmp;
+    for (int64_t i = 0; i < n; i++) start[(a[i] >> top) + 1]++;
+    for (int d = 0; d < TB; d++) start[d + 1] += start[d];
+    int64_t pos[TB];
+    memcpy(pos, start, sizeof pos);
+    for (int64_t i = 0; i < n; i++) b[pos[a[i] >> top]++] = a[i];
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int d = 0; d < TB; d++) { /* bucket d: b[s, e), sorted by the low `top` bits, ending in a[s, e) */
+        const int64_t s0 = start[d], e = start[d + 1];
+        uint64_t *src = b + s0, *dst = a + s0;
+        int passes = 0;
+        for (int sh = 0; sh < top && e - s0 > 1; sh += 8, passes++) {
+            int64_t c[257] = {0};
+            for (int64_t i = 0; i < e - s0; i++) c[((src[i] >> sh) & 255) + 1]++;
+            for (int x = 0; x < 256; x++) c[x + 1] += c[x];
+            for (int64_t i = 0; i < e - s0; i++) dst[c[(src[i] >> sh) & 255]++] = src[i];
+            uint64_t *t = src;
+            src = dst, dst = t;
+        }
+        if (src != a + s0) memcpy(a + s0, src, (size_t)(e - s0) * sizeof(uint64_t));
+    }
+    free(start);
+    return true;
+}
+
+static int bits_of(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
+
+/* Mode k's row from linear keys (its coordinate least significant, the others row-major above it),
+ * sorted by a radix sort: fibers are the runs of equal key / dim, duplicates the equal neighbours.
+ * false when the shape's volume does not fit in 64 bits (then the argsort way is taken). */
+static bool key_stats(const spt_tensor *t, int64_t k, uint64_t *keys, uint64_t *tmp, mode_row *m, int64_t *dups) {
+    const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t), *shape = spt_tensor_shape(t), *ix = spt_tensor_indices(t);
+    /* without duplicates to count, the key leaves mode k out (dk = 1): fewer bits, fewer passes */
+    uint64_t vol = 1, dk = dups ? (uint64_t)shape[k] : 1;
+    for (int64_t d = 0; d < r; d++)
+        if ((d != k || dups) && __builtin_mul_overflow(vol, (uint64_t)shape[d], &vol)) return false;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t *row = ix + i * r;
+        uint64_t key = 0;
+        for (int64_t d = 0; d < r; d++)
+            if (d != k) key = key * (uint64_t)shape[d] + (uint64_t)row[d];
+        keys[i] = dups ? key * dk + (uint64_t)row[k] : key;
+    }
+    if (!radix_keys(&keys, &tmp, n, bits_of(vol ? vol - 1 : 0))) return m->dist = -1, true;
+    m->fib = m->fmin = m->fmax = 0;
+    int64_t run = 0;
+    uint64_t fiber = n ? keys[0] / dk : 0;
+    for (int64_t i = 0; i <= n; i++) {
+        uint64_t f = i == n ? 0 : dk == 1 ? keys[i] : keys[i] / dk;
+        if (i == n || f != fiber) {
+            ++m->fib;
+            if (m->fib == 1 || run < m->fmin) m->fmin = run;
+            if (run > m->fmax) m->fmax = run;
+            run = 0;
+            fiber = f;
+        } else if (dups && i > 0 && keys[i] == keys[i - 1])
+            ++*dups;
+        run++;
+    }
+    /* distinct indices of mode k: a bitmap over the dim when it is not much larger than the entries
+     * (distinct_of, -1 when out of memory), else the runs of the sorted indices */
+    if (shape[k] <= 8 * n + 4096) return m->dist = distinct_of(t, k, NULL, NULL), true;
+    for (int64_t i = 0; i < n; i++) keys[i] = (uint64_t)ix[i * r + k];
+    if (!radix_keys(&keys, &tmp, n, bits_of((uint64_t)shape[k] - 1))) return m->dist = -1, true;
+    m->dist = 0;
+    for (int64_t i = 0; i < n; i++) m->dist += i == 0 || keys[i] != keys[i - 1];
+    return true;
+}
+
 /* The mode table's rows (rows[r]); *dups from the row-major pass when `count_dups`. */
 static spt_status mode_rows(const spt_tensor *t, mode_row *rows, bool count_dups, int64_t *dups) {
     const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t);
     int64_t *perm = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    uint64_t *keys = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1)), *tmp = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1));
     int64_t order[SPT_MAX_RANK];
-    if (!perm) return SPT_ENOMEM;
-    spt_status st = SPT_OK;
+    spt_status st = perm && keys && tmp ? SPT_OK : SPT_ENOMEM;
     for (int64_t k = 0; k < r && st == SPT_OK; k++) {
         mode_row *m = &rows[k];
-        st = mode_stats(t, k, perm, order, &m->dist, &m->fib, &m->fmin, &m->fmax,
-                        count_dups && k == r - 1 ? dups : NULL);
+        int64_t *dk = count_dups && k == r - 1 ? dups : NULL;
+        if (!key_stats(t, k, keys, tmp, m, dk)) st = mode_stats(t, k, perm, order, &m->dist, &m->fib, &m->fmin, &m->fmax, dk);
+        else if (m->dist < 0) st = SPT_ENOMEM;
     }
     free(perm);
+    free(keys);
+    free(tmp);
     return st;
 }
 

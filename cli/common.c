@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -74,8 +75,8 @@ static void print_help(const cli_cmd *c) {
                "  --index-base B   .tns inputs count indices from B, 0 or 1 (default 1, as FROSTT)\n"
                "  --out-index-base B  .tns outputs count indices from B, 0 or 1 (default 1)\n"
                "  --member M       the member of a tar input to read (default: its one data file)\n"
-               "  --progress       show reading progress on stderr (default: when stderr is a terminal\n"
-               "                   and the read takes over a second); --quiet never shows it\n");
+               "  --progress       show progress on stderr: done, rate, time left (default: when stderr is\n"
+               "                   a terminal and the read or write takes over a second); --quiet never\n");
     printf("  --threads N      use N threads (default: all cores)\n  -h, --help       this help\n");
 }
 
@@ -193,12 +194,15 @@ int cli_read_opts(const cli_args *a, spt_read_opts *o, spt_format *fmt, const ch
     return -1;
 }
 
-/* A progress bar on stderr for reads that take over a second, when stderr is a terminal. */
+/* A progress line on stderr for reads and writes that take over a second (SPT_PROGRESS_DELAY seconds
+ * from the environment, for tests), when stderr is a terminal: the fraction done, the rate (bytes of
+ * the input file read, or entries written) and the time left; --progress shows it from the start and
+ * also into files and pipes (one line per half second there), --quiet never. */
 typedef struct bar {
-    const char *name;
+    const char *name, *verb, *unit; /* "reading" / "writing"; "B" or "entries" */
     struct timespec t0;
-    bool drawn;
-    bool forced; /* --progress: drawn from the start */
+    double delay, last, total; /* total: bytes or entries (0: unknown) */
+    bool drawn, tty;
 } bar;
 
 static double elapsed(const struct timespec *t0) {
@@ -207,19 +211,52 @@ static double elapsed(const struct timespec *t0) {
     return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
 }
 
+/* "12.3 MB/s", "1.20 M entries/s". */
+static void fmt_rate(char *buf, size_t cap, double per_s, const char *unit) {
+    static const char *const pre[] = {"", "k", "M", "G", "T"};
+    int p = 0;
+    while (per_s >= 1000 && p < 4) per_s /= 1000, p++;
+    if (!strcmp(unit, "B")) snprintf(buf, cap, "%.1f %sB/s", per_s, pre[p]);
+    else snprintf(buf, cap, "%.2f %s%s%s/s", per_s, pre[p], *pre[p] ? " " : "", unit);
+}
+
 static void bar_update(double done, void *ctx) {
     bar *b = ctx;
-    if (!b->drawn && !b->forced && elapsed(&b->t0) < 1.0) return;
+    double t = elapsed(&b->t0);
+    if (!b->drawn && t < b->delay) return;
+    if (b->drawn && done < 1 && t - b->last < (b->tty ? 0.1 : 0.5)) return;
     b->drawn = true;
+    b->last = t;
+    if (done < 0) done = 0;
+    if (done > 1) done = 1;
+    char rate[48] = "", left[32] = "";
+    if (b->total > 0 && t > 0) fmt_rate(rate, sizeof rate, done * b->total / t, b->unit);
+    if (done > 0 && done < 1) {
+        long s = (long)(t * (1 - done) / done + 0.5);
+        snprintf(left, sizeof left, "%ld:%02ld left", s / 60, s % 60);
+    } else if (done >= 1)
+        snprintf(left, sizeof left, "done in %.1f s", t);
     int w = 30, k = (int)(done * w + 0.5);
-    if (k > w) k = w;
-    fprintf(stderr, "\rspt: reading %.40s [%.*s%*s] %3d%%", b->name, k, "##############################", w - k, "",
-            (int)(done * 100 + 0.5));
+    fprintf(stderr, "%sspt: %s %.40s [%.*s%*s] %3d%%  %s  %s%s", b->tty ? "\r" : "", b->verb, b->name, k,
+            "##############################", w - k, "", (int)(done * 100 + 0.5), rate, left, b->tty ? "\033[K" : "\n");
     fflush(stderr);
 }
 
+/* Start a bar for `verb` of `name` when asked or when stderr is a terminal; false when none is shown. */
+static bool bar_start(const cli_args *a, bar *b, const char *verb, const char *name, double total, const char *unit) {
+    memset(b, 0, sizeof *b);
+    bool forced = cli_opt(a, "progress") != NULL;
+    b->tty = isatty(2);
+    if (cli_opt(a, "quiet") || !(forced || b->tty)) return false;
+    b->name = name, b->verb = verb, b->unit = unit, b->total = total;
+    const char *d = getenv("SPT_PROGRESS_DELAY");
+    b->delay = forced ? 0 : d && *d ? atof(d) : 1.0;
+    clock_gettime(CLOCK_MONOTONIC, &b->t0);
+    return true;
+}
+
 static void bar_end(bar *b) {
-    if (b->drawn) fprintf(stderr, "\r\033[K");
+    if (b->drawn && b->tty) fprintf(stderr, "\r\033[K");
 }
 
 /* The base of .tns indices from option `name` ("index-base" or "out-index-base"): 0 or 1, default 1.
@@ -240,11 +277,10 @@ int cli_read(const cli_args *a, const char *path, spt_tensor **out) {
     int rc = cli_read_opts(a, &o, &fmt, path);
     if (rc >= 0) return rc;
     if ((rc = index_base(a, "index-base", &base)) >= 0) return rc;
-    bar b = {path, {0, 0}, false, cli_opt(a, "progress") != NULL};
-    if (!cli_opt(a, "quiet") && (b.forced || isatty(2))) {
-        clock_gettime(CLOCK_MONOTONIC, &b.t0);
-        spt_set_read_progress(bar_update, &b);
-    }
+    bar b;
+    struct stat sb;
+    double size = strcmp(path, "-") && !stat(path, &sb) && S_ISREG(sb.st_mode) ? (double)sb.st_size : 0;
+    if (bar_start(a, &b, "reading", path, size, "B")) spt_set_read_progress(bar_update, &b);
     spt_set_read_member(cli_opt(a, "member"));
     spt_status st = fmt == SPT_FORMAT_TNS ? spt_read_tns_base(path, &o, base, out) : spt_read(path, fmt, &o, out);
     spt_set_read_member(NULL);
@@ -275,7 +311,8 @@ int cli_out_format(const cli_args *a, const char *path, spt_format *fmt) {
     *fmt = SPT_FORMAT_AUTO;
     const char *f = cli_opt(a, "to");
     if (f && spt_format_from_name(f, fmt) != SPT_OK)
-        return cli_usage_error(a, "unknown output format '%s' (tns, mtx, npy, npz, npz-scipy-coo, npz-scipy-csr)", f);
+        return cli_usage_error(a, "unknown output format '%s' (tns, mtx, npy, npz, npz-scipy-coo, npz-scipy-csr, binsparse, "
+                                  "binsparse-csr, binsparse-csc)", f);
     if (*fmt == SPT_FORMAT_AUTO) *fmt = spt_format_from_path(path);
     if (*fmt == SPT_FORMAT_AUTO) {
         if (!strcmp(path, "-")) *fmt = SPT_FORMAT_TNS;
@@ -291,7 +328,12 @@ int cli_write(const cli_args *a, const spt_tensor *t) {
     if (rc >= 0) return rc;
     int base;
     if ((rc = index_base(a, "out-index-base", &base)) >= 0) return rc;
+    bar b;
+    if (bar_start(a, &b, "writing", strcmp(path, "-") ? path : "<stdout>", (double)spt_tensor_nnz(t), "entries"))
+        spt_set_write_progress(bar_update, &b);
     spt_status st = fmt == SPT_FORMAT_TNS ? spt_write_tns_base(t, path, base) : spt_write(t, path, fmt);
+    spt_set_write_progress(NULL, NULL);
+    bar_end(&b);
     return st == SPT_OK ? 0 : cli_fail(a, st);
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_layout.c -- the layout ops (concat_primary, concat, split, slice, retain, reset_shape,
- * fill_empty_rows, reshape, transpose, to_indicator, merge) on decoded tensors and parameters. Each
- * result must satisfy the tensor invariants plus the op's own counting rules; inputs must not change. */
+ * fill_empty_rows, reshape, transpose, to_indicator, merge, expand_dims, eye) on decoded tensors and
+ * parameters. Each result must satisfy the tensor invariants plus the op's own counting rules; inputs
+ * must not change. */
 #include "fz.h"
 
 #include <stdlib.h>
@@ -372,6 +373,30 @@ static void act_concat_primary(fz_in *in, spt_tensor *t) { do_concat(in, t, true
 static void act_concat(fz_in *in, spt_tensor *t) { do_concat(in, t, false); }
 static void act_concat_either(fz_in *in, spt_tensor *t) { do_concat(in, t, fz_bool(in)); }
 
+/* expand_dims on a tensor of small dims, decoded after a flags byte (as its corpus has them) */
+static void act_expand_dims(fz_in *in, spt_tensor *t) {
+    (void)t;
+    (void)fz_u8(in);
+    fz_tspec spec = {.dtype = -1, .rank = -1, .no_huge_dims = true};
+    spt_tensor *x = fz_tensor(in, &spec);
+    if (!x) return;
+    fz_unary(in, x, 0);
+    spt_tensor_free(x);
+}
+
+static void act_eye(fz_in *in, spt_tensor *t) {
+    (void)t;
+    (void)fz_u8(in); /* the flags byte its corpus has */
+    spt_tensor *out = FZ_SENTINEL;
+    fz_op_begin();
+    /* sizes small (a huge diagonal is a real allocation failure) or with a volume beyond int64 */
+    bool huge = fz_u8(in) > 250;
+    spt_status st = spt_eye(huge ? INT64_MAX : fz_range(in, -2, 9), fz_u8(in) < 100 ? SPT_UNSET : huge ? 3 : fz_range(in, -2, 9),
+                            (spt_dtype)(fz_u8(in) % (SPT_NUM_DTYPES + 1)), &out);
+    fz_op_end();
+    fz_finish_tensor("spt_eye", st, out, false);
+}
+
 static const fz_action actions[] = {
     {"concat_primary", FZ_OP(spt_concat_primary), act_concat_primary, false},
     {"concat", FZ_OP(spt_concat), act_concat, false},
@@ -385,12 +410,18 @@ static const fz_action actions[] = {
     {"to_indicator", FZ_OP(spt_to_indicator), do_to_indicator, false},
     {"merge", FZ_OP(spt_merge), do_merge, false},
     {"concat_either", FZ_OP(spt_concat), act_concat_either, false},
+    {"expand_dims", FZ_OP(spt_expand_dims), act_expand_dims, true},
+    {"eye", FZ_OP(spt_eye), act_eye, true},
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_in in = {data, size};
     fz_begin(&in);
     const fz_action *a = &actions[fz_u8(&in) % FZ_NUM_ACTIONS(actions)];
+    if (a->alone) {
+        a->run(&in, NULL);
+        return 0;
+    }
     fz_tspec spec = {.dtype = -1, .rank = -1};
     if (a->op == FZ_OP(spt_to_indicator)) spec.dtype = fz_bool(&in) ? SPT_INT64 : SPT_INT16; /* integer ids */
     spt_tensor *t = fz_tensor(&in, &spec);

@@ -432,3 +432,85 @@ uint64_t fz_hash_dense(const spt_dense *d) {
     }
     return h;
 }
+
+/* ---- what several family harnesses share ---- */
+
+void fz_check_sparse_out(const char *op, spt_status st, spt_tensor *out, bool row_major) {
+    fz_check_status(op, st, out);
+    if (st != SPT_OK) return;
+    fz_check_tensor(op, out);
+    if (row_major && !spt_tensor_is_row_major(out, true)) fz_die(op, "output not row-major sorted");
+}
+
+void fz_finish_tensor(const char *op, spt_status st, spt_tensor *out, bool row_major) {
+    fz_check_sparse_out(op, st, out, row_major);
+    if (st == SPT_OK) spt_tensor_free(out);
+}
+
+void fz_finish_dense(const char *op, spt_status st, spt_dense *out) {
+    fz_check_status(op, st, out);
+    if (st != SPT_OK) return;
+    fz_check_dense(op, out);
+    spt_dense_free(out);
+}
+
+spt_tensor *fz_sparse_partner(fz_in *in, const spt_tensor *a, bool product, bool adj_a, bool adj_b) {
+    int64_t r = spt_tensor_rank(a), shape[SPT_MAX_RANK];
+    for (int64_t d = 0; d < r; d++) shape[d] = spt_tensor_shape(a)[d];
+    if (product && r >= 2) {
+        int64_t k = shape[r - 1 - adj_a], n = fz_int(in, 6);
+        shape[r - 2] = adj_b ? n : k;
+        shape[r - 1] = adj_b ? k : n;
+    }
+    uint8_t m = fz_u8(in);
+    if (m == 255 && r > 0) shape[fz_range(in, 0, r - 1)] = fz_int(in, 5);
+    fz_tspec spec = {.dtype = m == 254 ? -1 : (int)spt_tensor_dtype(a), .rank = m == 253 ? -1 : r,
+                     .shape = m == 253 ? NULL : shape};
+    return fz_tensor(in, &spec);
+}
+
+void fz_sparse_sparse(fz_in *in, spt_tensor *a, int which) {
+    static const char *names[] = {"spt_sparse_sparse_matmul", "spt_multiply", "spt_subtract"};
+    bool adj_a = fz_bool(in), adj_b = fz_bool(in), keep = fz_bool(in);
+    spt_tensor *b = fz_sparse_partner(in, a, which == 0, adj_a, adj_b);
+    if (!b) return;
+    uint64_t ha = fz_hash_tensor(a), hb = fz_hash_tensor(b);
+    spt_tensor *out = FZ_SENTINEL;
+    fz_op_begin();
+    spt_status st = which == 0 ? spt_sparse_sparse_matmul(a, b, adj_a, adj_b, keep, &out)
+                    : which == 1 ? spt_multiply(a, b, &out)
+                                 : spt_subtract(a, b, &out);
+    fz_op_end();
+    if (fz_hash_tensor(a) != ha || fz_hash_tensor(b) != hb) fz_die(names[which], "modified an input");
+    if (st == SPT_OK && which == 0 && !keep && spt_tensor_dtype(out) >= SPT_FLOAT32 && spt_tensor_nnz(out) > 0) {
+        /* without keep_zeros no stored value is zero (compared through the bytes for floats: NaN stays) */
+        if (spt_tensor_dtype(out) == SPT_FLOAT64)
+            for (int64_t i = 0; i < spt_tensor_nnz(out); i++)
+                if (((const double *)spt_tensor_values(out))[i] == 0) fz_die(names[which], "a zero was kept");
+    }
+    fz_finish_tensor(names[which], st, out, true);
+    spt_tensor_free(b);
+}
+
+void fz_unary(fz_in *in, spt_tensor *t, int kind) {
+    uint64_t h = fz_hash_tensor(t);
+    spt_tensor *out = FZ_SENTINEL;
+    spt_status st;
+    const char *op;
+    fz_op_begin();
+    if (kind == 0) {
+        op = "spt_expand_dims";
+        st = spt_expand_dims(t, fz_range(in, -spt_tensor_rank(t) - 2, spt_tensor_rank(t) + 1), &out);
+    } else if (kind == 1) {
+        op = "spt_map_values";
+        st = spt_map_values(t, (spt_unary_op)(fz_u8(in) % (SPT_NUM_UNARY_OPS + 1)), &out);
+    } else {
+        op = "spt_cast";
+        st = spt_cast(t, (spt_dtype)(fz_u8(in) % (SPT_NUM_DTYPES + 1)), &out);
+    }
+    fz_op_end();
+    if (fz_hash_tensor(t) != h) fz_die(op, "modified the input");
+    if (st == SPT_OK && (spt_tensor_nnz(out) != spt_tensor_nnz(t))) fz_die(op, "entry count changed");
+    fz_finish_tensor(op, st, out, false);
+}
+

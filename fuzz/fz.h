@@ -105,4 +105,19 @@ void fz_check_status(const char *op, spt_status st, const void *out);
 uint64_t fz_hash_tensor(const spt_tensor *t);
 uint64_t fz_hash_dense(const spt_dense *d);
 
+/* ---- what several family harnesses share (the actions whose ops span families) ---- */
+/* fz_check_status, then (on success) fz_check_tensor, row-major order when asked; the tensor is kept. */
+void fz_check_sparse_out(const char *op, spt_status st, spt_tensor *out, bool row_major);
+/* The same, then the output freed. */
+void fz_finish_tensor(const char *op, spt_status st, spt_tensor *out, bool row_major);
+/* fz_check_status, then (on success) fz_check_dense; the output freed. */
+void fz_finish_dense(const char *op, spt_status st, spt_dense *out);
+/* A second sparse operand of a's dtype and shape (for a product: a's inner dim leading), sometimes
+ * mangled: a dim changed, another dtype, another rank. */
+spt_tensor *fz_sparse_partner(fz_in *in, const spt_tensor *a, bool product, bool adj_a, bool adj_b);
+/* a op b for a decoded partner b: which 0 spt_sparse_sparse_matmul, 1 spt_multiply, 2 spt_subtract. */
+void fz_sparse_sparse(fz_in *in, spt_tensor *a, int which);
+/* A one-tensor op: kind 0 spt_expand_dims, 1 spt_map_values, 2 spt_cast (decoded axis, op, dtype). */
+void fz_unary(fz_in *in, spt_tensor *t, int kind);
+
 #endif

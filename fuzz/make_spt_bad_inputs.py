@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Generate tests/conformance/spt_bad_inputs.jsonl: spt's own bad-input cases (bad_inputs.md 7 format)
 for reorder orders, argsort, order metadata, group dims, construction counts, ToT maps and file headers.
-Run by the conformance runner through tests/conformance/ops_spt.c."""
+Run by the conformance runner through the handlers in the ops' C tests."""
 import io, json, os
 import numpy as np
 

@@ -1425,16 +1425,21 @@ typedef enum spt_format {
     SPT_FORMAT_NPY,
     SPT_FORMAT_NPZ,      /* written in the pydata/sparse flavour */
     SPT_FORMAT_NPZ_SCIPY_COO,
-    SPT_FORMAT_NPZ_SCIPY_CSR
+    SPT_FORMAT_NPZ_SCIPY_CSR,
+    SPT_FORMAT_BINSPARSE,     /* binsparse in .npz; written as COO (any rank) */
+    SPT_FORMAT_BINSPARSE_CSR, /* binsparse written as CSR (rank 2); read: any binsparse layout */
+    SPT_FORMAT_BINSPARSE_CSC  /* binsparse written as CSC (rank 2) */
 } spt_format;
 
-/* The format named by the extension of `path` (.tns, .mtx, .npy, .npz; case-insensitive), or
- * SPT_FORMAT_AUTO when the extension is none of these. */
+/* The format named by the extension of `path` (.tns, .mtx, .npy, .npz, and .bsp.npz for binsparse;
+ * case-insensitive), or SPT_FORMAT_AUTO when the extension is none of these. */
 spt_format spt_format_from_path(const char *path);
 /* Parse a format name: "tns", "frostt", "mtx", "mm", "npy", "npz", "npz-scipy-coo" (or "scipy-coo"),
- * "npz-scipy-csr" (or "scipy-csr"). SPT_EINVAL for an unknown name. */
+ * "npz-scipy-csr" (or "scipy-csr"), "binsparse" (or "bsp"), "binsparse-csr", "binsparse-csc". SPT_EINVAL
+ * for an unknown name. */
 spt_status spt_format_from_name(const char *name, spt_format *out);
-/* "tns", "mtx", "npy", "npz", "npz-scipy-coo", "npz-scipy-csr"; "auto" for SPT_FORMAT_AUTO. */
+/* "tns", "mtx", "npy", "npz", "npz-scipy-coo", "npz-scipy-csr", "binsparse", "binsparse-csr",
+ * "binsparse-csc"; "auto" for SPT_FORMAT_AUTO. */
 const char *spt_format_name(spt_format f);
 
 /* Read options; a NULL pointer means all defaults (a zero-initialised struct is the defaults). */
@@ -1454,6 +1459,10 @@ typedef struct spt_read_opts {
  * concurrently) with the fraction parsed in [0, 1], and with 1 at the end. For progress bars. */
 typedef void (*spt_progress_fn)(double done, void *ctx);
 void spt_set_read_progress(spt_progress_fn fn, void *ctx);
+/* The same for the .tns and .mtx writers started later on the calling thread: called on the writing
+ * thread after each batch of lines (a few MB) with the fraction of the entries written, and with 1 at
+ * the end. */
+void spt_set_write_progress(spt_progress_fn fn, void *ctx);
 /* The member of a tar archive that readers started later on the calling thread take (NULL or "" for
  * the default): its path in the archive or its base name. By default a tar archive yields its one data
  * file (a name ending in .tns, .mtx, .npy or .npz), or among several the SuiteSparse Matrix Collection's
@@ -1513,6 +1522,20 @@ spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor 
  * int64, data, shape int64, fill_value 0), SPT_FORMAT_NPZ_SCIPY_COO (row, col int32 when they fit else
  * int64) or SPT_FORMAT_NPZ_SCIPY_CSR (rows sorted, duplicates kept) for rank 2. Members deflated. */
 spt_status spt_write_npz(const spt_tensor *t, const char *path, spt_format flavour);
+
+/* binsparse, the interchange format of the sparse community (its public "Binary Sparse Format
+ * Specification"), in the .npz container as the binsparse Python package writes it: the member
+ * binsparse.npy holds the JSON descriptor (format, shape, number_of_stored_values, data_types, fill) as a
+ * NumPy unicode scalar and every array is a member NAME.npy. Read by spt_read (SPT_FORMAT_BINSPARSE*, or
+ * any .npz holding binsparse.npy): the formats COO/COOR/COOC of any rank, CSR, CSC, DCSR, DCSC, CVEC,
+ * DVEC, DMAT/DMATR/DMATC and custom formats of dense and sparse levels (with a transpose); values int8 to
+ * uint64, float32, float64, bint8 (bool), complex[float32|float64] and iso[...] (one value for all).
+ * Indices are checked against the shape, pointers against the indices, every length against the
+ * descriptor; a fill value other than zero is SPT_EINVAL; the "structure" key (symmetric storage) is not
+ * expanded (ignored). HDF5 containers are not read. Written by spt_write with SPT_FORMAT_BINSPARSE (COO:
+ * CVEC for rank 1, COO for rank 2, a custom sparse level otherwise), SPT_FORMAT_BINSPARSE_CSR or _CSC
+ * (rank 2): entries sorted, int64 indices, fill 0, members stored as numpy.savez does; a tensor holding an
+ * index twice is SPT_EINVAL (binsparse stores each index once), strings SPT_EDTYPE. */
 
 /* Reading files. Regular files are mapped. The text formats (.tns, and .mtx coordinate files) are
  * parsed as a stream when the input is a pipe, a FIFO, stdin, a device, or compressed: a piece of
@@ -1679,6 +1702,16 @@ typedef struct spt_feature {
  * the field. On error every slot is NULL. */
 spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *features, int64_t nfeatures,
                              spt_tensor **sparse_out, spt_dense **dense_out);
+
+/* A batch of byte strings held by n objects of a language runtime (e.g. Python's bytes: the type pointer,
+ * the length as a 64-bit signed size and the bytes at fixed offsets of each object), read in one pass into
+ * out[0..n) as spt_str pointing into the objects (nothing copied; the caller keeps them alive and
+ * unchanged while out is used). Each object's pointer-sized word at tag_off must equal tag and its length
+ * at len_off be >= 0. Returns n when all are, else the index of the first object that is NULL or is not
+ * (out filled before it); -1 when objs or out is NULL with n > 0; 0 for n <= 0. The offsets are the
+ * caller's to get right (the Python package checks them on known objects before using them). */
+int64_t spt_strings_gather(const void *const *objs, int64_t n, size_t tag_off, const void *tag, size_t len_off,
+                           size_t data_off, spt_str *out);
 
 /* One feature found in an Example (spt_example_describe): its key (borrowed from the Example's bytes:
  * key_len bytes, not NUL-terminated), whether a list is set, its dtype (SPT_INT64, SPT_FLOAT32 or

@@ -7,8 +7,26 @@ import numpy as np
 
 from . import _lib as L
 from ._export import exports, public
-from ._registry import C, FREE, op, provide, raw
+from ._registry import C, FREE, op, provide, raw, register
 from ._tensor import sparse_arg
+from ._registry.kinds import Entry, R_BOOL, STATUS, T, VOID, buffer, handle, i64, i64in, i64out, out, struct
+
+# The registry entries of the core ops (the handles, accessors and constructors every module needs stay in
+# _registry/core.py): the C functions the ops below call, each argument's kind in C order
+# (python/spt/_registry/kinds.py); register() generates the checked C.<name> of each.
+ENTRIES = [
+    Entry("spt_validate", STATUS, handle("sp_input", T, const=False)),
+    Entry("spt_indices_valid", STATUS, handle("sp_input", T, const=False)),
+    Entry("spt_reordered", STATUS, handle("sp_input", T), i64in("order", n="sp_input.rank", nullable=True), out("out", T),
+          py="reorder"),
+    Entry("spt_argsort", STATUS, handle("sp_input", T), i64in("order", n="sp_input.rank", nullable=True),
+          i64out("perm", n="sp_input.nnz", nullable=True)),
+    Entry("spt_group_begin", STATUS, handle("sp_input", T), i64in("dims", nullable=True), i64("ndims", 0, len_of="dims"),
+          out("out", "iter"), py="group"),
+    Entry("spt_group_next", R_BOOL, handle("it", "iter", const=False), struct("g", "spt_group *", L.spt_group, False)),
+    Entry("spt_group_end", VOID, buffer("it", "spt_group_iter *")),
+]
+register("core", ENTRIES)
 
 
 @op("spt_reordered")

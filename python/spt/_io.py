@@ -7,7 +7,10 @@ Every reader also takes compressed inputs (gzip, bzip2, xz, zstd) and tar archiv
 first bytes: `member` names the tar member to read (default: the archive's one data file, or the SuiteSparse
 Matrix Collection's NAME/NAME.mtx); `progress`, a callable, is called with the fraction of the text parsed
 (0..1, now and then, and 1 at the end; .tns and .mtx). Writers compress when the name ends in .gz, .bz2,
-.xz or .zst."""
+.xz or .zst; `progress` on write, write_tns and write_mtx is called with the fraction of the entries
+written. binsparse (the sparse community's interchange format, in .npz) is read from any .npz holding
+its descriptor and written with format="binsparse" (COO), "binsparse-csr" or "binsparse-csc", or to a
+name ending in .bsp.npz."""
 import contextlib
 import ctypes
 
@@ -16,10 +19,45 @@ import numpy as np
 from . import _lib as L
 from ._lib import DtypeError
 from ._export import exports
-from ._registry import C, op
+from ._registry import C, op, register
+from ._registry.kinds import (D, Entry, NFMT, STATUS, T, VOID, buffer, bytes_, enum, handle, i64, out, path, size,
+                              struct, text)
+
+# The registry entries of this family: the C functions its ops call, each argument's kind in C order
+# (python/spt/_registry/kinds.py); register() generates the checked C.<name> of each.
+ENTRIES = [
+    Entry("spt_read", STATUS, path("path"), enum("format", "spt_format", NFMT),
+          struct("opts", "const spt_read_opts *", L.spt_read_opts), out("out", T)),
+    Entry("spt_write", STATUS, handle("sp_input", T), path("path"), enum("format", "spt_format", NFMT)),
+    Entry("spt_read_tns", STATUS, path("path"), struct("opts", "const spt_read_opts *", L.spt_read_opts),
+          out("out", T)),
+    Entry("spt_parse_tns", STATUS, bytes_("text"), size("len", len_of="text"), text("name"),
+          struct("opts", "const spt_read_opts *", L.spt_read_opts), out("out", T)),
+    Entry("spt_write_tns", STATUS, handle("sp_input", T), path("path")),
+    Entry("spt_read_mtx", STATUS, path("path"), struct("opts", "const spt_read_opts *", L.spt_read_opts),
+          out("out", T)),
+    Entry("spt_read_mtx_dense", STATUS, path("path"), struct("opts", "const spt_read_opts *", L.spt_read_opts),
+          out("out", D)),
+    Entry("spt_write_mtx", STATUS, handle("sp_input", T), path("path")),
+    Entry("spt_read_npy", STATUS, path("path"), out("out", D)),
+    # the tar member and the progress callback of the reads on the calling thread (_io.read's member=,
+    # progress=: the callback is a ctypes function the caller keeps alive, passed by address)
+    Entry("spt_set_read_member", STATUS, text("member")),
+    Entry("spt_set_read_progress", VOID, buffer("fn", "spt_progress_fn"), buffer("ctx", "void *")),
+    Entry("spt_write_npy", STATUS, handle("array", D), path("path")),
+    Entry("spt_read_npz", STATUS, path("path"), struct("opts", "const spt_read_opts *", L.spt_read_opts),
+          out("out", T)),
+    Entry("spt_write_npz", STATUS, handle("sp_input", T), path("path"), enum("flavour", "spt_format", NFMT)),
+    Entry("spt_write_spy_png", STATUS, handle("sp_input", T), i64("row_mode"), i64("col_mode"), i64("max_side"),
+          path("path")),
+    Entry("spt_write_spy_png_values", STATUS, handle("sp_input", T), i64("row_mode"), i64("col_mode"), i64("max_side"),
+          path("path")),
+]
+register("io", ENTRIES)
 
 _FORMATS = {None: 0, "auto": 0, "tns": 1, "frostt": 1, "mtx": 2, "mm": 2, "npy": 3, "npz": 4, "pydata": 4,
-            "npz-scipy-coo": 5, "scipy-coo": 5, "npz-scipy-csr": 6, "scipy-csr": 6}
+            "npz-scipy-coo": 5, "scipy-coo": 5, "npz-scipy-csr": 6, "scipy-csr": 6,
+            "binsparse": 7, "bsp": 7, "binsparse-coo": 7, "binsparse-csr": 8, "binsparse-csc": 9}
 
 
 def _fmt(f, arg, fn):
@@ -34,20 +72,39 @@ def _fmt(f, arg, fn):
 _PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_double, ctypes.c_void_p)
 
 
+def _callback(progress, fn):
+    """A ctypes callback calling progress(fraction), or None; the caller keeps it alive."""
+    if progress is None:
+        return None
+    if not callable(progress):
+        raise L.err(L.DtypeError, fn, "progress must be callable, got %s" % type(progress).__name__)
+
+    def cb_py(done, ctx):
+        try:
+            progress(float(done))
+        except Exception:  # a callback's error must not unwind through C
+            pass
+    return _PROGRESS_FN(cb_py)
+
+
+@contextlib.contextmanager
+def _writing(progress, fn):
+    """The progress callback for the writes on this thread inside the block (.tns and .mtx)."""
+    cb = _callback(progress, fn)
+    if cb is not None:
+        C.spt_set_write_progress(ctypes.cast(cb, ctypes.c_void_p).value, None)
+    try:
+        yield
+    finally:
+        if cb is not None:
+            C.spt_set_write_progress(None, None)
+
+
 @contextlib.contextmanager
 def _reading(member, progress, fn):
     """The tar member and the progress callback for the reads on this thread inside the block."""
     m = b"" if member is None else L.path_arg(member, "member", fn)
-    if progress is not None and not callable(progress):
-        raise L.err(L.DtypeError, fn, "progress must be callable, got %s" % type(progress).__name__)
-    cb = None
-    if progress is not None:
-        def cb_py(done, ctx):
-            try:
-                progress(float(done))
-            except Exception:  # a callback's error must not unwind through C
-                pass
-        cb = _PROGRESS_FN(cb_py)  # kept alive by this frame until the read is done
+    cb = _callback(progress, fn)  # kept alive by this frame until the read is done
     C.spt_set_read_member(m)
     if cb is not None:
         C.spt_set_read_progress(ctypes.cast(cb, ctypes.c_void_p).value, None)
@@ -81,9 +138,12 @@ def read(path, format=None, dtype=None, shape=None, member=None, progress=None):
 
 
 @op("spt_write")
-def write(sp_input, path, format=None):
-    """Write a sparse tensor; format None = from the extension (.npy writes the dense form)."""
-    C.spt_write(sp_input, path, _fmt(format, "format", "write"))
+def write(sp_input, path, format=None, progress=None):
+    """Write a sparse tensor; format None = from the extension (.npy writes the dense form; NAME.bsp.npz
+    is binsparse). `progress`, a callable, is called with the fraction of the entries written (.tns and
+    .mtx: after each batch of lines, and 1 at the end)."""
+    with _writing(progress, "write"):
+        C.spt_write(sp_input, path, _fmt(format, "format", "write"))
 
 
 @op("spt_read_tns")
@@ -102,8 +162,9 @@ def parse_tns(text, name="<string>", dtype=None, shape=None):
 
 
 @op("spt_write_tns")
-def write_tns(sp_input, path):
-    C.spt_write_tns(sp_input, path)
+def write_tns(sp_input, path, progress=None):
+    with _writing(progress, "write_tns"):
+        C.spt_write_tns(sp_input, path)
 
 
 @op("spt_read_mtx")
@@ -123,8 +184,9 @@ def read_mtx_dense(path, dtype=None, member=None, progress=None):
 
 
 @op("spt_write_mtx")
-def write_mtx(sp_input, path):
-    C.spt_write_mtx(sp_input, path)
+def write_mtx(sp_input, path, progress=None):
+    with _writing(progress, "write_mtx"):
+        C.spt_write_mtx(sp_input, path)
 
 
 @op("spt_read_npy")

@@ -9,9 +9,47 @@ import numpy as np
 from . import _lib as L
 from ._args import _UNSET, _alias, _opt_count, _opt_i64, _spt_dtype
 from ._export import exports, public
-from ._registry import C, op
+from ._registry import C, op, register
 from ._dense import Dense
 from ._tensor import SparseTensor, sparse_arg
+from ._registry.kinds import (D, Entry, NDT, STATUS, T, boolean, boolin, enum, handle, handles, i64, i64in, i64out,
+                              out, out_array, value)
+
+# The registry entries of this family: the C functions its ops call, each argument's kind in C order
+# (python/spt/_registry/kinds.py); register() generates the checked C.<name> of each.
+ENTRIES = [
+    Entry("spt_to_dense_into", STATUS, handle("sp_input", T), handle("out", D, const=False), boolean("initialize"),
+          value("default_value", like="sp_input")),
+    Entry("spt_to_dense", STATUS, handle("sp_input", T), value("default_value", like="sp_input"), boolean("validate_indices"),
+          out("out", D)),
+    Entry("spt_from_dense", STATUS, handle("d", D), value("default_value", like="d"), out("out", T)),
+    Entry("spt_sparse_to_dense", STATUS, handle("sparse_indices", D), handle("output_shape", D),
+          handle("sparse_values", D), handle("default_value", D), boolean("validate_indices"), out("out", D)),
+    Entry("spt_concat_primary", STATUS, handles("sp_inputs"), i64("n", len_of="sp_inputs"), out("out", T)),
+    Entry("spt_concat", STATUS, handles("sp_inputs"), i64("n", len_of="sp_inputs"), i64("axis"),
+          boolean("expand_nonconcat_dims"), out("out", T)),
+    Entry("spt_split", STATUS, handle("sp_input", T), i64("axis"), i64("num_split"), out_array("outs")),
+    Entry("spt_slice", STATUS, handle("sp_input", T), i64in("start", n="sp_input.rank"),
+          i64in("size", n="sp_input.rank"), out("out", T)),
+    Entry("spt_retain", STATUS, handle("sp_input", T), boolin("to_retain"), i64("mask_len", len_of="to_retain"),
+          out("out", T)),
+    Entry("spt_reset_shape", STATUS, handle("sp_input", T), i64in("new_shape", n="sp_input.rank", nullable=True),
+          out("out", T)),
+    Entry("spt_fill_empty_rows", STATUS, handle("sp_input", T), value("default_value", like="sp_input"),
+          out("out", T), out("empty_row_indicator", D), out("reverse_index_map", D)),
+    Entry("spt_reshape", STATUS, handle("sp_input", T), i64("new_rank", len_of="shape"), i64in("shape"),
+          out("out", T)),
+    Entry("spt_transpose", STATUS, handle("sp_input", T), i64in("perm", n="sp_input.rank", nullable=True),
+          out("out", T)),
+    Entry("spt_merge", STATUS, handles("sp_ids"), i64("n_ids", len_of="sp_ids"), handle("sp_values", T),
+          i64in("vocab_size"), i64("n_vocab", len_of="vocab_size"), boolean("already_sorted"), out("out", T)),
+    Entry("spt_expand_dims", STATUS, handle("t", T), i64("axis"), out("out", T)),
+    Entry("spt_eye", STATUS, i64("num_rows", lo=0), i64("num_columns", lo=-1), enum("dtype", "spt_dtype", NDT),
+          out("out", T)),
+    Entry("spt_mask_indices", STATUS, i64in("indices"), i64("n", len_of="indices"), i64in("mask_indices"),
+          i64("m", len_of="mask_indices"), i64out("keep", n="n"), i64out("nkeep", n=1)),
+]
+register("layout", ENTRIES)
 
 
 # ---- dense conversion ----------------------------------------------------------------------------

@@ -7,8 +7,29 @@ import numpy as np
 from . import _lib as L
 from ._args import _dense_like
 from ._export import exports
-from ._registry import C, op
+from ._registry import C, op, register
 from ._tensor import SparseTensor, sparse_arg
+from ._registry.kinds import (D, Entry, STATUS, T, boolean, handle, handles, i64, i64in, out, text)
+
+# The registry entries of this family: the C functions its ops call, each argument's kind in C order
+# (python/spt/_registry/kinds.py); register() generates the checked C.<name> of each.
+ENTRIES = [
+    Entry("spt_sparse_dense_matmul", STATUS, handle("sp_a", T), handle("b", D), boolean("adjoint_a"),
+          boolean("adjoint_b"), out("out", D)),
+    Entry("spt_sparse_dense_matvec", STATUS, handle("sp_a", T), handle("x", D), boolean("adjoint_a"), out("out", D)),
+    Entry("spt_sparse_sparse_matmul", STATUS, handle("a", T), handle("b", T), boolean("adjoint_a"),
+          boolean("adjoint_b"), boolean("keep_zeros"), out("out", T)),
+    Entry("spt_sparse_dense_bmm", STATUS, handle("a", T), handle("b", D), boolean("adjoint_a"),
+          boolean("adjoint_b"), out("out", D)),
+    Entry("spt_mttkrp", STATUS, handle("t", T), handles("factors", D), i64("nfactors", len_of="factors"),
+          i64("mode"), out("out", D)),
+    Entry("spt_ttv", STATUS, handle("t", T), handle("v", D), i64("mode"), out("out", T)),
+    Entry("spt_ttm", STATUS, handle("t", T), handle("u", D), i64("mode"), out("out", T)),
+    Entry("spt_tensordot", STATUS, handle("a", T), handle("b", D), i64in("axes_a", nullable=True),
+          i64in("axes_b", n="naxes", nullable=True), i64("naxes", len_of="axes_a"), out("out", D)),
+    Entry("spt_einsum", STATUS, text("subscripts"), handle("a", T), handle("b", D), out("out", D)),
+]
+register("products", ENTRIES)
 
 
 @op("spt_sparse_dense_matmul")

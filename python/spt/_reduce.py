@@ -4,7 +4,29 @@ reductions and softmax; each one call into the C library through the registry.""
 from . import _lib as L
 from ._args import _UNSET, _alias, _dense_operand, _opt_count
 from ._export import exports
-from ._registry import C, op
+from ._registry import C, op, register
+from ._registry.kinds import (D, Entry, STATUS, T, boolean, handle, i64, i64in, out)
+
+# The registry entries of this family: the C functions its ops call, each argument's kind in C order
+# (python/spt/_registry/kinds.py); register() generates the checked C.<name> of each.
+ENTRIES = [
+    Entry("spt_reduce_sum", STATUS, handle("sp_input", T), i64in("axis", nullable=True),
+          i64("naxes", len_of="axis"), boolean("keepdims"), out("out", D)),
+    Entry("spt_reduce_sum_sparse", STATUS, handle("sp_input", T), i64in("axis", nullable=True),
+          i64("naxes", len_of="axis"), boolean("keepdims"), out("out", T)),
+    Entry("spt_reduce_max", STATUS, handle("sp_input", T), i64in("axis", nullable=True),
+          i64("naxes", len_of="axis"), boolean("keepdims"), out("out", D)),
+    Entry("spt_reduce_max_sparse", STATUS, handle("sp_input", T), i64in("axis", nullable=True),
+          i64("naxes", len_of="axis"), boolean("keepdims"), out("out", T)),
+    Entry("spt_softmax", STATUS, handle("sp_input", T), out("out", T)),
+    Entry("spt_segment_sum", STATUS, handle("data", D), handle("indices", D), handle("segment_ids", D),
+          i64("num_segments", lo=-1), out("out", D)),
+    Entry("spt_segment_mean", STATUS, handle("data", D), handle("indices", D), handle("segment_ids", D),
+          i64("num_segments", lo=-1), out("out", D)),
+    Entry("spt_segment_sqrt_n", STATUS, handle("data", D), handle("indices", D), handle("segment_ids", D),
+          i64("num_segments", lo=-1), out("out", D)),
+]
+register("reduce", ENTRIES)
 
 
 def _axes(axis, fn):

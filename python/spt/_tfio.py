@@ -10,10 +10,94 @@ import numpy as np
 
 from . import _lib as L
 from ._export import exports, public
-from ._registry import C, op, provide, raw, FREE
+from ._registry import C, op, provide, raw, FREE, register
 from ._serial import _bytes_array, _bytes_list, _strings_dense
 from ._tensor import SparseTensor, sparse_arg
 from ._dense import Dense
+from ._registry.kinds import (Entry, D, R_I64, STATUS, T, VOID, buffer, bytes_, enum, handle, i64, out, out_array,
+                              path, size, text)
+
+# The registry entries of this family: the C functions its ops call, each argument's kind in C order
+# (python/spt/_registry/kinds.py); register() generates the checked C.<name> of each.
+ENTRIES = [
+    Entry("spt_tfrecord_reader_open", STATUS, path("path"), enum("compression", "spt_tfrecord_compression", 3),
+          out("out", "recreader")),
+    Entry("spt_tfrecord_read", STATUS, handle("r", "recreader", const=False),
+          buffer("data", "const void * *", nullable=False), buffer("len", "size_t *", nullable=False),
+          buffer("eof", "bool *", nullable=False)),
+    Entry("spt_tfrecord_read_batch", STATUS, handle("r", "recreader", const=False), i64("max_records", lo=1),
+          out("out", D)),
+    Entry("spt_tfrecord_reader_offset", R_I64, handle("r", "recreader")),
+    Entry("spt_tfrecord_reader_close", VOID, handle("r", "recreader", const=False)),
+    Entry("spt_tfrecord_writer_open", STATUS, path("path"), enum("compression", "spt_tfrecord_compression", 3),
+          out("out", "recwriter")),
+    Entry("spt_tfrecord_write", STATUS, handle("w", "recwriter", const=False), bytes_("data"),
+          size("len", len_of="data")),
+    Entry("spt_tfrecord_write_batch", STATUS, handle("w", "recwriter", const=False), handle("records", D)),
+    Entry("spt_tfrecord_writer_close", STATUS, handle("w", "recwriter", const=False)),
+    Entry("spt_tfrecord_writer_free", VOID, handle("w", "recwriter", const=False)),
+    Entry("spt_parse_example", STATUS, handle("serialized", D), buffer("features", "const spt_feature *", nullable=False),
+          i64("nfeatures", lo=0), out_array("sparse_out"), out_array("dense_out", D)),
+    Entry("spt_example_describe", STATUS, buffer("data", "const void *"), size("len"),
+          buffer("keys", "spt_example_key * *", nullable=False), buffer("n", "int64_t *", nullable=False)),
+    Entry("spt_encode_example", STATUS, buffer("features", "const spt_example_feature *", nullable=False),
+          i64("n", lo=0), buffer("data", "void * *", nullable=False), buffer("len", "size_t *", nullable=False)),
+    Entry("spt_encode_examples", STATUS, handle("t", T), text("value_key"),
+          buffer("index_keys", "const char * const *"), out("out", D)),
+]
+register("tfio", ENTRIES)
+
+
+# ---- a batch of bytes objects as a string vector, without copying -------------------------------------
+
+
+def _object_layout():
+    """(tuple items, type, size, data) offsets of CPython's tuple and bytes objects, each checked on known
+    objects by reading inside them, or None (another Python, or a layout the checks do not confirm): then
+    batches take the copying path."""
+    import platform
+    import sys
+    if platform.python_implementation() != "CPython" or ctypes.sizeof(ctypes.c_void_p) != 8 \
+            or ctypes.sizeof(ctypes.c_ssize_t) != 8:
+        return None
+    items, typ, size, data = tuple.__basicsize__, object.__basicsize__ - 8, object.__basicsize__, bytes.__basicsize__ - 1
+    try:
+        samples = (b"", b"\0", b"tf.train.Example\x80\xff" * 40)
+        t = tuple(samples)
+        if sys.getsizeof(t) < items + 8 * len(t):
+            return None
+        for i, b in enumerate(t):
+            if ctypes.c_void_p.from_address(id(t) + items + 8 * i).value != id(b) or sys.getsizeof(b) < data + len(b) \
+                    or ctypes.c_void_p.from_address(id(b) + typ).value != id(bytes) \
+                    or ctypes.c_ssize_t.from_address(id(b) + size).value != len(b) \
+                    or ctypes.string_at(id(b) + data, len(b)) != b:
+                return None
+    except Exception:  # noqa: BLE001  (any surprise: the copying path)
+        return None
+    return items, typ, size, data
+
+
+_LAYOUT = _object_layout()
+
+
+def _gathered(x):
+    """A string vector Dense over the bytes objects of a list or tuple (borrowed: the Dense keeps a tuple of
+    them alive), read by C in one pass (spt_strings_gather); None when x is not a list or tuple of bytes
+    objects only (the general path then converts it, or says what is wrong)."""
+    if _LAYOUT is None or type(x) not in (list, tuple):
+        return None
+    t = x if type(x) is tuple else tuple(x)  # a snapshot: C reads it with the GIL released
+    n = len(t)
+    items, typ, size, data = _LAYOUT
+    arr = np.empty((max(n, 1), 2), dtype=np.int64)
+    if n and raw("spt_strings_gather")(id(t) + items, n, typ, id(bytes), size, data, arr.ctypes.data) != n:
+        return None
+    if not n:
+        arr[0] = 0
+    d = C.spt_dense_wrap(L.SPT_STRING, np.asarray([n], dtype=np.int64), arr)
+    d.keep = (arr, t)
+    d._c.keep = (arr, t)
+    return d
 
 
 # ---- TFRecord files ----------------------------------------------------------------------------------
@@ -80,8 +164,10 @@ class TFRecordWriter:
         """Write every bytes object of `records` (a list or object array) as one record each."""
         if self._w is None:
             raise L.err(L.FailedPreconditionError, self._fn, "the writer is closed")
-        a = _bytes_array(records, self._fn, "records").reshape(-1)
-        C.spt_tfrecord_write_batch(self._w, _strings_dense(a, self._fn, "records"))
+        d = _gathered(records)
+        if d is None:
+            d = _strings_dense(_bytes_array(records, self._fn, "records").reshape(-1), self._fn, "records")
+        C.spt_tfrecord_write_batch(self._w, d)
 
     def flush(self):
         pass
@@ -322,6 +408,9 @@ def parse_example(serialized, features, example_names=None, name=None):
     OutOfRangeError; malformed bytes: ParseError naming the Example and the field)."""
     fn = "parse_example"
     specs = _Specs(features, fn)
+    d = _gathered(serialized)
+    if d is not None:
+        return specs.parse(d, fn)
     a = _bytes_list(serialized)
     if a is None:
         a = _bytes_array(serialized, fn, "serialized")

@@ -7,8 +7,68 @@ import numpy as np
 
 from . import _lib as L
 from ._export import exports, public
-from ._registry import C, FREE, op, provide, raw
+from ._registry import C, FREE, op, provide, raw, register
 from ._tensor import SparseTensor
+from ._registry.kinds import (D, Entry, NDT, R_BOOL, R_DTYPE, R_I64, R_PTR_I64, STATUS, T, VOID, buffer, enum,
+                              handle, i64, i64in, i64out, out, struct)
+
+# The registry entries of this family: the C functions its ops call, each argument's kind in C order
+# (python/spt/_registry/kinds.py); register() generates the checked C.<name> of each.
+ENTRIES = [
+    Entry("spt_domain_new", STATUS, i64("rank", 0), i64("n", 0), i64in("indices", n="rank * n"), out("out", "domain")),
+    Entry("spt_domain_free", VOID, buffer("d", "spt_domain *")),
+    Entry("spt_domain_rank", R_I64, handle("d", "domain")),
+    Entry("spt_domain_size", R_I64, handle("d", "domain")),
+    Entry("spt_domain_indices", R_PTR_I64, handle("d", "domain")),
+    Entry("spt_domain_contains", R_BOOL, handle("d", "domain"), i64in("index", n="d.rank")),
+    Entry("spt_domain_result_extents", VOID, handle("d", "domain"), i64out("extents", n="d.rank")),
+    Entry("spt_domain_result_index", STATUS, handle("d", "domain"), i64("rank", len_of="index"), i64in("index"),
+          i64out("out", n="rank")),
+    Entry("spt_inject_index", STATUS, i64("rank", len_of="index"), i64in("index"), i64("ninj", len_of="modes"),
+          i64in("modes"), i64in("values", n="ninj"), i64out("out", n="rank + ninj")),
+    Entry("spt_uninject_index", STATUS, i64("rank", len_of="index"), i64in("index"), i64("ninj", len_of="modes"),
+          i64in("modes"), i64out("out", n="rank - ninj")),
+    Entry("spt_domain_inject", STATUS, handle("d", "domain"), i64("ninj", len_of="modes"), i64in("modes"),
+          i64in("values", n="ninj"), out("out", "domain")),
+    Entry("spt_sparse_map_new_with_keys", STATUS, i64("ind_rank", 0), i64("dep_rank", 0), i64("nkeys", 0),
+          i64in("keys", n="nkeys * ind_rank"), i64("npairs", 0), i64in("ind", n="npairs * ind_rank"),
+          i64in("dep", n="npairs * dep_rank"), out("out", "smap")),
+    Entry("spt_sparse_map_free", VOID, buffer("m", "spt_sparse_map *")),
+    Entry("spt_sparse_map_ind_rank", R_I64, handle("m", "smap")),
+    Entry("spt_sparse_map_dep_rank", R_I64, handle("m", "smap")),
+    Entry("spt_sparse_map_nkeys", R_I64, handle("m", "smap")),
+    Entry("spt_sparse_map_size", R_I64, handle("m", "smap")),
+    Entry("spt_sparse_map_key", R_PTR_I64, handle("m", "smap"), i64("i", 0)),
+    Entry("spt_sparse_map_find", R_BOOL, handle("m", "smap"), i64in("key", n="m.ind_rank"), i64out("i", n=1)),
+    Entry("spt_sparse_map_domain", STATUS, handle("m", "smap"), i64("i", 0), out("out", "domain")),
+    Entry("spt_tot_new", STATUS, enum("dtype", "spt_dtype", NDT), i64("outer_rank", 0, len_of="outer_shape"),
+          i64in("outer_shape"), i64("inner_rank", 0), i64("n", 0), i64in("outer", n="n * outer_rank"),
+          i64in("inner_shapes", n="n * inner_rank"),
+          buffer("values", "const void *"), out("out", "tot")),
+    Entry("spt_tot_free", VOID, buffer("t", "spt_tot *")),
+    Entry("spt_tot_dtype", R_DTYPE, handle("t", "tot")),
+    Entry("spt_tot_outer_rank", R_I64, handle("t", "tot")),
+    Entry("spt_tot_outer_shape", R_PTR_I64, handle("t", "tot")),
+    Entry("spt_tot_inner_rank", R_I64, handle("t", "tot")),
+    Entry("spt_tot_count", R_I64, handle("t", "tot")),
+    Entry("spt_tot_entry", STATUS, handle("t", "tot"), i64("i", 0), struct("inner", "spt_tot_inner *", L.spt_tot_inner,
+                                                                            False)),
+    Entry("spt_tot_get", STATUS, handle("t", "tot"), i64in("outer_index", n="t.outer_rank"),
+          struct("inner", "spt_tot_inner *", L.spt_tot_inner, False)),
+    Entry("spt_sparsify_dense", STATUS, handle("T", D), handle("sm", "smap"), i64("nmap", 0),
+          i64in("ind2mode", n="2 * nmap"), i64in("outer_shape", n="sm.ind_rank"), out("out", "tot")),
+    Entry("spt_sparsify", STATUS, handle("T", T), handle("sm", "smap"), i64("nmap", 0),
+          i64in("ind2mode", n="2 * nmap"), i64in("outer_shape", n="sm.ind_rank"), out("out", "tot")),
+    Entry("spt_sparsify_dense_block", STATUS, handle("T", D), handle("sm", "smap"), i64("nmap", 0),
+          i64in("ind2mode", n="2 * nmap"), i64in("outer_shape", n="sm.ind_rank"), i64("begin"), i64("end"),
+          out("out", "tot")),
+    Entry("spt_sparsify_block", STATUS, handle("T", T), handle("sm", "smap"), i64("nmap", 0),
+          i64in("ind2mode", n="2 * nmap"), i64in("outer_shape", n="sm.ind_rank"), i64("begin"), i64("end"),
+          out("out", "tot")),
+    Entry("spt_reduce_tot_sum", STATUS, handle("tot", "tot"), handle("sm", "smap"), i64("rank", len_of="shape"),
+          i64in("shape"), out("out", D)),
+]
+register("tot", ENTRIES)
 
 _domain_free = raw(FREE["domain"])
 _sm_free = raw(FREE["smap"])

@@ -387,7 +387,7 @@ def sparse_softmax(c):
         try:
             sp = jsparse(j)
         except spt.SptError:
-            # as tests/conformance/ops_math.c: TF checks the shape's rank before the triple's consistency,
+            # as the C handler (tests/ops/layout/test_reshape.c): TF checks the shape's rank before the triple's consistency,
             # so ask softmax about an empty tensor of that shape first
             shape = j.get("shape", j.get("dense_shape"))
             e = spt.SparseTensor(np.zeros((0, len(shape)), np.int64), np.zeros(0, np_dtype(j.get("dtype"))), shape)
@@ -498,7 +498,7 @@ def uninject_case(c):
             assert list(spt.uninject_index(x["index"], inj)) == x["expected"]
 
 
-# ---- spt's own bad-input catalogue (spt_bad_inputs.jsonl; mirrors tests/conformance/ops_spt.c) -------------
+# ---- spt's own bad-input catalogue (spt_bad_inputs.jsonl; mirrors the C handlers in the ops' tests) -------------
 # Cases that pass claimed counts or NULL buffers to the C API (rank/n/nnz/ndims/npairs/nmap/outer_rank given
 # apart from the arrays) cannot be expressed through the Python API, which derives every count from its
 # arrays: they are skipped.
@@ -678,7 +678,7 @@ def spt_read_file_case(c):
         check_sparse(got, res)
 
 
-# ---- tf.sparse completion (tf_ops_v2.jsonl; as tests/conformance/ops_<family>.c) ------------------
+# ---- tf.sparse completion (tf_ops_v2.jsonl; as the C handlers in the ops' tests) ------------------
 
 def _finish_sparse(c, t):
     if t is not None:

@@ -97,3 +97,31 @@ def test_npz_names_its_format(tmp_path):
         np.testing.assert_array_equal(z["coords"], [[0, 1], [1, 0], [2, 3]])
     back = spt.read_npz(p)
     np.testing.assert_array_equal(back.indices, t.indices)
+
+
+def test_binsparse_read_write(tmp_path):
+    t = spt.read(data("binsparse/coo3_float64.bsp.npz"), format="binsparse")
+    assert t.dtype == np.float64 and t.shape == (3, 4, 5)
+    assert np.array_equal(np.asarray(t.values), [1.0, -2.0, 0.5, 1e-300])
+    d = np.array([[0, 1 + 2j, 0], [3j, 0, -1]], dtype=np.complex64)
+    for fmt in ("binsparse", "binsparse-csr", "binsparse-csc"):
+        p = str(tmp_path / ("m_%s.npz" % fmt))
+        spt.write(spt.from_dense(d), p, format=fmt)
+        back = spt.read(p)  # a .npz holding binsparse.npy
+        assert back.dtype == np.complex64
+        assert np.array_equal(spt.to_dense(spt.reorder(back)), d)
+    with pytest.raises(spt.ParseError, match=r"bad_length\.bsp\.npz\[indices_1\.npy\]: expected 3 elements"):
+        spt.read(data("binsparse/bad_length.bsp.npz"))
+
+
+def test_write_progress(tmp_path):
+    t = spt.SparseTensor(np.stack([np.arange(300000) % 1000, np.arange(300000) // 1000], 1), np.arange(300000.0),
+                         [1000, 300])
+    for name, fn in (("a.tns", spt.write_tns), ("b.mtx", spt.write_mtx), ("c.tns", spt.write)):
+        seen = []
+        fn(t, str(tmp_path / name), progress=seen.append)
+        assert len(seen) >= 2 and seen[-1] == 1.0 and seen == sorted(seen) and all(0 <= x <= 1 for x in seen)
+    with pytest.raises(spt.DtypeError, match="progress must be callable"):
+        spt.write(t, str(tmp_path / "d.tns"), progress=3)
+    spt.write(t, str(tmp_path / "e.tns"), progress=lambda x: 1 / 0)  # a raising callback is ignored
+    assert spt.read(str(tmp_path / "e.tns")).nnz == 300000

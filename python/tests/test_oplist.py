@@ -4,10 +4,10 @@ agree with it: include/spt.h, the op's source file and C test, the Python regist
 command table, the conformance and fuzz tables, the README's op tables. Each test names what is missing.
 
 Adding an op touches, by hand: its C file (src/ops/<family>/), its contract in include/spt.h, its row in
-src/ops/ops.def, its C test (tests/ops/<family>/), its vectors (tests/conformance/*.jsonl with the
-handler in tests/conformance/ops_<family>.c, when the row says CONF) and its Python wrapper (the entry in
-python/spt/_registry/<family>.py and the function in python/spt/_<family>.py). Everything else follows
-from the row: the command table, the conformance dispatch, the coverage checks below."""
+src/ops/ops.def, its C test (tests/ops/<family>/test_<op>.c, which also holds its conformance handler when
+the row says CONF), its vectors (tests/conformance/*.jsonl) and its Python module (python/spt/_<family>.py:
+the registry entry and the wrapper). Everything else follows from the row: the command table, the
+conformance dispatch, the coverage checks below; test_adding_an_op_touches_at_most_six_files counts them."""
 import os
 import re
 
@@ -161,15 +161,47 @@ def _table_ops(folder, macro):
     return found
 
 
-def test_conformance_tables_follow_the_list():
-    found = _table_ops(os.path.join("tests", "conformance"), "CONF_OP")
+def _c_tests():
+    """Every C test program: tests/<dir>/test_*.c and tests/<dir>/<family>/test_*.c (relative paths)."""
+    out = []
+    for dirpath, _, files in os.walk(os.path.join(ROOT, "tests")):
+        out += [os.path.relpath(os.path.join(dirpath, f), ROOT) for f in files if f.startswith("test_") and f.endswith(".c")]
+    return sorted(out)
+
+
+def _conformance_handlers():
+    """op -> {test file -> [vector op names]} for every CONF_HANDLERS entry of the C tests."""
+    found = {}
+    for path in _c_tests():
+        text = _strip_c_comments(_read(path))
+        for block in re.findall(r"\bCONF_HANDLERS\((.*?)\)\n#endif", text, re.S):
+            for vec, fn in re.findall(r'\{"(\w+)", \w+, CONF_OP\((spt_\w+)\)\}', block):
+                found.setdefault(fn, {}).setdefault(path, []).append(vec)
+    return found
+
+
+def _family_folder(path, family):
+    parts = path.split(os.sep)
+    return family in parts[1:-1] or (family == "core" and "sort" in parts[1:-1])
+
+
+def test_conformance_handlers_follow_the_list():
+    """Each op's conformance handlers live in one C test of its family (the one that tests the op)."""
+    found = _conformance_handlers()
+    assert not [f for f in os.listdir(os.path.join(ROOT, "tests", "conformance"))
+                if f.endswith(".c") and re.search(r"\bCONF_OP\(", _strip_c_comments(_read("tests", "conformance", f)))], \
+        "tests/conformance/*.c holds a handler: handlers live in the ops' C tests"
     for name, files in found.items():
-        assert name in BY_FN, "tests/conformance names %s, not in ops.def" % name
-        fam = BY_FN[name].family
-        assert files == {"ops_%s.c" % fam}, "%s (%s) has handlers in %s" % (name, fam, sorted(files))
+        assert name in BY_FN, "tests/ registers a handler of %s, not in ops.def" % name
+        assert len(files) == 1, "%s has handlers in %s" % (name, sorted(files))
+        path = next(iter(files))
+        assert _family_folder(path, BY_FN[name].family), "%s (%s) has its handler in %s" % (
+            name, BY_FN[name].family, path)
+        cmocka = _strip_c_comments(_read(path)).split("#ifndef SPT_CONFORMANCE", 1)[1].split("\n#else", 1)[0]
+        assert re.search(r"\b%s\(" % name, cmocka), "%s: its handler's file %s does not test it" % (name, path)
     for r in OPS:
-        assert ("CONF" in r.checks) == (r.fn in found), "%s: ops.def says %s, conformance tables %s" % (
-            r.fn, "CONF" if "CONF" in r.checks else "no CONF", "have it" if r.fn in found else "lack it")
+        assert ("CONF" in r.checks) == (r.fn in found), "%s: ops.def says %s, the C tests %s a handler" % (
+            r.fn, "CONF" if "CONF" in r.checks else "no CONF", "have" if r.fn in found else "lack")
 
 
 def test_fuzz_tables_follow_the_list():
@@ -221,3 +253,81 @@ def test_header_sections_follow_the_families():
     assert runs == [f for f in FAMILIES if f in fams], "include/spt.h's family order: %s" % runs
     titles = re.findall(r"^/\* ([A-Z][^*]*?)\s*\*/\n/\* -{20,}", _read("include", "spt.h"), re.M)
     assert not [t for t in titles if re.search(r"issue \d|wave|completion", t, re.I)], titles
+
+
+
+# ---- adding an op touches at most six files ------------------------------------------------------------
+
+
+def _defining_file(fn):
+    for dirpath, _, files in os.walk(os.path.join(ROOT, "src")):
+        for f in files:
+            if f.endswith(".c"):
+                path = os.path.relpath(os.path.join(dirpath, f), ROOT)
+                if re.search(r"^\w[\w \*]*?\b%s\([^;]*?\)\s*\{" % fn, _strip_c_comments(_read(path)), re.M):
+                    return path
+    return None
+
+
+def _python_files(fn):
+    """The package files that name fn in an Entry (the registry) and in an @op (the wrapper)."""
+    out = set()
+    folder = os.path.join(ROOT, "python", "spt")
+    for dirpath, _, files in os.walk(folder):
+        for f in files:
+            if f.endswith(".py"):
+                text = _read(os.path.relpath(os.path.join(dirpath, f), ROOT))
+                if re.search(r'\bEntry\("%s"' % fn, text) or re.search(r'@op\([^)]*"%s"' % fn, text):
+                    out.add(os.path.relpath(os.path.join(dirpath, f), ROOT))
+    return out
+
+
+def _vector_files():
+    """vector op name -> the tests/conformance/*.jsonl files holding its vectors."""
+    import json
+
+    out = {}
+    folder = os.path.join(ROOT, "tests", "conformance")
+    for f in sorted(os.listdir(folder)):
+        if f.endswith(".jsonl"):
+            for line in _read("tests", "conformance", f).splitlines():
+                if line.strip() and not line.startswith("#"):
+                    j = json.loads(line)
+                    out.setdefault(j.get("op") or j.get("kind"), set()).add(os.path.join("tests", "conformance", f))
+    return out
+
+
+RECIPE_LIMIT = 6
+
+
+def test_adding_an_op_touches_at_most_six_files():
+    """The files of an op that CONTRIBUTING.md's recipe writes by hand, found the way the checks above find
+    them: the source defining it, include/spt.h, its row in ops.def, the C test holding its conformance
+    handler, the Python module holding both its registry entry and its wrapper, and its vectors. At most
+    RECIPE_LIMIT per op, the vectors counting as one: a new op appends its vectors to one file of
+    tests/conformance/ (tf_ops.jsonl for TensorFlow's cases), although older ops have cases in several of
+    them (TensorFlow's tests, the bad-input catalogues). CHANGELOG.md and the README's op table are written
+    for any change; a fuzz action or a command, when the op has one, adds its harness or cmd_<name>.c."""
+    handlers = _conformance_handlers()
+    vectors = _vector_files()
+    too_many = {}
+    for r in OPS:
+        files = {"include/spt.h", "src/ops/ops.def"}
+        src = _defining_file(r.fn)
+        assert src, "%s: no source file of src/ defines it" % r.fn
+        files.add(src)
+        data = set()
+        if r.fn in handlers:
+            path = next(iter(handlers[r.fn]))
+            files.add(path)
+            for vec in handlers[r.fn][path]:
+                data |= vectors.get(vec, set())
+            assert all(os.path.dirname(d) == os.path.join("tests", "conformance") for d in data), data
+            files.add("tests/conformance/*.jsonl")
+        py = _python_files(r.fn)
+        if r.python:
+            assert len(py) == 1, "%s: its registry entry and wrapper are in %s, not one family module" % (r.fn, sorted(py))
+        files |= py
+        if len(files) > RECIPE_LIMIT:
+            too_many[r.fn] = sorted(files)
+    assert not too_many, "ops whose recipe files number more than %d: %s" % (RECIPE_LIMIT, too_many)

@@ -169,3 +169,52 @@ def test_large_batches_take_the_parallel_path():
     bad[17000] = bad[17000][:-1]
     with pytest.raises(spt.ParseError, match=r"serialized\[15000\]"):
         spt.parse_example(bad, f)
+
+
+def test_batches_of_bytes_objects_reach_c_without_a_copy(tmp_path):
+    """A list or tuple of bytes objects is read by C in place (spt_strings_gather at the offsets checked at
+    import); any other element takes the copying path, with the same result or the same error."""
+    from spt import _tfio
+    import platform
+    if platform.python_implementation() == "CPython":
+        assert _tfio._LAYOUT is not None
+    recs = golden("examples.tfrecord")
+    want = spt.parse_example(recs, FEATURES)
+    check_golden_parse(want)
+    f = {"ids": spt.VarLenFeature(np.int64)}
+    for form in (tuple(recs), list(recs), np.array(recs + [b""], dtype=object)[:-1],
+                 [bytearray(r) for r in recs], [recs[0], memoryview(recs[1]), recs[2]]):
+        got = spt.parse_example(form, FEATURES)
+        for k in want:
+            a, b = want[k], got[k]
+            if isinstance(a, np.ndarray):
+                assert np.array_equal(a, b)
+            else:
+                assert a.shape == b.shape and np.array_equal(a.indices, b.indices) and np.array_equal(a.values, b.values)
+    # empty batches, empty records, and a str among bytes (refused as before)
+    assert spt.parse_example([], f)["ids"].shape == (0, 0)
+    assert spt.parse_example((), f)["ids"].shape == (0, 0)
+    assert spt.parse_example([b"", b""], f)["ids"].shape == (2, 0)
+    with pytest.raises(spt.DtypeError):
+        spt.parse_example([recs[0], "text"], f)
+    with pytest.raises(spt.DtypeError):
+        spt.parse_example([recs[0], None], f)
+    # the gather itself: the first element that is not a bytes object is reported by its index
+    assert _tfio._gathered([b"a", b"\0bc", b""]).numpy().tolist() == [b"a", b"\0bc", b""]
+    assert _tfio._gathered([b"a", bytearray(b"b")]) is None and _tfio._gathered("ab") is None
+    if _tfio._LAYOUT is not None:
+        import ctypes
+        from spt._registry import C
+        items, typ, size, data = _tfio._LAYOUT
+        t = (b"xy", b"z", "s", b"w")
+        out = np.zeros((4, 2), np.int64)
+        assert C.spt_strings_gather(id(t) + items, 4, typ, id(bytes), size, data, out.ctypes.data) == 2
+        assert out[:2, 1].tolist() == [2, 1] and ctypes.string_at(int(out[0, 0]), 2) == b"xy"
+        assert C.spt_strings_gather(id(t) + items, 4, typ, id(bytes), size, data, None) == -1
+        assert C.spt_strings_gather(None, 0, typ, id(bytes), size, data, None) == 0
+    # the writer's batch path reads the same way
+    p = tmp_path / "t.tfrecord"
+    with spt.TFRecordWriter(p) as w:
+        w.write_batch(tuple(recs))
+        w.write_batch([b"", bytearray(b"x")])
+    assert list(spt.tf_record_iterator(p)) == list(recs) + [b"", b"x"]

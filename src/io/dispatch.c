@@ -50,6 +50,15 @@ spt_status spt_read(const char *path, spt_format format, const spt_read_opts *op
     case SPT_FORMAT_NPZ:
     case SPT_FORMAT_NPZ_SCIPY_COO:
     case SPT_FORMAT_NPZ_SCIPY_CSR: return spt_read_npz(path, opts, out);
+    case SPT_FORMAT_BINSPARSE:
+    case SPT_FORMAT_BINSPARSE_CSR:
+    case SPT_FORMAT_BINSPARSE_CSC: {
+        spt__file f;
+        SPT__TRY(spt__file_load_magic(fn, path, "PK", 2, "zip (binsparse .npz)", &f));
+        spt_status st = spt__binsparse_from_bytes(fn, f.name, f.data, f.len, out);
+        spt__file_release(&f);
+        return st;
+    }
     case SPT_FORMAT_NPY: {
         spt_dense *d = NULL;
         SPT__TRY(spt_read_npy(path, &d));
@@ -72,6 +81,9 @@ spt_status spt_write(const spt_tensor *t, const char *path, spt_format format) {
     case SPT_FORMAT_NPZ:
     case SPT_FORMAT_NPZ_SCIPY_COO:
     case SPT_FORMAT_NPZ_SCIPY_CSR: return spt_write_npz(t, path, format);
+    case SPT_FORMAT_BINSPARSE:
+    case SPT_FORMAT_BINSPARSE_CSR:
+    case SPT_FORMAT_BINSPARSE_CSC: return spt__write_binsparse(fn, t, path, format);
     case SPT_FORMAT_NPY: {
         spt_dense *d = NULL;
         SPT__TRY(spt_to_dense(t, NULL, false, &d));

@@ -16,7 +16,12 @@ static const struct {
                     {"npz-scipy-coo", SPT_FORMAT_NPZ_SCIPY_COO},
                     {"scipy-coo", SPT_FORMAT_NPZ_SCIPY_COO},
                     {"npz-scipy-csr", SPT_FORMAT_NPZ_SCIPY_CSR},
-                    {"scipy-csr", SPT_FORMAT_NPZ_SCIPY_CSR}};
+                    {"scipy-csr", SPT_FORMAT_NPZ_SCIPY_CSR},
+                    {"binsparse", SPT_FORMAT_BINSPARSE},
+                    {"bsp", SPT_FORMAT_BINSPARSE},
+                    {"binsparse-coo", SPT_FORMAT_BINSPARSE},
+                    {"binsparse-csr", SPT_FORMAT_BINSPARSE_CSR},
+                    {"binsparse-csc", SPT_FORMAT_BINSPARSE_CSC}};
 
 /* The extension before `end` (after the last '.' of the last path component), or NULL. */
 static const char *ext_before(const char *path, const char *end) {
@@ -44,7 +49,10 @@ spt_format spt_format_from_path(const char *path) {
     if (ext_is(dot, end, "tns")) return SPT_FORMAT_TNS;
     if (ext_is(dot, end, "mtx")) return SPT_FORMAT_MTX;
     if (ext_is(dot, end, "npy")) return SPT_FORMAT_NPY;
-    if (ext_is(dot, end, "npz")) return SPT_FORMAT_NPZ;
+    if (ext_is(dot, end, "npz")) { /* NAME.bsp.npz: binsparse */
+        const char *inner = dot - 1 > path ? ext_before(path, dot - 1) : NULL;
+        return inner && ext_is(inner, dot - 1, "bsp") ? SPT_FORMAT_BINSPARSE : SPT_FORMAT_NPZ;
+    }
     return SPT_FORMAT_AUTO;
 }
 
@@ -58,7 +66,8 @@ spt_status spt_format_from_name(const char *name, spt_format *out) {
             return SPT_OK;
         }
     return spt__err(SPT_EINVAL,
-                    "spt_format_from_name: unknown format '%s' (tns, mtx, npy, npz, npz-scipy-coo, npz-scipy-csr)",
+                    "spt_format_from_name: unknown format '%s' (tns, mtx, npy, npz, npz-scipy-coo, npz-scipy-csr, "
+                    "binsparse, binsparse-csr, binsparse-csc)",
                     name);
 }
 
@@ -71,6 +80,9 @@ const char *spt_format_name(spt_format f) {
     case SPT_FORMAT_NPZ: return "npz";
     case SPT_FORMAT_NPZ_SCIPY_COO: return "npz-scipy-coo";
     case SPT_FORMAT_NPZ_SCIPY_CSR: return "npz-scipy-csr";
+    case SPT_FORMAT_BINSPARSE: return "binsparse";
+    case SPT_FORMAT_BINSPARSE_CSR: return "binsparse-csr";
+    case SPT_FORMAT_BINSPARSE_CSC: return "binsparse-csc";
     }
     return "unknown";
 }

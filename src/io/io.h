@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* io.h -- what the file-format readers and writers share (internal to src/io).
  *
- * The toolbox files (load.c, lex.c, values.c, coords.c, order.c, out.c, progress.c, format.c) call
+ * The toolbox files (load.c, lex.c, values.c, coords.c, order.c, out.c, progress.c, format.c, json.c) call
  * nothing above them; the formats (tns.c, mtx.c, npy.c, npz.c, png.c) call the toolbox; dispatch.c
  * (spt_read, spt_write) calls the formats. No format calls the dispatcher. */
 #ifndef SPT_IO_H
@@ -179,8 +179,9 @@ void spt__store_value(spt_dtype d, void *values, int64_t i, uint64_t v0, double 
 /* Fill sp->nval, vkind, lo, hi, vname for values of dtype d (SPT_NUM_DTYPES: infer int64/float64). */
 void spt__value_kind(spt_dtype d, spt__coord_spec *sp);
 
-/* The calling thread's progress callback (spt_set_read_progress). */
+/* The calling thread's progress callbacks (spt_set_read_progress, spt_set_write_progress). */
 void spt__read_progress(spt_progress_fn *fn, void **ctx);
+void spt__write_progress(spt_progress_fn *fn, void **ctx);
 
 /* Build a tensor from parsed coordinates (adopting res->idx and, when it already holds the dtype's
  * bits, res->v0); `ones` stores 1 in every value (pattern files). Known valid, order undefined. */
@@ -253,6 +254,30 @@ spt_status spt__npy_parse(const char *fn, const char *name, const char *buf, siz
 spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
                           const void *data, char **out, size_t *outlen);
 
+/* ---- JSON descriptors (json.c) ------------------------------------------------------------------ */
+
+enum { SPT__JSON_NULL, SPT__JSON_BOOL, SPT__JSON_NUMBER, SPT__JSON_STRING, SPT__JSON_ARRAY, SPT__JSON_OBJECT };
+/* A node of a parsed JSON text; nodes[0] is the root. Strings (and member names) are raw spans of the
+ * text between the quotes, escapes undecoded. */
+typedef struct spt__json {
+    int type;
+    bool is_int;      /* a number written without fraction or exponent that fits int64 (in i) */
+    int64_t i;        /* the integer; for BOOL 1 (true) or 0 */
+    double d;         /* a number's value */
+    const char *s;    /* STRING: the raw span; NUMBER: its text */
+    size_t len;
+    const char *key;  /* the member name when the node is an object's member */
+    size_t klen;
+    int64_t child, next, count; /* first child, next sibling (-1: none), number of children */
+} spt__json;
+/* Parse text[0..len) into a new node array (*nodes, spt__free it). SPT_EPARSE "NAME: byte B of the JSON
+ * text: expected X, found Y"; at most 64 levels of nesting. */
+spt_status spt__json_parse(const char *fn, const char *name, const char *text, size_t len, spt__json **nodes);
+/* The member `key` of object obj (the last of equal names), or NULL (also when obj is not an object). */
+const spt__json *spt__json_get(const spt__json *nodes, const spt__json *obj, const char *key);
+/* True when x is a string whose raw text is s. */
+bool spt__json_is(const spt__json *x, const char *s);
+
 /* ---- the formats' readers from bytes in memory (for dispatch.c) ------------------------------- */
 
 spt_status spt__tns_from_bytes(const char *buf, size_t len, const char *name, const spt_read_opts *opts, int base,
@@ -260,5 +285,9 @@ spt_status spt__tns_from_bytes(const char *buf, size_t len, const char *name, co
 spt_status spt__mtx_from_bytes(const char *fn, const char *name, const char *data, size_t len,
                                const spt_read_opts *opts, spt_tensor **out);
 spt_status spt__npz_from_bytes(const char *fn, const char *name, const char *data, size_t len, spt_tensor **out);
+/* binsparse.c: a binsparse archive (a .npz holding binsparse.npy) from its bytes; spt_write for the
+ * SPT_FORMAT_BINSPARSE* formats. */
+spt_status spt__binsparse_from_bytes(const char *fn, const char *name, const char *data, size_t len, spt_tensor **out);
+spt_status spt__write_binsparse(const char *fn, const spt_tensor *t, const char *path, spt_format format);
 
 #endif

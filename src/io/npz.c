@@ -390,7 +390,8 @@ spt_status spt__npz_from_bytes(const char *fn, const char *name, const char *dat
         return st;
     }
     zip_error_fini(&ze);
-    if (has_member(z, "coords.npy")) st = read_pydata(fn, name, z, out);
+    if (has_member(z, "binsparse.npy")) st = spt__binsparse_from_bytes(fn, name, data, len, out);
+    else if (has_member(z, "coords.npy")) st = read_pydata(fn, name, z, out);
     else if (has_member(z, "format.npy")) st = read_scipy(fn, name, z, out);
     else if (has_member(z, "indptr.npy"))
         st = spt__err(SPT_EPARSE, "%s: expected a COO archive (coords.npy), found a GCXS one (not supported)", name);

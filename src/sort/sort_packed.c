@@ -74,6 +74,46 @@ static inline uint64_t pack_row(const packing *pk, const int64_t *row) {
     return key;
 }
 
+/* One chunk [lo, hi) of packed_keys with one digit pass (the hybrid sort's top digit, or a single LSD
+ * digit) and rank R: the key's fields from locals, the bounds check as an OR of flags (no branch per index),
+ * the digit counted in h. Returns false when an index is out of bounds (the caller finds which). */
+static inline __attribute__((always_inline)) bool keys_chunk1(const packing *pk, const int64_t *ix, const int64_t *sh,
+                                                             int64_t lo, int64_t hi, const int64_t R, bool check,
+                                                             uint64_t *keys, int64_t *h, int shift0, uint64_t dmask,
+                                                             int64_t *unsorted, int64_t *repeated) {
+    int64_t ord[SPT_MAX_RANK], dim[SPT_MAX_RANK];
+    int sft[SPT_MAX_RANK];
+    for (int64_t k = 0; k < R; k++) ord[k] = pk->ord[k], sft[k] = pk->shift[k], dim[k] = sh[pk->ord[k]];
+    uint64_t prev = 0, bad = 0;
+    int64_t uns = 0, rep = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        const int64_t *row = ix + i * R;
+        uint64_t key = 0;
+#pragma GCC unroll 4
+        for (int64_t k = 0; k < R; k++) {
+            const uint64_t x = (uint64_t)row[ord[k]];
+            bad |= (uint64_t)(x >= (uint64_t)dim[k]);
+            key |= x << sft[k];
+        }
+        if (keys) keys[i] = key;
+        uns += (i > lo) & (prev > key);
+        rep += (i > lo) & (prev == key);
+        prev = key;
+        h[(key >> shift0) & dmask]++;
+    }
+    *unsorted += uns;
+    *repeated += rep;
+    return !(check && bad);
+}
+
+/* keys_chunk1 with the rank a constant for ranks 2 and 3. */
+static bool keys_chunk1_r(const packing *pk, const int64_t *ix, const int64_t *sh, int64_t lo, int64_t hi, bool check,
+                          uint64_t *keys, int64_t *h, int shift0, uint64_t dmask, int64_t *unsorted, int64_t *repeated) {
+    if (pk->r == 3) return keys_chunk1(pk, ix, sh, lo, hi, 3, check, keys, h, shift0, dmask, unsorted, repeated);
+    if (pk->r == 2) return keys_chunk1(pk, ix, sh, lo, hi, 2, check, keys, h, shift0, dmask, unsorted, repeated);
+    return keys_chunk1(pk, ix, sh, lo, hi, pk->r, check, keys, h, shift0, dmask, unsorted, repeated);
+}
+
 /* Packed keys of every entry (stored when keys != NULL) with the bounds check (unless known valid), the sortedness facts and the
  * per-chunk digit histograms hist[pass][chunk][bucket], in one read of the indices. */
 static spt_status packed_keys(const char *fn, const spt_tensor *t, const packing *pk, const radix_plan *rp,
@@ -87,6 +127,15 @@ static spt_status packed_keys(const char *fn, const spt_tensor *t, const packing
 #pragma omp parallel for schedule(static, 1) num_threads(nth) reduction(min : first_bad) reduction(+ : unsorted, repeated)
     for (int64_t c = 0; c < rp->chunks; c++) {
         int64_t lo = chunk_lo(rp, c), hi = chunk_hi(rp, c);
+        if (rp->passes == 1 && lo < hi) { /* the common case; a chunk with a bad index is read again below */
+            int64_t u1 = 0, r1 = 0;
+            if (keys_chunk1_r(pk, ix, sh, lo, hi, check, keys, hist + c * nb, rp->shift0, dmask, &u1, &r1)) {
+                unsorted += u1;
+                repeated += r1;
+                continue;
+            }
+            memset(hist + c * nb, 0, (size_t)nb * sizeof *hist); /* the loop below counts it again */
+        }
         uint64_t prev = 0;
         for (int64_t i = lo; i < hi; i++) {
             const int64_t *row = ix + i * r;

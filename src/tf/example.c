@@ -9,6 +9,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 enum { L_NONE = 0, L_BYTES = 1, L_FLOAT = 2, L_INT64 = 3 };
 
@@ -19,14 +22,27 @@ typedef struct slot {
     const unsigned char *p; /* the list message's bytes */
     size_t len;
     int64_t count;
+    const unsigned char *pk; /* a float or int64 list that is one packed field (the usual form): its payload */
+    size_t pklen;
     int type; /* L_*; L_NONE when absent */
     bool seen;
 } slot;
 
-/* The number of bytes below 0x80 (each ends one varint), eight at a time. */
+/* The number of bytes below 0x80 (each ends one varint): sixteen at a time where the host has SSE2 (a
+ * byte counter per lane, summed before it can wrap), then eight at a time. */
 static int64_t count_terminators(const unsigned char *p, size_t n) {
     int64_t c = 0;
     size_t i = 0;
+#ifdef __SSE2__
+    const __m128i all = _mm_set1_epi8(-1), zero = _mm_setzero_si128();
+    while (i + 16 <= n) {
+        __m128i acc = zero;
+        for (int k = 0; k < 255 && i + 16 <= n; k++, i += 16) /* a terminator is a byte > -1 as int8 */
+            acc = _mm_sub_epi8(acc, _mm_cmpgt_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i)), all));
+        const __m128i sum = _mm_sad_epu8(acc, zero);
+        c += _mm_cvtsi128_si32(sum) + _mm_cvtsi128_si32(_mm_srli_si128(sum, 8));
+    }
+#endif
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, p + i, 8);
@@ -89,6 +105,61 @@ static bool count_list(int type, const unsigned char *p, size_t len, int64_t *co
     return k == 0;
 }
 
+/* Bit k set when byte k of the 8 at p ends a varint (is below 0x80). */
+static inline uint64_t ends8(const unsigned char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return (((~w & UINT64_C(0x8080808080808080)) >> 7) * UINT64_C(0x0102040810204080)) >> 56;
+}
+
+/* The value of a varint of at most 8 bytes held in the low bytes of w (little-endian), the bytes above it
+ * and the continuation bits cleared: its 7-bit groups joined by three mask-and-shift steps. */
+static inline uint64_t join7(uint64_t w) {
+    w = (w & UINT64_C(0x007f007f007f007f)) | ((w & UINT64_C(0x7f007f007f007f00)) >> 1);
+    w = (w & UINT64_C(0x00003fff00003fff)) | ((w & UINT64_C(0x3fff00003fff0000)) >> 2);
+    return (w & UINT64_C(0x000000000fffffff)) | ((w & UINT64_C(0x0fffffff00000000)) >> 4);
+}
+
+/* Decode a packed int64 list (its framing checked by count_list) into o. On little-endian hosts the ends
+ * of the varints of each 64-byte block are found first, as one 64-bit mask; each value is then read as one
+ * word at its start (known from the previous end), so the values do not wait on one another byte by byte.
+ * A varint of more than 10 bytes, or a tenth byte above 1, is malformed (false). */
+static bool decode_packed_int64(const unsigned char *p, size_t len, int64_t *o) {
+    size_t start = 0; /* the first byte of the next varint */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (size_t i = 0; i + 64 <= len; i += 64) {
+        uint64_t m = 0;
+        for (int k = 0; k < 8; k++) m |= ends8(p + i + 8 * k) << (8 * k);
+        while (m) {
+            const size_t end = i + (size_t)__builtin_ctzll(m), n = end - start + 1;
+            m &= m - 1;
+            if (n <= 8 && start + 8 <= len) {
+                uint64_t w;
+                memcpy(&w, p + start, 8);
+                *o++ = (int64_t)join7(w & (~UINT64_C(0) >> (64 - 8 * n)) & UINT64_C(0x7f7f7f7f7f7f7f7f));
+            } else {
+                uint64_t v = 0;
+                if (n > 10 || !varint10(p + start, &v)) return false; /* it stops at its end, n bytes on */
+                *o++ = (int64_t)v;
+            }
+            start = end + 1;
+        }
+    }
+#endif
+    spt__pb q = {p + start, p + len};
+    while (q.end - q.p >= 10) { /* away from the end, no bounds checks */
+        uint64_t v;
+        if (!(q.p = varint10(q.p, &v))) return false;
+        *o++ = (int64_t)v;
+    }
+    while (q.p < q.end) {
+        uint64_t v;
+        if (!spt__pb_varint(&q, &v)) return false;
+        *o++ = (int64_t)v;
+    }
+    return true;
+}
+
 /* Decode the values of a counted list into out (int64_t, float or spt_str pointing into the input). */
 static bool decode_list(int type, const unsigned char *p, size_t len, void *out, const char **why) {
     spt__pb r = {p, p + len};
@@ -107,23 +178,34 @@ static bool decode_list(int type, const unsigned char *p, size_t len, void *out,
                 memcpy((float *)out + i++, &u, 4);
             }
         } else if (f.wire == SPT__PB_LEN) {
-            spt__pb q = {f.data, f.data + f.len};
-            int64_t *o = out;
-            while (q.end - q.p >= 10) { /* the fast path, away from the end */
-                uint64_t v;
-                if (!(q.p = varint10(q.p, &v))) return *why = "malformed varint in a packed int64 list", false;
-                o[i++] = (int64_t)v;
-            }
-            while (q.p < q.end) {
-                uint64_t v;
-                if (!spt__pb_varint(&q, &v)) return *why = "malformed varint in a packed int64 list", false;
-                o[i++] = (int64_t)v;
-            }
+            if (!decode_packed_int64(f.data, f.len, (int64_t *)out + i))
+                return *why = "malformed varint in a packed int64 list", false;
+            i += count_terminators(f.data, f.len);
         } else {
             ((int64_t *)out)[i++] = (int64_t)f.v;
         }
     }
     return true;
+}
+
+/* A float or int64 list message that is exactly one packed field #1: remember its payload, so that the
+ * decode skips the framing (checked once by count_list). */
+static void note_packed(slot *s) {
+    if (s->type == L_BYTES || s->len < 2 || s->p[0] != (1 << 3 | SPT__PB_LEN)) return;
+    spt__pb r = {s->p + 1, s->p + s->len};
+    uint64_t n;
+    if (spt__pb_varint(&r, &n) && n == (uint64_t)(r.end - r.p)) s->pk = r.p, s->pklen = (size_t)n;
+}
+
+/* Decode slot s's counted values into out. */
+static bool decode_slot(const slot *s, void *out, const char **why) {
+    if (!s->pk) return decode_list(s->type, s->p, s->len, out, why);
+    if (s->type == L_FLOAT) {
+        memcpy(out, s->pk, s->pklen); /* little-endian hosts */
+        return true;
+    }
+    if (decode_packed_int64(s->pk, s->pklen, out)) return true;
+    return *why = "malformed varint in a packed int64 list", false;
 }
 
 /* ---- the keys the features want: a small open-addressing table ------------------------------- */
@@ -141,6 +223,11 @@ static uint64_t hash_bytes(const unsigned char *p, size_t n) {
     return h;
 }
 static int64_t key_find(const keytab *t, const unsigned char *p, size_t n) {
+    if (t->nkeys <= 8) { /* a few keys: length and bytes compared, no hash */
+        for (int64_t id = 0; id < t->nkeys; id++)
+            if (t->klen[id] == n && memcmp(t->key[id], p, n) == 0) return id;
+        return -1;
+    }
     for (uint64_t h = hash_bytes(p, n);; h++) {
         int64_t id = t->tab[h & (uint64_t)(t->cap - 1)];
         if (id < 0) return -1;
@@ -161,8 +248,26 @@ static int64_t key_add(keytab *t, const char *k) {
         }
 }
 
-/* Pass 1 for Example b: fill its row of slots. */
+/* The Examples of a batch need not lie in order in memory (Python's bytes objects are spread over the
+ * allocator's pools by size): the scan asks for the bytes of the Example SPT__EX_AHEAD on (its first
+ * 512 bytes at most) while it reads this one. */
+#define SPT__EX_AHEAD 6
+static inline void prefetch_bytes(const spt_str *x) {
+    const char *p = x->data;
+    const int64_t n = x->len < 512 ? x->len : 512;
+    for (int64_t o = 0; o < n; o += 64) __builtin_prefetch(p + o);
+}
+
+/* The same for the list bytes of a slot, in the decoding pass. */
+static inline void prefetch_list(const slot *s) {
+    const unsigned char *p = s->pk ? s->pk : s->p;
+    const size_t n = s->pk ? s->pklen : s->len;
+    for (size_t o = 0; o < n && o < 512; o += 64) __builtin_prefetch(p + o);
+}
+
+/* Pass 1 for Example b: fill its row of slots (cleared here, by the thread that scans it). */
 static spt_status scan_example(const char *fn, int64_t b, const spt_str *ex, const keytab *kt, slot *row) {
+    memset(row, 0, (size_t)kt->nkeys * sizeof *row);
     spt__pb r = {(const unsigned char *)ex->data, (const unsigned char *)ex->data + ex->len};
     spt__pb_field f, g, h;
     const char *why = NULL, *where = "Example";
@@ -207,6 +312,7 @@ static spt_status scan_example(const char *fn, int64_t b, const spt_str *ex, con
                 where = s->type == L_BYTES ? "Feature.bytes_list" : s->type == L_FLOAT ? "Feature.float_list" : "Feature.int64_list";
                 goto bad_key;
             }
+            note_packed(s);
             continue;
         bad_key:
             return spt__err(SPT_EPARSE, "%s: serialized[%lld]: %s of key \"%.*s\": %s", fn, (long long)b, where,
@@ -235,7 +341,7 @@ static spt_status type_check(const char *fn, const slot *s, int64_t b, const cha
 static spt_status decode_at(const char *fn, int64_t b, const char *key, const slot *s, spt_dtype dt, void *values, int64_t at) {
     const char *why = NULL;
     if (s->type == L_NONE || !s->count) return SPT_OK;
-    if (!decode_list(s->type, s->p, s->len, (char *)values + (size_t)at * spt_dtype_size(dt), &why))
+    if (!decode_slot(s, (char *)values + (size_t)at * spt_dtype_size(dt), &why))
         return spt__err(SPT_EPARSE, "%s: serialized[%lld]: Feature of key \"%s\": %s", fn, (long long)b, key, why);
     return SPT_OK;
 }
@@ -244,57 +350,164 @@ static spt_status finish_strings(spt_tensor *t) {
     return t->dtype == SPT_STRING ? spt__arena_adopt_all(&t->strings, t->values, t->nnz) : SPT_OK;
 }
 
-static spt_status varlen_out(const char *fn, const slot *slots, int64_t K, int64_t kid, int64_t B, bool batched,
-                             const spt_feature *f, spt_tensor **out) {
-    spt_status st = SPT_OK;
-    int64_t total = 0, maxlen = 0, *off = NULL;
-    spt_tensor *t = NULL;
-    off = spt__alloc_array(fn, B + 1, 1, sizeof(int64_t), false, &st);
-    if (!off) return st;
-    for (int64_t b = 0; b < B; b++) {
-        const slot *s = &slots[b * K + kid];
-        SPT__CHECK(type_check(fn, s, b, f->key, f->dtype));
-        int64_t c = s->type ? s->count : 0;
-        off[b] = total;
-        total += c;
-        if (c > maxlen) maxlen = c;
+/* The indices [b, 0] .. [b, c-1] of one Example's list. The output is far larger than the caches and is
+ * not read again here: written with non-temporal stores where the host has them (no read of each line
+ * before it is written), fenced before the threads join. */
+static void fill_pairs(int64_t *ix, int64_t b, int64_t c) {
+#ifdef __SSE2__
+    if (((uintptr_t)ix & 15) == 0) {
+        __m128i v = _mm_set_epi64x(0, b);
+        const __m128i step = _mm_set_epi64x(1, 0);
+        for (int64_t j = 0; j < c; j++) {
+            _mm_stream_si128((__m128i *)(void *)(ix + 2 * j), v);
+            v = _mm_add_epi64(v, step);
+        }
+        return;
     }
-    off[B] = total;
-    const int64_t shape[2] = {B, maxlen}, rank = batched ? 2 : 1;
-    SPT__CHECK(spt__tensor_alloc_uninit(fn, f->dtype, rank, batched ? shape : shape + 1, total, NULL, &t));
-    /* every Example into its own range of the output, in parallel; the first failing one reports */
-    const int nth SPT__OMP_VAR = spt__threads_for(total * 2);
-    int64_t first_bad = INT64_MAX;
-    const size_t es = spt_dtype_size(f->dtype);
-#pragma omp parallel for schedule(static) num_threads(nth) reduction(min : first_bad) if (nth > 1)
-    for (int64_t b = 0; b < B; b++) {
-        const slot *s = &slots[b * K + kid];
-        const int64_t e = off[b], c = off[b + 1] - e;
-        const char *why;
-        if (c && !decode_list(s->type, s->p, s->len, (char *)t->values + (size_t)e * es, &why)) {
-            if (b < first_bad) first_bad = b;
+#endif
+    for (int64_t j = 0; j < c; j++) ix[2 * j] = b, ix[2 * j + 1] = j;
+}
+
+/* ---- VarLenFeatures --------------------------------------------------------------------------------
+ * The batch is cut into chunks of consecutive Examples, taken by the threads as they come free (a thread
+ * the system delays does not hold the others up). The scan of a chunk counts, per VarLenFeature, the
+ * values of its Examples; the outputs are then allocated to their exact size, and the fill of a chunk
+ * decodes its lists straight into their place (after the chunks before it), every VarLenFeature of an
+ * Example at once (the Examples of a batch of Python bytes objects are spread in memory: each is fetched
+ * once per pass). Every value's place follows from the counts alone: the result is the same for any
+ * thread count. */
+
+typedef struct vfeat {
+    int64_t kid; /* its key's slot */
+    int type;    /* the list type its dtype reads */
+    size_t es;   /* the element size */
+    spt_tensor *out;
+} vfeat;
+
+/* One chunk's part of one VarLenFeature. */
+typedef struct vpart {
+    int64_t n, maxlen;         /* values in its chunk, the longest list */
+    int64_t at;                /* where its next value goes in the output */
+    int64_t type_bad, dec_bad; /* the first Example with a list of another type / with malformed values */
+    const char *why;           /* dec_bad's fault */
+} vpart;
+
+/* The chunks: ch Examples each (the last fewer). */
+typedef struct chunks {
+    int64_t B, ch, n;
+} chunks;
+static void chunk_range(const chunks *c, int64_t k, int64_t *lo, int64_t *hi) {
+    *lo = k * c->ch;
+    *hi = c->B - *lo < c->ch ? c->B : *lo + c->ch;
+}
+
+/* Pass 1 over Examples [lo, hi): their slots, and the VarLenFeatures' counts into parts[0..V). */
+static void scan_range(const char *fn, const spt_str *ex, int64_t B, int64_t lo, int64_t hi, const keytab *kt, slot *slots,
+                       const vfeat *vf, int64_t V, vpart *parts, int64_t *first_bad) {
+    const int64_t K = kt->nkeys;
+    for (int64_t b = lo; b < hi; b++) {
+        if (b + SPT__EX_AHEAD < B) prefetch_bytes(&ex[b + SPT__EX_AHEAD]);
+        slot *row = slots + b * K;
+        if (scan_example(fn, b, &ex[b], kt, row) != SPT_OK) {
+            if (b < *first_bad) *first_bad = b;
             continue;
         }
-        if (batched) {
-            int64_t *ix = t->indices + 2 * e;
-            for (int64_t j = 0; j < c; j++) ix[2 * j] = b, ix[2 * j + 1] = j;
-        } else {
-            for (int64_t j = 0; j < c; j++) t->indices[e + j] = j;
+        for (int64_t v = 0; v < V; v++) {
+            const slot *s = &row[vf[v].kid];
+            vpart *p = &parts[v];
+            if (s->type == L_NONE) continue;
+            if (s->type != vf[v].type) { /* an error even when the list is empty */
+                if (b < p->type_bad) p->type_bad = b;
+                continue;
+            }
+            p->n += s->count;
+            if (s->count > p->maxlen) p->maxlen = s->count;
         }
     }
-    if (first_bad != INT64_MAX) { /* again on this thread, for the message */
-        SPT__CHECK(decode_at(fn, first_bad, f->key, &slots[first_bad * K + kid], f->dtype, t->values, off[first_bad]));
-        st = spt__err(SPT_EINTERNAL, "%s: Example %lld failed to decode once only", fn, (long long)first_bad);
-        goto fail;
+}
+
+/* Pass 2 over Examples [lo, hi): every VarLenFeature with an output, decoded and indexed in place. */
+static void fill_range(const slot *slots, int64_t K, int64_t B, int64_t lo, int64_t hi, const vfeat *vf, int64_t V,
+                       vpart *parts, bool batched) {
+    for (int64_t b = lo; b < hi; b++) {
+        const slot *row = slots + b * K;
+        if (b + SPT__EX_AHEAD < B)
+            for (int64_t v = 0; v < V; v++) prefetch_list(&slots[(b + SPT__EX_AHEAD) * K + vf[v].kid]);
+        for (int64_t v = 0; v < V; v++) {
+            const vfeat *f = &vf[v];
+            const slot *s = &row[f->kid];
+            vpart *p = &parts[v];
+            if (!f->out || s->type != f->type || !s->count) continue;
+            const int64_t c = s->count, e = p->at;
+            const char *why = NULL;
+            if (!decode_slot(s, (char *)f->out->values + (size_t)e * f->es, &why) && b < p->dec_bad) p->dec_bad = b, p->why = why;
+            if (batched) fill_pairs(f->out->indices + 2 * e, b, c);
+            else
+                for (int64_t j = 0; j < c; j++) f->out->indices[e + j] = j;
+            p->at = e + c;
+        }
     }
-    SPT__CHECK(finish_strings(t));
-    spt__set_row_major(t, SPT__F_VALID | SPT__F_SORTED | SPT__F_UNIQUE);
-    *out = t;
-    t = NULL;
-fail:
-    spt_tensor_free(t);
-    spt__free(off);
-    return st;
+}
+
+/* The outputs of the VarLenFeatures without a list of another type, allocated to their exact size (vf[v].out,
+ * owned by sparse_out[i]) and filled by pass 2 over the chunks, with up to nth threads. */
+static spt_status varlen_outputs(const char *fn, const spt_feature *features, int64_t nfeatures, const int64_t *vmap,
+                                 const slot *slots, int64_t K, vfeat *vf, vpart *parts, int64_t V, const chunks *cs,
+                                 int nth, bool batched, spt_tensor **sparse_out) {
+    const int64_t B = cs->B;
+    int64_t work = 0;
+    for (int64_t i = 0; i < nfeatures; i++) {
+        if (vmap[i] < 0) continue;
+        const int64_t v = vmap[i];
+        int64_t total = 0, maxlen = 0;
+        bool typed = true;
+        for (int64_t k = 0; k < cs->n; k++) {
+            vpart *p = &parts[k * V + v];
+            p->at = total;
+            total += p->n;
+            if (p->maxlen > maxlen) maxlen = p->maxlen;
+            typed = typed && p->type_bad == INT64_MAX;
+        }
+        if (!typed) continue; /* its error is reported in order */
+        const int64_t shape[2] = {B, maxlen};
+        SPT__TRY(spt__tensor_alloc_uninit(fn, features[i].dtype, batched ? 2 : 1, batched ? shape : shape + 1, total, NULL,
+                                          &sparse_out[i]));
+        vf[v].out = sparse_out[i];
+        work += total;
+    }
+    const int nt SPT__OMP_VAR = work > 0 ? nth : 1;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+#pragma omp for schedule(dynamic, 1) nowait
+        for (int64_t k = 0; k < cs->n; k++) {
+            int64_t lo, hi;
+            chunk_range(cs, k, &lo, &hi);
+            fill_range(slots, K, B, lo, hi, vf, V, parts + k * V, batched);
+        }
+#ifdef __SSE2__
+        _mm_sfence(); /* this thread's streamed indices, before the join */
+#endif
+    }
+    return SPT_OK;
+}
+
+/* The error of VarLenFeature f (v its number) the passes found, as its own pass used to report it: a list of
+ * another type first (the first such Example), then malformed values; else its output finished. */
+static spt_status varlen_done(const char *fn, const slot *slots, int64_t K, const vfeat *vf, const vpart *parts, int64_t V,
+                              int64_t nch, int64_t v, const spt_feature *f) {
+    int64_t tb = INT64_MAX, db = INT64_MAX;
+    const char *why = NULL;
+    for (int64_t k = 0; k < nch; k++) { /* in order: the first chunk with a fault holds the first Example */
+        const vpart *p = &parts[k * V + v];
+        if (p->type_bad < tb) tb = p->type_bad;
+        if (p->dec_bad < db) db = p->dec_bad, why = p->why;
+    }
+    if (tb != INT64_MAX) return type_check(fn, &slots[tb * K + vf[v].kid], tb, f->key, f->dtype);
+    if (db != INT64_MAX)
+        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: Feature of key \"%s\": %s", fn, (long long)db, f->key, why);
+    SPT__TRY(finish_strings(vf[v].out));
+    spt__set_row_major(vf[v].out, SPT__F_VALID | SPT__F_SORTED | SPT__F_UNIQUE);
+    return SPT_OK;
 }
 
 /* The entries of one Example of a SparseFeature sorted by their index tuple (stable). */
@@ -460,6 +673,33 @@ fail:
     return st;
 }
 
+/* The features checked, and the number of keys they want (*nk). */
+static spt_status check_features(const char *fn, const spt_feature *features, int64_t nfeatures, int64_t *nk) {
+    for (int64_t i = 0; i < nfeatures; i++) {
+        const spt_feature *f = &features[i];
+        if ((unsigned)f->kind > SPT_FEATURE_FIXEDLEN)
+            return spt__err(SPT_EINVAL, "%s: features[%lld].kind = %d is not VARLEN, SPARSE or FIXEDLEN", fn, (long long)i, (int)f->kind);
+        if (!f->key) return spt__err(SPT_EINVAL, "%s: features[%lld].key is NULL", fn, (long long)i);
+        if (list_of(f->dtype) < 0)
+            return spt__err(SPT_EDTYPE, "%s: feature \"%s\": dtype %s is not one an Example holds (int64, float32, string)", fn,
+                            f->key, spt_dtype_name(f->dtype) ? spt_dtype_name(f->dtype) : "(invalid)");
+        (*nk)++;
+        if (f->kind == SPT_FEATURE_SPARSE) {
+            if (f->rank < 1 || f->rank > SPT_MAX_RANK - 1 || !f->shape || !f->index_keys)
+                return spt__err(SPT_EINVAL, "%s: SparseFeature \"%s\" needs 1 to %d index keys with their sizes, got %lld", fn,
+                                f->key, SPT_MAX_RANK - 1, (long long)f->rank);
+            for (int64_t j = 0; j < f->rank; j++) {
+                if (!f->index_keys[j]) return spt__err(SPT_EINVAL, "%s: SparseFeature \"%s\": index_keys[%lld] is NULL", fn, f->key, (long long)j);
+                if (f->shape[j] < 0)
+                    return spt__err(SPT_EINVAL, "%s: SparseFeature \"%s\": size[%lld] = %lld is negative", fn, f->key,
+                                    (long long)j, (long long)f->shape[j]);
+            }
+            *nk += f->rank;
+        }
+    }
+    return SPT_OK;
+}
+
 spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *features, int64_t nfeatures,
                              spt_tensor **sparse_out, spt_dense **dense_out) {
     static const char fn[] = "spt_parse_example";
@@ -474,33 +714,14 @@ spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *fea
         return spt__err(SPT_EINVAL, "%s: serialized must be a vector (or a scalar), got rank %lld", fn, (long long)serialized->rank);
     const bool batched = serialized->rank == 1;
     const int64_t B = serialized->size;
-    /* check the features and collect their keys */
     int64_t nk = 0;
-    for (int64_t i = 0; i < nfeatures; i++) {
-        const spt_feature *f = &features[i];
-        if ((unsigned)f->kind > SPT_FEATURE_FIXEDLEN)
-            return spt__err(SPT_EINVAL, "%s: features[%lld].kind = %d is not VARLEN, SPARSE or FIXEDLEN", fn, (long long)i, (int)f->kind);
-        if (!f->key) return spt__err(SPT_EINVAL, "%s: features[%lld].key is NULL", fn, (long long)i);
-        if (list_of(f->dtype) < 0)
-            return spt__err(SPT_EDTYPE, "%s: feature \"%s\": dtype %s is not one an Example holds (int64, float32, string)", fn,
-                            f->key, spt_dtype_name(f->dtype) ? spt_dtype_name(f->dtype) : "(invalid)");
-        nk++;
-        if (f->kind == SPT_FEATURE_SPARSE) {
-            if (f->rank < 1 || f->rank > SPT_MAX_RANK - 1 || !f->shape || !f->index_keys)
-                return spt__err(SPT_EINVAL, "%s: SparseFeature \"%s\" needs 1 to %d index keys with their sizes, got %lld", fn,
-                                f->key, SPT_MAX_RANK - 1, (long long)f->rank);
-            for (int64_t j = 0; j < f->rank; j++) {
-                if (!f->index_keys[j]) return spt__err(SPT_EINVAL, "%s: SparseFeature \"%s\": index_keys[%lld] is NULL", fn, f->key, (long long)j);
-                if (f->shape[j] < 0)
-                    return spt__err(SPT_EINVAL, "%s: SparseFeature \"%s\": size[%lld] = %lld is negative", fn, f->key,
-                                    (long long)j, (long long)f->shape[j]);
-            }
-            nk += f->rank;
-        }
-    }
+    SPT__TRY(check_features(fn, features, nfeatures, &nk));
     keytab kt = {0};
     slot *slots = NULL;
-    int64_t *kid = NULL;
+    int64_t *kid = NULL, *vmap = NULL, V = 0;
+    vfeat *vf = NULL;
+    vpart *parts = NULL;
+    int nth = 1;
     kt.cap = 16;
     while (kt.cap < 2 * nk) kt.cap *= 2;
     kt.key = spt__alloc_array(fn, nk ? nk : 1, 1, sizeof(char *), false, &st);
@@ -515,25 +736,45 @@ spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *fea
             for (int64_t j = 0; j < features[i].rank; j++) kid[q++] = key_add(&kt, features[i].index_keys[j]);
     }
     const int64_t K = kt.nkeys;
-    slots = spt__alloc_array(fn, B ? B : 1, K ? K : 1, sizeof(slot), true, &st);
-    if (!slots) goto fail;
+    slots = spt__alloc_array(fn, B ? B : 1, K ? K : 1, sizeof(slot), false, &st); /* each row cleared by its scan */
+    vmap = slots ? spt__alloc_array(fn, nfeatures ? nfeatures : 1, 1, sizeof(int64_t), false, &st) : NULL;
+    if (!vmap) goto fail;
+    for (int64_t i = 0; i < nfeatures; i++) V += features[i].kind == SPT_FEATURE_VARLEN;
+    vf = spt__alloc_array(fn, V ? V : 1, 1, sizeof(vfeat), false, &st);
+    if (!vf) goto fail;
+    for (int64_t i = 0, q = 0, v = 0; i < nfeatures; i++) {
+        vmap[i] = -1;
+        if (features[i].kind == SPT_FEATURE_VARLEN)
+            vf[v] = (vfeat){kid[q], list_of(features[i].dtype), spt_dtype_size(features[i].dtype), NULL}, vmap[i] = v++;
+        q += 1 + (features[i].kind == SPT_FEATURE_SPARSE ? features[i].rank : 0);
+    }
     const spt_str *ex = serialized->data;
     int64_t bytes = 0;
     for (int64_t b = 0; b < B; b++) bytes += ex[b].len;
-    const int nth SPT__OMP_VAR = spt__threads_for(bytes / 8);
+    nth = spt__threads_for(bytes / 8);
+    chunks cs = {B, B / (8 * (int64_t)nth), 0}; /* about 8 chunks a thread, of 64 to 4096 Examples */
+    cs.ch = cs.ch < 64 ? 64 : cs.ch > 4096 ? 4096 : cs.ch;
+    cs.n = B ? (B - 1) / cs.ch + 1 : 0;
+    parts = spt__alloc_array(fn, cs.n ? cs.n : 1, V ? V : 1, sizeof(vpart), true, &st);
+    if (!parts) goto fail;
+    for (int64_t k = 0; k < cs.n * V; k++) parts[k].type_bad = parts[k].dec_bad = INT64_MAX;
     int64_t first_bad = INT64_MAX;
-#pragma omp parallel for schedule(static) num_threads(nth) reduction(min : first_bad) if (nth > 1)
-    for (int64_t b = 0; b < B; b++)
-        if (scan_example(fn, b, &ex[b], &kt, slots + b * K) != SPT_OK && b < first_bad) first_bad = b;
-    if (first_bad != INT64_MAX) { /* again on this thread, for the message (from a clean row) */
-        memset(slots + first_bad * K, 0, (size_t)K * sizeof(slot));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nth) reduction(min : first_bad) if (nth > 1)
+    for (int64_t k = 0; k < cs.n; k++) {
+        int64_t lo, hi;
+        chunk_range(&cs, k, &lo, &hi);
+        scan_range(fn, ex, B, lo, hi, &kt, slots, vf, V, parts + k * V, &first_bad);
+    }
+    if (first_bad != INT64_MAX) { /* again on this thread, for the message */
         st = scan_example(fn, first_bad, &ex[first_bad], &kt, slots + first_bad * K);
         if (st == SPT_OK) st = spt__err(SPT_EINTERNAL, "%s: Example %lld failed to scan once only", fn, (long long)first_bad);
         goto fail;
     }
+    if (V) SPT__CHECK(varlen_outputs(fn, features, nfeatures, vmap, slots, K, vf, parts, V, &cs, nth, batched, sparse_out));
+    /* the errors in the order of the features */
     for (int64_t i = 0, q = 0; i < nfeatures; i++) {
         const spt_feature *f = &features[i];
-        if (f->kind == SPT_FEATURE_VARLEN) SPT__CHECK(varlen_out(fn, slots, K, kid[q], B, batched, f, &sparse_out[i]));
+        if (f->kind == SPT_FEATURE_VARLEN) SPT__CHECK(varlen_done(fn, slots, K, vf, parts, V, cs.n, vmap[i], f));
         else if (f->kind == SPT_FEATURE_FIXEDLEN) SPT__CHECK(fixed_out(fn, slots, K, kid[q], B, batched, f, &dense_out[i]));
         else SPT__CHECK(sparsefeat_out(fn, slots, K, kid + q, B, batched, f, &sparse_out[i]));
         q += 1 + (f->kind == SPT_FEATURE_SPARSE ? f->rank : 0);
@@ -550,6 +791,9 @@ fail:
     spt__free(kt.tab);
     spt__free(kid);
     spt__free(slots);
+    spt__free(parts);
+    spt__free(vmap);
+    spt__free(vf);
     return st;
 }
 

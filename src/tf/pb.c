@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* pb.c -- the protocol buffer wire format: the field reader that checks every length against what is
- * left of its message, and the growing buffer the writers append to. */
+ * left of its message (its common case inline in tf_internal.h), and the growing buffer the writers
+ * append to. */
 #include "tf/tf_internal.h"
 
-int spt__pb_next(spt__pb *r, spt__pb_field *f, const char **why) {
+/* Every field the inline spt__pb_next leaves (a key or length of more bytes, a fixed or varint value, or
+ * malformed bytes). */
+int spt__pb_next_general(spt__pb *r, spt__pb_field *f, const char **why) {
     if (r->p >= r->end) return 0;
     uint64_t key;
     if (!spt__pb_varint(r, &key)) {
@@ -60,6 +63,7 @@ int spt__pb_next(spt__pb *r, spt__pb_field *f, const char **why) {
         return -1;
     }
 }
+
 
 bool spt__buf_reserve(spt__buf *w, size_t more) {
     if (!w->ok) return false;

@@ -54,8 +54,30 @@ static inline bool spt__pb_varint(spt__pb *r, uint64_t *v) {
     return false;
 }
 /* The next field; 0 at the end of the message, 1 for a field, -1 for malformed bytes (*why names the
- * fault: "truncated varint", "length runs past the end", "bad wire type", "field number 0"). */
-int spt__pb_next(spt__pb *r, spt__pb_field *f, const char **why);
+ * fault: "truncated varint", "length runs past the end", "bad wire type", "field number 0"). Every length
+ * is checked against what is left of the message. */
+int spt__pb_next_general(spt__pb *r, spt__pb_field *f, const char **why);
+static inline int spt__pb_next(spt__pb *r, spt__pb_field *f, const char **why) {
+    if (r->p >= r->end) return 0;
+    { /* the common case first: a length-delimited field of a one-byte key and a length of 1 or 2 bytes that
+       * fits in what is left (anything else, valid or not, takes the general path below) */
+        const unsigned char *p = r->p;
+        const size_t left = (size_t)(r->end - p);
+        if (left >= 3 && p[0] < 0x80 && (p[0] & 7) == SPT__PB_LEN && p[0] >= 8) {
+            size_t n = p[1], h = 2;
+            if (n >= 0x80) n = (n & 0x7f) | (size_t)p[2] << 7, h = 3;
+            if (p[h - 1] < 0x80 && n <= left - h) {
+                f->num = (uint32_t)(p[0] >> 3);
+                f->wire = SPT__PB_LEN;
+                f->data = p + h;
+                f->len = n;
+                r->p = p + h + n;
+                return 1;
+            }
+        }
+    }
+    return spt__pb_next_general(r, f, why);
+}
 
 /* ---- wire format writing (pb.c) ---------------------------------------------------------------- */
 

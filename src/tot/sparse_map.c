@@ -72,14 +72,9 @@ void spt_sparse_map_free(spt_sparse_map *m) {
     spt__free(m);
 }
 
-spt_status spt__sparse_map_build(const char *fn, int64_t NI, int64_t D, int64_t nextra, const int64_t *extra,
-                                 int64_t npairs, const int64_t *ind, const int64_t *dep, spt_sparse_map **out) {
-    spt_status st = SPT_OK;
-    spt_sparse_map *m = NULL;
-    int64_t *perm = NULL, *scratch = NULL;
-    unsigned char *cls = NULL;
-    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
-    *out = NULL;
+/* The arguments of spt__sparse_map_build (out already checked); *n the number of entries to sort. */
+static spt_status build_args(const char *fn, int64_t NI, int64_t D, int64_t nextra, const int64_t *extra,
+                             int64_t npairs, const int64_t *ind, const int64_t *dep, int64_t *n) {
     if (NI < 0 || NI > SPT_MAX_RANK || D < 0 || D > SPT_MAX_RANK)
         return spt__err(SPT_EINVAL, "%s: ind_rank %lld / dep_rank %lld outside [0, %d]", fn, (long long)NI,
                         (long long)D, SPT_MAX_RANK);
@@ -88,84 +83,109 @@ spt_status spt__sparse_map_build(const char *fn, int64_t NI, int64_t D, int64_t 
                         (long long)nextra);
     if ((npairs > 0 && NI > 0 && !ind) || (npairs > 0 && D > 0 && !dep) || (nextra > 0 && NI > 0 && !extra))
         return spt__err(SPT_EINVAL, "%s: an index array is NULL", fn);
-    int64_t n;
     size_t bytes;
-    if (spt__add_i64(npairs, nextra, &n) || spt__bytes3(npairs, NI + D, sizeof(int64_t), &bytes) ||
+    if (spt__add_i64(npairs, nextra, n) || spt__bytes3(npairs, NI + D, sizeof(int64_t), &bytes) ||
         spt__bytes3(nextra, NI, sizeof(int64_t), &bytes))
         return spt__err(SPT_EOVERFLOW, "%s: %lld pairs do not fit in memory sizes", fn, (long long)npairs);
     SPT__TRY(check_rows(fn, "ind", ind, npairs, NI));
     SPT__TRY(check_rows(fn, "dep", dep, npairs, D));
-    SPT__TRY(check_rows(fn, "keys", extra, nextra, NI));
+    return check_rows(fn, "keys", extra, nextra, NI);
+}
 
-    entries e = {NI, D, npairs, ind, dep, extra};
-    perm = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
-    if (!perm) goto fail;
-    for (int64_t i = 0; i < n; i++) perm[i] = i;
+/* *perm: the n entries in entry_cmp's order (the identity when they already are). */
+static spt_status sorted_perm(const char *fn, const entries *e, int64_t n, int64_t **perm) {
+    spt_status st = SPT_OK;
+    int64_t *p = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
+    if (!p) return st;
+    for (int64_t i = 0; i < n; i++) p[i] = i;
     bool sorted = true;
     for (int64_t i = 1; i < n && sorted; i++)
-        if (entry_cmp(&e, i - 1, i) > 0) sorted = false;
+        if (entry_cmp(e, i - 1, i) > 0) sorted = false;
     if (!sorted) {
-        scratch = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
-        if (!scratch) goto fail;
-        merge_sort(&e, perm, scratch, n);
+        int64_t *scratch = spt__alloc_array(fn, n, 1, sizeof(int64_t), false, &st);
+        if (!scratch) {
+            spt__free(p);
+            return st;
+        }
+        merge_sort(e, p, scratch, n);
         spt__free(scratch);
-        scratch = NULL;
     }
-    /* classify each sorted entry once: bit 0 starts a new key, bit 1 is a new (key, dep) pair */
-    if (!(cls = spt__alloc_array(fn, n, 1, 1, false, &st))) goto fail;
-    int64_t nkeys = 0, ndep = 0, maxdom = 0, cur = 0;
+    *perm = p;
+    return SPT_OK;
+}
+
+/* Classify each sorted entry once: bit 0 of cls[i] starts a new key, bit 1 is a new (key, dep) pair;
+ * the counts of keys and of pairs, and the largest domain. */
+static void classify(const entries *e, const int64_t *perm, int64_t n, unsigned char *cls, int64_t *nkeys,
+                     int64_t *ndep, int64_t *maxdom) {
+    const int64_t NI = e->NI, D = e->D;
+    int64_t cur = 0;
+    *nkeys = *ndep = *maxdom = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t p = perm[i];
-        bool newkey = i == 0 || spt__tot_cmp(entry_key(&e, perm[i - 1]), entry_key(&e, p), NI) != 0;
-        bool newpair = p < npairs && (newkey || perm[i - 1] >= npairs ||
-                                      spt__tot_cmp(row_of(dep, perm[i - 1], D), row_of(dep, p, D), D) != 0);
+        bool newkey = i == 0 || spt__tot_cmp(entry_key(e, perm[i - 1]), entry_key(e, p), NI) != 0;
+        bool newpair = p < e->npairs && (newkey || perm[i - 1] >= e->npairs ||
+                                         spt__tot_cmp(row_of(e->dep, perm[i - 1], D), row_of(e->dep, p, D), D) != 0);
         cls[i] = (unsigned char)(newkey | newpair << 1);
         if (newkey) {
-            nkeys++;
+            (*nkeys)++;
             cur = 0;
         }
         if (newpair) {
-            ndep++;
-            if (++cur > maxdom) maxdom = cur;
+            (*ndep)++;
+            if (++cur > *maxdom) *maxdom = cur;
         }
     }
-    m = spt__calloc(1, sizeof *m);
-    if (!m) {
-        st = spt__err(SPT_ENOMEM, "%s: out of memory", fn);
-        goto fail;
-    }
+}
+
+/* A new map of nkeys keys and ndep pairs, its arrays allocated (not filled). */
+static spt_status map_alloc(const char *fn, int64_t NI, int64_t D, int64_t nkeys, int64_t ndep, spt_sparse_map **out) {
+    spt_status st = SPT_OK;
+    int64_t nmodes;
+    if (spt__mul_i64(nkeys, D, &nmodes) || spt__add_i64(nmodes, 1, &nmodes))
+        return spt__err(SPT_EOVERFLOW, "%s: %lld keys of dep_rank %lld overflow", fn, (long long)nkeys, (long long)D);
+    spt_sparse_map *m = spt__calloc(1, sizeof *m);
+    if (!m) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
     m->ind_rank = NI;
     m->dep_rank = D;
     m->nkeys = nkeys;
     m->ndep = ndep;
-    int64_t nmodes;
-    if (spt__mul_i64(nkeys, D, &nmodes) || spt__add_i64(nmodes, 1, &nmodes)) {
-        st = spt__err(SPT_EOVERFLOW, "%s: %lld keys of dep_rank %lld overflow", fn, (long long)nkeys, (long long)D);
-        goto fail;
-    }
     if (!(m->keys = spt__alloc_array(fn, nkeys, NI, sizeof(int64_t), false, &st))) goto fail;
     if (!(m->off = spt__alloc_array(fn, nkeys + 1, 1, sizeof(int64_t), false, &st))) goto fail;
     if (!(m->dep = spt__alloc_array(fn, ndep, D, sizeof(int64_t), false, &st))) goto fail;
     if (!(m->moff = spt__alloc_array(fn, nmodes, 1, sizeof(int64_t), false, &st))) goto fail;
     if (!(m->mvals = spt__alloc_array(fn, ndep, D, sizeof(int64_t), false, &st))) goto fail;
-    if (!(scratch = spt__alloc_array(fn, maxdom, 1, sizeof(int64_t), false, &st))) goto fail;
+    *out = m;
+    return SPT_OK;
+fail:
+    spt_sparse_map_free(m);
+    return st;
+}
+
+/* The keys, offsets and dependent indices of m from the classified sorted entries. */
+static void fill_pairs(spt_sparse_map *m, const entries *e, const int64_t *perm, const unsigned char *cls, int64_t n) {
+    const int64_t NI = e->NI, D = e->D;
     int64_t k = -1, d = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t p = perm[i];
         if (cls[i] & 1) {
             k++;
-            if (NI) memcpy(m->keys + k * NI, entry_key(&e, p), (size_t)NI * sizeof(int64_t));
+            if (NI) memcpy(m->keys + k * NI, entry_key(e, p), (size_t)NI * sizeof(int64_t));
             m->off[k] = d;
         }
         if (cls[i] & 2) {
-            if (D) memcpy(m->dep + d * D, dep + p * D, (size_t)D * sizeof(int64_t));
+            if (D) memcpy(m->dep + d * D, e->dep + p * D, (size_t)D * sizeof(int64_t));
             d++;
         }
     }
-    m->off[nkeys] = d;
-    /* per key and mode: the sorted distinct values */
+    m->off[m->nkeys] = d;
+}
+
+/* Per key and mode: the sorted distinct values (scratch holds the largest domain). */
+static void fill_mode_values(spt_sparse_map *m, int64_t *scratch) {
+    const int64_t D = m->dep_rank, nkeys = m->nkeys;
     int64_t mv = 0;
-    for (k = 0; k < nkeys; k++) {
+    for (int64_t k = 0; k < nkeys; k++) {
         int64_t lo = m->off[k], cnt = m->off[k + 1] - lo;
         for (int64_t j = 0; j < D; j++) {
             m->moff[k * D + j] = mv;
@@ -176,10 +196,31 @@ spt_status spt__sparse_map_build(const char *fn, int64_t NI, int64_t D, int64_t 
         }
     }
     m->moff[nkeys * D] = mv;
-    if (mv > 0 && mv < ndep * D) { /* give back what the distinct values did not need */
+    if (mv > 0 && mv < m->ndep * D) { /* give back what the distinct values did not need */
         int64_t *shrunk = spt__realloc(m->mvals, (size_t)mv * sizeof(int64_t));
         if (shrunk) m->mvals = shrunk;
     }
+}
+
+spt_status spt__sparse_map_build(const char *fn, int64_t NI, int64_t D, int64_t nextra, const int64_t *extra,
+                                 int64_t npairs, const int64_t *ind, const int64_t *dep, spt_sparse_map **out) {
+    spt_status st = SPT_OK;
+    spt_sparse_map *m = NULL;
+    int64_t *perm = NULL, *scratch = NULL;
+    unsigned char *cls = NULL;
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    int64_t n = 0;
+    SPT__TRY(build_args(fn, NI, D, nextra, extra, npairs, ind, dep, &n));
+    entries e = {NI, D, npairs, ind, dep, extra};
+    SPT__CHECK(sorted_perm(fn, &e, n, &perm));
+    if (!(cls = spt__alloc_array(fn, n, 1, 1, false, &st))) goto fail;
+    int64_t nkeys, ndep, maxdom;
+    classify(&e, perm, n, cls, &nkeys, &ndep, &maxdom);
+    SPT__CHECK(map_alloc(fn, NI, D, nkeys, ndep, &m));
+    if (!(scratch = spt__alloc_array(fn, maxdom, 1, sizeof(int64_t), false, &st))) goto fail;
+    fill_pairs(m, &e, perm, cls, n);
+    fill_mode_values(m, scratch);
     spt__free(cls);
     spt__free(scratch);
     spt__free(perm);

@@ -82,6 +82,12 @@ check convert_stdout 'spt convert in/t3.tns'
 check convert_mtx 'spt convert in/m.mtx $T/m.tns && cat $T/m.tns && spt convert in/m.tns -o $T/x.mtx && cat $T/x.mtx'
 check convert_npz 'spt convert in/t3.tns $T/t3.npz && spt convert $T/t3.npz -'
 check convert_scipy 'spt convert --to npz-scipy-csr in/t3.tns $T/x.npz; spt convert --to npz-scipy-csr in/m.tns $T/m.npz && spt convert $T/m.npz'
+check convert_binsparse 'spt convert in/m.tns $T/m.bsp.npz && spt info $T/m.bsp.npz && spt convert --to binsparse-csc in/m.tns $T/c.npz && spt convert $T/c.npz -; spt convert in/t3.tns $T/t3.bsp.npz; spt convert --to binsparse-csr in/t3.tns $T/x.npz'
+# progress: forced into a file (one line per update: done, rate, time left), by default only on a terminal
+# after SPT_PROGRESS_DELAY seconds (a pty here), never with --quiet or in a pipe; rates and times masked
+mask() { sed -e 's/[0-9.]* [kMGT]*B\/s/RATE/; s/[0-9.]* [kMGT ]*entries\/s/RATE/; s/done in [0-9.]* s/done in T s/; s/[0-9]*:[0-9]* left/T left/'; }
+check progress_file 'spt convert --progress in/t3.tns $T/x.tns 2>&1 | mask; spt convert --progress --quiet in/t3.tns $T/y.tns; spt convert in/t3.tns $T/z.tns 2>&1 | wc -c'
+check progress_pty '$PY -c "import os, pty, sys; os.environ[\"SPT_PROGRESS_DELAY\"] = sys.argv[1]; pty.spawn(sys.argv[2:])" 0 "$SPT" convert in/m.tns $T/a.mtx | tr "\r" "\n" | sed "s/\x1b\[K//" | mask; $PY -c "import os, pty, sys; os.environ[\"SPT_PROGRESS_DELAY\"] = sys.argv[1]; pty.spawn(sys.argv[2:])" 1e9 "$SPT" convert in/m.tns $T/b.mtx | wc -c'
 check convert_npy 'spt convert in/d.npy - && spt convert in/m.tns $T/m.npy && spt convert $T/m.npy -'
 check convert_dtype 'spt convert --dtype int8 in/m.tns - && spt convert --dtype int8 in/t3.tns -'
 check convert_format 'spt convert --format tns in/noext -'

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* conf.h -- the conformance runner: JSON cases -> spt calls -> exact comparison.
- * Each tests/conformance/ops_<family>.c exports the handler table of its family (the families of
- * src/ops/ops.def); runner.c checks the tables against the list and dispatches. */
+ * The handlers live in the C tests of their ops (see CONF_HANDLERS below); runner.c checks them against
+ * src/ops/ops.def and dispatches. */
 #ifndef SPT_CONF_H
 #define SPT_CONF_H
 
@@ -42,12 +42,29 @@ typedef struct conf_op {
     conf_op_id op;
 } conf_op;
 
-/* The handler table of each family, in tests/conformance/ops_<family>.c, terminated by {NULL, NULL, 0}
- * (weak: a family without vectors has no file). */
-#define CONF_FAMILIES(X) X(core) X(layout) X(elementwise) X(reduce) X(products) X(features) X(serial) X(grad) X(tot) X(io)
-#define CONF_DECLARE_TABLE(family) extern const conf_op conf_ops_##family[] __attribute__((weak));
-CONF_FAMILIES(CONF_DECLARE_TABLE)
-#undef CONF_DECLARE_TABLE
+/* The handlers of an op live in the op's C test (tests/ops/<family>/test_<op>.c, tests/<family>/...), after
+ * its cmocka tests, in a part compiled only into the conformance runner:
+ *
+ *     #else   (of the #ifndef SPT_CONFORMANCE that opens the file)
+ *     #include "conf.h"
+ *     static conf_result sparse_foo(const conf_case *c) { ... }
+ *     CONF_HANDLERS(test_foo, {"sparse_foo", sparse_foo, CONF_OP(spt_foo)})
+ *     #endif
+ *
+ * CONF_HANDLERS(tag, entries...) registers the file's entries at start-up (a constructor); the runner checks
+ * them against ops.def (each op in a file of its family's test folder, CONF rows and handlers agreeing). */
+typedef struct conf_reg {
+    const conf_op *ops; /* terminated by {NULL, NULL, 0} */
+    const char *file;   /* the test file holding them */
+    struct conf_reg *next;
+} conf_reg;
+void conf_register(conf_reg *r);
+/* The registered handler lists, most recent first. */
+const conf_reg *conf_registered(void);
+#define CONF_HANDLERS(tag, ...)                                                                    \
+    static const conf_op conf_ops_##tag[] = {__VA_ARGS__, {NULL, NULL, CONF_NUM_OPS}};             \
+    static conf_reg conf_reg_##tag = {conf_ops_##tag, __FILE__, NULL};                             \
+    __attribute__((constructor)) static void conf_register_##tag(void) { conf_register(&conf_reg_##tag); }
 
 /* Report a failure of case c (printf format); returns CONF_FAIL. */
 conf_result conf_fail(const conf_case *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -112,5 +129,41 @@ int64_t *conf_ints_new(const conf_case *c, const char *k, long *n);
 int64_t conf_opt_int(const json_t *args, const char *key, int64_t dflt);
 /* Judge st, then compare the sparse result with c->expect; frees out. */
 conf_result conf_finish_sparse(const conf_case *c, spt_status st, spt_tensor *out);
+
+/* ---- what the handlers of several ops of one family share (conf_<family>.c) ---- */
+enum { OP_ADD, OP_MAX, OP_MIN };                  /* conf_binary's op */
+typedef spt_status (*seg_fn)(const spt_dense *, const spt_dense *, const spt_dense *, int64_t, spt_dense **);
+#define MAXN 4096                                 /* the tot handlers' fixed buffers */
+/* elementwise (conf_elementwise.c) */
+conf_result conf_binary(const conf_case *c, int op);
+conf_result conf_cwise(const conf_case *c, int op);
+/* features (conf_features.c) */
+spt_dtype conf_leaf_dtype(const json_t *j);
+void conf_free_cross_inputs(spt_cross_input *in, size_t n);
+spt_status conf_cross_inputs(const json_t *j, spt_cross_input **out, size_t *n);
+conf_result conf_cross_common(const conf_case *c, bool hashed);
+conf_result conf_embedding(const conf_case *c, bool safe);
+/* io (conf_io.c) */
+int conf_hexval(int ch);
+char *conf_bytes_of(const json_t *j, size_t *len);
+spt_read_opts conf_read_opts(const conf_case *c, int64_t *shape);
+/* layout (conf_layout.c) */
+conf_result conf_check_dense_result(const conf_case *c, const spt_dense *d);
+conf_result conf_layout_sparse(const conf_case *c, const json_t *exp, const spt_tensor *t);
+spt_status conf_sparse_list(const json_t *j, spt_tensor ***out, int64_t *n);
+void conf_free_list(spt_tensor **ts, int64_t n);
+/* reduce (conf_reduce.c) */
+conf_result conf_reduce(const conf_case *c, bool max, bool sparse);
+spt_status conf_ivec(const json_t *j, spt_dense **out);
+conf_result conf_segment(const conf_case *c, seg_fn f);
+/* tot (conf_tot.c) */
+int64_t *conf_matrix(const json_t *j, int64_t *rows, int64_t *cols);
+spt_status conf_make_map(const json_t *j, spt_sparse_map **m);
+spt_status conf_expected_status(const char *name);
+conf_result conf_judge_error(const conf_case *c, const char *what, spt_status got, const char *want);
+long conf_rows(const json_t *j, int64_t *rows, long cap, int64_t *rank);
+spt_status conf_build_map(const json_t *j, spt_sparse_map **out);
+long conf_injections(const json_t *j, int64_t *modes, int64_t *values);
+spt_status conf_make_domain(const json_t *j, spt_domain **out);
 
 #endif

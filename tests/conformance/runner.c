@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The family tables, in the order of src/ops/ops.def (NULL: a family without vectors). */
-#define CONF_TABLE(family) {#family, conf_ops_##family},
-static const struct {
-    const char *family;
-    const conf_op *ops;
-} tables[] = {CONF_FAMILIES(CONF_TABLE)};
-#undef CONF_TABLE
+/* The handler lists the C tests registered (CONF_HANDLERS), most recent first. */
+static conf_reg *registered;
+void conf_register(conf_reg *r) {
+    r->next = registered;
+    registered = r;
+}
+const conf_reg *conf_registered(void) { return registered; }
 
 /* Each public function of ops.def: its family, name and whether the list says it has a handler. */
 enum { CONF = 1, FUZZ = 2 }; /* the CHECKS flags of ops.def */
@@ -29,32 +29,49 @@ static const struct {
 #undef SPT_API
 };
 
-/* The tables against the list: every handler in its op's family table, every op the list marks CONF
- * with a handler, no handler for an op the list does not mark. Prints each disagreement; their count. */
+/* The folder a test file of `family` lives in: tests/ops/<family>/ for the op families, tests/<family>/ for
+ * the others (core's sorting functions: tests/sort/). */
+static bool in_family_folder(const char *file, const char *family) {
+    char want[64];
+    snprintf(want, sizeof want, "/%s/", family);
+    if (strstr(file, want)) return true;
+    return !strcmp(family, "core") && strstr(file, "/sort/") != NULL;
+}
+
+/* The registered handlers against the list: every handler in a C test of its op's family, every op the
+ * list marks CONF with a handler, no handler for an op the list does not mark. Prints each disagreement;
+ * their count. */
 static long check_tables(void) {
     long bad = 0;
     bool has[CONF_NUM_OPS] = {false};
-    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
-        for (const conf_op *o = tables[t].ops; o && o->name; o++) {
+    for (const conf_reg *t = registered; t; t = t->next)
+        for (const conf_op *o = t->ops; o->name; o++) {
             has[o->op] = true;
-            if (strcmp(list[o->op].family, tables[t].family)) {
-                fprintf(stderr, "FAIL ops.def: the handler of %s (%s) is in the %s table, not %s's\n", o->name,
-                        list[o->op].name, tables[t].family, list[o->op].family);
+            for (const conf_reg *u = registered; u; u = u->next)
+                for (const conf_op *p = u->ops; p->name; p++)
+                    if (p != o && !strcmp(p->name, o->name) && (u != t || p < o)) {
+                        fprintf(stderr, "FAIL conformance: vectors of %s have handlers in %s and %s\n", o->name, u->file,
+                                t->file);
+                        bad++;
+                    }
+            if (!in_family_folder(t->file, list[o->op].family)) {
+                fprintf(stderr, "FAIL ops.def: the handler of %s (%s) is in %s, not a test of %s\n", o->name,
+                        list[o->op].name, t->file, list[o->op].family);
                 bad++;
             }
         }
     for (int k = 0; k < CONF_NUM_OPS; k++)
         if (list[k].op && list[k].conf != has[k]) {
-            fprintf(stderr, "FAIL ops.def: %s is %s CONF, but the %s table has %s handler for it\n", list[k].name,
-                    list[k].conf ? "marked" : "not marked", list[k].family, has[k] ? "a" : "no");
+            fprintf(stderr, "FAIL ops.def: %s is %s CONF, but %s handler for it is registered\n", list[k].name,
+                    list[k].conf ? "marked" : "not marked", has[k] ? "a" : "no");
             bad++;
         }
     return bad;
 }
 
 static conf_handler find(const char *op) {
-    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
-        for (const conf_op *o = tables[t].ops; o && o->name; o++)
+    for (const conf_reg *t = registered; t; t = t->next)
+        for (const conf_op *o = t->ops; o->name; o++)
             if (!strcmp(o->name, op)) return o->fn;
     return NULL;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_check.c -- spt_validate and spt_indices_valid (the seed's IndicesValid, tf_semantics 1.4). */
+#ifndef SPT_CONFORMANCE
 #include <string.h>
 
 #include "spt_test.h"
@@ -144,3 +145,86 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <stdlib.h>
+
+/* A sparse operand with an "order" argument applied as metadata. */
+static spt_status sparse_with_order(const conf_case *c, spt_tensor **t) {
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, t);
+    if (st != SPT_OK) return st;
+    int64_t order[SPT_MAX_RANK];
+    long n = conf_ints(json_object_get(c->args, "order"), order, SPT_MAX_RANK);
+    if (n >= 0) st = spt_tensor_set_order(*t, order);
+    return st;
+}
+
+static conf_result st_indices_valid(const conf_case *c) {
+    spt_tensor *t;
+    spt_status st = sparse_with_order(c, &t);
+    if (st == SPT_OK) st = spt_indices_valid(t);
+    spt_tensor_free(t);
+    conf_result r = conf_status(c, st);
+    return r == CONF_CONTINUE ? CONF_PASS : r;
+}
+
+static conf_result st_create(const conf_case *c) {
+    json_t *a = c->args;
+    int64_t ishape[8], vshape[8], shape[SPT_MAX_RANK], order[SPT_MAX_RANK];
+    long ir = conf_ints(json_object_get(a, "indices_shape"), ishape, 8);
+    long vr = conf_ints(json_object_get(a, "values_shape"), vshape, 8);
+    long sr = conf_ints(json_object_get(a, "shape"), shape, SPT_MAX_RANK);
+    long orr = conf_ints(json_object_get(a, "order"), order, SPT_MAX_RANK);
+    spt_dtype idt = SPT_INT64;
+    const char *ids = json_string_value(json_object_get(a, "indices_dtype"));
+    if (ids) spt_dtype_from_name(ids, &idt);
+    spt_dense *ix = NULL, *vals = NULL, *sh = NULL, *ord = NULL;
+    spt_tensor *t = NULL;
+    int64_t one = sr, onr = orr;
+    spt_status st = spt_dense_new(idt, ir, ishape, &ix);
+    if (st == SPT_OK) st = spt_dense_new(SPT_STRING, vr, vshape, &vals);
+    if (st == SPT_OK) st = spt_dense_new_from(SPT_INT64, 1, &one, shape, &sh);
+    if (st == SPT_OK && orr >= 0) st = spt_dense_new_from(SPT_INT64, 1, &onr, order, &ord);
+    if (st == SPT_OK) st = spt_tensor_create(ix, vals, sh, ord, &t);
+    spt_tensor_free(t);
+    spt_dense_free(ix);
+    spt_dense_free(vals);
+    spt_dense_free(sh);
+    spt_dense_free(ord);
+    conf_result r = conf_status(c, st);
+    return r == CONF_CONTINUE ? CONF_PASS : r;
+}
+
+static conf_result sparse_tensor_create(const conf_case *c) {
+    spt_tensor *t;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), true, &t);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) {
+        r = CONF_PASS;
+        json_t *res = json_object_get(c->root, "result");
+        json_t *ne = res ? json_object_get(res, "num_elements") : NULL;
+        if (ne && json_integer_value(ne) != spt_tensor_volume(t)) r = conf_fail(c, "volume %lld", (long long)spt_tensor_volume(t));
+    }
+    spt_tensor_free(t);
+    return r;
+}
+
+static conf_result h_set_order(const conf_case *c) {
+    spt_tensor *t = NULL;
+    long n;
+    int64_t *order = conf_ints_new(c, "order", &n);
+    spt_status st = conf_sparse(conf_arg(c, "sp"), false, &t);
+    if (st == SPT_OK) st = spt_tensor_set_order(t, order);
+    conf_result r = conf_judge(c, st);
+    spt_tensor_free(t);
+    free(order);
+    return r == CONF_CONTINUE ? CONF_PASS : r;
+}
+
+CONF_HANDLERS(test_check, {"st_indices_valid", st_indices_valid, CONF_OP(spt_indices_valid)},
+              {"st_create", st_create, CONF_OP(spt_tensor_create)},
+              {"sparse_tensor_create", sparse_tensor_create, CONF_OP(spt_tensor_create)},
+              {"spt_tensor_set_order", h_set_order, CONF_OP(spt_tensor_set_order)})
+#endif

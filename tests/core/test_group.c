@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_group.c -- the seed's group(): runs of equal group-dim values. */
+#ifndef SPT_CONFORMANCE
 #include "spt_test.h"
 
 static const int64_t ix[15] = {0, 0, 0, 3, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2};
@@ -117,3 +118,79 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <stdlib.h>
+
+static conf_result st_group(const conf_case *c) {
+    spt_tensor *t;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    JUDGE(c, st);
+    int64_t order[SPT_MAX_RANK], dims[SPT_MAX_RANK];
+    conf_result r = CONF_PASS;
+    if (conf_ints(json_object_get(c->args, "reorder"), order, SPT_MAX_RANK) >= 0) st = spt_reorder(t, order);
+    long nd = conf_ints(json_object_get(c->args, "group_dims"), dims, SPT_MAX_RANK);
+    spt_group_iter *it = NULL;
+    if (st == SPT_OK) st = spt_group_begin(t, dims, nd, &it);
+    r = conf_status(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *groups = json_object_get(c->expect, "groups");
+        spt_group g;
+        size_t k = 0;
+        r = CONF_PASS;
+        while (r == CONF_PASS && spt_group_next(it, &g)) {
+            json_t *e = json_array_get(groups, k++);
+            if (!e) {
+                r = conf_fail(c, "more groups than expected");
+                break;
+            }
+            int64_t key[SPT_MAX_RANK];
+            long kn = conf_ints(json_object_get(e, "group"), key, SPT_MAX_RANK);
+            for (long i = 0; i < kn; i++)
+                if (key[i] != g.key[i]) r = conf_fail(c, "group %zu key differs", k - 1);
+            spt_tensor *view;
+            if (r == CONF_PASS &&
+                spt_tensor_new(spt_tensor_dtype(t), spt_tensor_rank(t), spt_tensor_shape(t), g.count, g.indices, g.values,
+                               NULL, &view) == SPT_OK) {
+                r = conf_expect_sparse(c, e, view, NULL);
+                spt_tensor_free(view);
+            }
+        }
+        if (r == CONF_PASS && k != json_array_size(groups)) r = conf_fail(c, "%zu groups, expected %zu", k, json_array_size(groups));
+    }
+    spt_group_end(it);
+    spt_tensor_free(t);
+    return r;
+}
+
+static conf_result h_group(const conf_case *c) {
+    spt_tensor *t = NULL;
+    long nr, nd;
+    int64_t *reorder = conf_ints_new(c, "reorder", &nr), *dims = conf_ints_new(c, "group_dims", &nd);
+    spt_group_iter *it = NULL;
+    spt_status st = conf_sparse(conf_arg(c, "sp"), false, &t);
+    if (st == SPT_OK && reorder) st = spt_reorder(t, reorder);
+    if (st == SPT_OK) {
+        json_t *jn = conf_arg(c, "ndims");
+        st = spt_group_begin(t, dims, jn ? (int64_t)json_integer_value(jn) : nd < 0 ? 0 : nd, &it);
+    }
+    conf_result r = conf_judge(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *want = json_object_get(json_object_get(c->root, "result"), "groups");
+        spt_group g;
+        int64_t k = 0;
+        while (spt_group_next(it, &g)) k++;
+        r = want && k != json_integer_value(want) ? conf_fail(c, "%lld groups, expected %lld", (long long)k, (long long)json_integer_value(want)) : CONF_PASS;
+    }
+    spt_group_end(it);
+    spt_tensor_free(t);
+    free(reorder);
+    free(dims);
+    return r;
+}
+
+CONF_HANDLERS(test_group, {"st_group", st_group, CONF_OP(spt_group_begin)},
+              {"spt_group", h_group, CONF_OP(spt_group_begin)})
+#endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_tensor.c -- construction, wrapping, cloning, accessors, shapes, strings. */
+#ifndef SPT_CONFORMANCE
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,3 +215,30 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <stdlib.h>
+
+/* ---- construction from counts (claimed sizes with NULL buffers) ---- */
+
+static conf_result h_tensor_new(const conf_case *c) {
+    long ns, no;
+    int64_t *shape = conf_ints_new(c, "shape", &ns), *order = conf_ints_new(c, "order", &no);
+    spt_dtype dt = conf_dtype(c->args, SPT_FLOAT64);
+    json_t *jr = conf_arg(c, "rank");
+    int64_t rank = jr ? (int64_t)json_integer_value(jr) : ns, nnz = json_integer_value(conf_arg(c, "nnz"));
+    spt_tensor *t = (spt_tensor *)&t;
+    spt_status st = json_is_true(conf_arg(c, "wrap")) ? spt_tensor_wrap(dt, rank, shape, nnz, NULL, NULL, order, NULL, NULL, &t)
+                                                 : spt_tensor_new(dt, rank, shape, nnz, NULL, NULL, order, &t);
+    conf_result r = conf_judge(c, st);
+    if (st != SPT_OK && t != NULL) r = conf_fail(c, "out-parameter not NULL after an error");
+    if (st == SPT_OK) spt_tensor_free(t);
+    free(shape);
+    free(order);
+    return r == CONF_CONTINUE ? CONF_PASS : r;
+}
+
+CONF_HANDLERS(test_tensor, {"spt_tensor_new", h_tensor_new, CONF_OP(spt_tensor_new)})
+#endif

@@ -73,6 +73,26 @@ static spt_status case_write_npy(void *ctx) {
 }
 SWEEP(write_npy, 1)
 
+/* binsparse stores each index once: the first three entries of sw_f64, before its repeated one */
+static spt_status sw_unique(spt_tensor **t) { return spt_tensor_new(SPT_FLOAT64, 2, sw_shape2, 3, sw_ix_unsorted, sw_vals, NULL, t); }
+
+static spt_status write_bsp(const char *file, spt_format f) {
+    spt_tensor *t = NULL;
+    const char *target = path_of(file);
+    remove(target);
+    int before = dir_entries();
+    spt_status st = sw_unique(&t);
+    if (st != SPT_OK) return st;
+    st = spt_write(t, target, f);
+    if (st != SPT_OK && dir_entries() != before) st = SPT_EINTERNAL;
+    spt_tensor_free(t);
+    return st;
+}
+static spt_status case_write_binsparse(void *ctx) { return (void)ctx, write_bsp("w.bsp.npz", SPT_FORMAT_BINSPARSE); }
+SWEEP(write_binsparse, 1)
+static spt_status case_write_binsparse_csc(void *ctx) { return (void)ctx, write_bsp("wc.bsp.npz", SPT_FORMAT_BINSPARSE_CSC); }
+SWEEP(write_binsparse_csc, 1)
+
 /* Readers read files written once (with the plain allocator) by the setup. */
 #define READ_CASE(name, min, call)                                                                 \
     static spt_status case_##name(void *ctx) {                                                     \
@@ -93,6 +113,8 @@ READ_CASE(read_mtx_array, 1, spt_read_mtx(path_of("a.mtx"), NULL, &t))
 READ_CASE(read_npz, 1, spt_read_npz(path_of("r.npz"), NULL, &t))
 READ_CASE(read_npz_csr, 1, spt_read_npz(path_of("r-csr.npz"), NULL, &t))
 READ_CASE(read_auto_npy, 1, spt_read(path_of("r.npy"), SPT_FORMAT_AUTO, NULL, &t))
+READ_CASE(read_binsparse, 1, spt_read(path_of("r.bsp.npz"), SPT_FORMAT_AUTO, NULL, &t))
+READ_CASE(read_binsparse_dcsr, 1, spt_read("tests/io/data/binsparse/dcsr_int64.bsp.npz", SPT_FORMAT_BINSPARSE, NULL, &t))
 
 static const char tns_text[] = "# a comment\n1 1 1 1.5\n3 4 2 -2\n2 2 1 7\n";
 
@@ -152,6 +174,8 @@ static int setup(void **state) {
         return -1;
     spt_dense_free(d);
     spt_tensor_free(t);
+    if (sw_unique(&t) != SPT_OK || spt_write(t, path_of("r.bsp.npz"), SPT_FORMAT_BINSPARSE_CSR) != SPT_OK) return -1;
+    spt_tensor_free(t);
     return 0;
 }
 
@@ -178,7 +202,9 @@ int main(void) {
         cmocka_unit_test(test_read_npz_csr),   cmocka_unit_test(test_write_npz),
         cmocka_unit_test(test_write_npz_coo),  cmocka_unit_test(test_write_npz_csr),
         cmocka_unit_test(test_read_auto_npy),  cmocka_unit_test(test_write_auto_npy),
-        cmocka_unit_test(test_write_spy_png),
+        cmocka_unit_test(test_write_spy_png),  cmocka_unit_test(test_write_binsparse),
+        cmocka_unit_test(test_write_binsparse_csc), cmocka_unit_test(test_read_binsparse),
+        cmocka_unit_test(test_read_binsparse_dcsr),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

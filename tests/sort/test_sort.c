@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_sort.c -- spt_reorder and spt_argsort: seed examples, stability, orders, bounds, big keys. */
+#ifndef SPT_CONFORMANCE
 #include <stdlib.h>
 #include <string.h>
 
@@ -355,3 +356,114 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <stdlib.h>
+
+static conf_result st_dim_comparator_sort(const conf_case *c) {
+    json_t *a = c->args;
+    json_t *sp = json_pack("{s:O,s:[],s:O,s:s}", "indices", json_object_get(a, "indices"), "values", "shape",
+                           json_object_get(a, "shape"), "dtype", "int64");
+    /* values: one per row */
+    json_t *vals = json_object_get(sp, "values");
+    for (size_t i = 0; i < json_array_size(json_object_get(a, "indices")); i++) json_array_append_new(vals, json_integer((json_int_t)i));
+    spt_tensor *t;
+    spt_status st = conf_sparse(sp, false, &t);
+    json_decref(sp);
+    JUDGE(c, st);
+    int64_t order[SPT_MAX_RANK], perm[64];
+    conf_ints(json_object_get(a, "order"), order, SPT_MAX_RANK);
+    st = spt_argsort(t, order, perm);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) {
+        int64_t want[64];
+        long n = conf_ints(json_object_get(c->expect, "permutation"), want, 64);
+        r = CONF_PASS;
+        for (long i = 0; i < n && r == CONF_PASS; i++)
+            if (perm[i] != want[i]) r = conf_fail(c, "perm[%ld] = %lld, expected %lld", i, (long long)perm[i], (long long)want[i]);
+    }
+    spt_tensor_free(t);
+    return r;
+}
+
+static conf_result h_argsort(const conf_case *c) {
+    spt_tensor *t = NULL;
+    long n;
+    int64_t *order = conf_ints_new(c, "order", &n), perm[64];
+    spt_status st = conf_sparse(conf_arg(c, "sp"), false, &t);
+    if (st == SPT_OK && spt_tensor_nnz(t) > 64) st = SPT_EINTERNAL;
+    if (st == SPT_OK) st = spt_argsort(t, order, perm);
+    conf_result r = conf_judge(c, st);
+    if (r == CONF_CONTINUE) {
+        int64_t want[64];
+        long m = conf_ints(json_object_get(json_object_get(c->root, "result"), "permutation"), want, 64);
+        r = CONF_PASS;
+        for (long i = 0; i < m && r == CONF_PASS; i++)
+            if (perm[i] != want[i]) r = conf_fail(c, "perm[%ld] = %lld, expected %lld", i, (long long)perm[i], (long long)want[i]);
+    }
+    spt_tensor_free(t);
+    free(order);
+    return r;
+}
+
+static conf_result st_reorder(const conf_case *c) {
+    spt_tensor *t;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    JUDGE(c, st);
+    int64_t order[SPT_MAX_RANK];
+    conf_ints(json_object_get(c->args, "order"), order, SPT_MAX_RANK);
+    st = spt_reorder(t, order);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) {
+        r = conf_expect_sparse(c, c->expect, t, NULL);
+        if (r == CONF_PASS && json_is_true(json_object_get(c->expect, "indices_valid")) && spt_indices_valid(t) != SPT_OK)
+            r = conf_fail(c, "IndicesValid failed after reorder: %s", spt_last_error());
+    }
+    spt_tensor_free(t);
+    return r;
+}
+
+static conf_result sparse_reorder(const conf_case *c) {
+    spt_tensor *t;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    if (st == SPT_OK) st = spt_reorder(t, NULL);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *exp = c->bad_input ? json_object_get(c->root, "result") : c->expect;
+        r = exp ? conf_expect_sparse(c, exp, t, NULL) : CONF_PASS;
+        int64_t dims[2];
+        if (r == CONF_PASS && exp && conf_ints(json_object_get(exp, "indices_dims"), dims, 2) == 2 &&
+            (dims[0] != spt_tensor_nnz(t) || dims[1] != spt_tensor_rank(t)))
+            r = conf_fail(c, "indices dims differ");
+    }
+    spt_tensor_free(t);
+    return r;
+}
+
+/* ---- order, reorder, argsort, group ---- */
+
+static conf_result h_reorder(const conf_case *c) {
+    spt_tensor *t = NULL;
+    long n;
+    int64_t *order = conf_ints_new(c, "order", &n);
+    spt_status st = conf_sparse(conf_arg(c, "sp"), false, &t);
+    if (st == SPT_OK) st = spt_reorder(t, order);
+    conf_result r = conf_judge(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *res = json_object_get(c->root, "result");
+        r = res ? conf_expect_sparse(c, res, t, NULL) : CONF_PASS;
+        if (r == CONF_PASS && !spt_tensor_known_sorted(t)) r = conf_fail(c, "not flagged sorted after reorder");
+    }
+    spt_tensor_free(t);
+    free(order);
+    return r;
+}
+
+CONF_HANDLERS(test_sort, {"st_dim_comparator_sort", st_dim_comparator_sort, CONF_OP(spt_argsort)},
+              {"st_reorder", st_reorder, CONF_OP(spt_reorder)},
+              {"sparse_reorder", sparse_reorder, CONF_OP(spt_reorder)},
+              {"spt_reorder", h_reorder, CONF_OP(spt_reorder)},
+              {"spt_argsort", h_argsort, CONF_OP(spt_argsort)})
+#endif

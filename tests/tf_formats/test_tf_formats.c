@@ -678,6 +678,245 @@ static void test_every_damage_of_an_example(void **state) {
     free_all(recs, 3);
 }
 
+/* ---- the fast paths of the decoder: every varint length, list lengths around the 64-byte blocks, any
+ * thread count ---------------------------------------------------------------------------------- */
+
+static uint64_t rng_next(uint64_t *s) {
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s ^ (*s >> 29);
+}
+
+/* A value whose varint takes 1 + (k % 10) bytes (k 9: negative, 10 bytes), the extremes now and then. */
+static int64_t varint_value(uint64_t *s, int k) {
+    uint64_t r = rng_next(s);
+    switch (r % 23) {
+    case 0: return 0;
+    case 1: return INT64_MAX;
+    case 2: return INT64_MIN;
+    case 3: return -1;
+    default: break;
+    }
+    int bytes = 1 + k % 10;
+    if (bytes == 10) return (int64_t)(r | (UINT64_C(1) << 63));
+    int bits = 7 * bytes; /* at most 63 */
+    uint64_t top = UINT64_C(1) << (bits - 1);
+    return (int64_t)((r & (top - 1)) | top); /* exactly `bits` bits: exactly `bytes` bytes */
+}
+
+typedef struct {
+    int64_t B, total[3], longest[3];
+    int64_t *ids, *idn; /* all ids, per Example counts */
+    float *w;
+    int64_t *wn;
+} corpus;
+
+/* B Examples: "ids" (int64, 0..200 values of every varint length, sometimes absent), "w" (float, sometimes
+ * absent), "s" (bytes, a few); the expected values kept in Example order. */
+static spt_dense *make_corpus(corpus *c, int64_t B, uint64_t seed) {
+    spt_dense *d;
+    ASSERT_OK(spt_dense_new(SPT_STRING, 1, &B, &d));
+    memset(c, 0, sizeof *c);
+    c->B = B;
+    c->ids = malloc((size_t)B * 201 * sizeof(int64_t));
+    c->w = malloc((size_t)B * 201 * sizeof(float));
+    c->idn = calloc((size_t)B, sizeof(int64_t));
+    c->wn = calloc((size_t)B, sizeof(int64_t));
+    uint64_t s = seed;
+    for (int64_t b = 0; b < B; b++) {
+        spt_example_feature f[3];
+        int nf = 0;
+        const int64_t n = (int64_t)(rng_next(&s) % 201), m = (int64_t)(rng_next(&s) % 40);
+        int64_t *ids = c->ids + c->total[0];
+        float *w = c->w + c->total[1];
+        const int mix = (int)(rng_next(&s) % 11); /* one length for the whole list, or (10) any */
+        for (int64_t i = 0; i < n; i++) ids[i] = varint_value(&s, mix == 10 ? (int)(rng_next(&s) % 10) : mix);
+        for (int64_t i = 0; i < m; i++) w[i] = (float)(int64_t)(rng_next(&s) % 2001 - 1000) / 8.0f;
+        spt_str strs[2] = {{"a\0b", 3}, {"", 0}};
+        if (b % 7 != 3) f[nf++] = (spt_example_feature){"ids", SPT_INT64, n, ids}, c->idn[b] = n;
+        if (b % 5 != 1) f[nf++] = (spt_example_feature){"w", SPT_FLOAT32, m, w}, c->wn[b] = m;
+        if (b % 3 == 0) f[nf++] = (spt_example_feature){"s", SPT_STRING, 2, strs};
+        c->total[0] += c->idn[b], c->total[1] += c->wn[b], c->total[2] += b % 3 == 0 ? 2 : 0;
+        if (c->idn[b] > c->longest[0]) c->longest[0] = c->idn[b];
+        if (c->wn[b] > c->longest[1]) c->longest[1] = c->wn[b];
+        if (b % 3 == 0) c->longest[2] = 2;
+        void *buf;
+        size_t len;
+        ASSERT_OK(spt_encode_example(f, nf, &buf, &len));
+        ASSERT_OK(spt_dense_set_string(d, b, buf, (int64_t)len));
+        spt_bytes_free(buf);
+    }
+    return d;
+}
+static void free_corpus(corpus *c) {
+    free(c->ids), free(c->w), free(c->idn), free(c->wn);
+}
+
+static const spt_feature *corpus_features(void) {
+    static const spt_feature f[3] = {{.kind = SPT_FEATURE_VARLEN, .key = "ids", .dtype = SPT_INT64},
+                                     {.kind = SPT_FEATURE_VARLEN, .key = "w", .dtype = SPT_FLOAT32},
+                                     {.kind = SPT_FEATURE_VARLEN, .key = "s", .dtype = SPT_STRING}};
+    return f;
+}
+
+static void same_tensor(const spt_tensor *a, const spt_tensor *b) {
+    assert_int_equal(spt_tensor_nnz(a), spt_tensor_nnz(b));
+    assert_int_equal(spt_tensor_rank(a), spt_tensor_rank(b));
+    assert_memory_equal(spt_tensor_shape(a), spt_tensor_shape(b), (size_t)spt_tensor_rank(a) * 8);
+    const int64_t n = spt_tensor_nnz(a);
+    if (!n) return;
+    assert_memory_equal(spt_tensor_indices(a), spt_tensor_indices(b), (size_t)(n * spt_tensor_rank(a)) * 8);
+    if (spt_tensor_dtype(a) == SPT_STRING) {
+        const spt_str *x = spt_tensor_values(a), *y = spt_tensor_values(b);
+        for (int64_t i = 0; i < n; i++) {
+            assert_int_equal(x[i].len, y[i].len);
+            if (x[i].len) assert_memory_equal(x[i].data, y[i].data, (size_t)x[i].len);
+        }
+    } else {
+        assert_memory_equal(spt_tensor_values(a), spt_tensor_values(b), (size_t)n * spt_dtype_size(spt_tensor_dtype(a)));
+    }
+}
+
+static void test_parse_example_varints_and_thread_counts(void **state) {
+    (void)state;
+    corpus c;
+    spt_dense *d = make_corpus(&c, 3000, 20261129);
+    spt_tensor *ref[3], *sp[3];
+    spt_dense *dn[3];
+    spt_set_num_threads(1);
+    ASSERT_OK(spt_parse_example(d, corpus_features(), 3, ref, dn));
+    /* the values, exactly as encoded; indices [b, j]; dense_shape [B, longest] */
+    const int64_t *ix = spt_tensor_indices(ref[0]);
+    assert_int_equal(spt_tensor_nnz(ref[0]), c.total[0]);
+    assert_memory_equal(spt_tensor_values(ref[0]), c.ids, (size_t)c.total[0] * 8);
+    assert_memory_equal(spt_tensor_values(ref[1]), c.w, (size_t)c.total[1] * 4);
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(spt_tensor_shape(ref[k])[0], c.B);
+        assert_int_equal(spt_tensor_shape(ref[k])[1], c.longest[k]);
+        assert_int_equal(spt_tensor_nnz(ref[k]), c.total[k]);
+    }
+    for (int64_t b = 0, e = 0; b < c.B; b++)
+        for (int64_t j = 0; j < c.idn[b]; j++, e++) {
+            assert_int_equal(ix[2 * e], b);
+            assert_int_equal(ix[2 * e + 1], j);
+        }
+    /* the same bytes for any thread count */
+    for (int th = 2; th <= 4; th++) {
+        spt_set_num_threads(th);
+        ASSERT_OK(spt_parse_example(d, corpus_features(), 3, sp, dn));
+        for (int k = 0; k < 3; k++) {
+            same_tensor(ref[k], sp[k]);
+            spt_tensor_free(sp[k]);
+        }
+    }
+    spt_set_num_threads(0);
+    for (int k = 0; k < 3; k++) spt_tensor_free(ref[k]);
+    spt_dense_free(d);
+    free_corpus(&c);
+}
+
+/* tag + length + bytes */
+static size_t put_len_field(unsigned char *o, int field, const void *p, size_t n) {
+    size_t k = 0;
+    o[k++] = (unsigned char)(field << 3 | 2);
+    for (size_t v = n; ; v >>= 7) {
+        o[k++] = (unsigned char)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+        if (v < 0x80) break;
+    }
+    memmove(o + k, p, n);
+    return k + n;
+}
+
+/* An Example {"ids": int64_list {packed payload}}. */
+static spt_dense *example_with_payload(const unsigned char *payload, size_t n) {
+    static unsigned char a[1024], b[1024];
+    size_t k = put_len_field(a, 1, payload, n);     /* Int64List.value, packed */
+    k = put_len_field(b, 3, a, k);                  /* Feature.int64_list */
+    size_t e = put_len_field(a, 1, "ids", 3);       /* entry.key */
+    e += put_len_field(a + e, 2, b, k);             /* entry.value */
+    k = put_len_field(b, 1, a, e);                  /* Features.feature */
+    k = put_len_field(a, 1, b, k);                  /* Example.features */
+    spt_str one = {(const char *)a, (int64_t)k};
+    spt_dense *d;
+    ASSERT_OK(spt_dense_new_from(SPT_STRING, 1, (int64_t[]){1}, &one, &d));
+    return d;
+}
+
+static void test_packed_varint_too_long_anywhere(void **state) {
+    (void)state;
+    const spt_feature f = {.kind = SPT_FEATURE_VARLEN, .key = "ids", .dtype = SPT_INT64};
+    unsigned char pay[300];
+    for (size_t at = 0; at < 200; at += 7) {
+        for (size_t len = 10; len <= 12; len++) { /* a varint of len bytes at byte `at`, ones around it */
+            size_t n = 0;
+            for (size_t i = 0; i < at; i++) pay[n++] = 1;
+            for (size_t i = 0; i + 1 < len; i++) pay[n++] = 0xff;
+            pay[n++] = len == 10 ? 0x02 : 0x01; /* 10 bytes with a tenth above 1, or 11-12 bytes */
+            for (size_t i = 0; i < 70; i++) pay[n++] = 1;
+            spt_dense *d = example_with_payload(pay, n);
+            spt_tensor *sp = (spt_tensor *)1;
+            spt_dense *dn = (spt_dense *)1;
+            ASSERT_ST(SPT_EPARSE, spt_parse_example(d, &f, 1, &sp, &dn));
+            assert_null(sp);
+            assert_null(dn);
+            assert_non_null(strstr(spt_last_error(), "serialized[0]: Feature of key \"ids\": malformed varint in a packed int64 list"));
+            spt_dense_free(d);
+            if (len == 10) { /* and the longest valid form: nine 0x80 then 0x01 (INT64_MIN) */
+                for (size_t i = 0; i < 9; i++) pay[at + i] = 0x80;
+                pay[at + 9] = 0x01;
+                d = example_with_payload(pay, n);
+                ASSERT_OK(spt_parse_example(d, &f, 1, &sp, &dn));
+                const int64_t *v = spt_tensor_values(sp);
+                assert_int_equal(spt_tensor_nnz(sp), (int64_t)(at + 71));
+                assert_int_equal(v[at], INT64_MIN);
+                for (int64_t i = 0; i < spt_tensor_nnz(sp); i++)
+                    if ((size_t)i != at) assert_int_equal(v[i], 1);
+                spt_tensor_free(sp);
+                spt_dense_free(d);
+            }
+        }
+    }
+}
+
+/* Errors come in the order of the features, then of the Examples, whatever the thread count: a malformed
+ * list of the first feature before a list of another type of the second, even in a later Example. */
+static void test_error_order_any_thread_count(void **state) {
+    (void)state;
+    corpus c;
+    spt_dense *d = make_corpus(&c, 3000, 7);
+    unsigned char pay[40];
+    for (int i = 0; i < 11; i++) pay[i] = 0xff;
+    pay[11] = 0x01; /* a 12-byte varint */
+    spt_dense *bad = example_with_payload(pay, 12);
+    const spt_str *bs = spt_dense_data(bad);
+    ASSERT_OK(spt_dense_set_string(d, 2500, bs->data, bs->len));
+    ASSERT_OK(spt_dense_set_string(d, 2700, bs->data, bs->len));
+    int64_t one = 7;
+    spt_example_feature wf = {"w", SPT_INT64, 1, &one};
+    void *buf;
+    size_t len;
+    ASSERT_OK(spt_encode_example(&wf, 1, &buf, &len));
+    ASSERT_OK(spt_dense_set_string(d, 2100, buf, (int64_t)len));
+    ASSERT_OK(spt_dense_set_string(d, 2900, buf, (int64_t)len));
+    spt_bytes_free(buf);
+    const spt_feature *f = corpus_features();
+    spt_feature rev[2] = {f[1], f[0]};
+    for (int th = 1; th <= 4; th++) {
+        spt_set_num_threads(th);
+        spt_tensor *sp[3];
+        spt_dense *dn[3];
+        ASSERT_ST(SPT_EPARSE, spt_parse_example(d, f, 3, sp, dn));
+        assert_non_null(strstr(spt_last_error(), "serialized[2500]: Feature of key \"ids\": malformed varint"));
+        for (int k = 0; k < 3; k++) assert_true(!sp[k] && !dn[k]);
+        ASSERT_ST(SPT_EINVAL, spt_parse_example(d, rev, 2, sp, dn));
+        assert_non_null(strstr(spt_last_error(), "Key: w, Index: 2100.  Data types don't match. Expected type: float, Actual type: int64"));
+        for (int k = 0; k < 2; k++) assert_true(!sp[k] && !dn[k]);
+    }
+    spt_set_num_threads(0);
+    spt_dense_free(bad);
+    spt_dense_free(d);
+    free_corpus(&c);
+}
+
 /* ---- allocation-failure sweeps ---------------------------------------------------------------- */
 
 typedef struct {
@@ -747,6 +986,9 @@ int main(void) {
         cmocka_unit_test(test_parse_example_matches_tensorflow),
         cmocka_unit_test(test_encode_round_trip),
         cmocka_unit_test(test_every_damage_of_an_example),
+        cmocka_unit_test(test_parse_example_varints_and_thread_counts),
+        cmocka_unit_test(test_packed_varint_too_long_anywhere),
+        cmocka_unit_test(test_error_order_any_thread_count),
         cmocka_unit_test(test_allocation_sweeps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

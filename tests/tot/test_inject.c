@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_inject.c -- spt_inject_index, spt_uninject_index, spt_domain_inject. */
+#ifndef SPT_CONFORMANCE
 #include "tot_ref.h"
 
 static void test_inject_index(void **state) {
@@ -135,3 +136,92 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <stdlib.h>
+#include <string.h>
+
+static conf_result h_inject_index(const conf_case *c) {
+    long nr, nm, nv;
+    int64_t *index = conf_ints_new(c, "index", &nr), *modes = conf_ints_new(c, "modes", &nm), *vals = conf_ints_new(c, "values", &nv), out[2 * SPT_MAX_RANK + 2];
+    json_t *jr = conf_arg(c, "rank"), *jn = conf_arg(c, "ninj");
+    int64_t rank = jr ? (int64_t)json_integer_value(jr) : nr, ninj = jn ? (int64_t)json_integer_value(jn) : nm;
+    spt_status st;
+    if (json_is_true(conf_arg(c, "uninject"))) st = spt_uninject_index(rank, index, ninj, modes, out);
+    else st = spt_inject_index(rank, index, ninj, modes, vals, out);
+    conf_result r = conf_judge(c, st);
+    if (r == CONF_CONTINUE) {
+        int64_t want[2 * SPT_MAX_RANK];
+        long m = conf_ints(json_object_get(json_object_get(c->root, "result"), "index"), want, 2 * SPT_MAX_RANK);
+        r = CONF_PASS;
+        for (long i = 0; i < m && r == CONF_PASS; i++)
+            if (out[i] != want[i]) r = conf_fail(c, "out[%ld] = %lld, expected %lld", i, (long long)out[i], (long long)want[i]);
+    }
+    free(index);
+    free(modes);
+    free(vals);
+    return r;
+}
+
+/* Compare a domain with a list of indices (as a set). */
+static bool domain_equals(const spt_domain *d, const json_t *j) {
+    spt_domain *e;
+    if (conf_make_domain(j, &e) != SPT_OK) return false;
+    bool eq = spt_domain_size(d) == spt_domain_size(e) && spt_domain_rank(d) == spt_domain_rank(e) &&
+              (spt_domain_size(d) * spt_domain_rank(d) == 0 ||
+               !memcmp(spt_domain_indices(d), spt_domain_indices(e),
+                       (size_t)(spt_domain_size(d) * spt_domain_rank(d)) * sizeof(int64_t)));
+    spt_domain_free(e);
+    return eq;
+}
+
+static conf_result domain_inject_case(const conf_case *c) {
+    json_t *cases = json_object_get(c->root, "cases");
+    for (size_t i = 0; i < json_array_size(cases); i++) {
+        json_t *x = json_array_get(cases, i);
+        int64_t modes[SPT_MAX_RANK], values[SPT_MAX_RANK];
+        long ninj = conf_injections(json_object_get(x, "injections"), modes, values);
+        spt_domain *d = NULL, *r = NULL;
+        if (conf_make_domain(json_object_get(x, "domain"), &d) != SPT_OK) return conf_fail(c, "case %zu: bad domain", i);
+        spt_status st = spt_domain_inject(d, ninj, modes, values, &r);
+        const char *want = json_string_value(json_object_get(x, "expect_error"));
+        conf_result res = CONF_PASS;
+        if (want) res = conf_judge_error(c, "domain_inject", st, want);
+        else if (st != SPT_OK) res = conf_fail(c, "case %zu: %s", i, spt_last_error());
+        else if (!domain_equals(r, json_object_get(x, "expected"))) res = conf_fail(c, "case %zu: result differs", i);
+        spt_domain_free(d);
+        spt_domain_free(r);
+        if (res != CONF_PASS) return res;
+    }
+    return CONF_PASS;
+}
+
+static conf_result uninject_case(const conf_case *c) {
+    json_t *cases = json_object_get(c->root, "cases");
+    for (size_t i = 0; i < json_array_size(cases); i++) {
+        json_t *x = json_array_get(cases, i);
+        int64_t modes[SPT_MAX_RANK], values[SPT_MAX_RANK], ix[SPT_MAX_RANK], out[SPT_MAX_RANK], want[SPT_MAX_RANK];
+        long ninj = conf_injections(json_object_get(x, "injections"), modes, values);
+        long r = conf_ints(json_object_get(x, "index"), ix, SPT_MAX_RANK);
+        spt_status st = spt_uninject_index(r, ix, ninj, modes, out);
+        const char *werr = json_string_value(json_object_get(x, "expect_error"));
+        if (werr) {
+            conf_result res = conf_judge_error(c, "uninject", st, werr);
+            if (res != CONF_PASS) return res;
+            continue;
+        }
+        if (st != SPT_OK) return conf_fail(c, "case %zu: %s", i, spt_last_error());
+        long n = conf_ints(json_object_get(x, "expected"), want, SPT_MAX_RANK);
+        if (n != r - ninj) return conf_fail(c, "case %zu: result rank %ld, expected %ld", i, r - ninj, n);
+        for (long k = 0; k < n; k++)
+            if (out[k] != want[k]) return conf_fail(c, "case %zu: component %ld differs", i, k);
+    }
+    return CONF_PASS;
+}
+
+CONF_HANDLERS(test_inject, {"spt_inject_index", h_inject_index, CONF_OP(spt_inject_index)},
+              {"domain_inject", domain_inject_case, CONF_OP(spt_domain_inject)},
+              {"uninject", uninject_case, CONF_OP(spt_uninject_index)})
+#endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_reduce_tot.c -- spt_reduce_tot_sum: the upstream example, reduce(sparsify(T)) against a dense
  * reference, random ToTs against a naive sum, integer wrap, errors, allocation failures. */
+#ifndef SPT_CONFORMANCE
 #include "tot_ref.h"
 
 static void test_upstream_vov_to_vector(void **state) {
@@ -233,3 +234,66 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <stdlib.h>
+#include <string.h>
+
+static conf_result reduce_case(const conf_case *c) {
+    json_t *root = c->root, *jt = json_object_get(root, "tot");
+    static int64_t outer[MAXN], ishape[MAXN];
+    static double vals[MAXN];
+    int64_t oshape[SPT_MAX_RANK] = {0}, shape[SPT_MAX_RANK];
+    int64_t orank = 0, irank = 0, nv = 0;
+    size_t n = json_array_size(jt);
+    for (size_t e = 0; e < n; e++) {
+        json_t *x = json_array_get(jt, e);
+        orank = conf_ints(json_object_get(x, "outer"), outer + e * (size_t)orank, SPT_MAX_RANK);
+        irank = conf_ints(json_object_get(x, "inner_shape"), ishape + e * (size_t)irank, SPT_MAX_RANK);
+        json_t *jv = json_object_get(x, "values");
+        for (size_t k = 0; k < json_array_size(jv); k++) vals[nv++] = json_number_value(json_array_get(jv, k));
+    }
+    spt_sparse_map *sm = NULL;
+    spt_tot *t = NULL;
+    spt_dense *A = NULL;
+    conf_result res = CONF_PASS;
+    if (conf_build_map(json_object_get(root, "sparse_map"), &sm) != SPT_OK) return conf_fail(c, "bad map");
+    /* the vectors give no outer shape: use the bounding box of the ToT entries and the keys */
+    for (size_t e = 0; e < n; e++)
+        for (int64_t k = 0; k < orank; k++)
+            if (outer[e * (size_t)orank + (size_t)k] + 1 > oshape[k]) oshape[k] = outer[e * (size_t)orank + (size_t)k] + 1;
+    for (int64_t i = 0; i < spt_sparse_map_nkeys(sm); i++)
+        for (int64_t k = 0; k < orank; k++)
+            if (spt_sparse_map_key(sm, i)[k] + 1 > oshape[k]) oshape[k] = spt_sparse_map_key(sm, i)[k] + 1;
+    long rank = conf_ints(json_object_get(root, "output_shape"), shape, SPT_MAX_RANK);
+    spt_status st = spt_tot_new(SPT_FLOAT64, orank, oshape, irank, (int64_t)n, outer, ishape, vals, &t);
+    if (st == SPT_OK) st = spt_reduce_tot_sum(t, sm, rank, shape, &A);
+    if (st != SPT_OK) {
+        res = conf_fail(c, "expected success, got %s: %s", spt_status_name(st), spt_last_error());
+    } else {
+        json_t *exp = json_object_get(root, "expected");
+        int64_t es[SPT_MAX_RANK];
+        long er = conf_ints(json_object_get(exp, "shape"), es, SPT_MAX_RANK);
+        json_t *ev = json_object_get(exp, "values");
+        if (er != spt_dense_rank(A) || (int64_t)json_array_size(ev) != spt_dense_size(A)) {
+            res = conf_fail(c, "result shape differs");
+        } else {
+            for (long k = 0; k < er; k++)
+                if (es[k] != spt_dense_shape(A)[k]) res = conf_fail(c, "result dim %ld differs", k);
+            const double *d = spt_dense_data(A);
+            for (int64_t k = 0; k < spt_dense_size(A) && res == CONF_PASS; k++)
+                if (d[k] != json_number_value(json_array_get(ev, (size_t)k)))
+                    res = conf_fail(c, "result[%lld] = %g, expected %g", (long long)k, d[k],
+                                    json_number_value(json_array_get(ev, (size_t)k)));
+        }
+    }
+    spt_dense_free(A);
+    spt_tot_free(t);
+    spt_sparse_map_free(sm);
+    return res;
+}
+
+CONF_HANDLERS(test_reduce_tot, {"reduce_tot_sum", reduce_case, CONF_OP(spt_reduce_tot_sum)})
+#endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_sparse_map.c -- spt_sparse_map: construction from unordered pairs with duplicates, queries,
  * keys with empty domains, errors, allocation failures, random cases against a naive reference. */
+#ifndef SPT_CONFORMANCE
 #include "tot_ref.h"
 
 static void test_build_and_query(void **state) {
@@ -190,3 +191,27 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <stdlib.h>
+#include <string.h>
+
+static conf_result h_sparse_map_new(const conf_case *c) {
+    spt_sparse_map *m = NULL;
+    spt_status st = conf_make_map(conf_arg(c, "map"), &m);
+    conf_result r = conf_judge(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *res = json_object_get(c->root, "result");
+        json_t *nk = json_object_get(res, "nkeys"), *sz = json_object_get(res, "size");
+        r = CONF_PASS;
+        if (nk && spt_sparse_map_nkeys(m) != json_integer_value(nk)) r = conf_fail(c, "nkeys %lld", (long long)spt_sparse_map_nkeys(m));
+        if (sz && spt_sparse_map_size(m) != json_integer_value(sz)) r = conf_fail(c, "size %lld", (long long)spt_sparse_map_size(m));
+    }
+    spt_sparse_map_free(m);
+    return r;
+}
+
+CONF_HANDLERS(test_sparse_map, {"spt_sparse_map_new", h_sparse_map_new, CONF_OP(spt_sparse_map_new)})
+#endif

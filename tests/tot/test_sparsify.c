@@ -2,6 +2,7 @@
 /* test_sparsify.c -- spt_sparsify_dense / spt_sparsify (+ _block): the seed's examples, dense vs sparse
  * input equality on random cases (checked against a naive reference), outer blocks, thread counts,
  * dtypes, N = 0 and zero dims, errors, allocation failures. */
+#ifndef SPT_CONFORMANCE
 #include <complex.h>
 
 #include "tot_ref.h"
@@ -666,3 +667,150 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <stdlib.h>
+#include <string.h>
+
+static conf_result h_sparsify(const conf_case *c) {
+    spt_sparse_map *m = NULL;
+    spt_tensor *T = NULL;
+    spt_tot *tot = NULL;
+    long ni, no;
+    int64_t *i2m = conf_ints_new(c, "ind2mode", &ni), *osh = conf_ints_new(c, "outer_shape", &no);
+    spt_status st = conf_make_map(conf_arg(c, "map"), &m);
+    if (st == SPT_OK) st = conf_sparse(conf_arg(c, "T"), false, &T);
+    if (st == SPT_OK) {
+        json_t *jn = conf_arg(c, "nmap");
+        int64_t nmap = jn ? (int64_t)json_integer_value(jn) : ni / 2;
+        if (json_is_true(conf_arg(c, "dense"))) {
+            spt_dense *D = NULL;
+            st = spt_to_dense(T, NULL, false, &D);
+            if (st == SPT_OK) st = spt_sparsify_dense(D, m, nmap, i2m, osh, &tot);
+            spt_dense_free(D);
+        } else {
+            st = spt_sparsify(T, m, nmap, i2m, osh, &tot);
+        }
+    }
+    conf_result r = conf_judge(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *cnt = json_object_get(json_object_get(c->root, "result"), "count");
+        r = cnt && spt_tot_count(tot) != json_integer_value(cnt) ? conf_fail(c, "count %lld", (long long)spt_tot_count(tot)) : CONF_PASS;
+    }
+    spt_tot_free(tot);
+    spt_tensor_free(T);
+    spt_sparse_map_free(m);
+    free(i2m);
+    free(osh);
+    return r;
+}
+
+/* Compare a ToT with the expected list covering every outer index in row-major order. */
+static conf_result expect_tot(const conf_case *c, const char *what, const spt_tot *t, const json_t *exp) {
+    int64_t nonempty = 0;
+    for (size_t i = 0; i < json_array_size(exp); i++) {
+        json_t *e = json_array_get(exp, i);
+        int64_t outer[SPT_MAX_RANK], shape[SPT_MAX_RANK];
+        static double vals[MAXN];
+        long r = conf_ints(json_object_get(e, "outer"), outer, SPT_MAX_RANK);
+        if (r != spt_tot_outer_rank(t)) return conf_fail(c, "%s: outer rank %lld, expected %ld", what, (long long)spt_tot_outer_rank(t), r);
+        spt_tot_inner in;
+        spt_status st = spt_tot_get(t, outer, &in);
+        if (st != SPT_OK) return conf_fail(c, "%s: spt_tot_get: %s", what, spt_last_error());
+        if (json_is_true(json_object_get(e, "empty"))) {
+            if (in.present) return conf_fail(c, "%s: outer element %zu should be EMPTY", what, i);
+            continue;
+        }
+        nonempty++;
+        if (!in.present) return conf_fail(c, "%s: outer element %zu is EMPTY", what, i);
+        long ir = conf_ints(json_object_get(e, "inner_shape"), shape, SPT_MAX_RANK);
+        if (ir != in.rank) return conf_fail(c, "%s: outer element %zu: inner rank %lld, expected %ld", what, i, (long long)in.rank, ir);
+        for (long k = 0; k < ir; k++)
+            if (shape[k] != in.shape[k])
+                return conf_fail(c, "%s: outer element %zu: inner dim %ld is %lld, expected %lld", what, i, k,
+                                 (long long)in.shape[k], (long long)shape[k]);
+        json_t *jv = json_object_get(e, "values");
+        if ((int64_t)json_array_size(jv) != in.size) return conf_fail(c, "%s: outer element %zu: %lld values", what, i, (long long)in.size);
+        for (int64_t k = 0; k < in.size && k < MAXN; k++) vals[k] = json_number_value(json_array_get(jv, (size_t)k));
+        const double *got = in.data;
+        for (int64_t k = 0; k < in.size; k++)
+            if (got[k] != vals[k])
+                return conf_fail(c, "%s: outer element %zu value %lld is %g, expected %g", what, i, (long long)k, got[k], vals[k]);
+    }
+    if (spt_tot_count(t) != nonempty)
+        return conf_fail(c, "%s: %lld non-empty elements, expected %lld", what, (long long)spt_tot_count(t), (long long)nonempty);
+    return CONF_PASS;
+}
+
+static conf_result sparsify_case(const conf_case *c) {
+    json_t *root = c->root, *jd = json_object_get(root, "dense");
+    static double tv[MAXN];
+    int64_t shape[SPT_MAX_RANK], oshape[SPT_MAX_RANK], i2m[2 * SPT_MAX_RANK], r;
+    long R = conf_ints(json_object_get(jd, "shape"), shape, SPT_MAX_RANK);
+    json_t *jv = json_object_get(jd, "values");
+    for (size_t i = 0; i < json_array_size(jv) && i < MAXN; i++) tv[i] = json_number_value(json_array_get(jv, i));
+    long nmap = conf_rows(json_object_get(root, "ind2mode"), i2m, 2 * SPT_MAX_RANK, &r);
+    long orank = conf_ints(json_object_get(root, "outer_shape"), oshape, SPT_MAX_RANK);
+    if (R < 0 || nmap < 0 || orank < 0) return conf_fail(c, "malformed vector");
+    const char *want_err = json_string_value(json_object_get(root, "expect_error"));
+    spt_dense *T = NULL;
+    spt_tensor *sp = NULL, *sp_rev = NULL;
+    spt_sparse_map *sm = NULL;
+    spt_tot *a = NULL, *b = NULL, *cc = NULL;
+    conf_result res = CONF_PASS;
+    if (spt_dense_new_from(SPT_FLOAT64, R, shape, tv, &T) != SPT_OK || spt_from_dense(T, NULL, &sp) != SPT_OK ||
+        conf_build_map(json_object_get(root, "sparse_map"), &sm) != SPT_OK) {
+        res = conf_fail(c, "building inputs: %s", spt_last_error());
+        goto done;
+    }
+    /* the same sparse T stored in reverse order with no order claimed (exercises the sorted permutation) */
+    {
+        int64_t n = spt_tensor_nnz(sp);
+        int64_t *ix = malloc((size_t)(n * R + 1) * sizeof(int64_t));
+        double *v = malloc((size_t)(n + 1) * sizeof(double));
+        for (int64_t i = 0; i < n; i++) {
+            memcpy(ix + i * R, spt_tensor_indices(sp) + (n - 1 - i) * R, (size_t)R * sizeof(int64_t));
+            v[i] = ((const double *)spt_tensor_values(sp))[n - 1 - i];
+        }
+        spt_status st = spt_tensor_new(SPT_FLOAT64, R, shape, n, ix, v, NULL, &sp_rev);
+        free(ix);
+        free(v);
+        if (st != SPT_OK) {
+            res = conf_fail(c, "building inputs: %s", spt_last_error());
+            goto done;
+        }
+    }
+    spt_status s1 = spt_sparsify_dense(T, sm, nmap, i2m, oshape, &a);
+    spt_status s2 = spt_sparsify(sp, sm, nmap, i2m, oshape, &b);
+    spt_status s3 = spt_sparsify(sp_rev, sm, nmap, i2m, oshape, &cc);
+    if (want_err) {
+        res = conf_judge_error(c, "dense T", s1, want_err);
+        if (res == CONF_PASS) res = conf_judge_error(c, "sparse T", s2, want_err);
+        if (res == CONF_PASS) res = conf_judge_error(c, "unsorted sparse T", s3, want_err);
+        goto done;
+    }
+    if (s1 != SPT_OK || s2 != SPT_OK || s3 != SPT_OK) {
+        res = conf_fail(c, "expected success, got %s/%s/%s: %s", spt_status_name(s1), spt_status_name(s2),
+                        spt_status_name(s3), spt_last_error());
+        goto done;
+    }
+    json_t *exp = json_object_get(root, "expected");
+    res = expect_tot(c, "dense T", a, exp);
+    if (res == CONF_PASS) res = expect_tot(c, "sparse T", b, exp);
+    if (res == CONF_PASS) res = expect_tot(c, "unsorted sparse T", cc, exp);
+done:
+    spt_tot_free(a);
+    spt_tot_free(b);
+    spt_tot_free(cc);
+    spt_sparse_map_free(sm);
+    spt_tensor_free(sp);
+    spt_tensor_free(sp_rev);
+    spt_dense_free(T);
+    return res;
+}
+
+CONF_HANDLERS(test_sparsify, {"spt_sparsify", h_sparsify, CONF_OP(spt_sparsify)},
+              {"sparsify", sparsify_case, CONF_OP(spt_sparsify)})
+#endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_tot.c -- spt_tot: construction, EMPTY vs present, accessors, errors, allocation failures. */
+#ifndef SPT_CONFORMANCE
 #include "tot_ref.h"
 
 static void test_new_and_walk(void **state) {
@@ -163,3 +164,39 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <stdlib.h>
+#include <string.h>
+
+static conf_result h_tot_new(const conf_case *c) {
+    long no;
+    int64_t *osh = conf_ints_new(c, "outer_shape", &no), n, orank, n2, irank;
+    int64_t *outer = conf_matrix(conf_arg(c, "outer"), &n, &orank), *ish = conf_matrix(conf_arg(c, "inner_shapes"), &n2, &irank);
+    json_t *jor = conf_arg(c, "outer_rank"), *jir = conf_arg(c, "inner_rank");
+    if (jor) orank = json_integer_value(jor);
+    else if (n == 0) orank = no;
+    if (jir) irank = json_integer_value(jir);
+    spt_dense *vals = NULL;
+    spt_dtype dt = conf_dtype(c->args, SPT_FLOAT64);
+    spt_status st = conf_arg(c, "values") ? conf_dense(conf_arg(c, "values"), dt, &vals) : SPT_OK;
+    spt_tot *t = (spt_tot *)&t;
+    if (st == SPT_OK) st = spt_tot_new(dt, orank, osh, irank, n, outer, ish, vals ? spt_dense_data(vals) : NULL, &t);
+    conf_result r = conf_judge(c, st);
+    if (st != SPT_OK && t != NULL && t != (spt_tot *)&t) r = conf_fail(c, "out-parameter not NULL after an error");
+    if (st == SPT_OK) {
+        json_t *cnt = json_object_get(json_object_get(c->root, "result"), "count");
+        if (r == CONF_CONTINUE) r = cnt && spt_tot_count(t) != json_integer_value(cnt) ? conf_fail(c, "count differs") : CONF_PASS;
+        spt_tot_free(t);
+    }
+    spt_dense_free(vals);
+    free(osh);
+    free(outer);
+    free(ish);
+    return r == CONF_CONTINUE ? CONF_PASS : r;
+}
+
+CONF_HANDLERS(test_tot, {"spt_tot_new", h_tot_new, CONF_OP(spt_tot_new)})
+#endif

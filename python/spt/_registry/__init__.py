@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """The op registry: the one description of every C function the Python package calls.
 
-The entries are kept per family, mirroring src/: core.py (src/core, src/sort), layout.py, elementwise.py,
-reduce.py, products.py, features.py, serial.py, grad.py (src/ops/<family>), tot.py (src/tot), io.py
-(src/io) and tfio.py (src/tf), each a list ENTRIES of Entry written in the kinds of kinds.py; this module
-joins them and holds the one code generator.
+The entries are kept per family, mirroring src/: each family module of the package (_layout.py,
+_elementwise.py, _reduce.py, _products.py, _features.py, _serial.py, _grad.py for src/ops/<family>,
+_tot.py for src/tot, _io.py for src/io, _tfio.py for src/tf) declares, above its wrappers, a list ENTRIES
+of Entry written in the kinds of kinds.py and hands it to register(family, ENTRIES). Only the core
+family's entries (src/core, src/sort: the handles, accessors and free functions every module and this
+generator need before any op module is imported) stay here, in core.py. This module joins them and holds
+the one code generator.
 
 Each entry names a C function of include/spt.h, its return kind and, for every argument in the C order, a
 kind: a tensor / dense / domain / sparse-map / ToT / iterator handle (in), an owned output (out), an
@@ -27,7 +30,7 @@ Adding an op costs one entry and a small wrapper. For a C function
 
     spt_status spt_foo(const spt_tensor *t, int64_t axis, const int64_t *perm, bool flag, spt_tensor **out);
 
-the entry (in the entries file of its family, e.g. _registry/layout.py) is
+the entry (in the ENTRIES list of its family's module, e.g. _layout.py, beside the wrapper) is
 
     Entry("spt_foo", STATUS, handle("sp_input", T), i64("axis"), i64in("perm", n="sp_input.rank", nullable=True),
           boolean("flag"), out("out", T)),
@@ -49,15 +52,15 @@ import keyword
 
 from .. import _lib as L
 from .._export import public
-from .kinds import *  # noqa: F401,F403  (the kinds, Entry and the return kinds, for the entries files and tests)
+from .kinds import *  # noqa: F401,F403  (the kinds, Entry and the return kinds, for the family modules and tests)
 from .kinds import _HANDLE_C  # noqa: F401  (the C spelling of each handle kind; read by the tests)
-from . import core, layout, elementwise, reduce, products, features, serial, grad, tot, io, tfio
+from . import core
 
-FAMILIES = {m.__name__.rsplit(".", 1)[1]: m.ENTRIES for m in (core, layout, elementwise, reduce, products, features,
-                                                             serial, grad, tot, io, tfio)}
-ENTRIES = [e for entries in FAMILIES.values() for e in entries]
-BY_NAME = {e.name: e for e in ENTRIES}
-FAMILY_OF = {e.name: fam for fam, entries in FAMILIES.items() for e in entries}
+# Filled by register(): family -> its entries; every entry; entry by C name; family by C name.
+FAMILIES = {}
+ENTRIES = []
+BY_NAME = {}
+FAMILY_OF = {}
 
 # ---------------------------------------------------------------------------------------------------
 # Code generation
@@ -265,7 +268,21 @@ def raw(name):
     return NS["_f_" + name]
 
 
-bind(ENTRIES)
+def register(family, entries):
+    """Add the entries of `family` (declared in the family's module, above the wrappers that call them) to
+    the registry and bind C.<name> for each; returns them. A C function is registered by one family once."""
+    for e in entries:
+        if e.name in BY_NAME:
+            raise AssertionError("registry: %s registered twice (%s, %s)" % (e.name, FAMILY_OF[e.name], family))
+        BY_NAME[e.name] = e
+        FAMILY_OF[e.name] = family
+    FAMILIES.setdefault(family, []).extend(entries)
+    ENTRIES.extend(entries)
+    bind(entries)
+    return entries
+
+
+register("core", core.ENTRIES)
 
 
 # ---------------------------------------------------------------------------------------------------

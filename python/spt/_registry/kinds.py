@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The kinds the registry entries are written in: argument kinds (each with its C spelling, ctypes type
-and role), return kinds, and Entry, the description of one C function. The entries files of this package
-(one per family) are lists of Entry; the package's __init__ generates the bindings from them."""
+and role), return kinds, and Entry, the description of one C function. Each family module of the package
+declares its entries, a list of Entry, and hands them to register() (the package's __init__), which
+generates the bindings from them."""
 import ctypes
 
 from .. import _lib as L
@@ -182,6 +183,6 @@ class Entry:
 
 
 NDT = len(L.DTYPE_NAMES)
-NFMT = 7
+NFMT = 10
 NUNARY = 20  # SPT_NUM_UNARY_OPS (python/tests/test_elementwise.py checks it against spt_unary_op_from_name)
 T, D = "tensor", "dense"

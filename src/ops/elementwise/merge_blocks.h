@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* merge_blocks.h -- the union merge of spt_add for two canonical operands (valid, sorted row-major, no
- * repeated index) whose row-major key fits in 64 bits, cut into blocks of the merge path.
+/* merge_blocks.h -- the union merge engine of spt_add, spt_subtract, spt_maximum and spt_minimum for two
+ * canonical operands (valid, sorted row-major, no repeated index) whose row-major key fits in 64 bits, cut
+ * into blocks of the merge path. One engine (merge_engine.c) runs every op: an op supplies its block merge,
+ * template/merge_block.c instantiated with the op's values (its combine of a coinciding pair, its value of
+ * an entry held by one side) as the template's parameters.
  *
  * Block k covers the merge-path diagonals [k*B, (k+1)*B): its start in a and b is found by a co-rank
  * search (spt__mb_split), so any thread can merge any block without the ones before it. A block is
@@ -37,20 +40,37 @@ typedef struct spt__mb {
     double thresh;
 } spt__mb;
 
+/* What the vector lane does to the value of an entry held by one side only, for 8-byte values: nothing
+ * (ID), 0 - y for b's entries (subtract: float64, int64, complex64), or the max / min with an implicit 0
+ * (maximum, minimum: float64, int64; NaN kept). NONE: the op's values have no vector form (scalar lanes). */
+enum {
+    SPT__MB_V_NONE = -1,
+    SPT__MB_V_ID = 0,
+    SPT__MB_V_NEGB_F64,
+    SPT__MB_V_NEGB_I64,
+    SPT__MB_V_NEGB_C64,
+    SPT__MB_V_MAX_F64,
+    SPT__MB_V_MIN_F64,
+    SPT__MB_V_MAX_I64,
+    SPT__MB_V_MIN_I64
+};
+
 /* One lane: merge from (i, j) while i + j < dend, writing to the buffer from w. */
 typedef struct spt__mb_lane {
     int64_t i, j, dend, w;
 } spt__mb_lane;
 
 /* The vector form of a lane (merge_simd.c): the value of a coinciding pair (x in a, y in b) into *out,
- * returning 1 when it is kept, else 0; whether the vector lane runs for values of es bytes on this
- * processor (AVX-512 in use, es 8); and the run, which merges both lanes L[0], L[1] forward exactly as the
- * scalar lanes do (same output, same stop: the first position at or past dend, a coinciding pair taken
- * whole) until each ends or one operand is used up. */
+ * returning 1 when it is kept, else 0; whether the vector lane runs for values of es bytes and one-sided
+ * values vop on this processor (AVX-512 or AVX2 in use, es 8, vop not NONE); and the run, which merges both lanes
+ * L[0], L[1] forward exactly as the scalar lanes do (same output, same stop: the first position at or past
+ * dend, a coinciding pair taken whole) until each ends or one operand is used up. */
 typedef int (*spt__mb_both_fn)(const spt__mb *m, const void *x, const void *y, void *out);
-bool spt__mb_simd_on(size_t es);
-void spt__mb_simd_run(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both);
-#define SPT__MB_SIMD(es) spt__mb_simd_on(es)
+bool spt__mb_simd_on(size_t es, int vop);
+void spt__mb_simd_run(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both, int vop);
+/* The forms spt__mb_simd_run chooses from (merge_simd512.c, merge_simd256.c; x86-64 only). */
+void spt__mb_run512(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both, int vop);
+void spt__mb_run256(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv, spt__mb_both_fn both, int vop);
 
 /* Row-major linear key of an index row of rank r over dims sh (the row lies inside sh). */
 static inline uint64_t spt__mb_key(const int64_t *row, const int64_t *sh, int64_t r) {
@@ -124,7 +144,15 @@ static inline void spt__mb_fence(void) {
 /* Pick p when m is 0, q when m is all ones, without a branch. */
 #define SPT__MB_SEL(p, q, m) ((__typeof__(p))((uintptr_t)(p) ^ (((uintptr_t)(p) ^ (uintptr_t)(q)) & (uintptr_t)(m))))
 
-/* The merge of a block's two lanes for one dtype: template/merge_block.c, instantiated by add.c. */
+/* The merge of a block's two lanes for one op and dtype: template/merge_block.c, instantiated by the op. */
 typedef void (*spt__mb_fn)(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv);
+
+/* a and b can take the engine: rank > 0, same dtype and shape, both canonical, the row-major key of the
+ * shape within 64 bits (the checks of spt__merge2 then all pass). */
+bool spt__mb_eligible(const spt_tensor *a, const spt_tensor *b);
+/* The union of two eligible operands through the op's block merge: the output of spt__merge2 with the
+ * op's template/merge.c, each entry written once. fn names the public function in messages. */
+spt_status spt__mb_union(const char *fn, const spt_tensor *a, const spt_tensor *b, double thresh, spt__mb_fn merge,
+                         spt_tensor **out);
 
 #endif /* SPT_OPS_ELEMENTWISE_MERGE_BLOCKS_H */

@@ -20,6 +20,11 @@ static inline void spt__gs(spt_dtype dt, void *p, int64_t i, double x) {
 spt_status spt__grad_dtype(const char *fn, spt_dtype dt);
 /* g must be a rank-1 dense of dtype dt and length n: SPT_EINVAL / SPT_EDTYPE naming `what`. */
 spt_status spt__grad_vec(const char *fn, const char *what, const spt_dense *g, spt_dtype dt, int64_t n);
+/* The arguments of the gradient of a binary op c = op(a, b) over one shape (spt_multiply_grad,
+ * spt_maximum_grad, spt_minimum_grad): both outputs cleared, no NULL, a dtype with a gradient, one
+ * dtype, rank and shape for all three, grad a vector of c->nnz values of that dtype. */
+spt_status spt__grad_binary_args(const char *fn, const spt_tensor *a, const spt_tensor *b, const spt_tensor *c,
+                                 const spt_dense *grad, spt_dense **a_val_grad, spt_dense **b_val_grad);
 /* A new zeroed rank-1 dense of n elements. */
 spt_status spt__grad_new_vec(spt_dtype dt, int64_t n, spt_dense **out);
 

@@ -8,16 +8,7 @@
 static spt_status minmax_grad(const char *fn, bool is_max, const spt_tensor *a, const spt_tensor *b, const spt_tensor *c,
                               const spt_dense *grad, spt_dense **a_val_grad, spt_dense **b_val_grad) {
     spt_status st = SPT_OK;
-    if (!a_val_grad || !b_val_grad) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
-    *a_val_grad = *b_val_grad = NULL;
-    if (!a || !b || !c) return spt__err(SPT_EINVAL, "%s: NULL argument", fn);
-    SPT__TRY(spt__grad_dtype(fn, a->dtype));
-    if (b->dtype != a->dtype || c->dtype != a->dtype) return spt__err(SPT_EDTYPE, "%s: dtypes differ", fn);
-    if (b->rank != a->rank || c->rank != a->rank) return spt__err(SPT_EINVAL, "%s: ranks differ", fn);
-    for (int64_t d = 0; d < a->rank; d++)
-        if (b->shape[d] != a->shape[d] || c->shape[d] != a->shape[d])
-            return spt__err(SPT_EINVAL, "%s: shapes differ in dimension %lld", fn, (long long)d);
-    SPT__TRY(spt__grad_vec(fn, "grad", grad, a->dtype, c->nnz));
+    SPT__TRY(spt__grad_binary_args(fn, a, b, c, grad, a_val_grad, b_val_grad));
     const spt_dtype dt = a->dtype;
     spt__keyidx ka = {0}, kb = {0}, kc = {0};
     SPT__CHECK(spt__keyidx_build(fn, a, &ka));

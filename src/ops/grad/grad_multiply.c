@@ -34,16 +34,7 @@ spt_status spt_multiply_grad(const spt_tensor *a, const spt_tensor *b, const spt
                              spt_dense **a_val_grad, spt_dense **b_val_grad) {
     static const char fn[] = "spt_multiply_grad";
     spt_status st = SPT_OK;
-    if (!a_val_grad || !b_val_grad) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
-    *a_val_grad = *b_val_grad = NULL;
-    if (!a || !b || !c) return spt__err(SPT_EINVAL, "%s: NULL argument", fn);
-    SPT__TRY(spt__grad_dtype(fn, a->dtype));
-    if (b->dtype != a->dtype || c->dtype != a->dtype) return spt__err(SPT_EDTYPE, "%s: dtypes differ", fn);
-    if (b->rank != a->rank || c->rank != a->rank) return spt__err(SPT_EINVAL, "%s: ranks differ", fn);
-    for (int64_t d = 0; d < a->rank; d++)
-        if (b->shape[d] != a->shape[d] || c->shape[d] != a->shape[d])
-            return spt__err(SPT_EINVAL, "%s: shapes differ in dimension %lld", fn, (long long)d);
-    SPT__TRY(spt__grad_vec(fn, "grad", grad, a->dtype, c->nnz));
+    SPT__TRY(spt__grad_binary_args(fn, a, b, c, grad, a_val_grad, b_val_grad));
     SPT__TRY(spt__ensure_valid(fn, a));
     SPT__TRY(spt__ensure_valid(fn, b));
     spt__keyidx kc = {0};

@@ -220,6 +220,15 @@ static int64_t lower_bound_key(const stream *x, const int64_t *split, int64_t a,
 
 /* The output shape (input 0's, the concat dim a summed, the other dims equal or, expanded, their largest)
  * and the total entry count, checking every input's rank and dtype against input 0's in input order. */
+spt_status spt__concat_args(const char *fn, const spt_tensor *const *inputs, int64_t n, spt_tensor **out) {
+    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
+    *out = NULL;
+    if (n < 1 || !inputs) return spt__err(SPT_EINVAL, "%s: need at least one input, got %lld", fn, (long long)n);
+    for (int64_t i = 0; i < n; i++)
+        if (!inputs[i]) return spt__err(SPT_EINVAL, "%s: input %lld is NULL", fn, (long long)i);
+    return SPT_OK;
+}
+
 static spt_status concat_shape(const char *fn, const spt_tensor *const *inputs, int64_t n, int64_t a,
                                bool expand_nonconcat_dim, int64_t *shape, int64_t *ptotal) {
     const spt_tensor *t0 = inputs[0];
@@ -261,11 +270,7 @@ spt_status spt_concat(const spt_tensor *const *inputs, int64_t n, int64_t axis, 
     stream *s = NULL;
     int64_t *heap = NULL;
     stream *cs = NULL;
-    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
-    *out = NULL;
-    if (n < 1 || !inputs) return spt__err(SPT_EINVAL, "%s: need at least one input, got %lld", fn, (long long)n);
-    for (int64_t i = 0; i < n; i++)
-        if (!inputs[i]) return spt__err(SPT_EINVAL, "%s: input %lld is NULL", fn, (long long)i);
+    SPT__TRY(spt__concat_args(fn, inputs, n, out));
     const spt_tensor *t0 = inputs[0];
     const int64_t r = t0->rank;
     int64_t a;

@@ -7,11 +7,7 @@ spt_status spt_concat_primary(const spt_tensor *const *inputs, int64_t n, spt_te
     static const char fn[] = "spt_concat_primary";
     spt_status st;
     spt_tensor *t = NULL;
-    if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
-    *out = NULL;
-    if (n < 1 || !inputs) return spt__err(SPT_EINVAL, "%s: need at least one input, got %lld", fn, (long long)n);
-    for (int64_t i = 0; i < n; i++)
-        if (!inputs[i]) return spt__err(SPT_EINVAL, "%s: input %lld is NULL", fn, (long long)i);
+    SPT__TRY(spt__concat_args(fn, inputs, n, out));
     const spt_tensor *t0 = inputs[0];
     const int64_t r = t0->rank;
     if (r < 1) return spt__err(SPT_EINVAL, "%s: inputs must have rank >= 1, got rank 0", fn);

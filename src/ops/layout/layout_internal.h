@@ -15,6 +15,10 @@ spt_status spt__layout_own_strings(spt_tensor *t);
 /* Normalise an axis in [-rank, rank) to [0, rank); SPT_ERANGE "fn: <what> should be in range [-R, R), got A". */
 spt_status spt__layout_axis(const char *fn, const char *what, int64_t axis, int64_t rank, int64_t *out);
 
+/* What every concatenation checks first (concat.c): out not NULL (then *out = NULL), at least one
+ * input, none NULL; SPT_EINVAL naming fn otherwise. */
+spt_status spt__concat_args(const char *fn, const spt_tensor *const *inputs, int64_t n, spt_tensor **out);
+
 /* Scan an op's output: record row-major order with VALID|SORTED (and UNIQUE when strictly increasing)
  * when the entries are non-decreasing in row-major order; otherwise order all -1 and VALID only. */
 void spt__layout_mark_sorted(spt_tensor *t);

@@ -5,25 +5,7 @@
  * side is shared), and the row kernel of spt_sparse_dense_matmul runs over row groups split across
  * threads (each output row summed by one thread in the entries' stable order). */
 #include "ops/kernel.h"
-
-#define OK(KIND) SPT__KINDS_NUMERIC(KIND)
-
-#define SPT__TEMPLATE "ops/products/template/matmul_rows.c"
-#include "ops/each_dtype.h"
-
-typedef void (*rows_fn)(const void *, const int64_t *, const int64_t *, int64_t, int64_t, int, bool, const void *,
-                        int64_t, void *);
-typedef void (*adjb_fn)(const void *, int64_t, int64_t, void *);
-static const rows_fn rows_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_rows_##E, )
-#include "spt_dtypes.def"
-#undef X
-};
-static const adjb_fn adjb_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_adjb_##E, )
-#include "spt_dtypes.def"
-#undef X
-};
+#include "ops/products/products_internal.h"
 
 typedef struct {
     const int64_t *ix, *perm;
@@ -49,7 +31,7 @@ spt_status spt_sparse_dense_bmm(const spt_tensor *a, const spt_dense *b, bool ad
     if (a->dtype != b->dtype)
         return spt__err(SPT_EDTYPE, "%s: b's dtype %s differs from a's %s", fn, spt_dtype_name(b->dtype),
                         spt_dtype_name(a->dtype));
-    rows_fn f = rows_table[a->dtype];
+    spt__mm_rows_fn f = spt__mm_rows[a->dtype];
     if (!f) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(a->dtype));
     const int64_t P = a->shape[0], M = a->shape[1 + adjoint_a], K = a->shape[2 - adjoint_a];
     const bool shared = b->rank == 2;
@@ -100,7 +82,7 @@ spt_status spt_sparse_dense_bmm(const spt_tensor *a, const spt_dense *b, bool ad
         bt = spt__alloc_array(fn, nb * b0, b1, es, false, &st);
         if (!bt) goto fail;
         for (int64_t p = 0; p < nb; p++)
-            adjb_table[a->dtype]((const char *)b->data + (size_t)(p * b0 * b1) * es, b0, b1,
+            spt__mm_adjb[a->dtype]((const char *)b->data + (size_t)(p * b0 * b1) * es, b0, b1,
                                  (char *)bt + (size_t)(p * b0 * b1) * es);
         bp = bt;
     }

@@ -3,15 +3,10 @@
  * tensor times a dense matrix over tuples of its modes, reduced to the row kernel of
  * spt_sparse_dense_matmul (template/matmul_rows.c), and the rearrangement of dense operands and results. */
 #include "ops/products/contract_internal.h"
+#include "ops/kernel.h"
+#include "ops/products/products_internal.h"
 
 #define OK(KIND) SPT__KINDS_NUMERIC(KIND)
-
-/* the row kernel only: the adjoint helper the macro also defines is not needed here */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#define SPT__TEMPLATE "ops/products/template/matmul_rows.c"
-#include "ops/each_dtype.h"
-#pragma GCC diagnostic pop
 
 /* dst[o + j * ds] += src[j] for j < n */
 #define DEF_ADDRUN(E, T, KIND)                                                                         \
@@ -24,13 +19,6 @@
 #include "spt_dtypes.def"
 #undef X
 
-typedef void (*rows_fn)(const void *, const int64_t *, const int64_t *, int64_t, int64_t, int, bool, const void *,
-                        int64_t, void *);
-static const rows_fn rows_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_rows_##E, )
-#include "spt_dtypes.def"
-#undef X
-};
 typedef void (*addrun_fn)(const void *, int64_t, void *, int64_t);
 static const addrun_fn add_table[SPT_NUM_DTYPES] = {
 #define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = addrun_##E, )
@@ -38,7 +26,7 @@ static const addrun_fn add_table[SPT_NUM_DTYPES] = {
 #undef X
 };
 
-bool spt__contract_supported(spt_dtype dt) { return (unsigned)dt < SPT_NUM_DTYPES && rows_table[dt] != NULL; }
+bool spt__contract_supported(spt_dtype dt) { return (unsigned)dt < SPT_NUM_DTYPES && spt__mm_rows[dt] != NULL; }
 
 typedef struct {
     const int64_t *ix, *perm;
@@ -95,7 +83,7 @@ spt_status spt__contract_rows(const char *fn, const spt_tensor *a, const int64_t
     spt_status st = SPT_OK;
     const int64_t n = a->nnz, N = a->rank;
     if (n == 0 || F == 0) return SPT_OK;
-    rows_fn f = rows_table[a->dtype];
+    spt__mm_rows_fn f = spt__mm_rows[a->dtype];
     int64_t *ix2 = NULL, *sx = NULL, *pos = NULL, *hist = NULL;
     void *sv = NULL;
     const size_t es = spt_dtype_size(a->dtype);

@@ -5,6 +5,7 @@
  * otherwise a stable radix sort by output row gives the grouping. Each output element accumulates its
  * terms in storage order, so the result does not depend on the thread count. */
 #include "ops/kernel.h"
+#include "ops/products/products_internal.h"
 
 /* Every integer, float and complex type (TF's CPU kernel: int32, float, double, complex). */
 #define OK(KIND) SPT__KINDS_NUMERIC(KIND)
@@ -12,15 +13,14 @@
 #define SPT__TEMPLATE "ops/products/template/matmul_rows.c"
 #include "ops/each_dtype.h"
 
-typedef void (*rows_fn)(const void *, const int64_t *, const int64_t *, int64_t, int64_t, int, bool, const void *,
-                        int64_t, void *);
-typedef void (*adjb_fn)(const void *, int64_t, int64_t, void *);
-static const rows_fn rows_table[SPT_NUM_DTYPES] = {
+/* the tables of products_internal.h: the one instantiation of the row kernel, which bmm.c and contract_common.c
+ * call too */
+const spt__mm_rows_fn spt__mm_rows[SPT_NUM_DTYPES] = {
 #define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_rows_##E, )
 #include "spt_dtypes.def"
 #undef X
 };
-static const adjb_fn adjb_table[SPT_NUM_DTYPES] = {
+const spt__mm_adjb_fn spt__mm_adjb[SPT_NUM_DTYPES] = {
 #define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = mm_adjb_##E, )
 #include "spt_dtypes.def"
 #undef X
@@ -45,7 +45,7 @@ static spt_status matmul(const char *fn, const spt_tensor *a, const void *bdata,
     uint64_t *keys = NULL;
     int64_t *perm = NULL;
     void *bt = NULL;
-    rows_fn f = rows_table[a->dtype];
+    spt__mm_rows_fn f = spt__mm_rows[a->dtype];
     if (!f) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(a->dtype));
     const int mcol = adj_a ? 1 : 0, kcol = 1 - mcol;
     const int64_t outer = a->shape[mcol], inner = a->shape[kcol], binner = adj_b ? b1 : b0, ocols = adj_b ? b0 : b1;
@@ -103,12 +103,12 @@ static spt_status matmul(const char *fn, const spt_tensor *a, const void *bdata,
     if (adj_b && ocols > 1 && binner > 1) {
         bt = spt__alloc_array(fn, b0, b1, spt_dtype_size(a->dtype), false, &st);
         if (!bt) goto fail;
-        adjb_table[a->dtype](bdata, b0, b1, bt);
+        spt__mm_adjb[a->dtype](bdata, b0, b1, bt);
         bp = bt;
     } else if (adj_b && spt_dtype_is_complex(a->dtype)) { /* a vector: transposing moves nothing, conj does */
         bt = spt__alloc_array(fn, b0, b1, spt_dtype_size(a->dtype), false, &st);
         if (!bt) goto fail;
-        adjb_table[a->dtype](bdata, b0, b1, bt);
+        spt__mm_adjb[a->dtype](bdata, b0, b1, bt);
         bp = bt;
     }
     int64_t bnd[SPT__MAX_CHUNKS + 1];

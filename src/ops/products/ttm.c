@@ -4,6 +4,7 @@
  * modes (a fiber) gives one dense column of J results. Fibers are split across threads; each is written
  * by one thread at its own output position. */
 #include "ops/kernel.h"
+#include "ops/products/products_internal.h"
 
 #define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
@@ -23,13 +24,9 @@ static const ttm_fn table[SPT_NUM_DTYPES] = {
 spt_status spt_ttm(const spt_tensor *t, const spt_dense *u, int64_t mode, spt_tensor **out) {
     static const char fn[] = "spt_ttm";
     spt_status st = SPT_OK;
-    SPT__TRY(spt__mode_operand_check(fn, t, u, mode, "matrix", out));
+    SPT__TRY(spt__mode_product_args(fn, t, u, mode, 2, out));
     const int64_t N = t->rank;
     ttm_fn f = table[t->dtype];
-    if (!f) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(t->dtype));
-    if (u->rank != 2 || u->shape[1] != t->shape[mode])
-        return spt__err(SPT_EINVAL, "%s: the matrix must be [J, %lld] (mode %lld's size as its columns)", fn,
-                        (long long)t->shape[mode], (long long)mode);
     const int64_t J = u->shape[0], K = u->shape[1], n = t->nnz;
     int64_t oshape[SPT_MAX_RANK], order[SPT_MAX_RANK], vol;
     memcpy(oshape, t->shape, (size_t)N * sizeof(int64_t));

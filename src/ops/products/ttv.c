@@ -2,6 +2,7 @@
 /* ttv.c -- spt_ttv: tensor times vector along one mode. Each value is scaled by the vector element its
  * index in that mode names, then the mode is summed away by spt_reduce_sum_sparse. */
 #include "ops/kernel.h"
+#include "ops/products/products_internal.h"
 
 #define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
@@ -23,16 +24,25 @@ static const scale_fn table[SPT_NUM_DTYPES] = {
 #undef X
 };
 
+spt_status spt__mode_product_args(const char *fn, const spt_tensor *t, const spt_dense *d, int64_t mode, int64_t drank,
+                                  spt_tensor **out) {
+    SPT__TRY(spt__mode_operand_check(fn, t, d, mode, drank == 1 ? "vector" : "matrix", out));
+    if (!spt__mm_rows[t->dtype]) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(t->dtype));
+    if (drank == 1 && (d->rank != 1 || d->shape[0] != t->shape[mode]))
+        return spt__err(SPT_EINVAL, "%s: the vector must have rank 1 and length %lld (mode %lld's size)", fn,
+                        (long long)t->shape[mode], (long long)mode);
+    if (drank == 2 && (d->rank != 2 || d->shape[1] != t->shape[mode]))
+        return spt__err(SPT_EINVAL, "%s: the matrix must be [J, %lld] (mode %lld's size as its columns)", fn,
+                        (long long)t->shape[mode], (long long)mode);
+    return SPT_OK;
+}
+
 spt_status spt_ttv(const spt_tensor *t, const spt_dense *v, int64_t mode, spt_tensor **out) {
     static const char fn[] = "spt_ttv";
     spt_status st = SPT_OK;
-    SPT__TRY(spt__mode_operand_check(fn, t, v, mode, "vector", out));
+    SPT__TRY(spt__mode_product_args(fn, t, v, mode, 1, out));
     const int64_t N = t->rank;
     scale_fn f = table[t->dtype];
-    if (!f) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(t->dtype));
-    if (v->rank != 1 || v->shape[0] != t->shape[mode])
-        return spt__err(SPT_EINVAL, "%s: the vector must have rank 1 and length %lld (mode %lld's size)", fn,
-                        (long long)t->shape[mode], (long long)mode);
     SPT__TRY(spt__ensure_valid(fn, t));
     spt_tensor *s = NULL;
     SPT__CHECK(spt__tensor_alloc_uninit(fn, t->dtype, N, t->shape, t->nnz, t->order, &s));

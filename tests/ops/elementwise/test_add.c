@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_add.c -- spt_add (sparse + sparse, SparseAdd). */
+#ifndef SPT_CONFORMANCE
 #include "../merge_test_common.h"
 
 #include <stdatomic.h>
@@ -471,3 +472,13 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <string.h>
+
+static conf_result sparse_add(const conf_case *c) { return conf_binary(c, OP_ADD); }
+
+CONF_HANDLERS(test_add, {"sparse_add", sparse_add, CONF_OP(spt_add)})
+#endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_add_dense.c -- spt_add_dense (SparseTensorDenseAdd). */
+#ifndef SPT_CONFORMANCE
 #include "../math_test_util.h"
 
 static void test_basic_and_duplicates(void **state) {
@@ -141,3 +142,24 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <string.h>
+
+static conf_result sparse_add_dense(const conf_case *c) {
+    spt_tensor *t = NULL;
+    spt_dense *d = NULL, *o = NULL;
+    spt_status st = conf_sparse_dense_args(c, &t, &d);
+    if (st == SPT_OK) st = spt_add_dense(t, d, &o);
+    conf_result r = conf_finish(c, st, o, NULL);
+    spt_tensor_free(t);
+    spt_dense_free(d);
+    spt_dense_free(o);
+    return r;
+}
+
+CONF_HANDLERS(test_add_dense, {"sparse_add_dense", sparse_add_dense, CONF_OP(spt_add_dense)},
+              {"sparse_tensor_dense_add", sparse_add_dense, CONF_OP(spt_add_dense)})
+#endif

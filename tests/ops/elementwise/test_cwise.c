@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_cwise.c -- spt_sparse_dense_cwise_{mul,div,add} (SparseDenseCwise*). */
+#ifndef SPT_CONFORMANCE
 #include "../math_test_util.h"
 
 typedef spt_status (*cw_fn)(const spt_tensor *, const spt_dense *, spt_tensor **);
@@ -249,3 +250,19 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <string.h>
+
+static conf_result cwise_mul(const conf_case *c) { return conf_cwise(c, 0); }
+
+static conf_result cwise_div(const conf_case *c) { return conf_cwise(c, 1); }
+
+static conf_result cwise_add(const conf_case *c) { return conf_cwise(c, 2); }
+
+CONF_HANDLERS(test_cwise, {"sparse_dense_cwise_mul", cwise_mul, CONF_OP(spt_sparse_dense_cwise_mul)},
+              {"sparse_dense_cwise_div", cwise_div, CONF_OP(spt_sparse_dense_cwise_div)},
+              {"sparse_dense_cwise_add", cwise_add, CONF_OP(spt_sparse_dense_cwise_add)})
+#endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_map_values.c -- tf.sparse.map_values: every unary op on float64 and float32 against libm, the
  * integer and complex rules, the two-operand form, errors, allocation failures. */
+#ifndef SPT_CONFORMANCE
 #include "../tfsparse_test_util.h"
 
 #include <complex.h>
@@ -234,3 +235,52 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <string.h>
+
+static conf_result map_values(const conf_case *c) {
+    const char *name = json_string_value(json_object_get(c->args, "op"));
+    json_t *a = json_object_get(c->args, "args");
+    spt_tensor *x = NULL, *y = NULL, *out = NULL;
+    spt_dense *scalar = NULL;
+    if (!name || !json_is_array(a) || json_array_size(a) < 1) return conf_fail(c, "malformed map_values case");
+    JUDGE(c, conf_sparse(json_array_get(a, 0), false, &x));
+    spt_status st;
+    spt_unary_op uop;
+    if (json_array_size(a) == 1) {
+        if (spt_unary_op_from_name(name, &uop) != SPT_OK) {
+            spt_tensor_free(x);
+            return CONF_SKIP;
+        }
+        st = spt_map_values(x, uop, &out);
+    } else {
+        bool add = !strcmp(name, "add"), mul = !strcmp(name, "multiply"), sub = !strcmp(name, "subtract");
+        if (!add && !mul && !sub) {
+            spt_tensor_free(x);
+            return CONF_SKIP;
+        }
+        json_t *b = json_array_get(a, 1);
+        if (json_is_object(b)) { /* fn(sp, sp): the same indices */
+            st = conf_sparse(b, false, &y);
+            if (st == SPT_OK)
+                st = spt_map_values2(x, y, add ? SPT_OP_ADD : mul ? SPT_OP_MULTIPLY : SPT_OP_SUBTRACT, &out);
+        } else if (!sub) { /* fn(sp, scalar): the scalar broadcast over the stored values */
+            st = conf_dense(b, spt_tensor_dtype(x), &scalar);
+            if (st == SPT_OK)
+                st = add ? spt_sparse_dense_cwise_add(x, scalar, &out) : spt_sparse_dense_cwise_mul(x, scalar, &out);
+        } else {
+            spt_tensor_free(x);
+            return CONF_SKIP;
+        }
+    }
+    spt_tensor_free(x);
+    spt_tensor_free(y);
+    spt_dense_free(scalar);
+    return conf_finish_sparse(c, st, out);
+}
+
+CONF_HANDLERS(test_map_values, {"map_values", map_values, CONF_OP(spt_map_values)})
+#endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_minmax.c -- spt_maximum and spt_minimum (SparseSparseMaximum/Minimum). */
+#ifndef SPT_CONFORMANCE
 #include "../merge_test_common.h"
 
 #include <math.h>
@@ -141,3 +142,18 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <string.h>
+
+static conf_result sparse_maximum(const conf_case *c) { return conf_binary(c, OP_MAX); }
+
+static conf_result sparse_minimum(const conf_case *c) { return conf_binary(c, OP_MIN); }
+
+CONF_HANDLERS(test_minmax, {"sparse_maximum", sparse_maximum, CONF_OP(spt_maximum)},
+              {"sparse_minimum", sparse_minimum, CONF_OP(spt_minimum)},
+              {"sparse_sparse_maximum", sparse_maximum, CONF_OP(spt_maximum)},
+              {"sparse_sparse_minimum", sparse_minimum, CONF_OP(spt_minimum)})
+#endif

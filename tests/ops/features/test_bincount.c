@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_bincount.c -- tf.sparse.bincount: dense and sparse input, axis 0 / -1, minlength / maxlength,
  * weights, binary output, every check, a random comparison with a naive count, allocation failures. */
+#ifndef SPT_CONFORMANCE
 #include "../tfsparse_test_util.h"
 
 static void test_dense(void **state) {
@@ -420,3 +421,96 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- bincount ---- */
+
+/* A sparse ({"indices", ...} or {"sparse": {...}}) or dense ({"dense": [...]}) operand; exactly one of
+ * *sp / *d is set on success. */
+static spt_status operand(const json_t *j, spt_tensor **sp, spt_dense **d) {
+    *sp = NULL;
+    *d = NULL;
+    if (json_object_get(j, "sparse")) return conf_sparse(json_object_get(j, "sparse"), false, sp);
+    if (json_object_get(j, "indices")) return conf_sparse(j, false, sp);
+    if (json_object_get(j, "dense")) return conf_dense(json_object_get(j, "dense"), conf_dtype(j, SPT_INT64), d);
+    if (json_object_get(j, "dims")) return conf_dense(j, conf_dtype(j, SPT_INT64), d);
+    return SPT_EINVAL;
+}
+
+/* tf.sparse.bincount (tf_ops_v2.jsonl); in bad_inputs.jsonl the raw SparseBincount op with a `size`. */
+static conf_result bincount(const conf_case *c) {
+    if (c->bad_input) {
+        json_t *size = json_object_get(c->args, "size");
+        if (size && !json_is_integer(size)) /* the C API takes an integer: what a binding would refuse */
+            return conf_status(c, spt__err(SPT_EINVAL, "spt_bincount: size must be a scalar"));
+        return CONF_SKIP; /* the raw dense-output SparseBincount op is not spt's */
+    }
+    spt_tensor *vs = NULL, *ws = NULL, *out = NULL;
+    spt_dense *vd = NULL, *wd = NULL;
+    spt_status st = operand(json_object_get(c->args, "values"), &vs, &vd);
+    json_t *jw = json_object_get(c->args, "weights");
+    if (st == SPT_OK && jw && !json_is_null(jw)) st = operand(jw, &ws, &wd);
+    conf_result r;
+    if (st != SPT_OK) {
+        r = conf_fail(c, "cannot build the arguments");
+    } else {
+        int64_t axis = conf_opt_int(c->args, "axis", 0); /* absent or null: 0 */
+        int64_t minl = conf_opt_int(c->args, "minlength", SPT_UNSET), maxl = conf_opt_int(c->args, "maxlength", SPT_UNSET);
+        bool bin = json_is_true(json_object_get(c->args, "binary_output"));
+        if (vs && wd) st = spt__err(SPT_EINVAL, "spt_bincount: weights must be a SparseTensor when values is one");
+        else if (vd && ws) st = spt__err(SPT_EINVAL, "spt_bincount_dense: weights must be dense when values is");
+        else st = vs ? spt_bincount(vs, ws, axis, minl, maxl, bin, &out) : spt_bincount_dense(vd, wd, axis, minl, maxl, bin, &out);
+        r = conf_finish_sparse(c, st, out);
+    }
+    spt_tensor_free(vs);
+    spt_tensor_free(ws);
+    spt_dense_free(vd);
+    spt_dense_free(wd);
+    return r;
+}
+
+/* bad_inputs.jsonl's raw SparseCountSparseOutput(indices, values, dense_shape, weights, minlength,
+ * maxlength, binary_output): per row of dim 0 (axis -1); weights a list aligned with values (empty =
+ * none; ignored with binary_output, as the kernel does). */
+static conf_result count_sparse_output(const conf_case *c) {
+    json_t *vj = json_deep_copy(c->args);
+    json_object_set_new(vj, "dtype", json_string("int64"));
+    json_object_del(vj, "weights");
+    spt_tensor *vs = NULL, *ws = NULL, *out = NULL;
+    spt_status st = conf_sparse(vj, false, &vs);
+    json_t *jw = json_object_get(c->args, "weights");
+    bool bin = json_is_true(json_object_get(c->args, "binary_output"));
+    if (st == SPT_OK && json_array_size(jw) > 0 && !bin) {
+        json_object_set(vj, "values", jw);
+        json_object_set_new(vj, "dtype", json_string("float64"));
+        st = conf_sparse(vj, false, &ws);
+    }
+    json_decref(vj);
+    if (st == SPT_OK)
+        st = spt_bincount(vs, ws, -1, conf_opt_int(c->args, "minlength", SPT_UNSET), conf_opt_int(c->args, "maxlength", SPT_UNSET),
+                          bin, &out);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *exp = json_object_get(c->root, "result");
+        r = exp ? conf_expect_sparse(c, exp, out, NULL) : CONF_PASS;
+        int64_t dims[2];
+        if (r == CONF_PASS && conf_ints(json_object_get(exp, "indices_dims"), dims, 2) == 2 &&
+            (dims[0] != spt_tensor_nnz(out) || dims[1] != spt_tensor_rank(out)))
+            r = conf_fail(c, "indices dims [%lld,%lld], expected [%lld,%lld]", (long long)spt_tensor_nnz(out),
+                          (long long)spt_tensor_rank(out), (long long)dims[0], (long long)dims[1]);
+    }
+    spt_tensor_free(vs);
+    spt_tensor_free(ws);
+    spt_tensor_free(out);
+    return r;
+}
+
+CONF_HANDLERS(test_bincount, {"sparse_bincount", bincount, CONF_OP(spt_bincount)},
+              {"sparse_count_sparse_output", count_sparse_output, CONF_OP(spt_bincount)})
+#endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_cross.c -- tf.sparse.cross: the docstring example, dense/sparse mixes (sparse inputs first),
  * integer features, unsorted sparse rows, empty rows, every check, allocation failures. */
+#ifndef SPT_CONFORMANCE
 #include "../tfsparse_test_util.h"
 
 static spt_tensor *str_sparse(int64_t rows, int64_t cols, int64_t n, const int64_t *ix, const char *const *v) {
@@ -174,3 +175,15 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+#include <string.h>
+
+static conf_result cross(const conf_case *c) { return conf_cross_common(c, false); }
+
+CONF_HANDLERS(test_cross, {"sparse_cross", cross, CONF_OP(spt_cross)})
+#endif

@@ -2,6 +2,7 @@
 /* test_cross_hashed.c -- tf.sparse.cross_hashed bit-exact with TensorFlow's tests, and spt_fingerprint64
  * against FarmHash's published Fingerprint64 values (every length branch, including the long-input
  * loop, through the multiple-lengths check of Guava's FarmHashFingerprint64Test). */
+#ifndef SPT_CONFORMANCE
 #include "../tfsparse_test_util.h"
 
 static void test_fingerprint64(void **state) {
@@ -109,3 +110,15 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+#include <string.h>
+
+static conf_result cross_hashed(const conf_case *c) { return conf_cross_common(c, true); }
+
+CONF_HANDLERS(test_cross_hashed, {"sparse_cross_hashed", cross_hashed, CONF_OP(spt_cross_hashed)})
+#endif

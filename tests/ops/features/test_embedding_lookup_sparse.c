@@ -2,6 +2,7 @@
 /* test_embedding_lookup_sparse.c -- tf.nn.embedding_lookup_sparse: the three combiners with and
  * without weights, mod-sharded params equal to the whole table, unsorted ids, every check, allocation
  * failures. */
+#ifndef SPT_CONFORMANCE
 #include "../tfsparse_test_util.h"
 
 static const float TABLE[8] = {1, 2, 3, 4, 5, 6, 7, 8}; /* 4 x 2 */
@@ -263,3 +264,15 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+#include <string.h>
+
+static conf_result embedding_lookup_sparse(const conf_case *c) { return conf_embedding(c, false); }
+
+CONF_HANDLERS(test_embedding_lookup_sparse, {"embedding_lookup_sparse", embedding_lookup_sparse, CONF_OP(spt_embedding_lookup_sparse)})
+#endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_safe_embedding_lookup_sparse.c -- tf.nn.safe_embedding_lookup_sparse: pruning of ids < 0 and
  * weights <= 0 (mean and sqrtn only), empty rows zero or params[default_id], rank-3 ids, errors. */
+#ifndef SPT_CONFORMANCE
 #include "../tfsparse_test_util.h"
 
 static void test_prune_and_default(void **state) {
@@ -61,3 +62,15 @@ int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_prune_and_default)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+#include <string.h>
+
+static conf_result safe_embedding_lookup_sparse(const conf_case *c) { return conf_embedding(c, true); }
+
+CONF_HANDLERS(test_safe_embedding_lookup_sparse, {"safe_embedding_lookup_sparse", safe_embedding_lookup_sparse, CONF_OP(spt_safe_embedding_lookup_sparse)})
+#endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_to_indicator.c -- tf.sparse.to_indicator: ids become the last coordinate of a dense bool. */
+#ifndef SPT_CONFORMANCE
 #include "../layout_test_util.h"
 
 /* sparse_ops_test.py SparseToIndicatorTest.testInt32 (vocab 50), checked cell by cell. */
@@ -136,3 +137,30 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+#include <string.h>
+
+static conf_result sparse_to_indicator(const conf_case *c) {
+    spt_tensor *t;
+    spt_dense *d = NULL;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    JUDGE(c, st);
+    st = spt_to_indicator(t, json_integer_value(json_object_get(c->args, "vocab_size")), &d);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *exp = conf_result_of(c);
+        json_t *dense = exp ? json_object_get(exp, "dense") : NULL;
+        r = dense ? conf_expect_dense(c, dense, d, NULL) : CONF_PASS;
+    }
+    spt_dense_free(d);
+    spt_tensor_free(t);
+    return r;
+}
+
+CONF_HANDLERS(test_to_indicator, {"sparse_to_indicator", sparse_to_indicator, CONF_OP(spt_to_indicator)})
+#endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_concat.c -- tf.sparse.concat: any axis, row-major output, expand_nonconcat_dim. */
+#ifndef SPT_CONFORMANCE
 #include "../layout_test_util.h"
 
 static spt_tensor *mk(spt_dtype dt, int64_t r, const int64_t *shape, int64_t n, const int64_t *ix, const void *v) {
@@ -374,3 +375,30 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+
+static conf_result sparse_concat(const conf_case *c) {
+    spt_tensor **ts, *out = NULL;
+    int64_t n;
+    spt_status st = conf_sparse_list(json_object_get(c->args, "sp_inputs"), &ts, &n);
+    JUDGE(c, st);
+    int64_t axis = 0;
+    conf_ints(json_object_get(c->args, "axis"), &axis, 1);
+    /* TF 1 spells the keyword expand_nonconcat_dim, TF 2 (tf_ops_v2.jsonl) expand_nonconcat_dims */
+    bool expand = json_is_true(json_object_get(c->args, "expand_nonconcat_dim")) ||
+                  json_is_true(json_object_get(c->args, "expand_nonconcat_dims"));
+    st = spt_concat((const spt_tensor *const *)ts, n, axis, expand, &out);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = conf_layout_sparse(c, conf_result_of(c), out);
+    spt_tensor_free(out);
+    conf_free_list(ts, n);
+    return r;
+}
+
+CONF_HANDLERS(test_concat, {"sparse_concat", sparse_concat, CONF_OP(spt_concat)})
+#endif

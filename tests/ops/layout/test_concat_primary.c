@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_concat_primary.c -- SparseTensor::Concat along the primary dimension order[0]. */
+#ifndef SPT_CONFORMANCE
 #include "../layout_test_util.h"
 
 /* The seed README example: a 3x3 and a 3x8 matrix, both in order {1,0}, concatenated along columns. */
@@ -197,3 +198,25 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+
+static conf_result st_concat(const conf_case *c) {
+    spt_tensor **ts, *out = NULL;
+    int64_t n;
+    spt_status st = conf_sparse_list(json_object_get(c->args, "inputs"), &ts, &n);
+    JUDGE(c, st);
+    st = spt_concat_primary((const spt_tensor *const *)ts, n, &out);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = conf_layout_sparse(c, conf_result_of(c), out);
+    spt_tensor_free(out);
+    conf_free_list(ts, n);
+    return r;
+}
+
+CONF_HANDLERS(test_concat_primary, {"st_concat", st_concat, CONF_OP(spt_concat_primary)})
+#endif

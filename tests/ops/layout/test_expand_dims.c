@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_expand_dims.c -- tf.sparse.expand_dims: every axis of a rank-2 tensor, strings, order kept,
  * errors, allocation failures. */
+#ifndef SPT_CONFORMANCE
 #include "../tfsparse_test_util.h"
 
 static void test_axes(void **state) {
@@ -97,3 +98,20 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+
+static conf_result expand_dims(const conf_case *c) {
+    spt_tensor *sp = NULL, *out = NULL;
+    JUDGE(c, conf_sparse(json_object_get(c->args, "sp"), false, &sp));
+    spt_status st = spt_expand_dims(sp, conf_opt_int(c->args, "axis", -1), &out); /* TF 2's default axis is -1 */
+    spt_tensor_free(sp);
+    return conf_finish_sparse(c, st, out);
+}
+
+CONF_HANDLERS(test_expand_dims, {"sparse_expand_dims", expand_dims, CONF_OP(spt_expand_dims)})
+#endif

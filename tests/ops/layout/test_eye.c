@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_eye.c -- tf.sparse.eye: square and rectangular, dtypes, errors. */
+#ifndef SPT_CONFORMANCE
 #include "../tfsparse_test_util.h"
 
 #include <complex.h>
@@ -50,3 +51,19 @@ int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_shapes), cmocka_unit_test(test_errors)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+
+static conf_result eye(const conf_case *c) {
+    spt_tensor *out = NULL;
+    spt_status st = spt_eye(conf_opt_int(c->args, "num_rows", 0), conf_opt_int(c->args, "num_columns", SPT_UNSET),
+                            conf_dtype(c->args, SPT_FLOAT32), &out);
+    return conf_finish_sparse(c, st, out);
+}
+
+CONF_HANDLERS(test_eye, {"sparse_eye", eye, CONF_OP(spt_eye)})
+#endif

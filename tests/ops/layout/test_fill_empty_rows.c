@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_fill_empty_rows.c -- SparseFillEmptyRows: defaults for empty rows, stable bucketing by row,
  * pass-through, indicator and reverse index map. */
+#ifndef SPT_CONFORMANCE
 #include "../layout_test_util.h"
 
 static void expect_bools(const spt_dense *d, int64_t n, const bool *want) {
@@ -242,3 +243,38 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+
+static conf_result sparse_fill_empty_rows(const conf_case *c) {
+    spt_tensor *t, *out = NULL;
+    spt_dense *dv = NULL, *ind = NULL, *rev = NULL;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    JUDGE(c, st);
+    st = conf_dense(json_object_get(c->args, "default_value"), spt_tensor_dtype(t), &dv);
+    if (st == SPT_OK && spt_dense_rank(dv) != 0)
+        st = spt__err(SPT_EINVAL, "spt_fill_empty_rows: default_value must be a scalar, saw rank %lld", (long long)spt_dense_rank(dv));
+    if (st == SPT_OK) st = spt_fill_empty_rows(t, spt_dense_data(dv), &out, &ind, &rev);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *exp = conf_result_of(c);
+        r = conf_layout_sparse(c, exp, out);
+        json_t *je = exp ? json_object_get(exp, "empty_row_indicator") : NULL;
+        if (r == CONF_PASS && je) r = conf_expect_values(c, je, SPT_BOOL, spt_dense_data(ind), spt_dense_size(ind), NULL);
+        json_t *jr = exp ? json_object_get(exp, "reverse_index_map") : NULL;
+        if (r == CONF_PASS && jr) r = conf_expect_values(c, jr, SPT_INT64, spt_dense_data(rev), spt_dense_size(rev), NULL);
+    }
+    spt_tensor_free(out);
+    spt_dense_free(dv);
+    spt_dense_free(ind);
+    spt_dense_free(rev);
+    spt_tensor_free(t);
+    return r;
+}
+
+CONF_HANDLERS(test_fill_empty_rows, {"sparse_fill_empty_rows", sparse_fill_empty_rows, CONF_OP(spt_fill_empty_rows)})
+#endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_from_dense.c -- spt_from_dense (tf.sparse.from_dense). */
+#ifndef SPT_CONFORMANCE
 #include <complex.h>
 #include <math.h>
 
@@ -103,3 +104,24 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+
+static conf_result from_dense(const conf_case *c) {
+    spt_dense *d;
+    spt_tensor *t = NULL;
+    spt_status st = conf_dense(json_object_get(c->args, "dense"), conf_dtype(c->args, SPT_INT64), &d);
+    if (st == SPT_OK) st = spt_from_dense(d, NULL, &t);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = conf_expect_sparse(c, c->expect, t, NULL);
+    spt_tensor_free(t);
+    spt_dense_free(d);
+    return r;
+}
+
+CONF_HANDLERS(test_from_dense, {"from_dense", from_dense, CONF_OP(spt_from_dense)})
+#endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_merge.c -- tf.sparse.merge: ids as new coordinates, one or several id tensors. */
+#ifndef SPT_CONFORMANCE
 #include "../layout_test_util.h"
 
 static const int64_t S[2] = {3, 3}, IX[12] = {0, 0, 1, 0, 1, 2, 2, 0, 2, 1, 1, 1};
@@ -175,3 +176,31 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+
+static conf_result sparse_merge(const conf_case *c) {
+    spt_tensor **ids, *vals = NULL, *out = NULL;
+    int64_t n;
+    spt_status st = conf_sparse_list(json_object_get(c->args, "sp_ids"), &ids, &n);
+    JUDGE(c, st);
+    st = conf_sparse(json_object_get(c->args, "sp_values"), false, &vals);
+    int64_t vocab[SPT_MAX_RANK];
+    long nv = conf_ints(json_object_get(c->args, "vocab_size"), vocab, SPT_MAX_RANK);
+    if (st == SPT_OK)
+        st = spt_merge((const spt_tensor *const *)ids, n, vals, vocab, nv, json_is_true(json_object_get(c->args, "already_sorted")),
+                       &out);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = conf_layout_sparse(c, conf_result_of(c), out);
+    spt_tensor_free(out);
+    spt_tensor_free(vals);
+    conf_free_list(ids, n);
+    return r;
+}
+
+CONF_HANDLERS(test_merge, {"sparse_merge", sparse_merge, CONF_OP(spt_merge)})
+#endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_reset_shape.c -- tf.sparse.reset_shape: a larger shape, or the tight bounding box. */
+#ifndef SPT_CONFORMANCE
 #include "../layout_test_util.h"
 
 static const int64_t S[3] = {2, 5, 6}, IX[18] = {0, 0, 0, 0, 1, 0, 0, 1, 3, 1, 1, 4, 1, 3, 2, 1, 3, 3};
@@ -129,3 +130,35 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+
+static conf_result sparse_reset_shape(const conf_case *c) {
+    spt_tensor *t, *out = NULL;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    JUDGE(c, st);
+    json_t *js = json_object_get(c->args, "new_shape");
+    int64_t shape[SPT_MAX_RANK];
+    if (js && !json_is_null(js)) {
+        long k = conf_ints(js, shape, SPT_MAX_RANK);
+        if (k != spt_tensor_rank(t))
+            st = spt__err(SPT_EINVAL, "spt_reset_shape: new_shape has %ld dims, the tensor has rank %lld", k,
+                          (long long)spt_tensor_rank(t));
+        else
+            st = spt_reset_shape(t, shape, &out);
+    } else {
+        st = spt_reset_shape(t, NULL, &out);
+    }
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = conf_layout_sparse(c, conf_result_of(c), out);
+    spt_tensor_free(out);
+    spt_tensor_free(t);
+    return r;
+}
+
+CONF_HANDLERS(test_reset_shape, {"sparse_reset_shape", sparse_reset_shape, CONF_OP(spt_reset_shape)})
+#endif

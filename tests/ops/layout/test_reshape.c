@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_reshape.c -- SparseReshape: -1 inference, errors, order kept, large offsets. */
+#ifndef SPT_CONFORMANCE
 #include "../layout_test_util.h"
 
 static const int64_t S[2] = {5, 6}, IX[12] = {0, 0, 1, 0, 1, 3, 1, 4, 3, 2, 3, 3};
@@ -130,3 +131,40 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+
+static conf_result sparse_reshape(const conf_case *c) {
+    json_t *a = c->args;
+    spt_tensor *t = NULL, *out = NULL;
+    spt_status st;
+    json_t *jshape = json_object_get(a, "shape");
+    if (json_object_get(a, "sp")) {
+        st = conf_sparse(json_object_get(a, "sp"), false, &t);
+    } else { /* raw-op form: input_indices, input_shape, new_shape (values do not matter) */
+        json_t *ji = json_object_get(a, "input_indices");
+        size_t n = json_is_array(ji) ? json_array_size(ji) : (size_t)json_integer_value(json_array_get(json_object_get(ji, "dims"), 0));
+        json_t *vals = json_array();
+        for (size_t i = 0; i < n; i++) json_array_append_new(vals, json_real(0));
+        json_t *sp = json_pack("{s:O,s:o,s:O}", "indices", ji, "values", vals, "shape", json_object_get(a, "input_shape"));
+        st = conf_sparse(sp, false, &t);
+        json_decref(sp);
+        jshape = json_object_get(a, "new_shape");
+    }
+    JUDGE(c, st);
+    int64_t shape[SPT_MAX_RANK];
+    long k = conf_ints(jshape, shape, SPT_MAX_RANK);
+    st = spt_reshape(t, k, shape, &out);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = conf_layout_sparse(c, conf_result_of(c), out);
+    spt_tensor_free(out);
+    spt_tensor_free(t);
+    return r;
+}
+
+CONF_HANDLERS(test_reshape, {"sparse_reshape", sparse_reshape, CONF_OP(spt_reshape)})
+#endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_retain.c -- tf.sparse.retain: a boolean mask over the entries. */
+#ifndef SPT_CONFORMANCE
 #include "../layout_test_util.h"
 
 /* sparse_ops_test.py SparseRetainTest.testBasic-like: keep entries 0, 2, 3. */
@@ -123,3 +124,29 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+
+static conf_result sparse_retain(const conf_case *c) {
+    spt_tensor *t, *out = NULL;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    JUDGE(c, st);
+    json_t *m = json_object_get(c->args, "to_retain");
+    size_t n = json_array_size(m);
+    bool *mask = calloc(n ? n : 1, sizeof *mask);
+    for (size_t i = 0; mask && i < n; i++) mask[i] = json_is_true(json_array_get(m, i));
+    st = mask ? spt_retain(t, mask, (int64_t)n, &out) : SPT_ENOMEM;
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = conf_layout_sparse(c, conf_result_of(c), out);
+    free(mask);
+    spt_tensor_free(out);
+    spt_tensor_free(t);
+    return r;
+}
+
+CONF_HANDLERS(test_retain, {"sparse_retain", sparse_retain, CONF_OP(spt_retain)})
+#endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_slice.c -- SparseSlice: clipping, empty results, huge sizes, order kept, errors. */
+#ifndef SPT_CONFORMANCE
 #include "../layout_test_util.h"
 
 /* sparse_tensor_test.cc Slice. */
@@ -134,3 +135,35 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+
+static conf_result slice_common(const conf_case *c) {
+    spt_tensor *t, *out = NULL;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    JUDGE(c, st);
+    int64_t start[SPT_MAX_RANK], size[SPT_MAX_RANK];
+    long ns = conf_ints(json_object_get(c->args, "start"), start, SPT_MAX_RANK);
+    long nz = conf_ints(json_object_get(c->args, "size"), size, SPT_MAX_RANK);
+    if (ns != spt_tensor_rank(t))
+        st = spt__err(SPT_EINVAL, "spt_slice: Expected start to be a vector of length %lld but got length %ld",
+                      (long long)spt_tensor_rank(t), ns);
+    else if (nz != spt_tensor_rank(t))
+        st = spt__err(SPT_EINVAL, "spt_slice: Expected size to be a vector of length %lld but got length %ld",
+                      (long long)spt_tensor_rank(t), nz);
+    else
+        st = spt_slice(t, start, size, &out);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = conf_layout_sparse(c, conf_result_of(c), out);
+    spt_tensor_free(out);
+    spt_tensor_free(t);
+    return r;
+}
+
+CONF_HANDLERS(test_slice, {"st_slice", slice_common, CONF_OP(spt_slice)},
+              {"sparse_slice", slice_common, CONF_OP(spt_slice)})
+#endif

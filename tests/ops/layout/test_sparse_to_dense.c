@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_sparse_to_dense.c -- spt_sparse_to_dense (tf.sparse_to_dense, tf_semantics 3.1). */
+#ifndef SPT_CONFORMANCE
 #include <string.h>
 
 #include "spt_test.h"
@@ -131,3 +132,36 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+
+static conf_result sparse_to_dense(const conf_case *c) {
+    json_t *a = c->args;
+    spt_dtype dt = conf_dtype(a, SPT_FLOAT64), it = SPT_INT64;
+    const char *its = json_string_value(json_object_get(a, "index_dtype"));
+    if (its) spt_dtype_from_name(its, &it);
+    spt_dense *ix = NULL, *os = NULL, *sv = NULL, *dv = NULL, *out = NULL;
+    spt_status st = conf_dense(json_object_get(a, "sparse_indices"), it, &ix);
+    if (st == SPT_OK) st = conf_dense(json_object_get(a, "output_shape"), it, &os);
+    if (st == SPT_OK) st = conf_dense(json_object_get(a, "sparse_values"), dt, &sv);
+    if (st == SPT_OK) st = conf_dense(json_object_get(a, "default_value"), dt, &dv);
+    if (st == SPT_OK) {
+        json_t *vi = json_object_get(a, "validate_indices");
+        st = spt_sparse_to_dense(ix, os, sv, dv, vi ? json_is_true(vi) : true, &out);
+    }
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = conf_check_dense_result(c, out);
+    spt_dense_free(ix);
+    spt_dense_free(os);
+    spt_dense_free(sv);
+    spt_dense_free(dv);
+    spt_dense_free(out);
+    return r;
+}
+
+CONF_HANDLERS(test_sparse_to_dense, {"sparse_to_dense", sparse_to_dense, CONF_OP(spt_sparse_to_dense)})
+#endif

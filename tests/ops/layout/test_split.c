@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_split.c -- SparseSplit: uneven pieces, negative axis, order kept, errors. */
+#ifndef SPT_CONFORMANCE
 #include "../layout_test_util.h"
 
 /* sparse_tensor_test.cc Split: [[0,0],[1,1],[1,2],[3,0]] shape [4,3], dim 0, 2 ways. */
@@ -165,3 +166,48 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+
+static conf_result split_common(const conf_case *c) {
+    json_t *a = c->args;
+    json_t *jaxis = json_object_get(a, "axis");
+    if (!jaxis) jaxis = json_object_get(a, "split_dim");
+    spt_tensor *t;
+    spt_status st = conf_sparse(json_object_get(a, "sp"), false, &t);
+    JUDGE(c, st);
+    int64_t num = json_integer_value(json_object_get(a, "num_split")), axis = 0;
+    if (!json_is_integer(jaxis)) {
+        spt_tensor_free(t);
+        return conf_status(c, spt__err(SPT_EINVAL, "spt_split: Input axis should be a scalar but received shape [%zu]",
+                                       json_array_size(jaxis)));
+    }
+    axis = json_integer_value(jaxis);
+    if (num > (1 << 20)) { /* the harness does not provide that many slots */
+        spt_tensor_free(t);
+        return CONF_SKIP;
+    }
+    spt_tensor **outs = calloc((size_t)(num > 0 ? num : 1), sizeof *outs);
+    st = outs ? spt_split(t, axis, num, outs) : SPT_ENOMEM;
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) {
+        json_t *exp = conf_result_of(c);
+        json_t *list = exp && json_is_array(exp) ? exp : exp ? json_object_get(exp, "outputs") : NULL;
+        r = CONF_PASS;
+        if (list && (int64_t)json_array_size(list) != num) r = conf_fail(c, "%lld pieces, expected %zu", (long long)num, json_array_size(list));
+        for (int64_t k = 0; list && r == CONF_PASS && k < num; k++) r = conf_layout_sparse(c, json_array_get(list, (size_t)k), outs[k]);
+    }
+    if (st == SPT_OK)
+        for (int64_t k = 0; k < num; k++) spt_tensor_free(outs[k]);
+    free(outs);
+    spt_tensor_free(t);
+    return r;
+}
+
+CONF_HANDLERS(test_split, {"st_split", split_common, CONF_OP(spt_split)},
+              {"sparse_split", split_common, CONF_OP(spt_split)})
+#endif

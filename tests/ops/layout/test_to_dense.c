@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_to_dense.c -- spt_to_dense_into (SparseTensor::ToDense) and spt_to_dense (tf.sparse.to_dense). */
+#ifndef SPT_CONFORMANCE
 #include <complex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,3 +235,51 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+
+static conf_result st_to_dense(const conf_case *c) {
+    spt_tensor *t;
+    spt_dense *d = NULL;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    JUDGE(c, st);
+    int64_t oshape[SPT_MAX_RANK];
+    long r = conf_ints(json_object_get(c->args, "out_shape"), oshape, SPT_MAX_RANK);
+    st = spt_dense_new(spt_tensor_dtype(t), r, oshape, &d);
+    if (st == SPT_OK) st = spt_to_dense_into(t, d, json_is_true(json_object_get(c->args, "initialize")), NULL);
+    conf_result res;
+    if (json_is_false(json_object_get(c->expect, "returns")))
+        res = st != SPT_OK ? CONF_PASS : conf_fail(c, "expected a refusal, got success");
+    else if (st != SPT_OK)
+        res = conf_fail(c, "%s: %s", spt_status_name(st), spt_last_error());
+    else
+        res = conf_expect_dense(c, json_object_get(c->expect, "dense"), d, NULL);
+    spt_dense_free(d);
+    spt_tensor_free(t);
+    return res;
+}
+
+static conf_result sparse_tensor_to_dense(const conf_case *c) {
+    spt_tensor *t;
+    spt_dense *d = NULL, *dv = NULL;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    JUDGE(c, st);
+    json_t *jd = json_object_get(c->args, "default_value");
+    if (jd && !json_is_null(jd)) st = conf_dense(jd, spt_tensor_dtype(t), &dv);
+    json_t *vi = json_object_get(c->args, "validate_indices");
+    if (st == SPT_OK) st = spt_to_dense(t, dv ? spt_dense_data(dv) : NULL, vi ? json_is_true(vi) : true, &d);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = conf_check_dense_result(c, d);
+    spt_dense_free(d);
+    spt_dense_free(dv);
+    spt_tensor_free(t);
+    return r;
+}
+
+CONF_HANDLERS(test_to_dense, {"st_to_dense", st_to_dense, CONF_OP(spt_to_dense_into)},
+              {"sparse_tensor_to_dense", sparse_tensor_to_dense, CONF_OP(spt_to_dense)})
+#endif

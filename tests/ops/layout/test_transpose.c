@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_transpose.c -- tf.sparse.transpose: permuted indices and shape, row-major output. */
+#ifndef SPT_CONFORMANCE
 #include "../layout_test_util.h"
 
 /* The sparse_ops.py docstring examples. */
@@ -114,3 +115,30 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include "core/internal.h" /* spt__err: the binding-layer checks report through spt_last_error() */
+#include <stdlib.h>
+
+static conf_result sparse_transpose(const conf_case *c) {
+    spt_tensor *t, *out = NULL;
+    spt_status st = conf_sparse(json_object_get(c->args, "sp"), false, &t);
+    JUDGE(c, st);
+    int64_t perm[SPT_MAX_RANK];
+    json_t *jp = json_object_get(c->args, "perm");
+    bool given = jp && !json_is_null(jp);
+    if (given && conf_ints(jp, perm, SPT_MAX_RANK) != spt_tensor_rank(t))
+        st = spt__err(SPT_EINVAL, "spt_transpose: perm length differs from the rank");
+    else
+        st = spt_transpose(t, given ? perm : NULL, &out);
+    conf_result r = conf_status(c, st);
+    if (r == CONF_CONTINUE) r = conf_layout_sparse(c, conf_result_of(c), out);
+    spt_tensor_free(out);
+    spt_tensor_free(t);
+    return r;
+}
+
+CONF_HANDLERS(test_transpose, {"sparse_transpose", sparse_transpose, CONF_OP(spt_transpose)})
+#endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_matmul.c -- spt_sparse_dense_matmul and spt_sparse_dense_matvec (SparseTensorDenseMatMul). */
+#ifndef SPT_CONFORMANCE
 #include "../math_test_util.h"
 
 static spt_dense *dmat(spt_dtype dt, int64_t r0, int64_t r1, const void *data) {
@@ -289,3 +290,24 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+
+static conf_result sparse_tensor_dense_matmul(const conf_case *c) {
+    spt_tensor *t = NULL;
+    spt_dense *d = NULL, *o = NULL;
+    spt_status st = conf_sparse_dense_args(c, &t, &d);
+    if (st == SPT_OK)
+        st = spt_sparse_dense_matmul(t, d, json_is_true(json_object_get(c->args, "adjoint_a")),
+                                     json_is_true(json_object_get(c->args, "adjoint_b")), &o);
+    conf_result r = conf_finish(c, st, o, NULL);
+    spt_tensor_free(t);
+    spt_dense_free(d);
+    spt_dense_free(o);
+    return r;
+}
+
+CONF_HANDLERS(test_matmul, {"sparse_tensor_dense_matmul", sparse_tensor_dense_matmul, CONF_OP(spt_sparse_dense_matmul)})
+#endif

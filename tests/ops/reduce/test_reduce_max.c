@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_reduce_max.c -- spt_reduce_max and spt_reduce_max_sparse. */
+#ifndef SPT_CONFORMANCE
 #include "../reduce_test_common.h"
 
 #include <math.h>
@@ -135,3 +136,16 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <stdlib.h>
+
+static conf_result reduce_max(const conf_case *c) { return conf_reduce(c, true, false); }
+
+static conf_result reduce_max_sparse(const conf_case *c) { return conf_reduce(c, true, true); }
+
+CONF_HANDLERS(test_reduce_max, {"sparse_reduce_max", reduce_max, CONF_OP(spt_reduce_max)},
+              {"sparse_reduce_max_sparse", reduce_max_sparse, CONF_OP(spt_reduce_max_sparse)})
+#endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_reduce_sum.c -- spt_reduce_sum and spt_reduce_sum_sparse. */
+#ifndef SPT_CONFORMANCE
 #include "../reduce_test_common.h"
 
 /* tf.sparse.reduce_sum docstring: [[1, ?, 1], [?, 1, ?]] */
@@ -373,3 +374,16 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <stdlib.h>
+
+static conf_result reduce_sum(const conf_case *c) { return conf_reduce(c, false, false); }
+
+static conf_result reduce_sum_sparse(const conf_case *c) { return conf_reduce(c, false, true); }
+
+CONF_HANDLERS(test_reduce_sum, {"sparse_reduce_sum", reduce_sum, CONF_OP(spt_reduce_sum)},
+              {"sparse_reduce_sum_sparse", reduce_sum_sparse, CONF_OP(spt_reduce_sum_sparse)})
+#endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_segment_mean.c -- tf.sparse.segment_mean: means of segments, zero for empty ones, float only. */
+#ifndef SPT_CONFORMANCE
 #include "../tfsparse_test_util.h"
 
 static void test_mean(void **state) {
@@ -36,3 +37,13 @@ int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_mean)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <stdlib.h>
+
+static conf_result segment_mean(const conf_case *c) { return conf_segment(c, spt_segment_mean); }
+
+CONF_HANDLERS(test_segment_mean, {"sparse_segment_mean", segment_mean, CONF_OP(spt_segment_mean)})
+#endif

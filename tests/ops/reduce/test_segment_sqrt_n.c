@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_segment_sqrt_n.c -- tf.sparse.segment_sqrt_n: sum / sqrt(count), zero for empty segments. */
+#ifndef SPT_CONFORMANCE
 #include "../tfsparse_test_util.h"
 
 static void test_sqrt_n(void **state) {
@@ -28,3 +29,13 @@ int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_sqrt_n)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <stdlib.h>
+
+static conf_result segment_sqrt_n(const conf_case *c) { return conf_segment(c, spt_segment_sqrt_n); }
+
+CONF_HANDLERS(test_segment_sqrt_n, {"sparse_segment_sqrt_n", segment_sqrt_n, CONF_OP(spt_segment_sqrt_n)})
+#endif

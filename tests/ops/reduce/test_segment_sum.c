@@ -2,6 +2,7 @@
 /* test_segment_sum.c -- tf.sparse.segment_sum: exact sums, gaps, num_segments, every TensorFlow check,
  * a threaded run against a naive reference, allocation failures. (mean and sqrt_n share the engine and
  * have their own files.) */
+#ifndef SPT_CONFORMANCE
 #include "../tfsparse_test_util.h"
 
 /* data = arange(1, 41).reshape(10, 4) as in segment_reduction_ops_test.py's _input([10, 4]) */
@@ -303,3 +304,13 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <stdlib.h>
+
+static conf_result segment_sum(const conf_case *c) { return conf_segment(c, spt_segment_sum); }
+
+CONF_HANDLERS(test_segment_sum, {"sparse_segment_sum", segment_sum, CONF_OP(spt_segment_sum)})
+#endif

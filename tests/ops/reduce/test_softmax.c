@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_softmax.c -- spt_softmax (SparseSoftmax). */
+#ifndef SPT_CONFORMANCE
 #include "../math_test_util.h"
 
 static void test_rows(void **state) {
@@ -130,3 +131,38 @@ int main(void) {
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+#else /* SPT_CONFORMANCE: the conformance handlers of the ops this file tests (tests/conformance/runner.c
+       * runs the .jsonl vectors of tests/conformance through them) */
+#include "conf.h"
+#include <stdlib.h>
+
+static conf_result sparse_softmax(const conf_case *c) {
+    spt_tensor *t = NULL, *o = NULL;
+    spt_status st = conf_arg_sparse(c, "sp", NULL, &t);
+    if (st != SPT_OK) {
+        /* TF's kernel checks the shape's rank before the triple's consistency: ask spt_softmax about the
+         * shape alone (an empty tensor of that shape); its error, if any, comes first. */
+        json_t *sp = json_object_get(c->args, "sp");
+        json_t *js = json_object_get(sp, "shape");
+        if (!js) js = json_object_get(sp, "dense_shape");
+        int64_t shape[SPT_MAX_RANK];
+        long r = conf_ints(js, shape, SPT_MAX_RANK);
+        spt_tensor *e = NULL;
+        if (r >= 0 && spt_tensor_new(conf_dtype(sp, SPT_FLOAT64), r, shape, 0, NULL, NULL, NULL, &e) == SPT_OK) {
+            spt_status st2 = spt_softmax(e, &o);
+            if (st2 != SPT_OK) st = st2;
+            spt_tensor_free(o);
+            o = NULL;
+        }
+        spt_tensor_free(e);
+    }
+    if (st == SPT_OK) st = spt_softmax(t, &o);
+    conf_result r = conf_finish(c, st, NULL, o);
+    spt_tensor_free(t);
+    spt_tensor_free(o);
+    return r;
+}
+
+CONF_HANDLERS(test_softmax, {"sparse_softmax", sparse_softmax, CONF_OP(spt_softmax)})
+#endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* template/matmul_rows.c -- the value loops of spt_sparse_dense_matmul (and of spt_sparse_dense_bmm and the
- * contractions, contract_common.c) for one dtype. Not compiled on its own: those files include it through
- * ops/each_dtype.h once per supported dtype (SPT__T, SPT__KIND); it defines
+/* template/matmul_rows.c -- the value loops of spt_sparse_dense_matmul (and, through products_internal.h's tables, of
+ * spt_sparse_dense_bmm and the contractions, contract_common.c) for one dtype. Not compiled on its own:
+ * matmul.c includes it through ops/each_dtype.h once per supported dtype (SPT__T, SPT__KIND); it defines
  *   mm_rows_<enum>(vals, ix, perm, lo, hi, mcol, conj_a, b, n, out)
  *     for i in [lo, hi), e = perm ? perm[i] : i, m = ix[2e + mcol], k = ix[2e + 1 - mcol]:
  *     out[m, :] += a'_e * b[k, :] (a' = conj(a) if conj_a), n columns, in that order;
