@@ -342,10 +342,25 @@ bench-programs: $(REL)/bench/bench_core $(REL)/bench/bench_rowptr $(REL)/libspt.
 	@if [ -f /usr/include/GraphBLAS.h ]; then $(MAKE) --no-print-directory $(REL)/bench/bench_graphblas; \
 	else echo "bench: no GraphBLAS.h (libgraphblas-dev): the GraphBLAS peer is reported unavailable"; fi
 bench:
-	@sh bench/install-peers.sh build/bench-venv
+	@BENCH_TF_VENV=$(BENCH_TF_VENV) sh bench/install-peers.sh build/bench-venv
 	@$(MAKE) --no-print-directory bench-programs
-	$(PYTHON) bench/run.py --venv build/bench-venv $(if $(filter 1,$(QUICK)),--quick,) $(BENCH_ARGS)
+	$(PYTHON) bench/run.py --venv build/bench-venv $(if $(BENCH_TF_VENV),--tf-venv $(BENCH_TF_VENV),) $(if $(filter 1,$(QUICK)),--quick,) $(BENCH_ARGS)
+	@$(MAKE) --no-print-directory bench-curves CURVES_SIZES=$(if $(filter 1,$(QUICK)),1e5$(COMMA)1e6,$(BENCH_CURVES_SIZES))
 	@$(MAKE) --no-print-directory bench-readers
+# make bench-curves: bench/curves.py, the cost curves: every op, spt and each peer, at CURVES_SIZES entries
+# (default 1e5-1e8), each (op, peer, size) in its own process: time, first call, worst repetition, minor
+# faults, peak RSS over the process's baseline; a point whose estimated memory or time is over budget is
+# skipped with the reason. Writes bench/results/curves/ (curves.md, curves.json, one PNG per op). make bench
+# runs it at BENCH_CURVES_SIZES (default 1e5-1e7; BENCH_CURVES_SIZES=1e5,1e6,1e7,1e8 adds the 1e8 points).
+# BENCH_TF_VENV=DIR: TensorFlow from that venv (e.g. build/tf-venv) instead of installing it into the bench venv.
+COMMA := ,
+CURVES_SIZES ?= 1e5,1e6,1e7,1e8
+BENCH_CURVES_SIZES ?= 1e5,1e6,1e7
+bench-curves:
+	@BENCH_TF_VENV=$(BENCH_TF_VENV) sh bench/install-peers.sh build/bench-venv
+	@$(MAKE) --no-print-directory bench-programs
+	$(if $(wildcard build/bench-venv/bin/python),build/bench-venv/bin/python,$(PYTHON)) bench/curves.py --sizes $(CURVES_SIZES) \
+	  --venv build/bench-venv $(if $(BENCH_TF_VENV),--tf-venv $(BENCH_TF_VENV),) $(CURVES_ARGS)
 # make bench-readers: bench/readers.py (.mtx/.tns/.npz/gzip readers and writers against fast_matrix_market,
 # pyarrow's CSV reader, pydata/sparse and zcat; spt info against a plain read), peers from PyPI in
 # build/io-bench-venv (made here when missing; a peer that cannot be installed is reported unavailable).
@@ -354,7 +369,7 @@ bench-readers: $(REL)/libspt.so $(REL)/spt
 	  build/io-bench-venv/bin/pip install -q fast_matrix_market pyarrow sparse numpy scipy binsparse; } || true
 	$(PYTHON) bench/readers.py --venv build/io-bench-venv $(if $(filter 1,$(QUICK)),--nnz 1000000,) \
 	  --out bench/results/$(if $(filter 1,$(QUICK)),trial/,)readers
-.PHONY: bench-programs bench-readers
+.PHONY: bench-programs bench-readers bench-curves
 # ==== end bench block ====
 
 # ==== install, shared library ABI, pkg-config, doc, walkthrough ====

@@ -32,7 +32,17 @@ def _blocks(seed, n, fn, block=1 << 22):
     return np.concatenate(parts) if parts else fn(_mix(seed, 0))
 
 
-def shape_for(op, dims):
+def shape_for(op, dims, n=None):
+    """The dense shape of op's inputs. The cost curves' scaled forms (bench/curves.py): to_dense_n is a cube
+    of about 8 n cells (the density 1/8 of to_dense's [200]^3 at 1e6); spgemm two [n/4, n/4] matrices of n
+    entries each (4 a row on average, so the product has about 16 n / 4 = 4 n candidates)."""
+    if op == "to_dense_n":
+        side = int(round((8.0 * n) ** (1.0 / 3.0)))
+        return (side, side, side)
+    if op == "spgemm":
+        return (max(n // 4, 1), max(n // 4, 1))
+    if op == "transpose":
+        return (1000, 1000, 1000)
     if op == "to_dense":
         return (200, 200, 200) if dims == 3 else (40000, 200)
     if op == "spmm":

@@ -43,6 +43,7 @@ import time
 
 import numpy as np
 
+PERM = (2, 0, 1)  # transpose's permutation (3-D)
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
@@ -68,8 +69,12 @@ def reset_hwm():
 def prepare(peer, op, dims, n, threads):
     """Return (run, input_bytes, setup): run() performs the op once and returns its result; setup (None or
     a function) is called, untimed, before each run."""
-    shape = gen.shape_for(op, dims)
+    shape = gen.shape_for(op, dims, n)
+    if op == "to_dense_n":  # the cost curves' to_dense, on a cube that grows with n (gen.shape_for)
+        op = "to_dense"
     e = 8 * len(shape) + 8
+    if peer in ("torch_csr", "scipy_nd") or op in ("spgemm", "transpose"):
+        return prepare_more(peer, op, shape, n, threads, e)
     if peer == "torch":
         import torch
 
@@ -170,6 +175,137 @@ def prepare(peer, op, dims, n, threads):
         return prepare_tf(peer, op, shape, n, threads, e)
     elif peer == "spt_py":
         return prepare_spt_py(op, shape, n, threads, e)
+    return None, 0, None
+
+
+def prepare_more(peer, op, shape, n, threads, e):
+    """torch_csr, scipy_nd, and the ops spgemm and transpose (bench/curve_point.py's cost curves and run.py)."""
+    if peer == "torch_csr":
+        import torch
+
+        torch.set_num_threads(threads)
+
+        def csr(inp):
+            c, v = gen.canonical(inp, shape, n)
+            return torch.sparse_coo_tensor(torch.from_numpy(c), torch.from_numpy(v), shape).coalesce().to_sparse_csr()
+
+        if op == "spmm":
+            a = csr(0)
+            bd = torch.from_numpy(gen.dense_b(shape[1], n))
+            return (lambda: a @ bd), n * e, None
+        if op == "spgemm":
+            a, b = csr(0), csr(1)
+            return (lambda: a @ b), 2 * n * e, None
+        return None, 0, None
+    if peer == "scipy_nd":
+        return prepare_scipy_nd(op, shape, n, e)
+    if op == "spgemm":
+        c0, v0 = gen.canonical(0, shape, n)
+        c1, v1 = gen.canonical(1, shape, n)
+        if peer == "spt_py":
+            spt = load_spt()
+            spt.set_num_threads(threads)
+            a = spt.reorder(spt.SparseTensor(np.ascontiguousarray(c0.T), v0, shape))
+            b = spt.reorder(spt.SparseTensor(np.ascontiguousarray(c1.T), v1, shape))
+            del c0, v0, c1, v1
+            return (lambda: spt.sparse_sparse_matmul(a, b)), 2 * n * e, None
+        if peer == "torch":
+            import torch
+
+            torch.set_num_threads(threads)
+            a = torch.sparse_coo_tensor(torch.from_numpy(c0), torch.from_numpy(v0), shape).coalesce()
+            b = torch.sparse_coo_tensor(torch.from_numpy(c1), torch.from_numpy(v1), shape).coalesce()
+            return (lambda: torch.sparse.mm(a, b)), 2 * n * e, None
+        if peer == "pydata":
+            import sparse
+
+            a = sparse.COO(c0, v0, shape=shape, has_duplicates=False, sorted=True)
+            b = sparse.COO(c1, v1, shape=shape, has_duplicates=False, sorted=True)
+            return (lambda: a @ b), 2 * n * e, None
+        return None, 0, None
+    if op == "transpose":
+        c, v = gen.canonical(0, shape, n)
+        if peer == "spt_py":
+            spt = load_spt()
+            spt.set_num_threads(threads)
+            a = spt.reorder(spt.SparseTensor(np.ascontiguousarray(c.T), v, shape))
+            del c, v
+            return (lambda: spt.transpose(a, list(PERM))), n * e, None
+        if peer == "torch":
+            import torch
+
+            torch.set_num_threads(threads)
+            a = torch.sparse_coo_tensor(torch.from_numpy(c), torch.from_numpy(v), shape).coalesce()
+            return (lambda: a.permute(*PERM).coalesce()), n * e, None
+        if peer == "tf":
+            tf = load_tf(threads)
+            a = tf.sparse.SparseTensor(tf.constant(np.ascontiguousarray(c.T)), tf.constant(v),
+                                       tf.constant(shape, dtype=tf.int64))
+            return (lambda: tf.sparse.transpose(a, list(PERM))), n * e, None
+        return None, 0, None
+    return None, 0, None
+
+
+def prepare_scipy_nd(op, shape, n, e):
+    """SciPy's sparse arrays: coo_array in n dimensions (scipy >= 1.15) for the 3-D ops, csr_array for the
+    matrix products. Every call's output is in the sorted, duplicate-free form the op asks for."""
+    import scipy.sparse as ss
+
+    def coo(inp):
+        c, v = gen.canonical(inp, shape, n)
+        a = ss.coo_array((v, tuple(c)), shape=shape)
+        a.has_canonical_format = True  # sorted row-major, no duplicates (gen.canonical)
+        return a
+
+    if op == "reorder":
+        c, v = gen.unsorted(0, shape, n)
+
+        def run():
+            a = ss.coo_array((v, tuple(c)), shape=shape)
+            a.sum_duplicates()  # sorts row-major and sums the duplicates
+            return a
+
+        return run, n * e, None
+    if op == "reduce_axis1":
+        a = coo(0)
+        def rsum():
+            r = a.sum(axis=1)
+            return r.toarray() if hasattr(r, "toarray") else r
+
+        return rsum, n * e, None
+    if op == "reduce_all":
+        a = coo(0)
+        return (lambda: a.sum()), n * e, None
+    if op == "add":
+        a, b = coo(0), coo(1)
+
+        def add():
+            r = a + b  # n-D: the entries of both, duplicates not yet summed
+            r.sum_duplicates()
+            return r
+
+        return add, 2 * n * e, None
+    if op == "to_dense":
+        a = coo(0)
+        return (lambda: a.toarray()), n * e, None
+    if op == "transpose":
+        a = coo(0)
+
+        def run():
+            t = a.transpose(axes=PERM)
+            t.sum_duplicates()  # the sorted order of the output
+            return t
+
+        return run, n * e, None
+    if op in ("spmm", "spgemm"):
+        c, v = gen.canonical(0, shape, n)
+        a = ss.csr_array((v, (c[0], c[1])), shape=shape)
+        if op == "spmm":
+            bd = gen.dense_b(shape[1], n)
+            return (lambda: a @ bd), n * e, None
+        c, v = gen.canonical(1, shape, n)
+        b = ss.csr_array((v, (c[0], c[1])), shape=shape)
+        return (lambda: a @ b), 2 * n * e, None
     return None, 0, None
 
 
