@@ -199,8 +199,8 @@ static void npy(const char *dir, const char *name, const char *what, const void 
     snprintf(path, sizeof path, "%s/%s_%s.npy", dir, name, what);
     FILE *f = fopen(path, "wb");
     if (!f) return;
-    int len = snprintf(hdr, sizeof hdr, "{'descr': '<%s', 'fortran_order': False, 'shape': (%lld,), }", is_int ? "i8" : "f8",
-                       (long long)n);
+    int len = snprintf(hdr, sizeof hdr, "{'descr': '<%s', 'fortran_order': False, 'shape': (%lld,), }",
+                       is_int ? "i8" : "f8", (long long)n);
     int pad = 64 - (10 + len + 1) % 64;
     fwrite("\x93NUMPY\x01\x00", 1, 8, f);
     unsigned short hl = (unsigned short)(len + pad + 1);

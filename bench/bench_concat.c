@@ -108,7 +108,8 @@ int main(int argc, char **argv) {
     if (argc > 2) spt_set_num_threads(atoi(argv[2]));
     spt_tensor *a = make_input(n), *b = make_input(n);
     const spt_tensor *in[2] = {a, b};
-    printf("concat of two sorted rank-3 tensors of %lld entries each, shape [1000,1000,1000], %d thread(s), median of %d\n",
+    printf("concat of two sorted rank-3 tensors of %lld entries each, shape [1000,1000,1000], %d thread(s), median of "
+           "%d\n",
            (long long)n, spt_get_num_threads(), RUNS);
     for (int axis = 0; axis < 2; axis++) {
         double tc[RUNS], tr[RUNS];

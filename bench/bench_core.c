@@ -66,10 +66,10 @@ static void die_st(spt_status st, const char *what) {
     fprintf(stderr, "bench_core: %s: %s (%s)\n", what, spt_status_name(st), spt_last_error());
     exit(2);
 }
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        spt_status st_ = (x);                                                                      \
-        if (st_ != SPT_OK) die_st(st_, #x);                                                        \
+#define CK(x)                                                                                                          \
+    do {                                                                                                               \
+        spt_status st_ = (x);                                                                                          \
+        if (st_ != SPT_OK) die_st(st_, #x);                                                                            \
     } while (0)
 
 static spt_tensor *make_tensor(int input, bool canonical, int64_t r, const int64_t *shape, int64_t n) {
@@ -128,7 +128,10 @@ static int to_dense_run(ctx *c) {
     return spt_to_dense(c->a, NULL, false, &c->dout) != SPT_OK;
 }
 
-static int bw_setup(ctx *c) { (void)c; return 0; }
+static int bw_setup(ctx *c) {
+    (void)c;
+    return 0;
+}
 static int bw_run(ctx *c) {
     memcpy(c->buf2, c->buf1, c->bytes);
     return 0;
@@ -469,8 +472,8 @@ static void mttkrpfloor_rows(const int64_t *ix, const double *v, int64_t lo, int
     }
 }
 __attribute__((target("avx2"))) static void mttkrpfloor_rows_avx2(const int64_t *ix, const double *v, int64_t lo,
-                                                                   int64_t hi, int64_t n, const double *fb,
-                                                                   const double *fc, double *out) {
+                                                                  int64_t hi, int64_t n, const double *fb,
+                                                                  const double *fc, double *out) {
     mttkrpfloor_rows(ix, v, lo, hi, n, fb, fc, out);
 }
 static int mttkrpfloor_run(ctx *c) {
@@ -533,11 +536,12 @@ static int density_main(int threads, int reps) {
                     int64_t calls = t1 >= 2e-3 ? 1 : (int64_t)(2e-3 / (t1 > 1e-8 ? t1 : 1e-8)) + 1;
                     for (int r = 0; r < reps; r++) t[r] = density_sample(a, b, calls);
                     qsort(t, (size_t)reps, sizeof *t, bg_cmp_d);
-                    printf("{\"impl\":\"spt\",\"threads\":%d,\"op\":\"density\",\"density\":%g,\"n\":%lld,\"m\":%lld,"
-                           "\"k\":%lld,\"nnz\":%lld,\"calls\":%lld,\"status\":\"ok\",\"reps\":%d,\"sparse_median\":%.9g,"
-                           "\"sparse_min\":%.9g,\"sparse_max\":%.9g}\n",
-                           threads, dens[di], (long long)nc, (long long)m, (long long)k, (long long)nnz,
-                           (long long)calls, reps, t[reps / 2], t[0], t[reps - 1]);
+                    printf(
+                        "{\"impl\":\"spt\",\"threads\":%d,\"op\":\"density\",\"density\":%g,\"n\":%lld,\"m\":%lld,"
+                        "\"k\":%lld,\"nnz\":%lld,\"calls\":%lld,\"status\":\"ok\",\"reps\":%d,\"sparse_median\":%.9g,"
+                        "\"sparse_min\":%.9g,\"sparse_max\":%.9g}\n",
+                        threads, dens[di], (long long)nc, (long long)m, (long long)k, (long long)nnz, (long long)calls,
+                        reps, t[reps / 2], t[0], t[reps - 1]);
                     fflush(stdout);
                     spt_tensor_free(a);
                     spt_dense_free(b);
@@ -645,8 +649,8 @@ int main(int argc, char **argv) {
                 c.threads = threads;
                 input_bytes *= 2;
                 run = copyfloor_run;
-            } else if (!strcmp(op, "add") || !strcmp(op, "concat1") || !strcmp(op, "subtract") || !strcmp(op, "maximum") ||
-                       !strcmp(op, "minimum")) {
+            } else if (!strcmp(op, "add") || !strcmp(op, "concat1") || !strcmp(op, "subtract") ||
+                       !strcmp(op, "maximum") || !strcmp(op, "minimum")) {
                 c.a = make_tensor(0, true, c.r, c.shape, n);
                 c.b = make_tensor(1, true, c.r, c.shape, n);
                 input_bytes *= 2;
@@ -670,7 +674,8 @@ int main(int argc, char **argv) {
                     run = mttkrpfloor_run;
                 } else {
                     c.mode = !strcmp(op, "mttkrp_all") ? -1 : op[6] == '_' && op[7] == 'm' ? atoi(op + 8) : 0;
-                    if (c.mode > 2 || (strcmp(op, "mttkrp") && strcmp(op, "mttkrp_all") && strncmp(op, "mttkrp_m", 8))) {
+                    if (c.mode > 2 ||
+                        (strcmp(op, "mttkrp") && strcmp(op, "mttkrp_all") && strncmp(op, "mttkrp_m", 8))) {
                         fprintf(stderr, "bench_core: unknown op %s\n", op);
                         return 2;
                     }
@@ -705,7 +710,7 @@ int main(int argc, char **argv) {
         int bad = 0;
         /* per repetition, in run order (to explain outliers): time, minor page faults, voluntary and
          * involuntary context switches, and the system's THP direct-compaction stalls and huge-page faults */
-        long (*det)[5] = calloc((size_t)reps, sizeof *det);
+        long(*det)[5] = calloc((size_t)reps, sizeof *det);
         double *tr = malloc(sizeof(double) * (size_t)reps), *cr = malloc(sizeof(double) * (size_t)reps);
         double first = 0, first_cpu = 0; /* the warm-up: for reduce, the call that builds the row pointer */
         if (!t || !cpu || !det || !tr || !cr) return 2;

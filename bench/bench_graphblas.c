@@ -26,13 +26,13 @@
 #include <stdbool.h>
 #include <sys/resource.h>
 
-#define GBCK(x)                                                                                      \
-    do {                                                                                           \
-        GrB_Info info_ = (x);                                                                      \
-        if (info_ != GrB_SUCCESS) {                                                                \
-            fprintf(stderr, "bench_graphblas: %s failed: %d\n", #x, (int)info_);                  \
-            exit(2);                                                                               \
-        }                                                                                          \
+#define GBCK(x)                                                                                                        \
+    do {                                                                                                               \
+        GrB_Info info_ = (x);                                                                                          \
+        if (info_ != GrB_SUCCESS) {                                                                                    \
+            fprintf(stderr, "bench_graphblas: %s failed: %d\n", #x, (int)info_);                                       \
+            exit(2);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 typedef struct {

@@ -31,7 +31,8 @@ static spt_tensor *gen(int input, int64_t r, const int64_t *shape, int64_t n) {
     int64_t *ix = malloc((size_t)(n * r) * sizeof *ix);
     double *v = malloc((size_t)n * sizeof *v);
     for (int64_t i = 0; i < n; i++) {
-        for (int64_t d = 0; d < r; d++) ix[i * r + d] = (int64_t)(mix((uint64_t)(input * 64 + d), (uint64_t)i) % (uint64_t)shape[d]);
+        for (int64_t d = 0; d < r; d++)
+            ix[i * r + d] = (int64_t)(mix((uint64_t)(input * 64 + d), (uint64_t)i) % (uint64_t)shape[d]);
         v[i] = (double)(mix((uint64_t)input * 64 + 63, (uint64_t)i) >> 11) * 0x1p-53;
     }
     spt_tensor *t = NULL;

@@ -386,8 +386,9 @@ static int run(const char *rawpath, int64_t N, int reps) {
             spt_dense_free(fb[m]);
         }
         emit(raw, "dist mttkrp mode 0", th, &smt, load);
-        emit(raw, took == SPT_MPI_FACTORS_FETCH ? "dist mttkrp mode 0 (factor row blocks: fetched)"
-                                                : "dist mttkrp mode 0 (factor row blocks: replicated)",
+        emit(raw,
+             took == SPT_MPI_FACTORS_FETCH ? "dist mttkrp mode 0 (factor row blocks: fetched)"
+                                           : "dist mttkrp mode 0 (factor row blocks: replicated)",
              th, &smb, load);
     }
     spt_dtensor_free(rm);
@@ -614,7 +615,8 @@ static int report(const char *rawpath, const char *outpath) {
     for (int i = 0; i < n; i++) {
         const row *x = &r[i];
         if (!strncmp(x->op, "net ", 4)) continue;
-        fprintf(o, "| %s | %d | %d | %.1f | %.1f-%.1f | %.1f | %lld + %lld | %lld | %.1f / %.1f / %.1f / %.1f | %.2f |\n",
+        fprintf(o,
+                "| %s | %d | %d | %.1f | %.1f-%.1f | %.1f | %lld + %lld | %lld | %.1f / %.1f / %.1f / %.1f | %.2f |\n",
                 x->op, x->P, x->th, x->med, x->mn, x->mx, x->cpu, x->pay, x->meta, x->coll, x->ph[0], x->ph[1],
                 x->ph[2], x->ph[3], x->load);
     }
@@ -622,18 +624,19 @@ static int report(const char *rawpath, const char *outpath) {
                                     {"dist reorder", "serial reorder (spt_reorder)", "reorder"},
                                     {"dist reduce_sum", "serial reduce_sum (spt_reduce_sum_sparse)", "reduce_sum"},
                                     {"dist mttkrp mode 0", "serial mttkrp mode 0 (spt_mttkrp)", "mttkrp"},
-                                    {"dist mttkrp mode 0 (factor row blocks: fetched)", "serial mttkrp mode 0 (spt_mttkrp)",
-                                     "mttkrp, factor row blocks fetched"},
-                                    {"dist mttkrp mode 0 (factor row blocks: replicated)", "serial mttkrp mode 0 (spt_mttkrp)",
-                                     "mttkrp, factor row blocks replicated"},
+                                    {"dist mttkrp mode 0 (factor row blocks: fetched)",
+                                     "serial mttkrp mode 0 (spt_mttkrp)", "mttkrp, factor row blocks fetched"},
+                                    {"dist mttkrp mode 0 (factor row blocks: replicated)",
+                                     "serial mttkrp mode 0 (spt_mttkrp)", "mttkrp, factor row blocks replicated"},
                                     {"dist spgemm random", "serial spgemm random (spt_sparse_sparse_matmul)",
                                      "spgemm random"},
                                     {"dist spgemm power-law", "serial spgemm power-law (spt_sparse_sparse_matmul)",
                                      "spgemm power-law"}};
-    fprintf(o, "\n## Targets\n\nEach ratio three ways: median wall / min wall / median CPU (the CPU time of the slowest "
-               "rank, less disturbed by other processes on a loaded machine, but counting MPI busy-waits).\n\n"
-               "| op | P=1 / serial 1 thread (<= 1.2) | P=2 / serial 2 threads (<= 1.3) | P=1 / P=2 (>= 1.5 for "
-               "from_local, reorder, mttkrp) |\n| --- | --- | --- | --- |\n");
+    fprintf(o,
+            "\n## Targets\n\nEach ratio three ways: median wall / min wall / median CPU (the CPU time of the slowest "
+            "rank, less disturbed by other processes on a loaded machine, but counting MPI busy-waits).\n\n"
+            "| op | P=1 / serial 1 thread (<= 1.2) | P=2 / serial 2 threads (<= 1.3) | P=1 / P=2 (>= 1.5 for "
+            "from_local, reorder, mttkrp) |\n| --- | --- | --- | --- |\n");
     for (int k = 0; k < 8; k++) {
         const row *d1 = find(r, n, ops[k][0], 1, -1), *d2 = find(r, n, ops[k][0], 2, -1);
         const row *s1 = find(r, n, ops[k][1], 1, 1), *s2 = find(r, n, ops[k][1], 1, 2);
@@ -651,7 +654,8 @@ static int report(const char *rawpath, const char *outpath) {
     fprintf(o, "\n## SpGEMM against CombBLAS (C = A x A, A [65536, 65536] with N/20 entries)\n\n"
                "CombBLAS's 2-D SUMMA product (`Mult_AnXBn_Synch`, plus-times on doubles) runs on square process "
                "grids only, so it has no np 2 row. Median wall ms (CPU ms of the slowest rank).\n\n"
-               "| matrix | spt np 1 | spt np 2 | spt np 4 | CombBLAS np 1 | CombBLAS np 4 |\n| --- | --- | --- | --- | --- | --- |\n");
+               "| matrix | spt np 1 | spt np 2 | spt np 4 | CombBLAS np 1 | CombBLAS np 4 |\n| --- | --- | --- | --- | "
+               "--- | --- |\n");
     for (int k = 0; k < 2; k++) {
         static const char *kinds[2] = {"random", "power-law"};
         char a[64], b[64];
@@ -670,7 +674,8 @@ static int report(const char *rawpath, const char *outpath) {
                "| --- | --- | --- | --- |\n");
     for (int k = 0; k < 2; k++) {
         static const char *sorts[2][2] = {{"spt_dtensor_from_local", "dist from_local"},
-                                          {"CombBLAS psort (parallel_sort, 32-byte records)", "combblas psort row-major"}};
+                                          {"CombBLAS psort (parallel_sort, 32-byte records)",
+                                           "combblas psort row-major"}};
         fprintf(o, "| %s |", sorts[k][0]);
         for (int c = 0; c < 3; c++) {
             const row *x = find(r, n, sorts[k][1], c == 0 ? 1 : c == 1 ? 2 : 4, -1);
@@ -683,7 +688,8 @@ static int report(const char *rawpath, const char *outpath) {
                "keys against spt's on every rank):\n\n");
     for (int i = 0; i < nchk; i++) fprintf(o, "- %s", chk[i]);
     if (!nchk) fprintf(o, "- none (CombBLAS not installed: `apt-get install libcombblas-dev`)\n");
-    fprintf(o, "\n## Transport (alpha-beta inputs of MODEL.md), np 2\n\n| measure | median | min-max (latency) / worst-best (bandwidth) | load |\n| --- | --- | --- | --- |\n");
+    fprintf(o, "\n## Transport (alpha-beta inputs of MODEL.md), np 2\n\n| measure | median | min-max (latency) / "
+               "worst-best (bandwidth) | load |\n| --- | --- | --- | --- |\n");
     for (int i = 0; i < n; i++)
         if (!strncmp(r[i].op, "net ", 4))
             fprintf(o, "| %s | %.2f | %.2f-%.2f | %.2f |\n", r[i].op + 4, r[i].med, r[i].mn, r[i].mx, r[i].load);
@@ -696,8 +702,10 @@ int main(int argc, char **argv) {
     if (argc >= 4 && !strcmp(argv[1], "report")) return report(argv[2], argv[3]);
     bool is_net = argc >= 4 && !strcmp(argv[1], "net");
     if (!is_net && (argc < 3 || strcmp(argv[1], "run"))) {
-        fprintf(stderr, "usage: mpirun -np P %s run RAW [N] [REPS] [T] | mpirun -np 2 %s net RAW LABEL | %s report RAW OUT.md\n",
-                argv[0], argv[0], argv[0]);
+        fprintf(
+            stderr,
+            "usage: mpirun -np P %s run RAW [N] [REPS] [T] | mpirun -np 2 %s net RAW LABEL | %s report RAW OUT.md\n",
+            argv[0], argv[0], argv[0]);
         return 2;
     }
     MPI_Init(&argc, &argv);

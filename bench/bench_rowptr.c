@@ -28,8 +28,8 @@ typedef struct {
     const double *v;
     int64_t n, rows, nz_rows;
     int threads;
-    int64_t *rowptr;         /* rows + 1 */
-    int64_t *hrow, *hstart;  /* nz_rows, nz_rows + 1 */
+    int64_t *rowptr;        /* rows + 1 */
+    int64_t *hrow, *hstart; /* nz_rows, nz_rows + 1 */
     spt_tensor *a;
     double *out;
 } rp;

@@ -57,13 +57,13 @@ static double median(double *t) {
     return t[RUNS / 2];
 }
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        spt_status s_ = (call);                                                                    \
-        if (s_ != SPT_OK) {                                                                        \
-            fprintf(stderr, "%s failed: %s\n", #call, spt_last_error());                           \
-            exit(1);                                                                               \
-        }                                                                                          \
+#define CHECK(call)                                                                                                    \
+    do {                                                                                                               \
+        spt_status s_ = (call);                                                                                        \
+        if (s_ != SPT_OK) {                                                                                            \
+            fprintf(stderr, "%s failed: %s\n", #call, spt_last_error());                                               \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 /* k distinct values in [0, n), sorted. */
@@ -149,8 +149,8 @@ int main(void) {
            "threads %d, median of %d\n",
            N, N, KEYS, DEPS, (long long)np, spt_get_num_threads(), RUNS);
     printf("  map construction: A %.1f ms, B %.1f ms (pairs already sorted)\n", tmapA * 1e3, tmapB * 1e3);
-    printf("  lower bound: memcpy of %lld doubles into a new buffer %.2f ms; random gather %.2f ms\n",
-           (long long)np, median(tm) * 1e3, median(tg) * 1e3);
+    printf("  lower bound: memcpy of %lld doubles into a new buffer %.2f ms; random gather %.2f ms\n", (long long)np,
+           median(tm) * 1e3, median(tg) * 1e3);
     for (int c = 0; c < 2; c++) {
         double td[RUNS], ts[RUNS], tc[RUNS];
         for (int r = 0; r < RUNS; r++) {

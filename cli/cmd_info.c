@@ -126,7 +126,8 @@ static int bits_of(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
  * sorted by a radix sort: fibers are the runs of equal key / dim, duplicates the equal neighbours.
  * false when the shape's volume does not fit in 64 bits (then the argsort way is taken). */
 static bool key_stats(const spt_tensor *t, int64_t k, uint64_t *keys, uint64_t *tmp, mode_row *m, int64_t *dups) {
-    const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t), *shape = spt_tensor_shape(t), *ix = spt_tensor_indices(t);
+    const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t), *shape = spt_tensor_shape(t),
+                  *ix = spt_tensor_indices(t);
     /* without duplicates to count, the key leaves mode k out (dk = 1): fewer bits, fewer passes */
     uint64_t vol = 1, dk = dups ? (uint64_t)shape[k] : 1;
     for (int64_t d = 0; d < r; d++)
@@ -151,8 +152,7 @@ static bool key_stats(const spt_tensor *t, int64_t k, uint64_t *keys, uint64_t *
             if (run > m->fmax) m->fmax = run;
             run = 0;
             fiber = f;
-        } else if (dups && i > 0 && keys[i] == keys[i - 1])
-            ++*dups;
+        } else if (dups && i > 0 && keys[i] == keys[i - 1]) ++*dups;
         run++;
     }
     /* distinct indices of mode k: a bitmap over the dim when it is not much larger than the entries
@@ -169,13 +169,15 @@ static bool key_stats(const spt_tensor *t, int64_t k, uint64_t *keys, uint64_t *
 static spt_status mode_rows(const spt_tensor *t, mode_row *rows, bool count_dups, int64_t *dups) {
     const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t);
     int64_t *perm = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
-    uint64_t *keys = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1)), *tmp = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1));
+    uint64_t *keys = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1)),
+             *tmp = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1));
     int64_t order[SPT_MAX_RANK];
     spt_status st = perm && keys && tmp ? SPT_OK : SPT_ENOMEM;
     for (int64_t k = 0; k < r && st == SPT_OK; k++) {
         mode_row *m = &rows[k];
         int64_t *dk = count_dups && k == r - 1 ? dups : NULL;
-        if (!key_stats(t, k, keys, tmp, m, dk)) st = mode_stats(t, k, perm, order, &m->dist, &m->fib, &m->fmin, &m->fmax, dk);
+        if (!key_stats(t, k, keys, tmp, m, dk))
+            st = mode_stats(t, k, perm, order, &m->dist, &m->fib, &m->fmin, &m->fmax, dk);
         else if (m->dist < 0) st = SPT_ENOMEM;
     }
     free(perm);
@@ -198,7 +200,9 @@ static int run_info(cli_args *a) {
     if (cli_opt(a, "format")) spt_format_from_name(cli_opt(a, "format"), &fmt);
     if (fmt == SPT_FORMAT_AUTO) fmt = spt_format_from_path(path);
     printf("file:       %s\n", strcmp(path, "-") ? path : "<stdin>");
-    printf("format:     %s\n", fmt != SPT_FORMAT_AUTO ? spt_format_name(fmt) : strcmp(path, "-") ? "from the content" : "tns");
+    printf("format:     %s\n", fmt != SPT_FORMAT_AUTO ? spt_format_name(fmt)
+                               : strcmp(path, "-")    ? "from the content"
+                                                      : "tns");
     printf("dtype:      %s\n", spt_dtype_name(spt_tensor_dtype(t)));
     printf("rank:       %lld\n", (long long)r);
     printf("shape:      ");

@@ -40,7 +40,8 @@ static int run_matmul(cli_args *a) {
         rc = cli_read(&a2, a->pos[0], &x);
     }
     if (!rc) {
-        spt_status st = spt_sparse_dense_matmul(x, b, cli_opt(a, "adjoint-a") != NULL, cli_opt(a, "adjoint-b") != NULL, &o);
+        spt_status st = spt_sparse_dense_matmul(x, b, cli_opt(a, "adjoint-a") != NULL, cli_opt(a, "adjoint-b") != NULL,
+                                                &o);
         rc = st == SPT_OK ? cli_write_dense(a, o) : cli_fail(a, st);
     }
     spt_tensor_free(x);

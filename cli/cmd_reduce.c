@@ -20,7 +20,8 @@ static int run_reduce(cli_args *a) {
     spt_status st;
     if (dense) {
         spt_dense *d = NULL;
-        st = sum ? spt_reduce_sum(t, ax ? axes : NULL, nax, keep, &d) : spt_reduce_max(t, ax ? axes : NULL, nax, keep, &d);
+        st = sum ? spt_reduce_sum(t, ax ? axes : NULL, nax, keep, &d)
+                 : spt_reduce_max(t, ax ? axes : NULL, nax, keep, &d);
         rc = st == SPT_OK ? cli_write_dense(a, d) : cli_fail(a, st);
         spt_dense_free(d);
     } else {

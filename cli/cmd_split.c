@@ -13,7 +13,8 @@ static int run_split(cli_args *a) {
     if (ax && !cli_parse_int(ax, &axis)) return cli_usage_error(a, "--axis needs an integer, found '%s'", ax);
     if (nm && (!cli_parse_int(nm, &num) || num < 1 || num > 100000))
         return cli_usage_error(a, "--num needs a number of pieces from 1 to 100000, found '%s'", nm);
-    if (!pre || !strcmp(pre, "-")) return cli_usage_error(a, "the pieces need -o PREFIX (files PREFIX0.tns, PREFIX1.tns, ...)");
+    if (!pre || !strcmp(pre, "-"))
+        return cli_usage_error(a, "the pieces need -o PREFIX (files PREFIX0.tns, PREFIX1.tns, ...)");
     spt_tensor *t = NULL;
     int rc = cli_read(a, a->pos[0], &t);
     if (rc) return rc;

@@ -11,7 +11,9 @@ static int run_spy(cli_args *a) {
     /* the format follows the name: PNG is the one spt draws, so any other extension is refused */
     const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
     if (strcmp(out, "-") && (!dot || (slash && dot < slash) || strcasecmp(dot, ".png")))
-        return cli_usage_error(a, "spy draws PNG pictures only; name the output FILE.png (or '-' for stdout), found '%s'", out);
+        return cli_usage_error(a,
+                               "spy draws PNG pictures only; name the output FILE.png (or '-' for stdout), found '%s'",
+                               out);
     int64_t modes[2] = {0, 1}, n = 2, size = 512;
     const char *m = cli_opt(a, "modes");
     if (m && (!cli_parse_list(m, modes, 2, &n) || n != 2))
@@ -23,7 +25,7 @@ static int run_spy(cli_args *a) {
     int rc = cli_read(a, a->pos[0], &t);
     if (rc) return rc;
     spt_status st = cli_opt(a, "values") != NULL ? spt_write_spy_png_values(t, modes[0], modes[1], size, cli_output(a))
-                                          : spt_write_spy_png(t, modes[0], modes[1], size, cli_output(a));
+                                                 : spt_write_spy_png(t, modes[0], modes[1], size, cli_output(a));
     spt_tensor_free(t);
     return st == SPT_OK ? CLI_OK : cli_fail(a, st);
 }

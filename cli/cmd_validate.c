@@ -25,8 +25,8 @@ static int run_validate(cli_args *a) {
         spt_tensor_free(t);
         return CLI_BAD_INPUT;
     }
-    printf("%s: ok: rank %lld, %s, %lld entries, every index inside the shape%s\n", name,
-           (long long)spt_tensor_rank(t), spt_dtype_name(spt_tensor_dtype(t)), (long long)spt_tensor_nnz(t),
+    printf("%s: ok: rank %lld, %s, %lld entries, every index inside the shape%s\n", name, (long long)spt_tensor_rank(t),
+           spt_dtype_name(spt_tensor_dtype(t)), (long long)spt_tensor_nnz(t),
            cli_opt(a, "strict") ? ", strictly increasing in row-major order" : "");
     spt_tensor_free(t);
     return CLI_OK;

@@ -113,16 +113,15 @@ int cli_parse(const cli_cmd *c, int argc, char **argv, cli_args *a) {
             if (a->npos >= CLI_MAX_POS) return cli_usage_error(a, "too many arguments");
             a->pos[a->npos++] = s;
             continue;
-        } else
-            return cli_usage_error(a, "unknown option '%s'", s);
+        } else return cli_usage_error(a, "unknown option '%s'", s);
         bool valued = in_list(c->valued, name, n) || (n == 7 && !strncmp(name, "threads", 7)) ||
                       (n == 5 && !strncmp(name, "shape", 5) && in_list(c->valued, "format", 6)) ||
                       (n == 10 && !strncmp(name, "index-base", 10) && in_list(c->valued, "format", 6)) ||
                       (n == 14 && !strncmp(name, "out-index-base", 14) && in_list(c->valued, "format", 6)) ||
                       (n == 6 && !strncmp(name, "member", 6) && in_list(c->valued, "format", 6));
-        bool flag = in_list(c->flags, name, n) || (((n == 8 && !strncmp(name, "progress", 8)) ||
-                                                    (n == 5 && !strncmp(name, "quiet", 5))) &&
-                                                   in_list(c->valued, "format", 6));
+        bool flag = in_list(c->flags, name, n) ||
+                    (((n == 8 && !strncmp(name, "progress", 8)) || (n == 5 && !strncmp(name, "quiet", 5))) &&
+                     in_list(c->valued, "format", 6));
         if (!valued && !flag) return cli_usage_error(a, "unknown option '--%.*s'", (int)n, name);
         if (flag && val) return cli_usage_error(a, "option '--%.*s' takes no value", (int)n, name);
         if (valued && !val) {
@@ -175,7 +174,8 @@ int cli_read_opts(const cli_args *a, spt_read_opts *o, spt_format *fmt, const ch
     memset(o, 0, sizeof *o);
     *fmt = SPT_FORMAT_AUTO;
     const char *f = cli_opt(a, "format");
-    if (f && spt_format_from_name(f, fmt) != SPT_OK) return cli_usage_error(a, "unknown format '%s' (tns, mtx, npy, npz)", f);
+    if (f && spt_format_from_name(f, fmt) != SPT_OK)
+        return cli_usage_error(a, "unknown format '%s' (tns, mtx, npy, npz)", f);
     if (*fmt == SPT_FORMAT_AUTO) *fmt = spt_format_from_path(path);
     /* a name that does not tell: spt_read looks at the content (an archive's member, a magic) */
     if (*fmt == SPT_FORMAT_AUTO && !strcmp(path, "-")) *fmt = SPT_FORMAT_TNS;
@@ -234,8 +234,7 @@ static void bar_update(double done, void *ctx) {
     if (done > 0 && done < 1) {
         long s = (long)(t * (1 - done) / done + 0.5);
         snprintf(left, sizeof left, "%ld:%02ld left", s / 60, s % 60);
-    } else if (done >= 1)
-        snprintf(left, sizeof left, "done in %.1f s", t);
+    } else if (done >= 1) snprintf(left, sizeof left, "done in %.1f s", t);
     int w = 30, k = (int)(done * w + 0.5);
     fprintf(stderr, "%sspt: %s %.40s [%.*s%*s] %3d%%  %s  %s%s", b->tty ? "\r" : "", b->verb, b->name, k,
             "##############################", w - k, "", (int)(done * 100 + 0.5), rate, left, b->tty ? "\033[K" : "\n");
@@ -311,8 +310,11 @@ int cli_out_format(const cli_args *a, const char *path, spt_format *fmt) {
     *fmt = SPT_FORMAT_AUTO;
     const char *f = cli_opt(a, "to");
     if (f && spt_format_from_name(f, fmt) != SPT_OK)
-        return cli_usage_error(a, "unknown output format '%s' (tns, mtx, npy, npz, npz-scipy-coo, npz-scipy-csr, binsparse, "
-                                  "binsparse-csr, binsparse-csc)", f);
+        return cli_usage_error(
+            a,
+            "unknown output format '%s' (tns, mtx, npy, npz, npz-scipy-coo, npz-scipy-csr, binsparse, "
+            "binsparse-csr, binsparse-csc)",
+            f);
     if (*fmt == SPT_FORMAT_AUTO) *fmt = spt_format_from_path(path);
     if (*fmt == SPT_FORMAT_AUTO) {
         if (!strcmp(path, "-")) *fmt = SPT_FORMAT_TNS;

@@ -75,7 +75,8 @@ static void print_matrix(const char *name, const spt_dense *d) {
 
 /* Read DIR/file and check that it is a rank-`rank` tensor of `dtype` (the steps index its dims and
  * values as such); a mismatch is reported like any failed call. */
-static bool load_ok(const char *dir, const char *file, int64_t rank, spt_dtype dtype, spt_tensor **out, const char *what) {
+static bool load_ok(const char *dir, const char *file, int64_t rank, spt_dtype dtype, spt_tensor **out,
+                    const char *what) {
     char path[4096];
     if (snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path) {
         printf("  !! %s failed: the directory name is too long\n", what);
@@ -134,8 +135,8 @@ static void sparse_tensor_basics(const char *dir) {
     st = spt_group_begin(t, g0, 1, &it);
     printf("  group({0}) on a tensor ordered {1,2,0} -> %s (%s)\n", spt_status_name(st), spt_last_error());
     spt_tensor *g = NULL;
-    if (load_ok(dir, "group_example.tns", 3, SPT_INT32, &g, "reading the group example") && ok(spt_reorder(g, o012), "spt_reorder") &&
-        ok(spt_group_begin(g, g0, 1, &it), "spt_group_begin")) {
+    if (load_ok(dir, "group_example.tns", 3, SPT_INT32, &g, "reading the group example") &&
+        ok(spt_reorder(g, o012), "spt_reorder") && ok(spt_group_begin(g, g0, 1, &it), "spt_group_begin")) {
         printf("  the class's test tensor, reordered {0,1,2}, group({0}) (expected keys 0, 2, 3 with values "
                "[1,5,4], [3], [2]):\n");
         spt_group grp;
@@ -347,8 +348,8 @@ done:
 
 int spt_cli_demo(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : "data";
-    printf("spt %d.%d.%d walkthrough on %s (examples of TensorFlow's SparseTensor, tf.sparse and NWChemEx)\n", SPT_VERSION_MAJOR,
-           SPT_VERSION_MINOR, SPT_VERSION_PATCH, dir);
+    printf("spt %d.%d.%d walkthrough on %s (examples of TensorFlow's SparseTensor, tf.sparse and NWChemEx)\n",
+           SPT_VERSION_MAJOR, SPT_VERSION_MINOR, SPT_VERSION_PATCH, dir);
     sparse_tensor_basics(dir);
     sparse_tensor_concat(dir);
     tf_sparse_examples();

@@ -95,8 +95,10 @@ static int agree_replicated(const cli_args *a, const char *path, int rc, uint64_
             fprintf(stderr, "spt %s: rank %d cannot read %s: %s\n", a->cmd, bad, path, msg);
         }
     } else if (bad < 0 && differ > 0 && g_rank == 0)
-        fprintf(stderr, "spt %s: %s differs between ranks (rank %d read other contents than rank 0): every rank "
-                "must read the same file\n", a->cmd, path, differ);
+        fprintf(stderr,
+                "spt %s: %s differs between ranks (rank %d read other contents than rank 0): every rank "
+                "must read the same file\n",
+                a->cmd, path, differ);
     return bad >= 0 || differ > 0 ? CLI_BAD_INPUT : 0;
 }
 
@@ -178,7 +180,8 @@ static int mpi_concat(cli_args *a) {
     int rc = 0;
     for (int i = 0; i < a->npos && !rc; i++) rc = read_dist(a, a->pos[i], &ds[i]);
     if (!rc) {
-        spt_status st = spt_dtensor_concat((const spt_dtensor *const *)ds, a->npos, axis, cli_opt(a, "expand") != NULL, &out);
+        spt_status st = spt_dtensor_concat((const spt_dtensor *const *)ds, a->npos, axis, cli_opt(a, "expand") != NULL,
+                                           &out);
         rc = st == SPT_OK ? write_dist(a, out) : cli_fail(a, st);
     }
     for (int i = 0; i < a->npos; i++) spt_dtensor_free(ds[i]);
@@ -228,7 +231,8 @@ static int mpi_matmul(cli_args *a) {
         rc = read_dist(&a2, a->pos[0], &x);
     }
     if (!rc) {
-        spt_status st = spt_dtensor_sparse_dense_matmul(x, b, cli_opt(a, "adjoint-a") != NULL, cli_opt(a, "adjoint-b") != NULL, 0, &o);
+        spt_status st = spt_dtensor_sparse_dense_matmul(x, b, cli_opt(a, "adjoint-a") != NULL,
+                                                        cli_opt(a, "adjoint-b") != NULL, 0, &o);
         rc = st != SPT_OK ? cli_fail(a, st) : bcast_rc(g_rank == 0 ? cli_write_dense(a, o) : 0);
     }
     spt_dtensor_free(x);

@@ -15,9 +15,9 @@ static void print_value(spt_dtype d, const void *v, int64_t i) {
 #define PV_FLOAT(T, x) printf("%.17g", (double)(x))
 #define PV_COMPLEX(T, x) printf("%.17g%+.17gi", (double)creal(x), (double)cimag(x))
 #define PV_STRING(T, x) printf("?")
-#define X(E, name, T, KIND)                                                                        \
-    case E:                                                                                        \
-        PV_##KIND(T, ((const T *)v)[i]);                                                           \
+#define X(E, name, T, KIND)                                                                                            \
+    case E:                                                                                                            \
+        PV_##KIND(T, ((const T *)v)[i]);                                                                               \
         break;
 #include "spt_dtypes.def"
 #undef X
@@ -107,7 +107,8 @@ int cli_sparsify_args(const cli_args *a, int64_t *ind_rank, int64_t *pairs, int6
             if (e == p || *e != ':') return cli_usage_error(a, "--map needs pairs KEYMODE:TMODE separated by commas");
             p = e + 1;
             pairs[(*np)++] = strtoll(p, &e, 10);
-            if (e == p || (*e && *e != ',')) return cli_usage_error(a, "--map needs pairs KEYMODE:TMODE separated by commas");
+            if (e == p || (*e && *e != ','))
+                return cli_usage_error(a, "--map needs pairs KEYMODE:TMODE separated by commas");
             p = *e ? e + 1 : e;
         }
     }
@@ -123,7 +124,8 @@ int cli_sparsify_map(const cli_args *a, const spt_tensor *map, int64_t ind_rank,
     const int64_t mr = spt_tensor_rank(map), n = spt_tensor_nnz(map);
     *out = NULL;
     if (ind_rank > mr) {
-        fprintf(stderr, "spt sparsify: --ind-rank %lld exceeds the map file's rank %lld\n", (long long)ind_rank, (long long)mr);
+        fprintf(stderr, "spt sparsify: --ind-rank %lld exceeds the map file's rank %lld\n", (long long)ind_rank,
+                (long long)mr);
         return CLI_BAD_INPUT;
     }
     const int64_t dr = mr - ind_rank;

@@ -83,7 +83,8 @@ int cli_tfrecord_info(const cli_args *a, const char *path) {
         if (st) break;
         for (int64_t k = 0; k < nk; k++) {
             int64_t j = 0;
-            while (j < nf && !(fs[j].len == keys[k].key_len && !memcmp(fs[j].name, keys[k].key, (size_t)fs[j].len))) j++;
+            while (j < nf && !(fs[j].len == keys[k].key_len && !memcmp(fs[j].name, keys[k].key, (size_t)fs[j].len)))
+                j++;
             if (j == nf) {
                 if (nf == cap) {
                     cap = cap ? 2 * cap : 16;
@@ -94,7 +95,8 @@ int cli_tfrecord_info(const cli_args *a, const char *path) {
                     }
                     fs = n2;
                 }
-                fs[nf] = (feat_stat){malloc((size_t)keys[k].key_len + 1), keys[k].key_len, SPT_INT64, false, false, 0, 0, 0};
+                fs[nf] =
+                    (feat_stat){malloc((size_t)keys[k].key_len + 1), keys[k].key_len, SPT_INT64, false, false, 0, 0, 0};
                 if (!fs[nf].name) {
                     st = SPT_ENOMEM;
                     break;
@@ -122,8 +124,8 @@ int cli_tfrecord_info(const cli_args *a, const char *path) {
         static const char *cn[3] = {"none", "ZLIB", "GZIP"};
         printf("file:        %s\n", path);
         printf("format:      tfrecord of tf.train.Example (compression %s)\n", cn[c]);
-        printf("records:     %lld (%lld bytes of records, %lld bytes uncompressed)\n", (long long)records, (long long)bytes,
-               (long long)at);
+        printf("records:     %lld (%lld bytes of records, %lld bytes uncompressed)\n", (long long)records,
+               (long long)bytes, (long long)at);
         printf("features:    %lld\n", (long long)nf);
         if (nf) printf("%-24s %-6s %10s %12s %8s\n", "name", "type", "examples", "values", "longest");
         for (int64_t j = 0; j < nf; j++)
@@ -158,7 +160,8 @@ int cli_tfrecord_read_feature(const cli_args *a, const char *path, spt_tensor **
         int64_t nk;
         st = spt_example_describe(recs[i].data, (size_t)recs[i].len, &keys, &nk);
         for (int64_t k = 0; st == SPT_OK && k < nk && !found; k++)
-            if (keys[k].has_list && (size_t)keys[k].key_len == strlen(name) && !memcmp(keys[k].key, name, strlen(name))) {
+            if (keys[k].has_list && (size_t)keys[k].key_len == strlen(name) &&
+                !memcmp(keys[k].key, name, strlen(name))) {
                 dt = keys[k].dtype;
                 found = true;
             }

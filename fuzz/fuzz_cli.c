@@ -41,13 +41,12 @@ static void setup(void) {
     fz_scratch(base, sizeof base, "cli", "");
     snprintf(dir, sizeof dir, "%s", base);
     mkdir(dir, 0700);
-    static const char *const text[NIN] = {
-        "# shape: 4 5 3\n1 1 1 1.5\n2 3 2 -2\n4 5 3 4\n3 1 2 0.5\n",
-        "# integer ids\n1 1 3\n1 2 1\n2 1 4\n3 3 0\n",
-        "2 2 1\n1 1 1\n2 1 2\n1 2 3\n",
-        "",
-        "1 1 x\n",
-        "# shape: 4 2 2\n1 1 1 1\n2 2 2 1\n4 1 2 1\n"};
+    static const char *const text[NIN] = {"# shape: 4 5 3\n1 1 1 1.5\n2 3 2 -2\n4 5 3 4\n3 1 2 0.5\n",
+                                          "# integer ids\n1 1 3\n1 2 1\n2 1 4\n3 3 0\n",
+                                          "2 2 1\n1 1 1\n2 1 2\n1 2 3\n",
+                                          "",
+                                          "1 1 x\n",
+                                          "# shape: 4 2 2\n1 1 1 1\n2 2 2 1\n4 1 2 1\n"};
     static const char *const name[NIN] = {"t3.tns", "ids.tns", "m.tns", "e.tns", "bad.tns", "map.tns"};
     for (int k = 0; k < NIN; k++) {
         snprintf(inputs[k], sizeof inputs[k], "%s/%s", dir, name[k]);

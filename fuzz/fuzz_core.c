@@ -57,7 +57,8 @@ static void do_validate(fz_in *in, spt_tensor *t) {
     fz_op_end();
     fz_check_status("spt_validate", st, NULL);
     if (st == SPT_OK) fz_check_tensor("spt_validate", t);
-    else if (st != SPT_ERANGE || !any_oob(t)) fz_die("spt_validate", "refused a tensor whose indices are all in bounds");
+    else if (st != SPT_ERANGE || !any_oob(t))
+        fz_die("spt_validate", "refused a tensor whose indices are all in bounds");
     if (fz_hash_tensor(t) != h) fz_die("spt_validate", "modified the tensor");
     st = spt_indices_valid(t);
     fz_check_status("spt_indices_valid", st, NULL);
@@ -252,7 +253,8 @@ static void do_from_dense(fz_in *in) {
     if (fz_hash_dense(d) != h) fz_die("spt_from_dense", "modified the dense array");
     if (st == SPT_OK) {
         fz_check_tensor("spt_from_dense", t);
-        if (!spt_tensor_known_sorted(t) || !spt_tensor_is_row_major(t, true)) fz_die("spt_from_dense", "not row-major sorted");
+        if (!spt_tensor_known_sorted(t) || !spt_tensor_is_row_major(t, true))
+            fz_die("spt_from_dense", "not row-major sorted");
         if (spt_tensor_nnz(t) > spt_dense_size(d)) fz_die("spt_from_dense", "more entries than elements");
         if (spt_indices_valid(t) != SPT_OK) fz_die("spt_from_dense", "entries not strictly increasing");
         /* round trip for exact dtypes */
@@ -319,7 +321,8 @@ static void do_sparse_to_dense(fz_in *in) {
     fz_op_end();
     fz_check_status("spt_sparse_to_dense", st, out);
     if (st == SPT_OK) fz_check_dense("spt_sparse_to_dense", out);
-    if (st == SPT_OK && (neg || (ovf && !zero))) fz_die("spt_sparse_to_dense", "accepted a negative or overflowing shape");
+    if (st == SPT_OK && (neg || (ovf && !zero)))
+        fz_die("spt_sparse_to_dense", "accepted a negative or overflowing shape");
 done:
     if (out != FZ_SENTINEL) spt_dense_free(out);
     spt_dense_free(ix);
@@ -337,7 +340,8 @@ static void do_mutate(fz_in *in, spt_tensor *t) {
     if (st != SPT_OK) return;
     if (fz_hash_tensor(c) != fz_hash_tensor(t)) fz_die("spt_tensor_clone", "clone differs");
     int64_t r = spt_tensor_rank(c), shape[SPT_MAX_RANK];
-    for (int64_t d = 0; d < r; d++) shape[d] = fz_bool(in) ? add_sat(spt_tensor_shape(c)[d], fz_range(in, -2, 2)) : fz_int(in, 5);
+    for (int64_t d = 0; d < r; d++)
+        shape[d] = fz_bool(in) ? add_sat(spt_tensor_shape(c)[d], fz_range(in, -2, 2)) : fz_int(in, 5);
     uint64_t h = fz_hash_tensor(c);
     st = spt_tensor_set_shape(c, shape);
     fz_check_status("spt_tensor_set_shape", st, NULL);

@@ -13,7 +13,9 @@ static spt_tensor *partner(fz_in *in, const spt_tensor *a) {
     int64_t r = spt_tensor_rank(a), shape[SPT_MAX_RANK];
     for (int64_t d = 0; d < r; d++) shape[d] = spt_tensor_shape(a)[d];
     if (m == 255 && r > 0) shape[fz_range(in, 0, r - 1)] = fz_int(in, 5);
-    fz_tspec spec = {.dtype = m == 254 ? -1 : (int)spt_tensor_dtype(a), .rank = m == 253 ? -1 : r, .shape = m == 253 ? NULL : shape};
+    fz_tspec spec = {.dtype = m == 254 ? -1 : (int)spt_tensor_dtype(a),
+                     .rank = m == 253 ? -1 : r,
+                     .shape = m == 253 ? NULL : shape};
     return fz_tensor(in, &spec);
 }
 
@@ -29,12 +31,15 @@ static void do_binary(fz_in *in, spt_tensor *a, int which) {
     uint64_t ha = fz_hash_tensor(a), hb = fz_hash_tensor(b);
     spt_tensor *out = FZ_SENTINEL;
     fz_op_begin();
-    spt_status st = which == 0 ? spt_add(a, b, thresh, &out) : which == 1 ? spt_maximum(a, b, &out) : spt_minimum(a, b, &out);
+    spt_status st = which == 0   ? spt_add(a, b, thresh, &out)
+                    : which == 1 ? spt_maximum(a, b, &out)
+                                 : spt_minimum(a, b, &out);
     fz_op_end();
     if (fz_hash_tensor(a) != ha || fz_hash_tensor(b) != hb) fz_die(names[which], "modified an input");
     fz_check_sparse_out(names[which], st, out, true);
     if (st == SPT_OK) {
-        if (spt_tensor_nnz(out) > spt_tensor_nnz(a) + spt_tensor_nnz(b)) fz_die(names[which], "more entries than both inputs");
+        if (spt_tensor_nnz(out) > spt_tensor_nnz(a) + spt_tensor_nnz(b))
+            fz_die(names[which], "more entries than both inputs");
         spt_tensor_free(out);
     }
     spt_tensor_free(b);
@@ -63,7 +68,8 @@ static void do_add_dense(fz_in *in, spt_tensor *a) {
 }
 
 static void do_cwise(fz_in *in, spt_tensor *a, int which) {
-    static const char *names[] = {"spt_sparse_dense_cwise_mul", "spt_sparse_dense_cwise_div", "spt_sparse_dense_cwise_add"};
+    static const char *names[] = {"spt_sparse_dense_cwise_mul", "spt_sparse_dense_cwise_div",
+                                  "spt_sparse_dense_cwise_add"};
     int64_t r = spt_tensor_rank(a), dr = fz_range(in, 0, r + (fz_u8(in) == 1)), shape[SPT_MAX_RANK + 1];
     if (dr > SPT_MAX_RANK) dr = SPT_MAX_RANK;
     for (int64_t k = 0; k < dr; k++) {
@@ -77,7 +83,7 @@ static void do_cwise(fz_in *in, spt_tensor *a, int which) {
     uint64_t ha = fz_hash_tensor(a), hd = fz_hash_dense(d);
     spt_tensor *out = FZ_SENTINEL;
     fz_op_begin();
-    spt_status st = which == 0 ? spt_sparse_dense_cwise_mul(a, d, &out)
+    spt_status st = which == 0   ? spt_sparse_dense_cwise_mul(a, d, &out)
                     : which == 1 ? spt_sparse_dense_cwise_div(a, d, &out)
                                  : spt_sparse_dense_cwise_add(a, d, &out);
     fz_op_end();
@@ -165,7 +171,8 @@ static const fz_action actions[] = {
 /* The decoded tensor's spec (each action keeps the one its corpus was found with). */
 static fz_tspec spec_for(const fz_action *a, uint8_t flags) {
     fz_tspec spec = {.dtype = -1, .rank = -1, .numeric_only = flags < 230, .no_huge_dims = (flags & 1) != 0};
-    if (a->op == FZ_OP(spt_map_values) || a->op == FZ_OP(spt_cast)) return (fz_tspec){.dtype = -1, .rank = -1, .no_huge_dims = true};
+    if (a->op == FZ_OP(spt_map_values) || a->op == FZ_OP(spt_cast))
+        return (fz_tspec){.dtype = -1, .rank = -1, .no_huge_dims = true};
     if (a->op == FZ_OP(spt_multiply) || a->op == FZ_OP(spt_subtract)) {
         spec.no_huge_dims = a->run == act_sparse_binary_any;
         return spec;

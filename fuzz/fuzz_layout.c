@@ -27,8 +27,8 @@ static spt_tensor *sibling(fz_in *in, const spt_tensor *t, int dt) {
     spt_tensor *s = NULL;
     const int64_t *o = spt_tensor_order(t);
     bool defined = spt_tensor_rank(t) == 0 || o[0] >= 0;
-    spt_status st = spt_tensor_new((spt_dtype)dt, spt_tensor_rank(t), spt_tensor_shape(t), n, spt_tensor_indices(t), vals,
-                                   defined ? o : NULL, &s);
+    spt_status st = spt_tensor_new((spt_dtype)dt, spt_tensor_rank(t), spt_tensor_shape(t), n, spt_tensor_indices(t),
+                                   vals, defined ? o : NULL, &s);
     free(vals);
     return st == SPT_OK ? s : NULL;
 }
@@ -66,7 +66,9 @@ static void do_concat(fz_in *in, spt_tensor *t0, bool primary) {
         for (int64_t d = 0; d < r; d++) shape[d] = spt_tensor_shape(t0)[d];
         if (r > 0 && (m & 1)) shape[concat_dim] = fz_int(in, 5);
         if (r > 0 && m == 255) shape[fz_range(in, 0, r - 1)] = fz_int(in, 5);
-        fz_tspec spec = {.dtype = m == 254 ? -1 : (int)spt_tensor_dtype(t0), .rank = m == 253 ? -1 : r, .shape = m == 253 ? NULL : shape};
+        fz_tspec spec = {.dtype = m == 254 ? -1 : (int)spt_tensor_dtype(t0),
+                         .rank = m == 253 ? -1 : r,
+                         .shape = m == 253 ? NULL : shape};
         ts[i] = fz_tensor(in, &spec);
         if (!ts[i]) {
             n = i;
@@ -134,7 +136,8 @@ static void do_split(fz_in *in, spt_tensor *t) {
         total += spt_tensor_nnz(outs[i]);
         dimsum += spt_tensor_shape(outs[i])[ax];
         for (int64_t d = 0; d < r; d++)
-            if (d != ax && spt_tensor_shape(outs[i])[d] != spt_tensor_shape(t)[d]) fz_die("spt_split", "other dims changed");
+            if (d != ax && spt_tensor_shape(outs[i])[d] != spt_tensor_shape(t)[d])
+                fz_die("spt_split", "other dims changed");
         spt_tensor_free(outs[i]);
     }
     if (total != spt_tensor_nnz(t)) fz_die("spt_split", "pieces lose or add entries");
@@ -248,7 +251,8 @@ static void do_fill_empty_rows(fz_in *in, spt_tensor *t) {
     if (no < n) fz_die("spt_fill_empty_rows", "lost entries");
     if (m & 1) {
         fz_check_dense("spt_fill_empty_rows indicator", ind);
-        if (spt_dense_size(ind) != rows || spt_dense_dtype(ind) != SPT_BOOL) fz_die("spt_fill_empty_rows", "indicator shape");
+        if (spt_dense_size(ind) != rows || spt_dense_dtype(ind) != SPT_BOOL)
+            fz_die("spt_fill_empty_rows", "indicator shape");
         int64_t filled = 0;
         for (int64_t q = 0; q < rows; q++) filled += ((const bool *)spt_dense_data(ind))[q];
         if (filled != no - n) fz_die("spt_fill_empty_rows", "indicator count != added entries");
@@ -256,7 +260,8 @@ static void do_fill_empty_rows(fz_in *in, spt_tensor *t) {
     }
     if (m & 2) {
         fz_check_dense("spt_fill_empty_rows reverse map", rev);
-        if (spt_dense_size(rev) != n || spt_dense_dtype(rev) != SPT_INT64) fz_die("spt_fill_empty_rows", "reverse map shape");
+        if (spt_dense_size(rev) != n || spt_dense_dtype(rev) != SPT_INT64)
+            fz_die("spt_fill_empty_rows", "reverse map shape");
         const int64_t *map = spt_dense_data(rev);
         for (int64_t i = 0; i < n; i++) {
             if (map[i] < 0 || map[i] >= no) fz_die("spt_fill_empty_rows", "reverse map out of range");
@@ -315,7 +320,7 @@ static void do_to_indicator(fz_in *in, spt_tensor *t) {
     for (int64_t d = 0; d + 1 < r; d++) shape[d] = spt_tensor_shape(t)[d];
     if (r > 0) shape[r - 1] = vocab;
     if (r > 0 && !small_volume(r, shape, 1 << 16)) return; /* a legitimate big dense result */
-    if (r == 0 && vocab > (1 << 16)) return;                  /* rank 0: a [vocab] vector */
+    if (r == 0 && vocab > (1 << 16)) return;               /* rank 0: a [vocab] vector */
     spt_tensor *ids = spt_dtype_is_integer(spt_tensor_dtype(t)) || fz_u8(in) == 1 ? NULL : sibling(in, t, SPT_INT32);
     const spt_tensor *x = ids ? ids : t;
     uint64_t h = fz_hash_tensor(x);
@@ -342,7 +347,10 @@ static void do_merge(fz_in *in, spt_tensor *t) {
     for (int i = 0; i < n; i++) {
         uint8_t m = fz_u8(in);
         ids[i] = m == 99 ? fz_tensor(in, &(fz_tspec){.dtype = SPT_INT64, .rank = -1})
-                         : sibling(in, t, m == 98 ? SPT_FLOAT32 : (m & 1) ? SPT_INT32 : SPT_INT64);
+                         : sibling(in, t,
+                                   m == 98   ? SPT_FLOAT32
+                                   : (m & 1) ? SPT_INT32
+                                             : SPT_INT64);
         if (!ids[i]) goto done;
     }
     spt_tensor *vals = fz_u8(in) == 97 ? NULL : t;
@@ -391,7 +399,10 @@ static void act_eye(fz_in *in, spt_tensor *t) {
     fz_op_begin();
     /* sizes small (a huge diagonal is a real allocation failure) or with a volume beyond int64 */
     bool huge = fz_u8(in) > 250;
-    spt_status st = spt_eye(huge ? INT64_MAX : fz_range(in, -2, 9), fz_u8(in) < 100 ? SPT_UNSET : huge ? 3 : fz_range(in, -2, 9),
+    spt_status st = spt_eye(huge ? INT64_MAX : fz_range(in, -2, 9),
+                            fz_u8(in) < 100 ? SPT_UNSET
+                            : huge          ? 3
+                                            : fz_range(in, -2, 9),
                             (spt_dtype)(fz_u8(in) % (SPT_NUM_DTYPES + 1)), &out);
     fz_op_end();
     fz_finish_tensor("spt_eye", st, out, false);

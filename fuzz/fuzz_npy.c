@@ -38,7 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             memcmp(spt_dense_shape(back), spt_dense_shape(d), (size_t)spt_dense_rank(d) * 8))
             fz_die("npy round trip", "dtype or shape differ");
         if (spt_dense_dtype(d) != SPT_STRING && spt_dense_size(d) > 0 &&
-            memcmp(spt_dense_data(back), spt_dense_data(d), (size_t)spt_dense_size(d) * spt_dtype_size(spt_dense_dtype(d))))
+            memcmp(spt_dense_data(back), spt_dense_data(d),
+                   (size_t)spt_dense_size(d) * spt_dtype_size(spt_dense_dtype(d))))
             fz_die("npy round trip", "data differ");
         spt_dense_free(back);
         remove(path);

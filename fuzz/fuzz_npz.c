@@ -15,8 +15,8 @@
 /* The ops this harness reaches (one action: the bytes are the file). */
 FZ_ALSO(FZ_OP(spt_read_npz), FZ_OP(spt_write_npz), FZ_OP(spt_write_npz_level));
 
-static const char *const names[] = {"coords.npy", "data.npy", "shape.npy", "fill_value.npy", "row.npy",
-                                    "col.npy", "indices.npy", "indptr.npy", "format.npy", "other.npy"};
+static const char *const names[] = {"coords.npy", "data.npy",    "shape.npy",  "fill_value.npy", "row.npy",
+                                    "col.npy",    "indices.npy", "indptr.npy", "format.npy",     "other.npy"};
 
 /* Build a .npy image from the input: dtype, rank, dims, then the data. */
 static char *npy_member(fz_in *in, size_t *len) {
@@ -84,9 +84,11 @@ static void check_roundtrip(const spt_tensor *t, spt_format flavour, int level) 
     if (st != SPT_OK) fz_die("spt_read_npz", "cannot read back what spt_write_npz wrote");
     fz_check_tensor("spt_read_npz", back);
     int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t);
-    if (spt_tensor_rank(back) != r || spt_tensor_nnz(back) != n || memcmp(spt_tensor_shape(back), spt_tensor_shape(t), (size_t)r * 8))
+    if (spt_tensor_rank(back) != r || spt_tensor_nnz(back) != n ||
+        memcmp(spt_tensor_shape(back), spt_tensor_shape(t), (size_t)r * 8))
         fz_die("npz round trip", "rank, nnz or shape differ");
-    if (flavour != SPT_FORMAT_NPZ_SCIPY_CSR && n * r > 0 && memcmp(spt_tensor_indices(back), spt_tensor_indices(t), (size_t)(n * r) * 8))
+    if (flavour != SPT_FORMAT_NPZ_SCIPY_CSR && n * r > 0 &&
+        memcmp(spt_tensor_indices(back), spt_tensor_indices(t), (size_t)(n * r) * 8))
         fz_die("npz round trip", "indices differ");
     spt_tensor_free(back);
     remove(out);

@@ -25,7 +25,8 @@ static void do_matmul(fz_in *in, spt_tensor *a, bool vec) {
     spt_dense *out = FZ_SENTINEL;
     const char *op = vec ? "spt_sparse_dense_matvec" : "spt_sparse_dense_matmul";
     fz_op_begin();
-    spt_status st = vec ? spt_sparse_dense_matvec(a, b, adj_a, &out) : spt_sparse_dense_matmul(a, b, adj_a, adj_b, &out);
+    spt_status st = vec ? spt_sparse_dense_matvec(a, b, adj_a, &out)
+                        : spt_sparse_dense_matmul(a, b, adj_a, adj_b, &out);
     fz_op_end();
     fz_check_status(op, st, out);
     if (fz_hash_tensor(a) != ha || fz_hash_dense(b) != hb) fz_die(op, "modified an input");

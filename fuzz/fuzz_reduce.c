@@ -14,7 +14,8 @@ static void do_reduce(fz_in *in, spt_tensor *t, bool max, bool sparse) {
     for (int64_t i = 0; i < na; i++) axes[i] = fz_range(in, -r - 1, r);
     bool keep = fz_bool(in);
     uint64_t h = fz_hash_tensor(t);
-    const char *op = max ? (sparse ? "spt_reduce_max_sparse" : "spt_reduce_max") : (sparse ? "spt_reduce_sum_sparse" : "spt_reduce_sum");
+    const char *op = max ? (sparse ? "spt_reduce_max_sparse" : "spt_reduce_max")
+                         : (sparse ? "spt_reduce_sum_sparse" : "spt_reduce_sum");
     /* a dense result has the kept dims: keep it small (a zero dim does not bound it: reducing over
      * that dim leaves the others, e.g. [2^21, 2^21, 0] over axis 2 is 2^42 cells) */
     if (!sparse) {
@@ -31,9 +32,11 @@ static void do_reduce(fz_in *in, spt_tensor *t, bool max, bool sparse) {
     spt_status st;
     fz_op_begin();
     if (sparse)
-        st = max ? spt_reduce_max_sparse(t, all ? NULL : axes, na, keep, &sout) : spt_reduce_sum_sparse(t, all ? NULL : axes, na, keep, &sout);
+        st = max ? spt_reduce_max_sparse(t, all ? NULL : axes, na, keep, &sout)
+                 : spt_reduce_sum_sparse(t, all ? NULL : axes, na, keep, &sout);
     else
-        st = max ? spt_reduce_max(t, all ? NULL : axes, na, keep, &dout) : spt_reduce_sum(t, all ? NULL : axes, na, keep, &dout);
+        st = max ? spt_reduce_max(t, all ? NULL : axes, na, keep, &dout)
+                 : spt_reduce_sum(t, all ? NULL : axes, na, keep, &dout);
     fz_op_end();
     if (fz_hash_tensor(t) != h) fz_die(op, "modified the input");
     if (sparse) {
@@ -98,7 +101,7 @@ static void do_segment(fz_in *in) {
         uint64_t h = fz_hash_dense(data);
         spt_dense *out = FZ_SENTINEL;
         fz_op_begin();
-        spt_status st = which == 0 ? spt_segment_sum(data, idx, ids, nseg, &out)
+        spt_status st = which == 0   ? spt_segment_sum(data, idx, ids, nseg, &out)
                         : which == 1 ? spt_segment_mean(data, idx, ids, nseg, &out)
                                      : spt_segment_sqrt_n(data, idx, ids, nseg, &out);
         fz_op_end();

@@ -73,11 +73,25 @@ static void run_example(fz_in *in) {
     const spt_feature f[6] = {
         {.kind = SPT_FEATURE_VARLEN, .key = "ids", .dtype = SPT_INT64},
         {.kind = SPT_FEATURE_VARLEN, .key = "s", .dtype = SPT_STRING},
-        {.kind = SPT_FEATURE_SPARSE, .key = "w", .dtype = SPT_FLOAT32, .rank = 1, .shape = (int64_t[]){5}, .index_keys = ik1},
-        {.kind = SPT_FEATURE_SPARSE, .key = "w", .dtype = SPT_FLOAT32, .rank = 2, .shape = (int64_t[]){5, 3},
-         .index_keys = ik2, .already_sorted = true},
+        {.kind = SPT_FEATURE_SPARSE,
+         .key = "w",
+         .dtype = SPT_FLOAT32,
+         .rank = 1,
+         .shape = (int64_t[]){5},
+         .index_keys = ik1},
+        {.kind = SPT_FEATURE_SPARSE,
+         .key = "w",
+         .dtype = SPT_FLOAT32,
+         .rank = 2,
+         .shape = (int64_t[]){5, 3},
+         .index_keys = ik2,
+         .already_sorted = true},
         {.kind = SPT_FEATURE_FIXEDLEN, .key = "fx", .dtype = SPT_INT64, .rank = 1, .shape = (int64_t[]){2}},
-        {.kind = SPT_FEATURE_FIXEDLEN, .key = "fd", .dtype = SPT_FLOAT32, .rank = 1, .shape = (int64_t[]){2},
+        {.kind = SPT_FEATURE_FIXEDLEN,
+         .key = "fd",
+         .dtype = SPT_FLOAT32,
+         .rank = 1,
+         .shape = (int64_t[]){2},
          .default_value = dflt},
     };
     spt_tensor *sp[6];
@@ -100,8 +114,9 @@ static void run_example(fz_in *in) {
     fz_check_status("spt_example_describe", st, keys);
     if (st == SPT_OK)
         for (int64_t k = 0; k < nk; k++)
-            if (keys[k].key_len < 0 || keys[k].count < 0 || (keys[k].key_len &&
-                (keys[k].key < (const char *)in->p || keys[k].key + keys[k].key_len > (const char *)in->p + in->n)))
+            if (keys[k].key_len < 0 || keys[k].count < 0 ||
+                (keys[k].key_len &&
+                 (keys[k].key < (const char *)in->p || keys[k].key + keys[k].key_len > (const char *)in->p + in->n)))
                 fz_die("spt_example_describe", "a key outside the Example");
     spt_bytes_free(keys == FZ_SENTINEL ? NULL : keys);
     spt_dense_free(dflt);
@@ -121,7 +136,8 @@ static void run_serialized(fz_in *in) {
     memcpy(parts + 3, parts, sizeof parts[0] * 3);
     for (int stacked = 0; stacked < 2; stacked++) {
         spt_dense *d = NULL;
-        if (spt_dense_new_from(SPT_STRING, stacked ? 2 : 1, stacked ? (int64_t[]){2, 3} : (int64_t[]){3}, parts, &d) != SPT_OK)
+        if (spt_dense_new_from(SPT_STRING, stacked ? 2 : 1, stacked ? (int64_t[]){2, 3} : (int64_t[]){3}, parts, &d) !=
+            SPT_OK)
             return;
         spt_tensor *t = FZ_SENTINEL;
         fz_op_begin();

@@ -14,12 +14,15 @@ static bool has_nan(const spt_tensor *t) {
     spt_dtype dt = spt_tensor_dtype(t);
     int64_t n = spt_tensor_nnz(t);
     if (dt == SPT_FLOAT32) {
-        for (int64_t i = 0; i < n; i++) if (((const float *)spt_tensor_values(t))[i] != ((const float *)spt_tensor_values(t))[i]) return true;
+        for (int64_t i = 0; i < n; i++)
+            if (((const float *)spt_tensor_values(t))[i] != ((const float *)spt_tensor_values(t))[i]) return true;
     } else if (dt == SPT_FLOAT64 || dt == SPT_COMPLEX128) {
         int64_t m = dt == SPT_COMPLEX128 ? 2 * n : n;
-        for (int64_t i = 0; i < m; i++) if (((const double *)spt_tensor_values(t))[i] != ((const double *)spt_tensor_values(t))[i]) return true;
+        for (int64_t i = 0; i < m; i++)
+            if (((const double *)spt_tensor_values(t))[i] != ((const double *)spt_tensor_values(t))[i]) return true;
     } else if (dt == SPT_COMPLEX64) {
-        for (int64_t i = 0; i < 2 * n; i++) if (((const float *)spt_tensor_values(t))[i] != ((const float *)spt_tensor_values(t))[i]) return true;
+        for (int64_t i = 0; i < 2 * n; i++)
+            if (((const float *)spt_tensor_values(t))[i] != ((const float *)spt_tensor_values(t))[i]) return true;
     }
     return false;
 }
@@ -67,7 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (memcmp(spt_tensor_shape(back), spt_tensor_shape(t), (size_t)r * 8) ||
             (n * r > 0 && memcmp(spt_tensor_indices(back), spt_tensor_indices(t), (size_t)(n * r) * 8)))
             fz_die("tns round trip", "shape or indices differ");
-        if (!has_nan(t) && n && memcmp(spt_tensor_values(back), spt_tensor_values(t), (size_t)n * spt_dtype_size(spt_tensor_dtype(t))))
+        if (!has_nan(t) && n &&
+            memcmp(spt_tensor_values(back), spt_tensor_values(t), (size_t)n * spt_dtype_size(spt_tensor_dtype(t))))
             fz_die("tns round trip", "values differ");
         spt_tensor_free(back);
         remove(path);

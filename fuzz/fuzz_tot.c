@@ -57,7 +57,8 @@ static void check_map(const char *op, const spt_sparse_map *m) {
         const int64_t *deps = spt_sparse_map_deps(m, i, &c);
         if (c < 0) fz_die(op, "negative domain size");
         for (int64_t q = 0; q < c; q++) {
-            if (q > 0 && cmp_rows(deps + (q - 1) * dr, deps + q * dr, dr) >= 0) fz_die(op, "deps not sorted and distinct");
+            if (q > 0 && cmp_rows(deps + (q - 1) * dr, deps + q * dr, dr) >= 0)
+                fz_die(op, "deps not sorted and distinct");
             if (!spt_sparse_map_contains(m, key, deps + q * dr)) fz_die(op, "contains is false for a pair");
         }
         total += c;
@@ -96,7 +97,8 @@ static void check_tot(const char *op, const spt_tot *t) {
         const unsigned char *p = e.data;
         sink ^= p[0] ^ p[(size_t)sz * spt_dtype_size(spt_tot_dtype(t)) - 1];
         total += sz;
-        if (spt_tot_get(t, e.outer, &g) != SPT_OK || !g.present || g.data != e.data) fz_die(op, "get differs from entry");
+        if (spt_tot_get(t, e.outer, &g) != SPT_OK || !g.present || g.data != e.data)
+            fz_die(op, "get differs from entry");
     }
     spt_tot_inner e;
     if (spt_tot_entry(t, n, &e) != SPT_ERANGE) fz_die(op, "entry(count) is not ERANGE");
@@ -105,7 +107,8 @@ static void check_tot(const char *op, const spt_tot *t) {
 
 /* Two ToTs hold the same elements (bytewise). */
 static void same_tot(const char *op, const spt_tot *a, const spt_tot *b) {
-    if (spt_tot_count(a) != spt_tot_count(b) || spt_tot_total_size(a) != spt_tot_total_size(b)) fz_die(op, "ToTs differ in count");
+    if (spt_tot_count(a) != spt_tot_count(b) || spt_tot_total_size(a) != spt_tot_total_size(b))
+        fz_die(op, "ToTs differ in count");
     size_t es = spt_dtype_size(spt_tot_dtype(a));
     for (int64_t i = 0; i < spt_tot_count(a); i++) {
         spt_tot_inner x, y;
@@ -195,7 +198,8 @@ static spt_sparse_map *decode_map(fz_in *in, int64_t ir, int64_t dr, int64_t max
     if (st == SPT_OK) {
         check_map("spt_sparse_map_new", m);
         for (int64_t i = 0; i < np; i++)
-            if (!spt_sparse_map_contains(m, ind + i * ir, dep + i * dr)) fz_die("spt_sparse_map_new", "a pair is missing");
+            if (!spt_sparse_map_contains(m, ind + i * ir, dep + i * dr))
+                fz_die("spt_sparse_map_new", "a pair is missing");
         if (spt_sparse_map_ind_rank(m) != ir || spt_sparse_map_dep_rank(m) != dr) fz_die("spt_sparse_map_new", "ranks");
     }
     free(ind);
@@ -259,7 +263,10 @@ static void do_sparsify(fz_in *in, int mode) {
         i2m[2 * p + 1] = fz_u8(in) < 200 ? dr + p : fz_int(in, trank);
     }
     for (int64_t k = 0; k < ir; k++) osh[k] = fz_u8(in) < 230 ? 4 : fz_int(in, 4);
-    fz_tspec spec = {.dtype = fz_u8(in) < 200 ? SPT_FLOAT64 : -1, .rank = trank, .max_nnz = 16, .no_huge_dims = true,
+    fz_tspec spec = {.dtype = fz_u8(in) < 200 ? SPT_FLOAT64 : -1,
+                     .rank = trank,
+                     .max_nnz = 16,
+                     .no_huge_dims = true,
                      .numeric_only = fz_u8(in) < 250};
     int64_t tshape[8];
     for (int64_t k = 0; k < trank; k++) tshape[k] = fz_u8(in) < 230 ? 4 : fz_u8(in) % 6;
@@ -284,8 +291,8 @@ static void do_sparsify(fz_in *in, int mode) {
          * boundaries (2^32 x 2^32 is 64 bits, 2^32+1 x 2^32 65; 2^62 x 2^62 x 16 is 128, x 32 129;
          * FROSTT nell-1's dims; 2^63-1), and a large outer shape: the lexicographic order of the rows and
          * the per-mode ranks do not change, so neither does the ToT */
-        static const int64_t big[] = {(int64_t)1 << 32, ((int64_t)1 << 32) + 1, 16, 32, (int64_t)1 << 62,
-                                      2902330, 2143368, 25495389, INT64_MAX};
+        static const int64_t big[] = {
+            (int64_t)1 << 32, ((int64_t)1 << 32) + 1, 16, 32, (int64_t)1 << 62, 2902330, 2143368, 25495389, INT64_MAX};
         const int64_t nbig = (int64_t)(sizeof big / sizeof big[0]);
         int64_t bsh[8], bosh[4];
         for (int64_t k = 0; k < trank; k++) bsh[k] = tshape[k] == 0 ? 0 : big[fz_u8(in) % nbig];
@@ -319,7 +326,8 @@ static void do_sparsify(fz_in *in, int mode) {
         spt_status st2 = spt_sparsify_dense(D, m, nmap, i2m, osh, &b);
         const bool have_b = st2 == SPT_OK; /* st2 is reused by the blocks below */
         fz_check_status("spt_sparsify_dense", st2, b);
-        if (st2 != st && st2 != SPT_ENOMEM && st != SPT_ENOMEM) fz_die("spt_sparsify", "status differs from spt_sparsify_dense(to_dense(T))");
+        if (st2 != st && st2 != SPT_ENOMEM && st != SPT_ENOMEM)
+            fz_die("spt_sparsify", "status differs from spt_sparsify_dense(to_dense(T))");
         if (st == SPT_OK && st2 == SPT_OK) {
             check_tot("spt_sparsify_dense", b);
             same_tot("spt_sparsify vs spt_sparsify_dense", a, b);
@@ -348,13 +356,15 @@ static void do_sparsify(fz_in *in, int mode) {
             fz_check_status("spt_sparsify_dense_block", st2, p2);
             if (st == SPT_OK) check_tot("spt_sparsify_block", p1), count += spt_tot_count(p1);
             if (st2 == SPT_OK) check_tot("spt_sparsify_dense_block", p2), count += spt_tot_count(p2);
-            if (st == SPT_OK && st2 == SPT_OK && count != spt_tot_count(b)) fz_die("spt_sparsify_block", "blocks do not partition the result");
+            if (st == SPT_OK && st2 == SPT_OK && count != spt_tot_count(b))
+                fz_die("spt_sparsify_block", "blocks do not partition the result");
             if (st == SPT_OK) spt_tot_free(p1);
             if (st2 == SPT_OK) spt_tot_free(p2);
             /* and back */
             spt_dense *R = FZ_SENTINEL;
             int64_t rsh[4];
-            for (int64_t k = 0; k < dr; k++) rsh[k] = fz_u8(in) < 240 ? 4 : (int64_t)(fz_u8(in) % 7) - 1; /* the dense result is allocated: small */
+            for (int64_t k = 0; k < dr; k++)
+                rsh[k] = fz_u8(in) < 240 ? 4 : (int64_t)(fz_u8(in) % 7) - 1; /* the dense result is allocated: small */
             fz_op_begin();
             st = spt_reduce_tot_sum(b, m, fz_u8(in) == 6 ? dr + 1 : dr, rsh, &R);
             fz_op_end();
@@ -412,8 +422,8 @@ static const fz_action actions[] = {
     {"sparsify_block", FZ_OP(spt_sparsify_block), act_sparsify_block, true},
     {"domain_inject", FZ_OP(spt_domain_inject), act_domain_inject, true},
 };
-FZ_ALSO(FZ_OP(spt_domain_result_index), FZ_OP(spt_uninject_index), FZ_OP(spt_reduce_tot_sum),
-        FZ_OP(spt_sparsify_dense), FZ_OP(spt_sparsify_dense_block));
+FZ_ALSO(FZ_OP(spt_domain_result_index), FZ_OP(spt_uninject_index), FZ_OP(spt_reduce_tot_sum), FZ_OP(spt_sparsify_dense),
+        FZ_OP(spt_sparsify_dense_block));
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_in in = {data, size};

@@ -31,8 +31,22 @@ int64_t fz_range(fz_in *in, int64_t lo, int64_t hi) {
 }
 
 static const int64_t specials[] = {
-    -1, 0, 1, 2, INT64_MAX, INT64_MIN, INT64_MAX - 1, (int64_t)1 << 31, ((int64_t)1 << 31) - 1, (int64_t)1 << 32,
-    (int64_t)1 << 62, -((int64_t)1 << 62), (int64_t)3037000500, (int64_t)1 << 40, 1000000, -2,
+    -1,
+    0,
+    1,
+    2,
+    INT64_MAX,
+    INT64_MIN,
+    INT64_MAX - 1,
+    (int64_t)1 << 31,
+    ((int64_t)1 << 31) - 1,
+    (int64_t)1 << 32,
+    (int64_t)1 << 62,
+    -((int64_t)1 << 62),
+    (int64_t)3037000500,
+    (int64_t)1 << 40,
+    1000000,
+    -2,
 };
 
 int64_t fz_int(fz_in *in, int64_t small_max) {
@@ -130,14 +144,15 @@ static int decode_dtype(fz_in *in, bool numeric_only) {
 static int64_t decode_dim(fz_in *in, bool no_huge) {
     uint8_t b = fz_u8(in);
     if (b >= 250 && !no_huge) {
-        static const int64_t huge[] = {INT64_MAX, (int64_t)1 << 31, (int64_t)1 << 32, 3037000500, (int64_t)1 << 62, 1000000};
+        static const int64_t huge[] = {INT64_MAX,  (int64_t)1 << 31, (int64_t)1 << 32,
+                                       3037000500, (int64_t)1 << 62, 1000000};
         return huge[b - 250];
     }
     if (b == 249) return -1;
     if (b >= 240 && !no_huge) {
         /* either side of the key engine's boundaries: 2^32 + 1 with 2^32 (65 bits against 64), 16 and
          * 32 with two 2^62 (128 and 129 bits), 2^43 with 2^21, and FROSTT nell-1's dims */
-        static const int64_t edge[] = {((int64_t)1 << 32) + 1, 16, 32, (int64_t)1 << 43, (int64_t)1 << 21,
+        static const int64_t edge[] = {((int64_t)1 << 32) + 1, 16,      32,      (int64_t)1 << 43, (int64_t)1 << 21,
                                        ((int64_t)1 << 43) + 1, 2902330, 2143368, 25495389};
         return edge[b - 240];
     }
@@ -208,8 +223,8 @@ spt_tensor *fz_tensor(fz_in *in, const fz_tspec *spec) {
         if (!w) abort();
         w->ix = ix;
         w->vals = vals;
-        st = spt_tensor_wrap((spt_dtype)dtype, rank, shape, nnz, ix, vals, has_order ? order : NULL, release_wrapped,
-                             w, &t);
+        st = spt_tensor_wrap((spt_dtype)dtype, rank, shape, nnz, ix, vals, has_order ? order : NULL, release_wrapped, w,
+                             &t);
         fz_check_status("spt_tensor_wrap", st, t);
         if (st != SPT_OK) release_wrapped(w);
         ix = NULL;
@@ -464,7 +479,8 @@ spt_tensor *fz_sparse_partner(fz_in *in, const spt_tensor *a, bool product, bool
     }
     uint8_t m = fz_u8(in);
     if (m == 255 && r > 0) shape[fz_range(in, 0, r - 1)] = fz_int(in, 5);
-    fz_tspec spec = {.dtype = m == 254 ? -1 : (int)spt_tensor_dtype(a), .rank = m == 253 ? -1 : r,
+    fz_tspec spec = {.dtype = m == 254 ? -1 : (int)spt_tensor_dtype(a),
+                     .rank = m == 253 ? -1 : r,
                      .shape = m == 253 ? NULL : shape};
     return fz_tensor(in, &spec);
 }
@@ -477,7 +493,7 @@ void fz_sparse_sparse(fz_in *in, spt_tensor *a, int which) {
     uint64_t ha = fz_hash_tensor(a), hb = fz_hash_tensor(b);
     spt_tensor *out = FZ_SENTINEL;
     fz_op_begin();
-    spt_status st = which == 0 ? spt_sparse_sparse_matmul(a, b, adj_a, adj_b, keep, &out)
+    spt_status st = which == 0   ? spt_sparse_sparse_matmul(a, b, adj_a, adj_b, keep, &out)
                     : which == 1 ? spt_multiply(a, b, &out)
                                  : spt_subtract(a, b, &out);
     fz_op_end();
@@ -513,4 +529,3 @@ void fz_unary(fz_in *in, spt_tensor *t, int kind) {
     if (st == SPT_OK && (spt_tensor_nnz(out) != spt_tensor_nnz(t))) fz_die(op, "entry count changed");
     fz_finish_tensor(op, st, out, false);
 }
-

@@ -68,12 +68,12 @@ bool fz_failed(void);   /* an allocation was refused since fz_op_begin */
 
 /* ---- decoding tensors ---- */
 typedef struct fz_tspec {
-    int dtype;              /* -1: decode one; else this dtype */
-    int64_t rank;           /* -1: decode one */
-    const int64_t *shape;   /* NULL: decode one (needs rank known) */
-    int max_nnz;            /* 0: 24 */
-    bool numeric_only;      /* no strings / bools when decoding a dtype */
-    bool no_huge_dims;      /* keep every dim small (dense ops) */
+    int dtype;            /* -1: decode one; else this dtype */
+    int64_t rank;         /* -1: decode one */
+    const int64_t *shape; /* NULL: decode one (needs rank known) */
+    int max_nnz;          /* 0: 24 */
+    bool numeric_only;    /* no strings / bools when decoding a dtype */
+    bool no_huge_dims;    /* keep every dim small (dense ops) */
 } fz_tspec;
 
 /* A tensor decoded from the input, owned by the caller; NULL when construction failed (which is

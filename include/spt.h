@@ -227,15 +227,14 @@ typedef void (*spt_release_fn)(void *ctx);
 /* A new zero-filled (false, 0, "" for strings) dense array. */
 spt_status spt_dense_new(spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out);
 /* A new dense array copied from `data` (strings: spt_str array; the bytes are copied). */
-spt_status spt_dense_new_from(spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data,
-                              spt_dense **out);
+spt_status spt_dense_new_from(spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data, spt_dense **out);
 /* Wrap `data` without copying. release == NULL: borrowed (the caller keeps it alive); otherwise
  * adopted: release(ctx) is called by spt_dense_free. The size is checked from rank/shape alone, so a
  * claimed size whose bytes overflow is SPT_EOVERFLOW before `data` is touched; data may be NULL only
  * when the volume is 0. For strings every element must have len >= 0 and non-NULL data when len > 0
  * (SPT_EINVAL, as spt_tensor_wrap). On failure release is not called. */
-spt_status spt_dense_wrap(spt_dtype dtype, int64_t rank, const int64_t *shape, void *data,
-                          spt_release_fn release, void *ctx, spt_dense **out);
+spt_status spt_dense_wrap(spt_dtype dtype, int64_t rank, const int64_t *shape, void *data, spt_release_fn release,
+                          void *ctx, spt_dense **out);
 spt_status spt_dense_clone(const spt_dense *d, spt_dense **out);
 void spt_dense_free(spt_dense *d);
 spt_dtype spt_dense_dtype(const spt_dense *d);
@@ -257,21 +256,18 @@ typedef struct spt_tensor spt_tensor;
  * Checks structure only: rank in [0, SPT_MAX_RANK], nnz >= 0, dims >= 0 (any volume, see SHAPES OF
  * ANY VOLUME), nnz*rank*8 fits in size_t (SPT_EOVERFLOW), and an entry exists only if the volume
  * is non-zero (SPT_ERANGE). Index bounds are checked by spt_validate or by the first op that needs them. */
-spt_status spt_tensor_new(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
-                          const int64_t *indices, const void *values, const int64_t *order,
-                          spt_tensor **out);
+spt_status spt_tensor_new(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz, const int64_t *indices,
+                          const void *values, const int64_t *order, spt_tensor **out);
 /* A new tensor with zero-filled indices and values (empty strings), to be filled through
  * spt_tensor_indices_mut / spt_tensor_values_mut / spt_tensor_set_string. Same checks. */
-spt_status spt_tensor_alloc(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
-                            spt_tensor **out);
+spt_status spt_tensor_alloc(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz, spt_tensor **out);
 /* Wrap caller buffers without copying. shape and order are copied (they are small); indices and values
  * are borrowed (release == NULL) or adopted (release(ctx) is called by spt_tensor_free). For strings,
  * values is an spt_str array whose bytes are borrowed too. Same checks as spt_tensor_new, done from the
  * counts alone before any buffer is read. On failure release is not called. spt_reorder on a wrapped
  * tensor sorts the caller's buffers in place. */
-spt_status spt_tensor_wrap(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
-                           int64_t *indices, void *values, const int64_t *order,
-                           spt_release_fn release, void *ctx, spt_tensor **out);
+spt_status spt_tensor_wrap(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz, int64_t *indices,
+                           void *values, const int64_t *order, spt_release_fn release, void *ctx, spt_tensor **out);
 /* TensorFlow's SparseTensor::Create from array arguments, with its checks in its order (all
  * SPT_EINVAL): indices dtype int64; values rank 1; indices rows == values length; indices rank 2;
  * order length == rank (order may be NULL); shape length == indices columns. shape must be a rank-1
@@ -364,8 +360,7 @@ typedef struct spt_group_iter spt_group_iter;
  * one group). The tensor's order must start with dims (order[i] == dims[i]); otherwise
  * SPT_EPRECONDITION (where TensorFlow's group() fails an assertion). A tensor whose order was claimed but whose entries
  * are not really sorted yields separate groups for equal keys that are not adjacent (never a crash). */
-spt_status spt_group_begin(const spt_tensor *t, const int64_t *dims, int64_t ndims,
-                           spt_group_iter **out);
+spt_status spt_group_begin(const spt_tensor *t, const int64_t *dims, int64_t ndims, spt_group_iter **out);
 /* Fill *g with the next group and return true, or return false when there are no more. */
 bool spt_group_next(spt_group_iter *it, spt_group *g);
 void spt_group_end(spt_group_iter *it);
@@ -432,13 +427,11 @@ void spt_group_end(spt_group_iter *it);
  * filled with *default_value (an element of the dtype; NULL = zero / false / ""). Every index is checked
  * against out's dims before any write (SPT_ERANGE, `out` untouched); then entries are written in
  * storage order, so for duplicates the last write wins. */
-spt_status spt_to_dense_into(const spt_tensor *t, spt_dense *out, bool initialize,
-                             const void *default_value);
+spt_status spt_to_dense_into(const spt_tensor *t, spt_dense *out, bool initialize, const void *default_value);
 /* tf.sparse.to_dense: a new dense array of the tensor's shape filled with *default_value (NULL = zero),
  * then the entries (last write wins). validate_indices: the indices must also be strictly increasing
  * in row-major order (the errors of spt_indices_valid with the row-major order). */
-spt_status spt_to_dense(const spt_tensor *t, const void *default_value, bool validate_indices,
-                        spt_dense **out);
+spt_status spt_to_dense(const spt_tensor *t, const void *default_value, bool validate_indices, spt_dense **out);
 /* tf.sparse.from_dense: the entries of `d` that differ from *default_value (NULL = zero; for floats
  * NaN always differs, -0.0 equals 0.0), in row-major order; the order is recorded as row-major and the
  * tensor is known valid and sorted. */
@@ -449,8 +442,8 @@ spt_status spt_from_dense(const spt_dense *d, const void *default_value, spt_ten
  * default_value a scalar of the values' dtype. Checks and messages follow TensorFlow's kernel; an index
  * outside output_shape is SPT_ERANGE even without validation. Duplicates: last write wins. */
 spt_status spt_sparse_to_dense(const spt_dense *sparse_indices, const spt_dense *output_shape,
-                               const spt_dense *sparse_values, const spt_dense *default_value,
-                               bool validate_indices, spt_dense **out);
+                               const spt_dense *sparse_values, const spt_dense *default_value, bool validate_indices,
+                               spt_dense **out);
 
 /* -- concat, split, slice, retain, reset_shape, fill_empty_rows, reshape, transpose, merge -- */
 
@@ -663,7 +656,7 @@ typedef enum spt_unary_op {
     SPT_OP_SQRT,     /* this and the functions down to TANH: floats and complex (C99 csqrt, ...) */
     SPT_OP_RSQRT,    /* 1 / sqrt(x) */
     SPT_OP_EXP,
-    SPT_OP_LOG1P,    /* log(1 + x) */
+    SPT_OP_LOG1P, /* log(1 + x) */
     SPT_OP_SIN,
     SPT_OP_TAN,
     SPT_OP_ASIN,
@@ -1032,9 +1025,9 @@ spt_status spt_embedding_lookup_sparse(const spt_dense *const *params, int64_t n
  * combiner mean or sqrtn those with a weight <= 0 (or NaN), are pruned first (TensorFlow keeps non-positive
  * weights for sum); a row left without entries is params[default_id] when
  * default_id != SPT_UNSET (a default_id outside the table is SPT_ERANGE) and zero otherwise. */
-spt_status spt_safe_embedding_lookup_sparse(const spt_dense *const *params, int64_t nparams, const spt_tensor *sparse_ids,
-                                            const spt_tensor *sparse_weights, spt_combiner combiner, int64_t default_id,
-                                            spt_dense **out);
+spt_status spt_safe_embedding_lookup_sparse(const spt_dense *const *params, int64_t nparams,
+                                            const spt_tensor *sparse_ids, const spt_tensor *sparse_weights,
+                                            spt_combiner combiner, int64_t default_id, spt_dense **out);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Serialization: spt's packed form (TensorFlow's serialize_sparse form: the TensorFlow bytes section) */
@@ -1259,8 +1252,7 @@ spt_status spt_inject_index(int64_t rank, const int64_t *index, int64_t ninj, co
                             const int64_t *values, int64_t *out);
 /* out (rank - ninj components) = index without the components at modes[0..ninj) (the keys of an
  * injection map). SPT_ERANGE: a mode outside [0, rank); SPT_EINVAL: a mode given twice. */
-spt_status spt_uninject_index(int64_t rank, const int64_t *index, int64_t ninj, const int64_t *modes,
-                              int64_t *out);
+spt_status spt_uninject_index(int64_t rank, const int64_t *index, int64_t ninj, const int64_t *modes, int64_t *out);
 /* A new domain: every index of d injected as by spt_inject_index (the modes are checked against
  * rank(d) + ninj even when d is empty; an empty d gives an empty domain). Same errors. */
 spt_status spt_domain_inject(const spt_domain *d, int64_t ninj, const int64_t *modes, const int64_t *values,
@@ -1278,8 +1270,7 @@ spt_status spt_sparse_map_new(int64_t ind_rank, int64_t dep_rank, int64_t npairs
 /* Same, and also every one of the nkeys keys in `keys` (nkeys x ind_rank; duplicates collapsed) is a
  * key of the map even if no pair names it (its domain is then empty). */
 spt_status spt_sparse_map_new_with_keys(int64_t ind_rank, int64_t dep_rank, int64_t nkeys, const int64_t *keys,
-                                        int64_t npairs, const int64_t *ind, const int64_t *dep,
-                                        spt_sparse_map **out);
+                                        int64_t npairs, const int64_t *ind, const int64_t *dep, spt_sparse_map **out);
 void spt_sparse_map_free(spt_sparse_map *m);
 int64_t spt_sparse_map_ind_rank(const spt_sparse_map *m);
 int64_t spt_sparse_map_dep_rank(const spt_sparse_map *m);
@@ -1320,9 +1311,8 @@ typedef struct spt_tot_inner {
  * the outer index out), an outer index given twice, NULL arrays; SPT_ERANGE: an outer index outside
  * outer_shape; SPT_EOVERFLOW: sizes overflow. The outer shape may have any volume (the outer indices are
  * ordered by the key engine). */
-spt_status spt_tot_new(spt_dtype dtype, int64_t outer_rank, const int64_t *outer_shape, int64_t inner_rank,
-                       int64_t n, const int64_t *outer, const int64_t *inner_shapes, const void *values,
-                       spt_tot **out);
+spt_status spt_tot_new(spt_dtype dtype, int64_t outer_rank, const int64_t *outer_shape, int64_t inner_rank, int64_t n,
+                       const int64_t *outer, const int64_t *inner_shapes, const void *values, spt_tot **out);
 void spt_tot_free(spt_tot *t);
 spt_dtype spt_tot_dtype(const spt_tot *t);
 int64_t spt_tot_outer_rank(const spt_tot *t);
@@ -1375,9 +1365,8 @@ spt_status spt_sparsify(const spt_tensor *T, const spt_sparse_map *sm, int64_t n
  * validated, so every block of a partition reports the same errors. 0 <= begin <= end <= outer volume,
  * else SPT_ERANGE; an outer volume past INT64_MAX cannot be addressed by int64 bounds: SPT_EOVERFLOW
  * (spt_sparsify* take it). The blocks of a partition of [0, volume) together hold exactly the full result. */
-spt_status spt_sparsify_dense_block(const spt_dense *T, const spt_sparse_map *sm, int64_t nmap,
-                                    const int64_t *ind2mode, const int64_t *outer_shape, int64_t begin, int64_t end,
-                                    spt_tot **out);
+spt_status spt_sparsify_dense_block(const spt_dense *T, const spt_sparse_map *sm, int64_t nmap, const int64_t *ind2mode,
+                                    const int64_t *outer_shape, int64_t begin, int64_t end, spt_tot **out);
 spt_status spt_sparsify_block(const spt_tensor *T, const spt_sparse_map *sm, int64_t nmap, const int64_t *ind2mode,
                               const int64_t *outer_shape, int64_t begin, int64_t end, spt_tot **out);
 
@@ -1423,7 +1412,7 @@ typedef enum spt_format {
     SPT_FORMAT_TNS,
     SPT_FORMAT_MTX,
     SPT_FORMAT_NPY,
-    SPT_FORMAT_NPZ,      /* written in the pydata/sparse flavour */
+    SPT_FORMAT_NPZ, /* written in the pydata/sparse flavour */
     SPT_FORMAT_NPZ_SCIPY_COO,
     SPT_FORMAT_NPZ_SCIPY_CSR,
     SPT_FORMAT_BINSPARSE,     /* binsparse in .npz; written as COO (any rank) */
@@ -1479,8 +1468,7 @@ void spt_set_read_copy(bool copy);
  * does not parse or overflows), SPT_EDTYPE for a string dtype. The inferred shape may have any volume. Parses with up to spt_get_num_threads() threads. */
 spt_status spt_read_tns(const char *path, const spt_read_opts *opts, spt_tensor **out);
 /* The same from memory: buf[0..len) is the file's text; `name` is used in messages. */
-spt_status spt_parse_tns(const char *buf, size_t len, const char *name, const spt_read_opts *opts,
-                         spt_tensor **out);
+spt_status spt_parse_tns(const char *buf, size_t len, const char *name, const spt_read_opts *opts, spt_tensor **out);
 /* Write `t` as .tns ("-" = stdout): the dtype and shape comments (and the order comment when t is
  * known sorted; see "Order in files" below), then one line per entry in storage
  * order, 1-based indices, values as integers, shortest round-trip floats ("inf", "nan"), complex as
@@ -1714,13 +1702,13 @@ typedef enum spt_feature_kind {
 } spt_feature_kind;
 typedef struct spt_feature {
     spt_feature_kind kind;
-    const char *key;                 /* the feature key (SparseFeature: its value_key); NUL-terminated */
-    spt_dtype dtype;                 /* SPT_INT64, SPT_FLOAT32 or SPT_STRING */
-    int64_t rank;                    /* FIXEDLEN: the value shape's rank; SPARSE: the number of index keys */
-    const int64_t *shape;            /* FIXEDLEN: the value shape; SPARSE: size[j] for index key j */
-    const char *const *index_keys;   /* SPARSE: rank int64 features holding the indices */
-    bool already_sorted;             /* SPARSE: keep each Example's order (else the output is reordered) */
-    const spt_dense *default_value;  /* FIXEDLEN: NULL = required; else prod(shape) values of dtype */
+    const char *key;                /* the feature key (SparseFeature: its value_key); NUL-terminated */
+    spt_dtype dtype;                /* SPT_INT64, SPT_FLOAT32 or SPT_STRING */
+    int64_t rank;                   /* FIXEDLEN: the value shape's rank; SPARSE: the number of index keys */
+    const int64_t *shape;           /* FIXEDLEN: the value shape; SPARSE: size[j] for index key j */
+    const char *const *index_keys;  /* SPARSE: rank int64 features holding the indices */
+    bool already_sorted;            /* SPARSE: keep each Example's order (else the output is reordered) */
+    const spt_dense *default_value; /* FIXEDLEN: NULL = required; else prod(shape) values of dtype */
 } spt_feature;
 
 /* tf.io.parse_example (serialized a string vector [B]) or tf.io.parse_single_example (a string scalar):

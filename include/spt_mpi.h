@@ -104,8 +104,7 @@ typedef struct spt_dtensor spt_dtensor;
  * of spt_dtensor_reorder: MSD radix or sample sort).
  * SPT_EINVAL for a NULL piece/out or metadata differing from rank 0's ("rank 1: shape [2,3] differs
  * from rank 0's [2,4]"), SPT_ERANGE for an index outside the shape. Pieces are not modified. */
-spt_status spt_dtensor_from_local(spt_mpi_ctx *ctx, const spt_tensor *piece, const int64_t *order,
-                                  spt_dtensor **out);
+spt_status spt_dtensor_from_local(spt_mpi_ctx *ctx, const spt_tensor *piece, const int64_t *order, spt_dtensor **out);
 /* Scatter a tensor held by `root` (ignored elsewhere, may be NULL there): sorted by `order` (NULL =
  * row-major; significant on every rank), stable, balanced. SPT_EINVAL for a bad root. */
 spt_status spt_dtensor_scatter(spt_mpi_ctx *ctx, int root, const spt_tensor *t, const int64_t *order,
@@ -154,8 +153,8 @@ spt_status spt_dtensor_reorder(spt_dtensor *dt, const int64_t *order);
  * the largest over the inputs); the concat dim is the checked sum (SPT_EOVERFLOW). The result is
  * row-major, sorted, balanced (a single input too). Each rank shifts its own entries by the preceding
  * inputs' dims (no communication), then one sample-sort exchange restores the key ranges. */
-spt_status spt_dtensor_concat(const spt_dtensor *const *inputs, int64_t n, int64_t axis,
-                              bool expand_nonconcat_dim, spt_dtensor **out);
+spt_status spt_dtensor_concat(const spt_dtensor *const *inputs, int64_t n, int64_t axis, bool expand_nonconcat_dim,
+                              spt_dtensor **out);
 
 /* tf.sparse.add of two dtensors of one context, as the serial spt_add of the gathered tensors (same checks
  * and messages, the threshold, duplicates meeting one to one): each rank sorts its pieces row-major
@@ -174,8 +173,8 @@ spt_status spt_dtensor_add(const spt_dtensor *a, const spt_dtensor *b, double th
  * the owners of their keys (one exchange) and summed in rank order while merging. The result's ranges
  * are aligned to output keys (no key on two ranks), so it is as balanced as the distinct output keys
  * allow. */
-spt_status spt_dtensor_reduce_sum(const spt_dtensor *dt, const int64_t *axes, int64_t naxes,
-                                  bool keep_dims, spt_dtensor **out);
+spt_status spt_dtensor_reduce_sum(const spt_dtensor *dt, const int64_t *axes, int64_t naxes, bool keep_dims,
+                                  spt_dtensor **out);
 
 /* tf.sparse.sparse_dense_matmul(a, b, adjoint_a, adjoint_b): a a rank-2 dtensor, b a dense rank-2
  * array REPLICATED (the same on every rank) of a's dtype (numeric, not bool). Each rank multiplies its
@@ -186,8 +185,8 @@ spt_status spt_dtensor_reduce_sum(const spt_dtensor *dt, const int64_t *axes, in
  * inner dimension does not match: ..."; SPT_EDTYPE for a dtype mismatch or an unsupported dtype. B's shape
  * and a checksum of its bytes are compared with rank 0's (one Allgather of 4 int64): SPT_EINVAL on every
  * rank, naming the lowest rank whose B differs, when one does. */
-spt_status spt_dtensor_sparse_dense_matmul(const spt_dtensor *a, const spt_dense *b, bool adjoint_a,
-                                           bool adjoint_b, int root, spt_dense **out);
+spt_status spt_dtensor_sparse_dense_matmul(const spt_dtensor *a, const spt_dense *b, bool adjoint_a, bool adjoint_b,
+                                           int root, spt_dense **out);
 
 /* The same with B distributed in ROW BLOCKS instead of replicated: rank p passes rows [b_begin, b_begin
  * + rows) of the stored B as `b_rows` (shape [rows, columns]); the blocks of ranks 0..P-1 must follow
@@ -212,8 +211,8 @@ spt_status spt_dtensor_sparse_dense_matmul_rows(const spt_dtensor *a, const spt_
  * rows of the result (never all of B unless its rows read all of it). The result is row-major and
  * aligned to output rows (a row is on one rank), so it is as balanced as the rows of op(A) are.
  * P = 1: the serial op on the pieces. */
-spt_status spt_dtensor_sparse_sparse_matmul(const spt_dtensor *a, const spt_dtensor *b, bool adjoint_a,
-                                            bool adjoint_b, bool keep_zeros, spt_dtensor **out);
+spt_status spt_dtensor_sparse_sparse_matmul(const spt_dtensor *a, const spt_dtensor *b, bool adjoint_a, bool adjoint_b,
+                                            bool keep_zeros, spt_dtensor **out);
 
 /* spt_mttkrp of a dtensor with REPLICATED factor matrices (every rank passes all of them, the same
  * everywhere; factors[mode] is not read): the serial op's checks and messages (agreed; SPT_EINVAL when
@@ -268,9 +267,8 @@ spt_status spt_dtensor_mttkrp_rows(const spt_dtensor *t, const spt_dense *const 
  * NULL). T may be sorted by any order. Checks and errors are spt_sparsify's (SPT_EDTYPE, SPT_EINVAL,
  * SPT_ERANGE, SPT_EOVERFLOW), agreed; SPT_EINVAL for a NULL T, map or out. T may have any volume; the
  * outer shape's volume must fit in int64 ([*begin, *end) are int64 bounds): SPT_EOVERFLOW otherwise. */
-spt_status spt_dtensor_sparsify(const spt_dtensor *T, const spt_sparse_map *sm, int64_t nmap,
-                                const int64_t *ind2mode, const int64_t *outer_shape, int64_t *begin,
-                                int64_t *end, spt_tot **out);
+spt_status spt_dtensor_sparsify(const spt_dtensor *T, const spt_sparse_map *sm, int64_t nmap, const int64_t *ind2mode,
+                                const int64_t *outer_shape, int64_t *begin, int64_t *end, spt_tot **out);
 /* spt_sparsify_dense of a dense T distributed in ROW BLOCKS (dim 0): rank p passes rows [row_begin,
  * row_begin + rows) of T as `T_rows` (shape [rows, d1, ...]); the blocks of ranks 0..P-1 must follow each
  * other from row 0 (a block may have 0 rows) with the same dtype, rank and other dims (else SPT_EINVAL,
@@ -302,8 +300,7 @@ spt_status spt_mpi_tot_gather(spt_mpi_ctx *ctx, const spt_tot *local, int root, 
  * balanced. SPT_EINVAL for "-" (stdin), SPT_EIO when the file cannot be read. Limitation: a
  * "# shape:"/"# dtype:" comment in the middle of the file is read as a header by the rank whose range
  * starts there (the serial reader ignores it). */
-spt_status spt_dtensor_read_tns(spt_mpi_ctx *ctx, const char *path, const spt_read_opts *opts,
-                                spt_dtensor **out);
+spt_status spt_dtensor_read_tns(spt_mpi_ctx *ctx, const char *path, const spt_read_opts *opts, spt_dtensor **out);
 /* Write the global sequence as .tns, byte-identical to spt_write_tns of the gathered tensor: each rank
  * formats its own entries with the serial writer into "path.part<rank>", then the parts are appended
  * rank by rank (token passing) to "path.tmp-mpi", which the last rank renames to `path`. SPT_EINVAL

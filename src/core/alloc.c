@@ -65,8 +65,8 @@ bool spt__bytes3(int64_t a, int64_t b, size_t c, size_t *r) {
 void *spt__alloc_array(const char *fn, int64_t a, int64_t b, size_t c, bool zero, spt_status *st) {
     size_t bytes;
     if (spt__bytes3(a, b, c, &bytes)) {
-        *st = spt__err(SPT_EOVERFLOW, "%s: %lld x %lld x %zu bytes does not fit in size_t", fn,
-                       (long long)a, (long long)b, c);
+        *st = spt__err(SPT_EOVERFLOW, "%s: %lld x %lld x %zu bytes does not fit in size_t", fn, (long long)a,
+                       (long long)b, c);
         return NULL;
     }
     void *p = spt__malloc(bytes);
@@ -114,10 +114,26 @@ static bool parse_stacksize(const char *v, size_t *out) {
     while (*end == ' ' || *end == '\t') end++;
     unsigned shift = 10;
     switch (*end) {
-    case 'b': case 'B': shift = 0; end++; break;
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
+    case 'b':
+    case 'B':
+        shift = 0;
+        end++;
+        break;
+    case 'k':
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        end++;
+        break;
     default: break;
     }
     while (*end == ' ' || *end == '\t') end++;

@@ -48,8 +48,7 @@ spt_status spt__arena_adopt_all(spt__arena *a, spt_str *arr, int64_t n) {
     size_t total = 0;
     for (int64_t i = 0; i < n; i++) {
         if (arr[i].len < 0) return spt__err(SPT_EINVAL, "spt: string %lld has negative length", (long long)i);
-        if (arr[i].len > 0 && !arr[i].data)
-            return spt__err(SPT_EINVAL, "spt: string %lld has NULL data", (long long)i);
+        if (arr[i].len > 0 && !arr[i].data) return spt__err(SPT_EINVAL, "spt: string %lld has NULL data", (long long)i);
         if ((uint64_t)arr[i].len > SIZE_MAX || spt__add_sz(total, (size_t)arr[i].len, &total))
             return spt__err(SPT_EOVERFLOW, "spt: total string bytes do not fit in size_t");
     }

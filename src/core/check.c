@@ -7,7 +7,8 @@ spt_status spt__oob_error(const char *fn, const spt_tensor *t, int64_t i, const 
     char a[SPT__IDXBUF], b[SPT__IDXBUF];
     spt__fmt_index(a, sizeof a, t->indices + i * t->rank, t->rank);
     spt__fmt_index(b, sizeof b, bound, t->rank);
-    return spt__err(SPT_ERANGE, "%s: indices[%lld] = %s is out of bounds: need 0 <= index < %s", fn, (long long)i, a, b);
+    return spt__err(SPT_ERANGE, "%s: indices[%lld] = %s is out of bounds: need 0 <= index < %s", fn, (long long)i, a,
+                    b);
 }
 
 spt_status spt__ensure_valid(const char *fn, const spt_tensor *t) {
@@ -17,7 +18,7 @@ spt_status spt__ensure_valid(const char *fn, const spt_tensor *t) {
     const int64_t r = t->rank, n = t->nnz;
     if (r > 0) {
         int64_t first = INT64_MAX;
-#pragma omp parallel for schedule(static) num_threads(spt__threads_for(n * r)) reduction(min : first) if (n * r > 65536)
+#pragma omp parallel for schedule(static) num_threads(spt__threads_for(n *r)) reduction(min : first) if (n * r > 65536)
         for (int64_t i = 0; i < n; i++) {
             const int64_t *row = t->indices + i * r;
             for (int64_t d = 0; d < r; d++)
@@ -56,8 +57,7 @@ spt_status spt_indices_valid(spt_tensor *t) {
     }
     if (!spt__order_defined(r, t->order))
         return spt__err(SPT_EPRECONDITION,
-                        "%s: Order was not provided.  Provide an order at construction time or run ReorderInPlace",
-                        fn);
+                        "%s: Order was not provided.  Provide an order at construction time or run ReorderInPlace", fn);
     for (int64_t i = 0; i < n; i++) {
         const int64_t *row = ix + i * r;
         for (int64_t d = 0; d < r; d++)

@@ -2,8 +2,7 @@
 /* dense.c -- the minimal dense array: shape + dtype + buffer, with the tensor's ownership rules. */
 #include "core/internal.h"
 
-static spt_status dense_shell(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
-                              spt_dense **out) {
+static spt_status dense_shell(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out) {
     int64_t size;
     size_t bytes;
     *out = NULL;
@@ -50,8 +49,7 @@ spt_status spt__dense_new(const char *fn, spt_dtype dtype, int64_t rank, const i
     return SPT_OK;
 }
 
-spt_status spt_dense_new_from(spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data,
-                              spt_dense **out) {
+spt_status spt_dense_new_from(spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data, spt_dense **out) {
     spt_status st;
     static const char fn[] = "spt_dense_new_from";
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
@@ -76,8 +74,8 @@ fail:
     return st;
 }
 
-spt_status spt_dense_wrap(spt_dtype dtype, int64_t rank, const int64_t *shape, void *data,
-                          spt_release_fn release, void *ctx, spt_dense **out) {
+spt_status spt_dense_wrap(spt_dtype dtype, int64_t rank, const int64_t *shape, void *data, spt_release_fn release,
+                          void *ctx, spt_dense **out) {
     static const char fn[] = "spt_dense_wrap";
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     SPT__TRY(dense_shell(fn, dtype, rank, shape, out));
@@ -148,7 +146,9 @@ spt_status spt_shape_volume(int64_t rank, const int64_t *shape, int64_t *volume)
 spt_status spt__tf_dense_out(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out) {
     int64_t vol = 1;
     for (int64_t d = 0; d < rank; d++) {
-        if (shape[d] < 0) return spt__err(SPT_EINVAL, "%s: output dim %lld is negative (%lld)", fn, (long long)d, (long long)shape[d]);
+        if (shape[d] < 0)
+            return spt__err(SPT_EINVAL, "%s: output dim %lld is negative (%lld)", fn, (long long)d,
+                            (long long)shape[d]);
         if (spt__mul_i64(vol, shape[d], &vol)) {
             char sb[SPT__IDXBUF];
             spt__fmt_index(sb, sizeof sb, shape, rank);

@@ -41,9 +41,8 @@ spt_status spt_dtype_from_name(const char *name, spt_dtype *out) {
     static const struct {
         const char *alias;
         spt_dtype d;
-    } aliases[] = {{"double", SPT_FLOAT64}, {"float", SPT_FLOAT32}, {"int", SPT_INT64},
-                   {"complex", SPT_COMPLEX128}, {"str", SPT_STRING}, {"bytes", SPT_STRING},
-                   {"boolean", SPT_BOOL}};
+    } aliases[] = {{"double", SPT_FLOAT64}, {"float", SPT_FLOAT32}, {"int", SPT_INT64},   {"complex", SPT_COMPLEX128},
+                   {"str", SPT_STRING},     {"bytes", SPT_STRING},  {"boolean", SPT_BOOL}};
     if (!name || !out) return spt__err(SPT_EINVAL, "spt_dtype_from_name: NULL argument");
     for (int d = 0; d < SPT_NUM_DTYPES; d++)
         if (strcasecmp(name, spt__dtypes[d].name) == 0) {

@@ -49,7 +49,9 @@ static char *msg_buf(bool create) {
 
 const char *spt_status_name(spt_status s) {
     switch (s) {
-#define X(e, v, name, desc) case e: return name;
+#define X(e, v, name, desc)                                                                                            \
+    case e:                                                                                                            \
+        return name;
 #include "spt_status.def"
 #undef X
     }
@@ -58,7 +60,9 @@ const char *spt_status_name(spt_status s) {
 
 const char *spt_strerror(spt_status s) {
     switch (s) {
-#define X(e, v, name, desc) case e: return desc;
+#define X(e, v, name, desc)                                                                                            \
+    case e:                                                                                                            \
+        return desc;
 #include "spt_status.def"
 #undef X
     }

@@ -31,7 +31,8 @@ spt_status spt_group_begin(const spt_tensor *t, const int64_t *dims, int64_t ndi
             spt__fmt_index(a, sizeof a, dims, ndims);
             spt__fmt_index(b, sizeof b, t->order, t->rank);
             return spt__err(SPT_EPRECONDITION,
-                            "%s: the tensor's order %s does not start with the group dims %s; reorder it first", fn, b, a);
+                            "%s: the tensor's order %s does not start with the group dims %s; reorder it first", fn, b,
+                            a);
         }
     spt_group_iter *it = spt__calloc(1, sizeof *it);
     if (!it) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);

@@ -29,9 +29,8 @@ static inline bool spt__add_sz(size_t a, size_t b, size_t *r) { return __builtin
 /* The first i in [lo, hi) for which below(ctx, i) is false, hi when there is none: below must hold on a
  * prefix of the range and fail on the rest (an ascending sequence compared with a target). The one
  * binary search of spt, every other is written on it; always inlined, so a constant `below` is too. */
-static inline __attribute__((always_inline)) int64_t spt__lower_bound(int64_t lo, int64_t hi,
-                                                                      bool (*below)(const void *ctx, int64_t i),
-                                                                      const void *ctx) {
+static inline __attribute__((always_inline)) int64_t
+spt__lower_bound(int64_t lo, int64_t hi, bool (*below)(const void *ctx, int64_t i), const void *ctx) {
     while (lo < hi) {
         const int64_t mid = lo + (hi - lo) / 2;
         if (below(ctx, mid)) lo = mid + 1;
@@ -64,28 +63,28 @@ void spt__fmt_index(char *buf, size_t cap, const int64_t *v, int64_t n);
 #define SPT__IDXBUF 256
 
 /* Propagate a non-OK status. */
-#define SPT__TRY(expr)                                                                            \
-    do {                                                                                           \
-        spt_status spt__st_ = (expr);                                                              \
-        if (spt__st_ != SPT_OK) return spt__st_;                                                   \
+#define SPT__TRY(expr)                                                                                                 \
+    do {                                                                                                               \
+        spt_status spt__st_ = (expr);                                                                                  \
+        if (spt__st_ != SPT_OK) return spt__st_;                                                                       \
     } while (0)
 /* Set `st` and jump to the function's single `fail:` label. */
-#define SPT__CHECK(expr)                                                                          \
-    do {                                                                                           \
-        st = (expr);                                                                               \
-        if (st != SPT_OK) goto fail;                                                               \
+#define SPT__CHECK(expr)                                                                                               \
+    do {                                                                                                               \
+        st = (expr);                                                                                                   \
+        if (st != SPT_OK) goto fail;                                                                                   \
     } while (0)
 
 /* ---- allocation: everything goes through here ------------------------------------------------- */
 
-void *spt__malloc(size_t n);           /* n == 0 allocates 1 byte; NULL on failure */
+void *spt__malloc(size_t n);            /* n == 0 allocates 1 byte; NULL on failure */
 void *spt__calloc(size_t n, size_t sz); /* overflow-checked, zeroed */
 /* A zeroed block of `bytes` for a large output: with the default allocator it comes from calloc, whose
  * fresh pages the kernel zeroes on first touch (no pass of our own); with a replaced allocator, malloc
  * and a memset. */
 void *spt__zalloc(size_t bytes);
 void *spt__realloc(void *p, size_t n);
-void spt__free(void *p);                /* NULL-safe */
+void spt__free(void *p); /* NULL-safe */
 /* The cache of freed large blocks (block_cache.c), used only with the C library's allocator: a kept
  * block of at least the request (NULL if none); keep p instead of freeing it (false: the caller frees);
  * give every kept block back to the system. */
@@ -133,16 +132,16 @@ struct spt_tensor {
     spt_dtype dtype;
     int64_t rank;
     int64_t nnz;
-    int64_t *shape;   /* rank dims (owned; one allocation with order) */
-    int64_t *order;   /* rank entries */
-    int64_t *indices; /* nnz * rank */
-    void *values;     /* nnz elements */
+    int64_t *shape;         /* rank dims (owned; one allocation with order) */
+    int64_t *order;         /* rank entries */
+    int64_t *indices;       /* nnz * rank */
+    void *values;           /* nnz elements */
     _Atomic unsigned flags; /* SPT__F_*: cached facts, set by read-only ops on shared tensors too, so atomic */
     bool owns_buffers;      /* indices/values allocated by spt */
     spt_release_fn release; /* for adopted buffers */
     void *release_ctx;
     spt__arena strings; /* bytes of string values owned by this tensor */
-    int64_t volume; /* the volume when it fits in int64, else -1 (any volume is a valid sparse shape) */
+    int64_t volume;     /* the volume when it fits in int64, else -1 (any volume is a valid sparse shape) */
     /* The cached row pointer of a row-major sorted 2-D tensor (spt__rowptr_*), NULL when none: built
      * lazily by read-only ops, so published atomically; dropped by every in-place change of indices,
      * shape, order or nnz; never shared by a clone. */
@@ -177,13 +176,13 @@ spt_status spt__tf_dense_out(const char *fn, spt_dtype dtype, int64_t rank, cons
 
 /* A new owned tensor with zeroed buffers; order NULL = all -1. Large buffers get huge pages advised
  * (spt__hint_huge) before their first touch, here and in spt__tensor_alloc_uninit. */
-spt_status spt__tensor_alloc(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
-                             int64_t nnz, const int64_t *order, spt_tensor **out);
+spt_status spt__tensor_alloc(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
+                             const int64_t *order, spt_tensor **out);
 /* spt__tensor_alloc without zero-filling the index and value buffers when nnz > 0 and the dtype is
  * not string (the caller writes every entry); nnz 0 or strings: exactly spt__tensor_alloc (string
  * values all "" until set). */
-spt_status spt__tensor_alloc_uninit(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
-                                    int64_t nnz, const int64_t *order, spt_tensor **out);
+spt_status spt__tensor_alloc_uninit(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
+                                    const int64_t *order, spt_tensor **out);
 /* spt_tensor_wrap with its errors named after fn: a tensor over storage it does not allocate (indices
  * and values as given; release(ctx), when not NULL, frees that storage in spt_tensor_free). The owner
  * hook of readers that hand out a mapped file's bytes or a buffer of their own. */
@@ -285,8 +284,8 @@ int64_t spt__scan_histograms(int64_t *h, int64_t chunks, int64_t nb, int64_t *bo
 /* Compute the linear key of every entry in `order` (NULL = row-major) with strides from the shape,
  * checking bounds unless the tensor is known valid (SPT_ERANGE names `fn`). keys has nnz slots.
  * *sorted is set when the keys are non-decreasing, *unique when strictly increasing. */
-spt_status spt__linear_keys(const char *fn, const spt_tensor *t, const int64_t *order, uint64_t *keys,
-                            bool *sorted, bool *unique);
+spt_status spt__linear_keys(const char *fn, const spt_tensor *t, const int64_t *order, uint64_t *keys, bool *sorted,
+                            bool *unique);
 /* Stable LSD radix sort of (keys, perm) where perm[i] starts as i (filled by the function); max_key
  * bounds every key. On return keys are sorted and perm[k] is the source entry of position k. */
 spt_status spt__radix_sort(const char *fn, uint64_t *keys, int64_t *perm, int64_t n, uint64_t max_key);

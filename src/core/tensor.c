@@ -33,7 +33,8 @@ spt_status spt__check_shape(const char *fn, int64_t rank, const int64_t *shape, 
     if (v < 0) {
         char buf[SPT__IDXBUF];
         spt__fmt_index(buf, sizeof buf, shape, rank);
-        return spt__err(SPT_EOVERFLOW, "%s: the volume of shape %s does not fit in int64 (too large for a dense array)", fn, buf);
+        return spt__err(SPT_EOVERFLOW, "%s: the volume of shape %s does not fit in int64 (too large for a dense array)",
+                        fn, buf);
     }
     if (volume) *volume = v;
     return SPT_OK;
@@ -55,10 +56,9 @@ spt_status spt__check_order(const char *fn, int64_t rank, const int64_t *order) 
             continue;
         }
         if (order[d] < 0 || order[d] >= rank)
-            return spt__err(SPT_EINVAL, "%s: order[%lld] = %lld is not a dim of a rank-%lld tensor", fn,
-                            (long long)d, (long long)order[d], (long long)rank);
-        if (seen >> order[d] & 1)
-            return spt__err(SPT_EINVAL, "%s: order repeats dim %lld", fn, (long long)order[d]);
+            return spt__err(SPT_EINVAL, "%s: order[%lld] = %lld is not a dim of a rank-%lld tensor", fn, (long long)d,
+                            (long long)order[d], (long long)rank);
+        if (seen >> order[d] & 1) return spt__err(SPT_EINVAL, "%s: order repeats dim %lld", fn, (long long)order[d]);
         seen |= 1ull << order[d];
     }
     if (undefined && undefined != rank)
@@ -67,15 +67,15 @@ spt_status spt__check_order(const char *fn, int64_t rank, const int64_t *order) 
 }
 
 /* Structure checks shared by new/alloc/wrap, from the counts alone. */
-static spt_status check_parts(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
-                              int64_t nnz, const int64_t *order, int64_t *volume) {
+static spt_status check_parts(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
+                              const int64_t *order, int64_t *volume) {
     if ((unsigned)dtype >= SPT_NUM_DTYPES) return spt__err(SPT_EDTYPE, "%s: invalid dtype %d", fn, (int)dtype);
     SPT__TRY(spt__check_dims(fn, rank, shape, volume));
     if (nnz < 0) return spt__err(SPT_EINVAL, "%s: nnz is negative (%lld)", fn, (long long)nnz);
     size_t bytes;
     if (spt__bytes3(nnz, rank, sizeof(int64_t), &bytes) || spt__bytes3(nnz, 1, spt_dtype_size(dtype), &bytes))
-        return spt__err(SPT_EOVERFLOW, "%s: %lld entries of rank %lld do not fit in memory sizes", fn,
-                        (long long)nnz, (long long)rank);
+        return spt__err(SPT_EOVERFLOW, "%s: %lld entries of rank %lld do not fit in memory sizes", fn, (long long)nnz,
+                        (long long)rank);
     if (nnz > 0 && *volume == 0) {
         char buf[SPT__IDXBUF];
         spt__fmt_index(buf, sizeof buf, shape, rank);
@@ -88,8 +88,8 @@ static spt_status check_parts(const char *fn, spt_dtype dtype, int64_t rank, con
 }
 
 /* Allocate the struct with shape and order in one block. */
-static spt_tensor *tensor_shell(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
-                                const int64_t *order, int64_t volume) {
+static spt_tensor *tensor_shell(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz, const int64_t *order,
+                                int64_t volume) {
     spt_tensor *t = spt__calloc(1, sizeof *t);
     if (!t) return NULL;
     t->shape = spt__calloc((size_t)(rank ? 2 * rank : 1), sizeof(int64_t));
@@ -121,8 +121,8 @@ static void *tensor_buf(const char *fn, int64_t a, int64_t b, size_t c, bool zer
     return p;
 }
 
-spt_status spt__tensor_alloc(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
-                             int64_t nnz, const int64_t *order, spt_tensor **out) {
+spt_status spt__tensor_alloc(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
+                             const int64_t *order, spt_tensor **out) {
     spt_status st;
     int64_t volume;
     *out = NULL;
@@ -145,8 +145,8 @@ fail:
     return st;
 }
 
-spt_status spt__tensor_alloc_uninit(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
-                                    int64_t nnz, const int64_t *order, spt_tensor **out) {
+spt_status spt__tensor_alloc_uninit(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
+                                    const int64_t *order, spt_tensor **out) {
     spt_status st;
     spt_tensor *t = NULL;
     if (nnz == 0 || dtype == SPT_STRING) return spt__tensor_alloc(fn, dtype, rank, shape, nnz, order, out);
@@ -174,15 +174,13 @@ spt_status spt__tensor_alloc_uninit(const char *fn, spt_dtype dtype, int64_t ran
     return SPT_OK;
 }
 
-spt_status spt_tensor_alloc(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
-                            spt_tensor **out) {
+spt_status spt_tensor_alloc(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz, spt_tensor **out) {
     if (!out) return spt__err(SPT_EINVAL, "spt_tensor_alloc: out is NULL");
     return spt__tensor_alloc("spt_tensor_alloc", dtype, rank, shape, nnz, NULL, out);
 }
 
-spt_status spt_tensor_new(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
-                          const int64_t *indices, const void *values, const int64_t *order,
-                          spt_tensor **out) {
+spt_status spt_tensor_new(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz, const int64_t *indices,
+                          const void *values, const int64_t *order, spt_tensor **out) {
     static const char fn[] = "spt_tensor_new";
     spt_status st;
     spt_tensor *t = NULL;
@@ -204,9 +202,8 @@ fail:
     return st;
 }
 
-spt_status spt_tensor_wrap(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
-                           int64_t *indices, void *values, const int64_t *order,
-                           spt_release_fn release, void *ctx, spt_tensor **out) {
+spt_status spt_tensor_wrap(spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz, int64_t *indices,
+                           void *values, const int64_t *order, spt_release_fn release, void *ctx, spt_tensor **out) {
     if (!out) return spt__err(SPT_EINVAL, "spt_tensor_wrap: out is NULL");
     return spt__tensor_adopt("spt_tensor_wrap", dtype, rank, shape, nnz, indices, values, order, release, ctx, out);
 }
@@ -223,8 +220,8 @@ spt_status spt__tensor_adopt(const char *fn, spt_dtype dtype, int64_t rank, cons
         const spt_str *s = values;
         for (int64_t i = 0; i < nnz; i++)
             if (s[i].len < 0 || (s[i].len > 0 && !s[i].data))
-                return spt__err(SPT_EINVAL, "%s: string value %lld is malformed (length %lld)", fn,
-                                (long long)i, (long long)s[i].len);
+                return spt__err(SPT_EINVAL, "%s: string value %lld is malformed (length %lld)", fn, (long long)i,
+                                (long long)s[i].len);
     }
     spt_tensor *t = tensor_shell(dtype, rank, shape, nnz, order, volume);
     if (!t) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
@@ -258,8 +255,10 @@ spt_status spt_tensor_create(const spt_dense *indices, const spt_dense *values, 
     if (order && (order->rank != 1 || order->shape[0] != rank || order->dtype != SPT_INT64))
         return spt__err(SPT_EINVAL, "%s: Order length must be SparseTensor rank.", fn);
     if (shape->rank != 1 || shape->shape[0] != rank || shape->dtype != SPT_INT64)
-        return spt__err(SPT_EINVAL, "%s: Shape rank must be SparseTensor rank: Index rank (%lld) and shape rank (%lld) do not match",
-                        fn, (long long)rank, (long long)(shape->rank == 1 ? shape->shape[0] : -1));
+        return spt__err(
+            SPT_EINVAL,
+            "%s: Shape rank must be SparseTensor rank: Index rank (%lld) and shape rank (%lld) do not match", fn,
+            (long long)rank, (long long)(shape->rank == 1 ? shape->shape[0] : -1));
     return spt_tensor_new(values->dtype, rank, shape->data, indices->shape[0], indices->data, values->data,
                           order ? order->data : NULL, out);
 }
@@ -325,8 +324,7 @@ void *spt_tensor_values_mut(spt_tensor *t) {
 }
 
 spt_status spt_tensor_set_string(spt_tensor *t, int64_t i, const char *data, int64_t len) {
-    if (!t || t->dtype != SPT_STRING)
-        return spt__err(SPT_EDTYPE, "spt_tensor_set_string: not a string tensor");
+    if (!t || t->dtype != SPT_STRING) return spt__err(SPT_EDTYPE, "spt_tensor_set_string: not a string tensor");
     if (i < 0 || i >= t->nnz)
         return spt__err(SPT_ERANGE, "spt_tensor_set_string: entry %lld outside [0, %lld)", (long long)i,
                         (long long)t->nnz);
@@ -395,8 +393,9 @@ void spt__hint_huge(void *p, size_t bytes) {
 
 bool spt__rowptr_eligible(const spt_tensor *t) {
     const unsigned need = SPT__F_VALID | SPT__F_SORTED;
-    return t->rank == 2 && t->nnz > 0 && (atomic_load_explicit(&((spt_tensor *)t)->flags, memory_order_relaxed) & need) == need &&
-           t->order[0] == 0 && t->order[1] == 1 && t->shape[0] < t->nnz / 4 /* rows + 1 <= nnz / 4 */ &&
+    return t->rank == 2 && t->nnz > 0 &&
+           (atomic_load_explicit(&((spt_tensor *)t)->flags, memory_order_relaxed) & need) == need && t->order[0] == 0 &&
+           t->order[1] == 1 && t->shape[0] < t->nnz / 4 /* rows + 1 <= nnz / 4 */ &&
            t->nnz <= (int64_t)UINT32_MAX; /* 32-bit slots */
 }
 

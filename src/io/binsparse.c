@@ -16,7 +16,7 @@ typedef struct bsp {
     const char *fn, *name;
     zip_t *z;
     spt__json *nodes;
-    spt_dense *text; /* binsparse.npy: the JSON text the nodes point into */
+    spt_dense *text;               /* binsparse.npy: the JSON text the nodes point into */
     const spt__json *root, *types; /* the "binsparse" object and its data_types */
     int64_t rank, nnz, shape[SPT_MAX_RANK];
     int64_t tr[SPT_MAX_RANK]; /* level coordinate k is tensor mode tr[k] */
@@ -36,7 +36,8 @@ static spt_status member(const bsp *b, const char *m, spt_dense **out) {
     *out = NULL;
     zip_stat_t sb;
     zip_stat_init(&sb);
-    if (zip_stat(b->z, full, 0, &sb) != 0) return spt__err(SPT_EPARSE, "%s: expected a member %s, found none", b->name, full);
+    if (zip_stat(b->z, full, 0, &sb) != 0)
+        return spt__err(SPT_EPARSE, "%s: expected a member %s, found none", b->name, full);
     if (!(sb.valid & ZIP_STAT_SIZE) || !(sb.valid & ZIP_STAT_COMP_SIZE))
         return spt__err(SPT_EPARSE, "%s: expected a size for the member, found none", label);
     uint64_t bound = sb.comp_method == ZIP_CM_STORE ? sb.comp_size : sb.comp_size * 1040u + 4096u;
@@ -67,9 +68,9 @@ typedef struct decl {
 } decl;
 
 static spt_status declared(const bsp *b, const char *key, decl *d) {
-    static const char *const names[] = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                                        "float32", "float64", "bint8"};
-    static const spt_dtype dts[] = {SPT_INT8, SPT_INT16, SPT_INT32, SPT_INT64, SPT_UINT8, SPT_UINT16,
+    static const char *const names[] = {"int8",   "int16",  "int32",   "int64",   "uint8", "uint16",
+                                        "uint32", "uint64", "float32", "float64", "bint8"};
+    static const spt_dtype dts[] = {SPT_INT8,   SPT_INT16,  SPT_INT32,   SPT_INT64,   SPT_UINT8, SPT_UINT16,
                                     SPT_UINT32, SPT_UINT64, SPT_FLOAT32, SPT_FLOAT64, SPT_UINT8};
     const spt__json *x = spt__json_get(b->nodes, b->types, key);
     memset(d, 0, sizeof *d);
@@ -107,7 +108,8 @@ static spt_status array(const bsp *b, const char *key, int64_t len, decl *d, spt
         st = spt__err(SPT_EPARSE, "%s[%s.npy]: expected elements of %s (data_types.%s), found %s", b->name, key,
                       spt_dtype_name(d->base), key, spt_dtype_name(a->dtype));
     else if (why[0] == 'r')
-        st = spt__err(SPT_EPARSE, "%s[%s.npy]: expected a rank-1 array, found rank %lld", b->name, key, (long long)a->rank);
+        st = spt__err(SPT_EPARSE, "%s[%s.npy]: expected a rank-1 array, found rank %lld", b->name, key,
+                      (long long)a->rank);
     else
         st = spt__err(SPT_EPARSE, "%s[%s.npy]: expected %lld elements (from the descriptor), found %lld", b->name, key,
                       (long long)len, (long long)a->size);
@@ -143,7 +145,8 @@ static spt_status int_array(const bsp *b, const char *key, int64_t len, spt_dens
     if (spt_dtype_is_integer(d.base) && !d.iso && !d.cplx && !d.boolean) return SPT_OK;
     spt_dense_free(*out);
     *out = NULL;
-    return spt__err(SPT_EPARSE, "%s[binsparse.npy]: data_types.%s: expected an integer type, found another", b->name, key);
+    return spt__err(SPT_EPARSE, "%s[binsparse.npy]: data_types.%s: expected an integer type, found another", b->name,
+                    key);
 }
 
 /* ---- the descriptor ------------------------------------------------------------------------------- */
@@ -154,7 +157,8 @@ static spt_status bad_field(const bsp *b, const char *field, const char *want) {
 
 static spt_status int_field(const bsp *b, const spt__json *x, const char *field, int64_t *v) {
     if (!x || x->type != SPT__JSON_NUMBER || !x->is_int || x->i < 0)
-        return bad_field(b, field, x ? "a non-negative integer, found another value" : "a non-negative integer, found none");
+        return bad_field(b, field,
+                         x ? "a non-negative integer, found another value" : "a non-negative integer, found none");
     *v = x->i;
     return SPT_OK;
 }
@@ -162,7 +166,8 @@ static spt_status int_field(const bsp *b, const spt__json *x, const char *field,
 static spt_status add_level(bsp *b, int kind, int64_t rank, int64_t *used) {
     if (rank < 1 || *used + rank > b->rank || b->nlev > SPT_MAX_RANK)
         return bad_field(b, "format", "levels whose ranks add up to the length of shape");
-    if (kind == LV_DENSE && b->nlev > 0 && b->kind[b->nlev - 1] == LV_DENSE) b->lrank[b->nlev - 1] += rank; /* one dense level */
+    if (kind == LV_DENSE && b->nlev > 0 && b->kind[b->nlev - 1] == LV_DENSE)
+        b->lrank[b->nlev - 1] += rank; /* one dense level */
     else b->kind[b->nlev] = kind, b->lrank[b->nlev++] = rank;
     *used += rank;
     return SPT_OK;
@@ -191,12 +196,13 @@ static spt_status custom_levels(bsp *b, const spt__json *x, int64_t *used) {
 static spt_status named_levels(bsp *b, const spt__json *f, int64_t *used, bool *swap) {
     static const struct {
         const char *name;
-        int64_t rank;        /* the rank it describes (0: any, COO) */
-        const char *levels;  /* d: dense, s: sparse, c: sparse of the whole rank */
+        int64_t rank;       /* the rank it describes (0: any, COO) */
+        const char *levels; /* d: dense, s: sparse, c: sparse of the whole rank */
         bool swap;
-    } named[] = {{"COO", 0, "c", false},   {"COOR", 0, "c", false},  {"COOC", 2, "c", true},  {"CSR", 2, "ds", false},
-                 {"CSC", 2, "ds", true},   {"DCSR", 2, "ss", false}, {"DCSC", 2, "ss", true}, {"CVEC", 1, "s", false},
-                 {"DVEC", 1, "d", false},  {"DMAT", 2, "dd", false}, {"DMATR", 2, "dd", false}, {"DMATC", 2, "dd", true}};
+    } named[] = {{"COO", 0, "c", false},   {"COOR", 0, "c", false},   {"COOC", 2, "c", true},
+                 {"CSR", 2, "ds", false},  {"CSC", 2, "ds", true},    {"DCSR", 2, "ss", false},
+                 {"DCSC", 2, "ss", true},  {"CVEC", 1, "s", false},   {"DVEC", 1, "d", false},
+                 {"DMAT", 2, "dd", false}, {"DMATR", 2, "dd", false}, {"DMATC", 2, "dd", true}};
     for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
         if (!spt__json_is(f, named[i].name)) continue;
         if (named[i].rank && named[i].rank != b->rank)
@@ -214,7 +220,8 @@ static spt_status transpose(bsp *b, const spt__json *t, bool swap) {
     for (int64_t k = 0; k < b->rank; k++) b->tr[k] = swap ? b->rank - 1 - k : k;
     if (!t) return SPT_OK;
     bool seen[SPT_MAX_RANK] = {false};
-    if (t->type != SPT__JSON_ARRAY || t->count != b->rank) return bad_field(b, "custom.transpose", "a permutation of the dimensions");
+    if (t->type != SPT__JSON_ARRAY || t->count != b->rank)
+        return bad_field(b, "custom.transpose", "a permutation of the dimensions");
     int64_t k = 0;
     for (int64_t c = t->child; c >= 0; c = b->nodes[c].next, k++) {
         const spt__json *x = &b->nodes[c];
@@ -237,7 +244,8 @@ static spt_status descriptor(bsp *b) {
         return bad_field(b, "shape", "an array of at most 32 dimensions");
     b->rank = shape->count;
     int64_t k = 0;
-    for (int64_t c = shape->child; c >= 0; c = b->nodes[c].next) SPT__TRY(int_field(b, &b->nodes[c], "shape", &b->shape[k++]));
+    for (int64_t c = shape->child; c >= 0; c = b->nodes[c].next)
+        SPT__TRY(int_field(b, &b->nodes[c], "shape", &b->shape[k++]));
     SPT__TRY(int_field(b, spt__json_get(b->nodes, ns, "number_of_stored_values"), "number_of_stored_values", &b->nnz));
     b->types = spt__json_get(b->nodes, ns, "data_types");
     if (!b->types || b->types->type != SPT__JSON_OBJECT) return bad_field(b, "data_types", "an object");
@@ -291,8 +299,10 @@ static spt_status walk_dense(const bsp *b, walk *w, int64_t r, int64_t want) {
     for (int64_t k = 0; k < r; k++)
         if (spt__mul_i64(block, ldim(b, w->depth + k), &block)) block = INT64_MAX;
     if (spt__mul_i64(w->npos, block, &n) || n != want)
-        return spt__err(SPT_EPARSE, "%s[binsparse.npy]: shape: expected dims giving %lld positions to the dense level (%s), "
-                        "found %s", b->name, (long long)want, want == b->nnz ? "number_of_stored_values" : "the next pointers",
+        return spt__err(SPT_EPARSE,
+                        "%s[binsparse.npy]: shape: expected dims giving %lld positions to the dense level (%s), "
+                        "found %s",
+                        b->name, (long long)want, want == b->nnz ? "number_of_stored_values" : "the next pointers",
                         n == want ? "more" : "another count");
     const int64_t D = w->depth + r;
     int64_t *co = spt__alloc_array(b->fn, n, D ? D : 1, sizeof(int64_t), false, &st);
@@ -315,17 +325,22 @@ static spt_status walk_dense(const bsp *b, walk *w, int64_t r, int64_t want) {
 static spt_status check_pointers(const bsp *b, const walk *w, const spt_dense *ptr, int64_t m) {
     int64_t prev = 0, v = 0;
     if (ptr->size != w->npos + 1)
-        return spt__err(SPT_EPARSE, "%s[pointers_to_%lld.npy]: expected %lld elements (one more than the level's positions), found %lld",
-                        b->name, (long long)w->depth, (long long)(w->npos + 1), (long long)ptr->size);
+        return spt__err(
+            SPT_EPARSE,
+            "%s[pointers_to_%lld.npy]: expected %lld elements (one more than the level's positions), found %lld",
+            b->name, (long long)w->depth, (long long)(w->npos + 1), (long long)ptr->size);
     for (int64_t p = 0; p <= w->npos; p++) {
         if (!elem_i64(ptr, p, &v) || v < prev || (p == 0 && v != 0) || v > m)
-            return spt__err(SPT_EPARSE, "%s[pointers_to_%lld.npy]: element %lld: expected a value in [%lld, %lld]%s", b->name,
-                            (long long)w->depth, (long long)p, (long long)prev, (long long)m, p == 0 ? " starting at 0" : "");
+            return spt__err(SPT_EPARSE, "%s[pointers_to_%lld.npy]: element %lld: expected a value in [%lld, %lld]%s",
+                            b->name, (long long)w->depth, (long long)p, (long long)prev, (long long)m,
+                            p == 0 ? " starting at 0" : "");
         prev = v;
     }
     if (v != m)
-        return spt__err(SPT_EPARSE, "%s[pointers_to_%lld.npy]: expected the last element to be %lld (the indices' length), found %lld",
-                        b->name, (long long)w->depth, (long long)m, (long long)v);
+        return spt__err(
+            SPT_EPARSE,
+            "%s[pointers_to_%lld.npy]: expected the last element to be %lld (the indices' length), found %lld", b->name,
+            (long long)w->depth, (long long)m, (long long)v);
     return SPT_OK;
 }
 
@@ -351,8 +366,10 @@ static spt_status walk_sparse(const bsp *b, walk *w, int64_t r, const spt_dense 
             for (int64_t s = 0; s < r; s++) {
                 int64_t v = -1, dim = ldim(b, w->depth + s);
                 if (!elem_i64(ix[s], q, &v) || v >= dim) {
-                    st = spt__err(SPT_EPARSE, "%s[indices_%lld.npy]: element %lld: expected an index in [0, %lld), found %s", b->name,
-                                  (long long)(w->depth + s), (long long)q, (long long)dim, v >= dim ? "one beyond" : "a negative one");
+                    st = spt__err(SPT_EPARSE,
+                                  "%s[indices_%lld.npy]: element %lld: expected an index in [0, %lld), found %s",
+                                  b->name, (long long)(w->depth + s), (long long)q, (long long)dim,
+                                  v >= dim ? "one beyond" : "a negative one");
                     goto fail;
                 }
                 co[q * D + w->depth + s] = v;
@@ -389,7 +406,8 @@ static spt_status walk_levels(const bsp *b, walk *w) {
     spt_dense_free(ptr);
     if (st == SPT_OK && b->rank == 0 && b->nnz == 0) w->npos = 0; /* a scalar with no stored value (spt writes one) */
     if (st == SPT_OK && w->npos != b->nnz)
-        return spt__err(SPT_EPARSE, "%s[binsparse.npy]: number_of_stored_values: expected %lld (the stored positions), found %lld",
+        return spt__err(SPT_EPARSE,
+                        "%s[binsparse.npy]: number_of_stored_values: expected %lld (the stored positions), found %lld",
                         b->name, (long long)w->npos, (long long)b->nnz);
     return st;
 }
@@ -399,15 +417,16 @@ static spt_status walk_levels(const bsp *b, walk *w) {
 /* The values array (*a: nnz elements, or one when iso; complex as float pairs) and the tensor's dtype. */
 static spt_status read_values(const bsp *b, spt_dtype *dt, decl *d, spt_dense **a) {
     SPT__TRY(declared(b, "values", d));
-    if (!d->iso && b->nnz > INT64_MAX / 2) return bad_field(b, "number_of_stored_values", "a count the values can hold");
+    if (!d->iso && b->nnz > INT64_MAX / 2)
+        return bad_field(b, "number_of_stored_values", "a count the values can hold");
     const int64_t per = d->cplx ? 2 : 1;
     SPT__TRY(array(b, "values", d->iso ? per : b->nnz * per, d, a));
     *dt = d->cplx ? (d->base == SPT_FLOAT32 ? SPT_COMPLEX64 : SPT_COMPLEX128) : d->boolean ? SPT_BOOL : d->base;
     if (d->boolean)
         for (int64_t i = 0; i < (*a)->size; i++)
             if (((const uint8_t *)(*a)->data)[i] > 1) {
-                spt_status st = spt__err(SPT_EPARSE, "%s[values.npy]: element %lld: expected 0 or 1 (bint8), found %u", b->name,
-                                         (long long)i, ((const uint8_t *)(*a)->data)[i]);
+                spt_status st = spt__err(SPT_EPARSE, "%s[values.npy]: element %lld: expected 0 or 1 (bint8), found %u",
+                                         b->name, (long long)i, ((const uint8_t *)(*a)->data)[i]);
                 spt_dense_free(*a);
                 *a = NULL;
                 return st;
@@ -426,12 +445,14 @@ static spt_status check_fill(const bsp *b) {
     bool zero = a->size == (d.cplx ? 2 : 1) && spt_dtype_is_numeric(a->dtype);
     for (int64_t i = 0; zero && i < a->size; i++) {
         const char *p = (const char *)a->data + (size_t)i * spt_dtype_size(a->dtype);
-        zero = a->dtype == SPT_FLOAT32 ? *(const float *)p == 0 : a->dtype == SPT_FLOAT64 ? *(const double *)p == 0
-               : !memcmp(p, spt__zero_elem, spt_dtype_size(a->dtype));
+        zero = a->dtype == SPT_FLOAT32   ? *(const float *)p == 0
+               : a->dtype == SPT_FLOAT64 ? *(const double *)p == 0
+                                         : !memcmp(p, spt__zero_elem, spt_dtype_size(a->dtype));
     }
     spt_dense_free(a);
     if (zero) return SPT_OK;
-    return spt__err(SPT_EINVAL, "%s[fill_value.npy]: expected a fill value of zero (spt's implicit value), found another value",
+    return spt__err(SPT_EINVAL,
+                    "%s[fill_value.npy]: expected a fill value of zero (spt's implicit value), found another value",
                     b->name);
 }
 
@@ -451,8 +472,7 @@ static spt_status build(const bsp *b, spt_tensor **out) {
     const size_t es = spt_dtype_size(dt);
     if (d.iso)
         for (int64_t i = 0; i < b->nnz; i++) memcpy((char *)t->values + (size_t)i * es, vals->data, es);
-    else if (b->nnz)
-        memcpy(t->values, vals->data, (size_t)b->nnz * es);
+    else if (b->nnz) memcpy(t->values, vals->data, (size_t)b->nnz * es);
     spt__note_valid(t);
     spt__order_restore(t, b->tr); /* the levels list the entries by their coordinates in level order */
     *out = t;
@@ -470,7 +490,8 @@ static spt_status read_descriptor(bsp *b) {
     const spt_dense *d = b->text;
     spt_status st;
     if (d->dtype != SPT_STRING || d->size != 1)
-        st = spt__err(SPT_EPARSE, "%s[binsparse.npy]: expected one string (the JSON descriptor), found %lld elements of %s",
+        st = spt__err(SPT_EPARSE,
+                      "%s[binsparse.npy]: expected one string (the JSON descriptor), found %lld elements of %s",
                       b->name, (long long)d->size, spt_dtype_name(d->dtype));
     else {
         const spt_str *s = d->data;
@@ -490,7 +511,8 @@ spt_status spt__binsparse_from_bytes(const char *fn, const char *name, const cha
     bsp b = {fn, name, NULL, NULL, NULL, NULL, NULL, 0, 0, {0}, {0}, 0, {0}, {0}};
     if (src && !(b.z = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze))) zip_source_free(src);
     if (!b.z) {
-        st = spt__err(SPT_EPARSE, "%s: expected a zip archive (.npz), found something else: %s", name, zip_error_strerror(&ze));
+        st = spt__err(SPT_EPARSE, "%s: expected a zip archive (.npz), found something else: %s", name,
+                      zip_error_strerror(&ze));
         zip_error_fini(&ze);
         return st;
     }
@@ -593,21 +615,29 @@ fail:
 static void describe(char *buf, size_t cap, const spt_tensor *s, spt_format f, const char *vtype) {
     static const char *const ixt = "\"int64\"";
     const int64_t R = s->rank;
-    const char *name = f == SPT_FORMAT_BINSPARSE_CSR ? "CSR" : f == SPT_FORMAT_BINSPARSE_CSC ? "CSC"
-                       : R == 2 ? "COO" : R == 1 ? "CVEC" : "custom";
+    const char *name = f == SPT_FORMAT_BINSPARSE_CSR   ? "CSR"
+                       : f == SPT_FORMAT_BINSPARSE_CSC ? "CSC"
+                       : R == 2                        ? "COO"
+                       : R == 1                        ? "CVEC"
+                                                       : "custom";
     size_t w = (size_t)snprintf(buf, cap, "{\"binsparse\": {\"version\": \"0.1.0\", \"format\": \"%s\", ", name);
     if (!strcmp(name, "custom") && R > 0)
-        w += (size_t)snprintf(buf + w, cap - w, "\"custom\": {\"level\": {\"level_desc\": \"sparse\", \"rank\": %lld, "
-                              "\"level\": {\"level_desc\": \"element\"}}}, ", (long long)R);
+        w += (size_t)snprintf(buf + w, cap - w,
+                              "\"custom\": {\"level\": {\"level_desc\": \"sparse\", \"rank\": %lld, "
+                              "\"level\": {\"level_desc\": \"element\"}}}, ",
+                              (long long)R);
     else if (!strcmp(name, "custom"))
         w += (size_t)snprintf(buf + w, cap - w, "\"custom\": {\"level\": {\"level_desc\": \"element\"}}, ");
     w += (size_t)snprintf(buf + w, cap - w, "\"shape\": [");
-    for (int64_t k = 0; k < R; k++) w += (size_t)snprintf(buf + w, cap - w, "%s%lld", k ? ", " : "", (long long)s->shape[k]);
+    for (int64_t k = 0; k < R; k++)
+        w += (size_t)snprintf(buf + w, cap - w, "%s%lld", k ? ", " : "", (long long)s->shape[k]);
     w += (size_t)snprintf(buf + w, cap - w, "], \"number_of_stored_values\": %lld, \"fill\": true, \"data_types\": {",
                           (long long)s->nnz);
-    if (f != SPT_FORMAT_BINSPARSE) w += (size_t)snprintf(buf + w, cap - w, "\"pointers_to_1\": %s, \"indices_1\": %s, ", ixt, ixt);
+    if (f != SPT_FORMAT_BINSPARSE)
+        w += (size_t)snprintf(buf + w, cap - w, "\"pointers_to_1\": %s, \"indices_1\": %s, ", ixt, ixt);
     else
-        for (int64_t k = 0; k < R; k++) w += (size_t)snprintf(buf + w, cap - w, "\"indices_%lld\": %s, ", (long long)k, ixt);
+        for (int64_t k = 0; k < R; k++)
+            w += (size_t)snprintf(buf + w, cap - w, "\"indices_%lld\": %s, ", (long long)k, ixt);
     snprintf(buf + w, cap - w, "\"values\": \"%s\", \"fill_value\": \"%s\"}}}", vtype, vtype);
 }
 
@@ -632,7 +662,8 @@ static spt_status save(const char *fn, zip_source_t *mem, const char *path) {
 }
 
 /* The members of s (sorted by order, no duplicates) into a new archive, then to path. */
-static spt_status write_sorted(const char *fn, const spt_tensor *s, const char *path, spt_format f, const int64_t *order) {
+static spt_status write_sorted(const char *fn, const spt_tensor *s, const char *path, spt_format f,
+                               const int64_t *order) {
     spt_status st;
     zip_error_t ze;
     zip_error_init(&ze);
@@ -665,9 +696,11 @@ fail:
 
 spt_status spt__write_binsparse(const char *fn, const spt_tensor *t, const char *path, spt_format f) {
     if (!strcmp(path, "-")) return spt__err(SPT_EINVAL, "%s: binsparse (.npz) cannot be written to stdout", fn);
-    if (t->dtype == SPT_STRING) return spt__err(SPT_EDTYPE, "%s: binsparse holds numeric values, found dtype string", fn);
+    if (t->dtype == SPT_STRING)
+        return spt__err(SPT_EDTYPE, "%s: binsparse holds numeric values, found dtype string", fn);
     if (f != SPT_FORMAT_BINSPARSE && t->rank != 2)
-        return spt__err(SPT_EINVAL, "%s: %s holds matrices; the tensor has rank %lld", fn, spt_format_name(f), (long long)t->rank);
+        return spt__err(SPT_EINVAL, "%s: %s holds matrices; the tensor has rank %lld", fn, spt_format_name(f),
+                        (long long)t->rank);
     SPT__TRY(spt__ensure_valid(fn, t));
     int64_t order[SPT_MAX_RANK];
     for (int64_t k = 0; k < t->rank; k++) order[k] = f == SPT_FORMAT_BINSPARSE_CSC ? 1 - k : k;
@@ -682,8 +715,10 @@ spt_status spt__write_binsparse(const char *fn, const spt_tensor *t, const char 
         if (!memcmp(s->indices + (i - 1) * s->rank, s->indices + i * s->rank, (size_t)s->rank * sizeof(int64_t))) {
             char ix[SPT__IDXBUF];
             spt__fmt_index(ix, sizeof ix, s->indices + i * s->rank, s->rank);
-            st = spt__err(SPT_EINVAL, "%s: %s: binsparse stores each index once; the tensor holds the index %s more than once "
-                          "(sum the duplicates first)", fn, path, ix);
+            st = spt__err(SPT_EINVAL,
+                          "%s: %s: binsparse stores each index once; the tensor holds the index %s more than once "
+                          "(sum the duplicates first)",
+                          fn, path, ix);
         }
     if (st == SPT_OK) st = write_sorted(fn, s, path, f, order);
     spt_tensor_free(sorted);

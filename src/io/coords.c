@@ -51,16 +51,15 @@ static bool parse_line(const spt__coord_spec *sp, const char *line, const char *
             int64_t v = 0;
             int r = spt__parse_i64(p, q, &v);
             spt__describe_token(tk, sizeof tk, p, q);
-            if (r == 1)
-                snprintf(ch->msg, sizeof ch->msg, "expected an index (a positive integer), found %s", tk);
-            else if (r == 2)
-                snprintf(ch->msg, sizeof ch->msg, "expected an index that fits in int64, found %s", tk);
+            if (r == 1) snprintf(ch->msg, sizeof ch->msg, "expected an index (a positive integer), found %s", tk);
+            else if (r == 2) snprintf(ch->msg, sizeof ch->msg, "expected an index that fits in int64, found %s", tk);
             else if (v < 1 && !sp->zero_based)
                 snprintf(ch->msg, sizeof ch->msg, "expected an index >= 1 (indices are 1-based), found %s", tk);
             else if (v < 0)
                 snprintf(ch->msg, sizeof ch->msg, "expected an index >= 0 (indices are 0-based), found %s", tk);
             else if (sp->zero_based && v == INT64_MAX)
-                snprintf(ch->msg, sizeof ch->msg, "expected a 0-based index below %lld, found %s", (long long)INT64_MAX, tk);
+                snprintf(ch->msg, sizeof ch->msg, "expected a 0-based index below %lld, found %s", (long long)INT64_MAX,
+                         tk);
             else {
                 x = (uint64_t)v;
                 goto ok;
@@ -139,9 +138,11 @@ static bool parse_line(const spt__coord_spec *sp, const char *line, const char *
     return true;
 fields : {
     int64_t have = count_fields(line, eol);
-    snprintf(ch->msg, sizeof ch->msg, "expected %lld fields (%lld ind%s%s), found %lld", (long long)nf,
-             (long long)R, R == 1 ? "ex" : "ices",
-             sp->nval == 0 ? "" : sp->nval == 1 ? " and a value" : " and a complex value as 're im'",
+    snprintf(ch->msg, sizeof ch->msg, "expected %lld fields (%lld ind%s%s), found %lld", (long long)nf, (long long)R,
+             R == 1 ? "ex" : "ices",
+             sp->nval == 0   ? ""
+             : sp->nval == 1 ? " and a value"
+                             : " and a complex value as 're im'",
              (long long)have);
     return false;
 }
@@ -257,8 +258,8 @@ spt_status spt__parse_coords(const char *fn, const char *buf, size_t len, const 
     for (int c = 0; c < nth; c++) parse_chunk(sp, res, &ch[c], tmax + (size_t)c * (size_t)R, c == 0);
     for (int c = 0; c < nth; c++)
         if (ch[c].err_line >= 0) {
-            st = spt__err(SPT_EPARSE, "%s:%lld: %s", sp->name, (long long)(sp->first_line + ch[c].line0 + ch[c].err_line),
-                          ch[c].msg);
+            st = spt__err(SPT_EPARSE, "%s:%lld: %s", sp->name,
+                          (long long)(sp->first_line + ch[c].line0 + ch[c].err_line), ch[c].msg);
             goto fail;
         }
     int64_t n = 0;
@@ -273,7 +274,8 @@ spt_status spt__parse_coords(const char *fn, const char *buf, size_t len, const 
         n += ch[c].count;
         res->any_float |= ch[c].any_float;
         for (int64_t k = 0; k < R; k++)
-            if (tmax[(size_t)c * (size_t)R + (size_t)k] > res->maxidx[k]) res->maxidx[k] = tmax[(size_t)c * (size_t)R + (size_t)k];
+            if (tmax[(size_t)c * (size_t)R + (size_t)k] > res->maxidx[k])
+                res->maxidx[k] = tmax[(size_t)c * (size_t)R + (size_t)k];
     }
     res->n = n;
     res->lines = nlines;
@@ -312,7 +314,8 @@ spt_status spt__coord_result_append(const char *fn, const spt__coord_spec *sp, s
     }
     int64_t need, cap = acc->cap;
     if (spt__add_i64(n, m, &need) || need > INT64_MAX / (R > 0 ? R : 1)) {
-        st = spt__err(SPT_EOVERFLOW, "%s: %lld + %lld entries do not fit in memory sizes", fn, (long long)n, (long long)m);
+        st = spt__err(SPT_EOVERFLOW, "%s: %lld + %lld entries do not fit in memory sizes", fn, (long long)n,
+                      (long long)m);
         goto done;
     }
     if (need > cap) {
@@ -351,9 +354,15 @@ void spt__value_kind(spt_dtype d, spt__coord_spec *sp) {
     switch (d) {
     case SPT_BOOL: sp->vkind = SPT__VK_INT, sp->lo = 0, sp->hi = 1, sp->vname = "a bool value (0 or 1)"; break;
     case SPT_INT8: sp->vkind = SPT__VK_INT, sp->lo = INT8_MIN, sp->hi = INT8_MAX, sp->vname = "an int8 value"; break;
-    case SPT_INT16: sp->vkind = SPT__VK_INT, sp->lo = INT16_MIN, sp->hi = INT16_MAX, sp->vname = "an int16 value"; break;
-    case SPT_INT32: sp->vkind = SPT__VK_INT, sp->lo = INT32_MIN, sp->hi = INT32_MAX, sp->vname = "an int32 value"; break;
-    case SPT_INT64: sp->vkind = SPT__VK_INT, sp->lo = INT64_MIN, sp->hi = INT64_MAX, sp->vname = "an int64 value"; break;
+    case SPT_INT16:
+        sp->vkind = SPT__VK_INT, sp->lo = INT16_MIN, sp->hi = INT16_MAX, sp->vname = "an int16 value";
+        break;
+    case SPT_INT32:
+        sp->vkind = SPT__VK_INT, sp->lo = INT32_MIN, sp->hi = INT32_MAX, sp->vname = "an int32 value";
+        break;
+    case SPT_INT64:
+        sp->vkind = SPT__VK_INT, sp->lo = INT64_MIN, sp->hi = INT64_MAX, sp->vname = "an int64 value";
+        break;
     case SPT_UINT8: sp->vkind = SPT__VK_INT, sp->lo = 0, sp->hi = UINT8_MAX, sp->vname = "a uint8 value"; break;
     case SPT_UINT16: sp->vkind = SPT__VK_INT, sp->lo = 0, sp->hi = UINT16_MAX, sp->vname = "a uint16 value"; break;
     case SPT_UINT32: sp->vkind = SPT__VK_INT, sp->lo = 0, sp->hi = UINT32_MAX, sp->vname = "a uint32 value"; break;
@@ -386,7 +395,8 @@ spt_status spt__tensor_from_coords(const char *fn, spt_dtype dtype, int64_t rank
     t->indices = res->idx;
     res->idx = NULL;
     bool adopt = !ones && res->v0 && !res->v1 &&
-                 ((dtype == SPT_INT64 || dtype == SPT_UINT64 || dtype == SPT_FLOAT64) && (!res->isflt || dtype == SPT_FLOAT64 || !res->any_float));
+                 ((dtype == SPT_INT64 || dtype == SPT_UINT64 || dtype == SPT_FLOAT64) &&
+                  (!res->isflt || dtype == SPT_FLOAT64 || !res->any_float));
     if (adopt) {
         if (res->isflt && dtype == SPT_FLOAT64) {
             for (int64_t i = 0; i < n; i++)

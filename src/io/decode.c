@@ -14,7 +14,12 @@ static const struct {
     const char *magic;
     size_t n;
     const char *what;
-} packs[] = {{"\x1f\x8b", 2, "gzip"}, {"BZh", 3, "bzip2"}, {"\xfd" "7zXZ\0", 6, "xz"}, {"\x28\xb5\x2f\xfd", 4, "zstd"}};
+} packs[] = {{"\x1f\x8b", 2, "gzip"},
+             {"BZh", 3, "bzip2"},
+             {"\xfd"
+              "7zXZ\0",
+              6, "xz"},
+             {"\x28\xb5\x2f\xfd", 4, "zstd"}};
 
 static bool is_tar(const char *p, size_t len) { return len >= 263 && !memcmp(p + 257, "ustar", 5); }
 
@@ -116,16 +121,18 @@ static struct archive *open_mem(const char *fn, const char *name, const char *da
 /* Read the current entry's data into a new spt buffer (at most `most` bytes). */
 static spt_status read_entry(const char *fn, const char *name, struct archive *a, const char *what, int64_t size,
                              char **out, size_t *outlen) {
-    size_t most = spt__max_stream_bytes(), cap = size > 0 && (uint64_t)size < most ? (size_t)size + 1 : 1 << 20, len = 0;
+    size_t most = spt__max_stream_bytes(), cap = size > 0 && (uint64_t)size < most ? (size_t)size + 1 : 1 << 20,
+           len = 0;
     char *buf = spt__malloc(cap);
     if (!buf) return spt__err(SPT_ENOMEM, "%s: out of memory decoding %s", fn, name);
     for (;;) {
         if (len == cap) {
             if (cap > most) {
                 spt__free(buf);
-                return spt__err(SPT_EOVERFLOW,
-                                "%s: %s decodes to more than %zu bytes; stopped there (SPT_MAX_STREAM_BYTES sets the limit)",
-                                fn, name, most);
+                return spt__err(
+                    SPT_EOVERFLOW,
+                    "%s: %s decodes to more than %zu bytes; stopped there (SPT_MAX_STREAM_BYTES sets the limit)", fn,
+                    name, most);
             }
             size_t ncap = cap > most / 2 ? most + 1 : cap * 2;
             char *nb = spt__realloc(buf, ncap);
@@ -223,13 +230,14 @@ static spt_status gunzip_run(const char *name, struct libdeflate_decompressor *d
     size_t most = spt__max_stream_bytes(), at = 0, pos = 0;
     while (at < len && !all_zero(in + at, len - at)) { /* members one after another (pigz, bgzip) */
         size_t used = 0, got = 0;
-        enum libdeflate_result r =
-            libdeflate_gzip_decompress_ex(d, in + at, len - at, *buf + pos, *cap - pos, &used, &got);
+        enum libdeflate_result r = libdeflate_gzip_decompress_ex(d, in + at, len - at, *buf + pos, *cap - pos, &used,
+                                                                 &got);
         if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
             if (*cap > most)
-                return spt__err(SPT_EOVERFLOW,
-                                "%s: decodes to more than %zu bytes; stopped there (SPT_MAX_STREAM_BYTES sets the limit)",
-                                name, most);
+                return spt__err(
+                    SPT_EOVERFLOW,
+                    "%s: decodes to more than %zu bytes; stopped there (SPT_MAX_STREAM_BYTES sets the limit)", name,
+                    most);
             size_t ncap = *cap > most / 2 ? most + 1 : *cap * 2;
             char *nb = spt__realloc(*buf, ncap);
             if (!nb) return spt__err(SPT_ENOMEM, "%s: out of memory decoding", name);
@@ -238,9 +246,10 @@ static spt_status gunzip_run(const char *name, struct libdeflate_decompressor *d
             continue;
         }
         if (r != LIBDEFLATE_SUCCESS)
-            return spt__err(SPT_EPARSE, "%s: corrupt or truncated gzip input in the member at compressed byte %zu "
-                                        "(after %zu decoded bytes)%s", name, at, pos,
-                            r == LIBDEFLATE_BAD_DATA ? ": bad data or checksum" : "");
+            return spt__err(SPT_EPARSE,
+                            "%s: corrupt or truncated gzip input in the member at compressed byte %zu "
+                            "(after %zu decoded bytes)%s",
+                            name, at, pos, r == LIBDEFLATE_BAD_DATA ? ": bad data or checksum" : "");
         at += used;
         pos += got;
     }

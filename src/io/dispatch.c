@@ -29,9 +29,10 @@ static spt_status read_by_content(const char *fn, const char *path, const spt_re
         spt_dense_free(d);
         break;
     case SPT_FORMAT_AUTO:
-        st = spt__err(SPT_EINVAL,
-                      "%s: cannot tell the format of %s from its name or its first bytes (use .tns, .mtx, .npy or .npz)",
-                      fn, f.name);
+        st =
+            spt__err(SPT_EINVAL,
+                     "%s: cannot tell the format of %s from its name or its first bytes (use .tns, .mtx, .npy or .npz)",
+                     fn, f.name);
         break;
     default: st = spt__npz_from_bytes("spt_read_npz", f.name, f.data, f.len, out); break;
     }

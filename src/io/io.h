@@ -17,9 +17,9 @@
 typedef struct spt__file {
     const char *data;
     size_t len;
-    void *map;    /* non-NULL when mapped */
+    void *map; /* non-NULL when mapped */
     size_t maplen;
-    char *buf;    /* non-NULL when read */
+    char *buf;        /* non-NULL when read */
     const char *name; /* for messages: "<stdin>", the path, or "PATH[MEMBER]" for a tar member */
     char *name_buf;   /* owns name when it was built */
     char *member;     /* the tar member read, or NULL */
@@ -99,7 +99,8 @@ void spt__zip_close(spt__zip *z);
 /* The entry named m, NULL when there is none. */
 const spt__zip_entry *spt__zip_find(const spt__zip *z, const char *m);
 /* The first min(cap, size) bytes of a member (its header), inflating only those. */
-spt_status spt__zip_head(const char *fn, const char *label, const spt__zip_entry *e, char *buf, size_t cap, size_t *got);
+spt_status spt__zip_head(const char *fn, const char *label, const spt__zip_entry *e, char *buf, size_t cap,
+                         size_t *got);
 /* A member's bytes, CRC-32 and size checked: a stored member where it lies (*own NULL); a deflated one
  * inflated by libdeflate into a new buffer (*own, spt__free it) placed so that byte `align` of the member
  * is 64-byte aligned (*out = *own + *shift). */
@@ -118,8 +119,8 @@ typedef struct spt__zipw_member {
     size_t hlen;
     const char *body; /* then these, borrowed until written */
     size_t blen;
-    void *own;        /* freed with the writer */
-    char *comp;       /* the deflated member */
+    void *own;  /* freed with the writer */
+    char *comp; /* the deflated member */
     uint64_t usize, csize;
     uint32_t crc;
     unsigned method;
@@ -130,8 +131,8 @@ typedef struct spt__zipw {
     int level; /* 0: stored, each member's data on a 64-byte boundary of the file; 1..12: libdeflate's level */
 } spt__zipw;
 /* Add a member (own is freed with w, also on failure). SPT_EINVAL past 12 members. */
-spt_status spt__zipw_add(const char *fn, spt__zipw *w, const char *name, const char *head, size_t hlen, const void *body,
-                         size_t blen, void *own);
+spt_status spt__zipw_add(const char *fn, spt__zipw *w, const char *name, const char *head, size_t hlen,
+                         const void *body, size_t blen, void *own);
 /* Compress (the largest member on a second thread) and write the archive to fp. */
 spt_status spt__zipw_write(const char *fn, spt__zipw *w, FILE *fp);
 void spt__zipw_free(spt__zipw *w);
@@ -144,19 +145,19 @@ typedef struct spt__stream {
     const char *name; /* for messages */
     int fd;
     bool close_fd;
-    int kind;         /* 0 plain, 1 gzip (zlib), 2 bzip2/xz/zstd (libarchive) */
-    char *pre;        /* bytes read from fd before the decision, handed out first */
+    int kind;  /* 0 plain, 1 gzip (zlib), 2 bzip2/xz/zstd (libarchive) */
+    char *pre; /* bytes read from fd before the decision, handed out first */
     size_t pre_len, pre_pos;
-    char *seen;       /* while deciding: every byte a decoder took, to load the whole input after all */
+    char *seen; /* while deciding: every byte a decoder took, to load the whole input after all */
     size_t seen_len, seen_cap;
     bool record, raw_eof, done;
-    char *raw;        /* the decoder's input buffer */
-    void *z;          /* z_stream */
-    void *a;          /* struct archive */
-    char *head;       /* decoded bytes looked at before the first read, handed out first */
+    char *raw;  /* the decoder's input buffer */
+    void *z;    /* z_stream */
+    void *a;    /* struct archive */
+    char *head; /* decoded bytes looked at before the first read, handed out first */
     size_t head_len, head_pos;
     uint64_t in_bytes, total, out_bytes; /* compressed bytes consumed, the file's size (0: unknown), decoded */
-    size_t most;      /* the bound on decoded bytes (spt__max_text_stream_bytes) */
+    size_t most;                         /* the bound on decoded bytes (spt__max_text_stream_bytes) */
 } spt__stream;
 
 /* Open `path` ("-" = stdin) for reading. When a stream is not worth it -- a regular uncompressed file
@@ -183,7 +184,7 @@ typedef struct spt__out {
     int mode;         /* how the target is written (out.c) */
     int slot;         /* signal-cleanup registration of tmp, or -1 */
     bool is_stdout;
-    FILE *raw;        /* the file under a compressor (encode.c) while fp writes into the compressor */
+    FILE *raw; /* the file under a compressor (encode.c) while fp writes into the compressor */
 } spt__out;
 
 /* Open for writing: "-" is stdout (only when allow_stdout). SPT_EINVAL for an empty or over-long
@@ -218,30 +219,30 @@ int spt__parse_f64(const char *p, const char *e, double *v);
 enum { SPT__VK_INFER, SPT__VK_INT, SPT__VK_UINT64, SPT__VK_FLOAT, SPT__VK_NONE };
 
 typedef struct spt__coord_spec {
-    const char *name;     /* file name in messages */
-    int64_t first_line;   /* line number of buf[0] */
-    int64_t rank;         /* index fields per line */
-    int nval;             /* value fields per line: 0, 1 or 2 (complex) */
-    int vkind;            /* SPT__VK_*: how values are parsed */
-    int64_t lo, hi;       /* VK_INT: accepted value range */
-    const char *vname;    /* what a value is called in messages ("an int8 value") */
-    const int64_t *shape; /* when non-NULL, index k must lie in 1..shape[k] */
-    char comment;         /* lines whose first non-blank char is this are skipped */
-    bool zero_based;      /* indices are 0-based (0..shape[k]-1) instead of 1-based */
+    const char *name;                         /* file name in messages */
+    int64_t first_line;                       /* line number of buf[0] */
+    int64_t rank;                             /* index fields per line */
+    int nval;                                 /* value fields per line: 0, 1 or 2 (complex) */
+    int vkind;                                /* SPT__VK_*: how values are parsed */
+    int64_t lo, hi;                           /* VK_INT: accepted value range */
+    const char *vname;                        /* what a value is called in messages ("an int8 value") */
+    const int64_t *shape;                     /* when non-NULL, index k must lie in 1..shape[k] */
+    char comment;                             /* lines whose first non-blank char is this are skipped */
+    bool zero_based;                          /* indices are 0-based (0..shape[k]-1) instead of 1-based */
     void (*progress)(double done, void *ctx); /* optional, called by the parser of the first chunk */
     void *progress_ctx;
 } spt__coord_spec;
 
 typedef struct spt__coord_result {
-    int64_t n;        /* entries parsed */
-    int64_t *idx;     /* n * rank, 0-based (spt__malloc'd) */
-    uint64_t *v0;     /* n values: int64 / uint64 / double bit patterns (NULL when nval == 0) */
-    double *v1;       /* imaginary parts (nval == 2) */
-    uint8_t *isflt;   /* VK_INFER: 1 where v0 holds a double */
-    bool any_float;   /* VK_INFER: some value was not an integer */
-    int64_t *maxidx;  /* rank: 1 + the largest 0-based index per mode (0 when n == 0) */
-    int64_t lines;    /* line starts in the text parsed */
-    int64_t cap;      /* spt__coord_result_append: the arrays' capacity in entries */
+    int64_t n;       /* entries parsed */
+    int64_t *idx;    /* n * rank, 0-based (spt__malloc'd) */
+    uint64_t *v0;    /* n values: int64 / uint64 / double bit patterns (NULL when nval == 0) */
+    double *v1;      /* imaginary parts (nval == 2) */
+    uint8_t *isflt;  /* VK_INFER: 1 where v0 holds a double */
+    bool any_float;  /* VK_INFER: some value was not an integer */
+    int64_t *maxidx; /* rank: 1 + the largest 0-based index per mode (0 when n == 0) */
+    int64_t lines;   /* line starts in the text parsed */
+    int64_t cap;     /* spt__coord_result_append: the arrays' capacity in entries */
 } spt__coord_result;
 
 /* Parse buf[0..len) as lines of `rank` 1-based indices and `nval` values with both cores.
@@ -318,15 +319,15 @@ spt_status spt__write_entry_lines(const char *fn, const spt_tensor *t, int base,
 /* What a .npy header declares. */
 typedef struct spt__npy_head {
     spt_dtype dtype;
-    size_t isz;       /* bytes per element in the file */
-    bool swap;        /* byte order differs from the host's */
-    bool ucs4;        /* a 'U' (unicode) array, read as UTF-8 strings */
+    size_t isz; /* bytes per element in the file */
+    bool swap;  /* byte order differs from the host's */
+    bool ucs4;  /* a 'U' (unicode) array, read as UTF-8 strings */
     bool fortran;
     int64_t rank;
     int64_t shape[SPT_MAX_RANK];
-    int64_t vol;      /* elements */
-    size_t hdr;       /* bytes before the data */
-    size_t data;      /* bytes of data the shape and dtype need */
+    int64_t vol; /* elements */
+    size_t hdr;  /* bytes before the data */
+    size_t data; /* bytes of data the shape and dtype need */
 } spt__npy_head;
 /* Parse the preamble and header of a .npy image; buf[0..len) needs to hold only the header. */
 spt_status spt__npy_head_parse(const char *fn, const char *name, const char *buf, size_t len, spt__npy_head *h);
@@ -338,8 +339,8 @@ spt_status spt__npy_parse(const char *fn, const char *name, const char *buf, siz
 spt_status spt__npy_header(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data,
                            bool fortran, char *head, size_t *hlen, size_t *isz, size_t *body);
 /* Serialize a dense array (or raw typed data) into a new spt buffer (*out, *outlen). */
-spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape,
-                          const void *data, char **out, size_t *outlen);
+spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, const void *data,
+                          char **out, size_t *outlen);
 
 /* ---- JSON descriptors (json.c) ------------------------------------------------------------------ */
 
@@ -348,12 +349,12 @@ enum { SPT__JSON_NULL, SPT__JSON_BOOL, SPT__JSON_NUMBER, SPT__JSON_STRING, SPT__
  * text between the quotes, escapes undecoded. */
 typedef struct spt__json {
     int type;
-    bool is_int;      /* a number written without fraction or exponent that fits int64 (in i) */
-    int64_t i;        /* the integer; for BOOL 1 (true) or 0 */
-    double d;         /* a number's value */
-    const char *s;    /* STRING: the raw span; NUMBER: its text */
+    bool is_int;   /* a number written without fraction or exponent that fits int64 (in i) */
+    int64_t i;     /* the integer; for BOOL 1 (true) or 0 */
+    double d;      /* a number's value */
+    const char *s; /* STRING: the raw span; NUMBER: its text */
     size_t len;
-    const char *key;  /* the member name when the node is an object's member */
+    const char *key; /* the member name when the node is an object's member */
     size_t klen;
     int64_t child, next, count; /* first child, next sibling (-1: none), number of children */
 } spt__json;

@@ -44,8 +44,7 @@ static bool scan_string(jparse *j, const char **s, size_t *len) {
                     if (j->p + k >= j->end || !strchr("0123456789abcdefABCDEF", j->p[k]) || !j->p[k])
                         return (j->err = "four hex digits after \\u", false);
                 j->p += 4;
-            } else if (!strchr("\"\\/bfnrt", *j->p) || !*j->p)
-                return (j->err = "a valid escape", false);
+            } else if (!strchr("\"\\/bfnrt", *j->p) || !*j->p) return (j->err = "a valid escape", false);
         }
         j->p++;
     }
@@ -118,8 +117,12 @@ static bool parse_value(jparse *j, int depth) {
     if (depth > 64) return (j->err = "nesting at most 64 deep", false);
     if (j->p >= j->end) return (j->err = "a value", false);
     char c = *j->p;
-    int type = c == '{' ? SPT__JSON_OBJECT : c == '[' ? SPT__JSON_ARRAY : c == '"' ? SPT__JSON_STRING
-               : c == 't' || c == 'f' ? SPT__JSON_BOOL : c == 'n' ? SPT__JSON_NULL : SPT__JSON_NUMBER;
+    int type = c == '{'               ? SPT__JSON_OBJECT
+               : c == '['             ? SPT__JSON_ARRAY
+               : c == '"'             ? SPT__JSON_STRING
+               : c == 't' || c == 'f' ? SPT__JSON_BOOL
+               : c == 'n'             ? SPT__JSON_NULL
+                                      : SPT__JSON_NUMBER;
     int64_t at = new_node(j, type);
     if (at < 0) return (j->err = NULL, false);
     if (type == SPT__JSON_OBJECT || type == SPT__JSON_ARRAY) {

@@ -109,8 +109,7 @@ int spt__parse_f64(const char *p, const char *e, double *v) {
                 mant = mant * 10 + (uint64_t)(*p - '0');
                 ndig++;
                 frac++;
-            } else
-                inexact = true;
+            } else inexact = true;
         }
     }
     if (!any) return 1;

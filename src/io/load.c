@@ -35,7 +35,8 @@ size_t spt__max_stream_bytes(void) {
     }
     size_t lim = (size_t)4 << 30;
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && psz > 0 && (uint64_t)pages * (uint64_t)psz / 2 < lim) lim = (size_t)((uint64_t)pages * (uint64_t)psz / 2);
+    if (pages > 0 && psz > 0 && (uint64_t)pages * (uint64_t)psz / 2 < lim)
+        lim = (size_t)((uint64_t)pages * (uint64_t)psz / 2);
     return lim;
 }
 
@@ -200,7 +201,8 @@ static spt_status load(const char *fn, const char *path, const char *magic, size
 }
 
 /* Name f after path and decode a compressed or tar input; released on failure. */
-static spt_status unpacked(const char *fn, const char *path, const char *magic, size_t mlen, const char *what, spt__file *f) {
+static spt_status unpacked(const char *fn, const char *path, const char *magic, size_t mlen, const char *what,
+                           spt__file *f) {
     f->name = spt__display_name(path);
     if (!spt__packed_kind(f->data, f->len)) return SPT_OK;
     spt_status st = spt__file_unpack(fn, path, f);
@@ -300,7 +302,9 @@ static int spool_file(void) {
 static spt_status spool(const char *fn, const char *path, int in, const char *magic, size_t mlen, const char *what,
                         spt__file *f) {
     int out = spool_file();
-    if (out < 0) return spt__err(SPT_EIO, "%s: cannot make a temporary file to hold %s: %s", fn, spt__display_name(path), strerror(errno));
+    if (out < 0)
+        return spt__err(SPT_EIO, "%s: cannot make a temporary file to hold %s: %s", fn, spt__display_name(path),
+                        strerror(errno));
     spt_status st = SPT_OK;
     char *buf = spt__malloc((size_t)1 << 20);
     size_t total = 0;
@@ -314,8 +318,9 @@ static spt_status spool(const char *fn, const char *path, int in, const char *ma
         for (ssize_t w = 0; st == SPT_OK && w < r;) {
             ssize_t k = write(out, buf + w, (size_t)(r - w));
             if (k < 0 && errno == EINTR) continue;
-            if (k <= 0) st = spt__err(SPT_EIO, "%s: cannot spool %s to a temporary file: %s", fn, spt__display_name(path),
-                                      k < 0 ? strerror(errno) : "no space");
+            if (k <= 0)
+                st = spt__err(SPT_EIO, "%s: cannot spool %s to a temporary file: %s", fn, spt__display_name(path),
+                              k < 0 ? strerror(errno) : "no space");
             else w += k;
         }
         total += (size_t)r;
@@ -327,7 +332,8 @@ static spt_status spool(const char *fn, const char *path, int in, const char *ma
         f->data = f->buf;
     } else if (st == SPT_OK) {
         void *m = mmap(NULL, total, PROT_READ, MAP_PRIVATE, out, 0);
-        if (m == MAP_FAILED) st = spt__err(SPT_EIO, "%s: cannot map the spooled %s: %s", fn, spt__display_name(path), strerror(errno));
+        if (m == MAP_FAILED)
+            st = spt__err(SPT_EIO, "%s: cannot map the spooled %s: %s", fn, spt__display_name(path), strerror(errno));
         else f->map = m, f->maplen = total, f->data = m, f->len = total;
     }
     close(out);

@@ -96,7 +96,9 @@ static spt_status read_banner(const char *name, const char *buf, size_t len, boo
         if (q < eol && *q != '%') break;
         p = nl ? nl + 1 : end;
     }
-    if (p >= end) return spt__err(SPT_EPARSE, "%s:%lld: expected the size line, found the end of the file", name, (long long)line);
+    if (p >= end)
+        return spt__err(SPT_EPARSE, "%s:%lld: expected the size line, found the end of the file", name,
+                        (long long)line);
     int64_t v[3];
     int want = h->coordinate ? 3 : 2;
     const char *what[3] = {"the row count", "the column count", "the entry count"};
@@ -120,8 +122,8 @@ static spt_status read_banner(const char *name, const char *buf, size_t len, boo
     h->body_line = line + 1;
     int64_t vol = 0; /* a coordinate matrix may have any size; an array one lists every element */
     if (!h->coordinate && spt__mul_i64(h->m, h->n, &vol))
-        return spt__err(SPT_EPARSE, "%s:%lld: expected an array matrix whose size fits in int64, found %lld x %lld", name,
-                        (long long)line, (long long)h->m, (long long)h->n);
+        return spt__err(SPT_EPARSE, "%s:%lld: expected an array matrix whose size fits in int64, found %lld x %lld",
+                        name, (long long)line, (long long)h->m, (long long)h->n);
     if (h->sym != S_GENERAL && h->m != h->n)
         return spt__err(SPT_EPARSE, "%s:%lld: expected a square matrix for a symmetric kind, found %lld x %lld", name,
                         (long long)line, (long long)h->m, (long long)h->n);
@@ -130,8 +132,9 @@ static spt_status read_banner(const char *name, const char *buf, size_t len, boo
     int64_t claim = h->coordinate ? h->nnz : vol;
     if (!h->coordinate && h->sym != S_GENERAL) claim = (vol - h->m) / 2;
     if (claim > avail && !stream)
-        return spt__err(SPT_EPARSE, "%s:%lld: expected at most %lld %s for the %lld bytes that follow, found a claim of %lld",
-                        name, (long long)line, (long long)avail, h->coordinate ? "entries" : "values",
+        return spt__err(SPT_EPARSE,
+                        "%s:%lld: expected at most %lld %s for the %lld bytes that follow, found a claim of %lld", name,
+                        (long long)line, (long long)avail, h->coordinate ? "entries" : "values",
                         (long long)(end - h->body), (long long)claim);
     return SPT_OK;
 }
@@ -150,8 +153,9 @@ static spt_status check_dtype(const char *fn, const mm *h, const spt_read_opts *
         if (h->field == F_COMPLEX && !spt_dtype_is_complex(d))
             return spt__err(SPT_EDTYPE, "%s: a complex file cannot be read as %s", fn, spt_dtype_name(d));
         if (h->sym == S_SKEW && (d == SPT_BOOL || (!spt_dtype_is_float(d) && !spt_dtype_is_complex(d) &&
-                                                    !(spt_dtype_is_integer(d) && d <= SPT_INT64))))
-            return spt__err(SPT_EDTYPE, "%s: a skew-symmetric file needs a signed dtype, not %s", fn, spt_dtype_name(d));
+                                                   !(spt_dtype_is_integer(d) && d <= SPT_INT64))))
+            return spt__err(SPT_EDTYPE, "%s: a skew-symmetric file needs a signed dtype, not %s", fn,
+                            spt_dtype_name(d));
         *dt = d;
     }
     return SPT_OK;
@@ -172,12 +176,12 @@ static spt_status check_dtype(const char *fn, const mm *h, const spt_read_opts *
 #define CONJ_STRING(T, x) (x)
 static void mirror_value(spt_dtype d, void *v, int64_t i, int sym) {
     switch (d) {
-#define X(E, name, T, KIND)                                                                        \
-    case E: {                                                                                      \
-        T *a = v;                                                                                  \
-        if (sym == S_SKEW) a[i] = NEG_##KIND(T, a[i]);                                             \
-        else if (sym == S_HERMITIAN) a[i] = CONJ_##KIND(T, a[i]);                                  \
-        break;                                                                                     \
+#define X(E, name, T, KIND)                                                                                            \
+    case E: {                                                                                                          \
+        T *a = v;                                                                                                      \
+        if (sym == S_SKEW) a[i] = NEG_##KIND(T, a[i]);                                                                 \
+        else if (sym == S_HERMITIAN) a[i] = CONJ_##KIND(T, a[i]);                                                      \
+        break;                                                                                                         \
     }
 #include "spt_dtypes.def"
 #undef X
@@ -301,8 +305,7 @@ static spt_status read_array(const char *fn, const char *name, const char *buf, 
                         line++;
                     } else if (p < end && *p == '%') {
                         while (p < end && *p != '\n') p++;
-                    } else
-                        break;
+                    } else break;
                 }
                 if (p >= end) {
                     st = spt__err(SPT_EPARSE, "%s:%lld: expected %lld values, found the end of the file", name,
@@ -490,7 +493,8 @@ spt_status spt_write_mtx(const spt_tensor *t, const char *path) {
     spt__out o;
     if (!t || !path) return spt__err(SPT_EINVAL, "%s: NULL tensor or path", fn);
     if (t->rank != 2)
-        return spt__err(SPT_EINVAL, "%s: Matrix Market holds matrices; the tensor has rank %lld", fn, (long long)t->rank);
+        return spt__err(SPT_EINVAL, "%s: Matrix Market holds matrices; the tensor has rank %lld", fn,
+                        (long long)t->rank);
     if (t->dtype == SPT_STRING) return spt__err(SPT_EDTYPE, "%s: Matrix Market files hold numbers, not strings", fn);
     SPT__TRY(spt__ensure_valid(fn, t));
     SPT__TRY(spt__out_open(fn, path, true, &o));

@@ -73,7 +73,7 @@ static spt_status parse_dict(const char *name, const char *p, const char *e, hdr
             const char *v0 = p;
             if (!pystr(&p, e, h->descr, sizeof h->descr))
                 return v0 < e && *v0 == '[' ? spt__err(SPT_EDTYPE, "%s: structured .npy arrays are not supported", name)
-                                  : perr(name, "a dtype string for 'descr'", v0, e);
+                                            : perr(name, "a dtype string for 'descr'", v0, e);
             h->has_descr = true;
         } else if (!strcmp(key, "fortran_order")) {
             if (lit(&p, e, "True")) h->fortran = true;
@@ -90,7 +90,8 @@ static spt_status parse_dict(const char *name, const char *p, const char *e, hdr
                 while (p < e && isdigit((unsigned char)*p)) p++;
                 int64_t v;
                 if (h->rank >= SPT_MAX_RANK) return perr(name, "at most 64 dims", d0, e);
-                if (p == d0 || spt__parse_i64(d0, p, &v) != 0) return perr(name, "a dimension (an integer >= 0)", d0, e);
+                if (p == d0 || spt__parse_i64(d0, p, &v) != 0)
+                    return perr(name, "a dimension (an integer >= 0)", d0, e);
                 h->shape[h->rank++] = v;
                 skip_ws(&p, e);
                 if (lit(&p, e, ",")) continue;
@@ -99,8 +100,7 @@ static spt_status parse_dict(const char *name, const char *p, const char *e, hdr
                 return perr(name, "',' or ')' in 'shape'", p, e);
             }
             h->has_shape = true;
-        } else
-            return perr(name, "one of the keys 'descr', 'fortran_order', 'shape'", k0, e);
+        } else return perr(name, "one of the keys 'descr', 'fortran_order', 'shape'", k0, e);
         skip_ws(&p, e);
         if (lit(&p, e, ",")) continue;
         skip_ws(&p, e);
@@ -108,8 +108,12 @@ static spt_status parse_dict(const char *name, const char *p, const char *e, hdr
         return perr(name, "',' or '}'", p, e);
     }
     if (!h->has_descr || !h->has_fortran || !h->has_shape)
-        return spt__err(SPT_EPARSE, "%s: expected the keys 'descr', 'fortran_order' and 'shape' in the .npy header, found %s missing",
-                        name, !h->has_descr ? "'descr'" : !h->has_fortran ? "'fortran_order'" : "'shape'");
+        return spt__err(
+            SPT_EPARSE,
+            "%s: expected the keys 'descr', 'fortran_order' and 'shape' in the .npy header, found %s missing", name,
+            !h->has_descr     ? "'descr'"
+            : !h->has_fortran ? "'fortran_order'"
+                              : "'shape'");
     return SPT_OK;
 }
 
@@ -158,7 +162,8 @@ static spt_status map_descr(const char *name, const char *descr, spt_dtype *dt, 
     default: break;
     }
 bad:
-    return spt__err(SPT_EDTYPE, "%s: the .npy dtype '%s' is not supported (b1, i1..i8, u1..u8, f4, f8, c8, c16, S<n>, U<n>)", name,
+    return spt__err(SPT_EDTYPE,
+                    "%s: the .npy dtype '%s' is not supported (b1, i1..i8, u1..u8, f4, f8, c8, c16, S<n>, U<n>)", name,
                     descr);
 }
 
@@ -176,7 +181,8 @@ spt_status spt__npy_head_parse(const char *fn, const char *name, const char *buf
     if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0) {
         char tk[64];
         spt__describe_token(tk, sizeof tk, buf, buf + (len < 6 ? len : 6));
-        return spt__err(SPT_EPARSE, "%s: expected the .npy magic '\\x93NUMPY', found %s", name, len ? tk : "an empty file");
+        return spt__err(SPT_EPARSE, "%s: expected the .npy magic '\\x93NUMPY', found %s", name,
+                        len ? tk : "an empty file");
     }
     unsigned major = u[6];
     size_t hl, hs;
@@ -187,8 +193,7 @@ spt_status spt__npy_head_parse(const char *fn, const char *name, const char *buf
         if (len < 12) return spt__err(SPT_EPARSE, "%s: expected a 12-byte .npy preamble, found %zu bytes", name, len);
         hl = (size_t)u[8] | (size_t)u[9] << 8 | (size_t)u[10] << 16 | (size_t)u[11] << 24;
         hs = 12;
-    } else
-        return spt__err(SPT_EPARSE, "%s: expected .npy format version 1, 2 or 3, found %u", name, major);
+    } else return spt__err(SPT_EPARSE, "%s: expected .npy format version 1, 2 or 3, found %u", name, major);
     if (hl > len - hs)
         return spt__err(SPT_EPARSE, "%s: expected a %zu-byte .npy header, found %zu bytes", name, hl, len - hs);
     hdr d;
@@ -200,7 +205,8 @@ spt_status spt__npy_head_parse(const char *fn, const char *name, const char *buf
     if (spt__bytes3(h->vol, 1, h->isz, &h->data)) {
         char sh[SPT__IDXBUF];
         spt__fmt_index(sh, sizeof sh, d.shape, d.rank);
-        return spt__err(SPT_EPARSE, "%s: expected a shape whose %zu-byte elements fit in memory, found %s", name, h->isz, sh);
+        return spt__err(SPT_EPARSE, "%s: expected a shape whose %zu-byte elements fit in memory, found %s", name,
+                        h->isz, sh);
     }
     h->rank = d.rank;
     memcpy(h->shape, d.shape, sizeof d.shape);
@@ -233,8 +239,7 @@ static bool ucs4_to_utf8(const unsigned char *s, size_t n, bool swap, char *out,
             out[k++] = (char)(0x80 | (c >> 12 & 0x3F));
             out[k++] = (char)(0x80 | (c >> 6 & 0x3F));
             out[k++] = (char)(0x80 | (c & 0x3F));
-        } else
-            return false;
+        } else return false;
     }
     *olen = k;
     return true;
@@ -260,8 +265,8 @@ spt_status spt__npy_parse(const char *fn, const char *name, const char *buf, siz
     if (hd.data != have) {
         char sh[SPT__IDXBUF];
         spt__fmt_index(sh, sizeof sh, hd.shape, hd.rank);
-        return spt__err(SPT_EPARSE, "%s: expected %lld elements of %zu bytes for shape %s, found %zu bytes of data", name,
-                        (long long)vol, isz, sh, have);
+        return spt__err(SPT_EPARSE, "%s: expected %lld elements of %zu bytes for shape %s, found %zu bytes of data",
+                        name, (long long)vol, isz, sh, have);
     }
     if (hd.ucs4) {
         utf = spt__malloc(isz);
@@ -289,8 +294,8 @@ spt_status spt__npy_parse(const char *fn, const char *name, const char *buf, siz
             size_t n = isz / 4, ol = 0;
             while (n > 0 && !memcmp(s + 4 * (n - 1), "\0\0\0\0", 4)) n--;
             if (!ucs4_to_utf8(s, n, swap, utf, &ol)) {
-                st = spt__err(SPT_EPARSE, "%s: expected unicode code points in element %lld, found an invalid one", name,
-                              (long long)k);
+                st = spt__err(SPT_EPARSE, "%s: expected unicode code points in element %lld, found an invalid one",
+                              name, (long long)k);
                 goto fail;
             }
             SPT__CHECK(spt_dense_set_string(d, pos, utf, (int64_t)ol));
@@ -305,8 +310,7 @@ spt_status spt__npy_parse(const char *fn, const char *name, const char *buf, siz
                 if (spt_dtype_is_complex(dt)) {
                     bswap(t, es / 2);
                     bswap(t + es / 2, es / 2);
-                } else
-                    bswap(t, es);
+                } else bswap(t, es);
             }
             if (dt == SPT_BOOL) *t = *t != 0;
         }
@@ -328,7 +332,10 @@ static const char *descr_of(spt_dtype d, char *buf, size_t cap, size_t strlen_ma
     case SPT_STRING: snprintf(buf, cap, "|S%zu", strlen_max ? strlen_max : 1); return buf;
     default: break;
     }
-    char k = spt_dtype_is_complex(d) ? 'c' : spt_dtype_is_float(d) ? 'f' : spt_dtype_is_integer(d) && d >= SPT_UINT8 ? 'u' : 'i';
+    char k = spt_dtype_is_complex(d)                     ? 'c'
+             : spt_dtype_is_float(d)                     ? 'f'
+             : spt_dtype_is_integer(d) && d >= SPT_UINT8 ? 'u'
+                                                         : 'i';
     snprintf(buf, cap, "%c%c%zu", HOST_CH, k, spt_dtype_size(d));
     return buf;
 }
@@ -352,7 +359,8 @@ spt_status spt__npy_header(const char *fn, spt_dtype dtype, int64_t rank, const 
     char dict[64 * 24 + 128];
     int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': (", descr,
                      fortran ? "True" : "False");
-    for (int64_t k = 0; k < rank; k++) n += snprintf(dict + n, sizeof dict - (size_t)n, "%lld,%s", (long long)shape[k], rank == 1 ? "" : " ");
+    for (int64_t k = 0; k < rank; k++)
+        n += snprintf(dict + n, sizeof dict - (size_t)n, "%lld,%s", (long long)shape[k], rank == 1 ? "" : " ");
     if (rank > 1) n -= 2, n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
     else n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
     size_t total_h = 10 + (size_t)n + 1;
@@ -387,8 +395,7 @@ spt_status spt__npy_build(const char *fn, spt_dtype dtype, int64_t rank, const i
             const spt_str *s = (const spt_str *)data + i;
             if (s->len) memcpy(w + i * isz, s->data, (size_t)s->len);
         }
-    } else if (body)
-        memcpy(w, data, body);
+    } else if (body) memcpy(w, data, body);
     *out = b;
     *outlen = tot;
     return SPT_OK;
@@ -456,7 +463,6 @@ spt_status spt_write_npy(const spt_dense *d, const char *path) {
             for (size_t k = len; k < isz; k += sizeof zeros)
                 fwrite(zeros, 1, isz - k < sizeof zeros ? isz - k : sizeof zeros, o.fp);
         }
-    } else if (body)
-        fwrite(d->data, 1, body, o.fp);
+    } else if (body) fwrite(d->data, 1, body, o.fp);
     return spt__out_commit(fn, &o);
 }

@@ -59,10 +59,11 @@ static spt_status peek(const char *fn, const char *name, const arch *a, const ch
     if (e->usize < h->hdr || e->usize - h->hdr != h->data) {
         char sh[SPT__IDXBUF];
         spt__fmt_index(sh, sizeof sh, h->shape, h->rank);
-        return spt__err(SPT_EPARSE,
-                        "%s: expected %lld elements of %zu bytes for shape %s, found %llu bytes of data (the size in the "
-                        "archive's directory)",
-                        label, (long long)h->vol, h->isz, sh, (unsigned long long)(e->usize >= h->hdr ? e->usize - h->hdr : 0));
+        return spt__err(
+            SPT_EPARSE,
+            "%s: expected %lld elements of %zu bytes for shape %s, found %llu bytes of data (the size in the "
+            "archive's directory)",
+            label, (long long)h->vol, h->isz, sh, (unsigned long long)(e->usize >= h->hdr ? e->usize - h->hdr : 0));
     }
     return SPT_OK;
 }
@@ -79,14 +80,15 @@ static spt_status want_vec(const char *name, const char *m, const spt__npy_head 
 /* Element i of an integer array as int64; false for non-integers or values beyond int64. */
 #define GI_BOOL(T, p, v) false
 #define GI_INT(T, p, v) (*(v) = (int64_t)(*(const T *)(p)), true)
-#define GI_UINT(T, p, v) ((uint64_t)(*(const T *)(p)) <= (uint64_t)INT64_MAX ? (*(v) = (int64_t)(*(const T *)(p)), true) : false)
+#define GI_UINT(T, p, v)                                                                                               \
+    ((uint64_t)(*(const T *)(p)) <= (uint64_t)INT64_MAX ? (*(v) = (int64_t)(*(const T *)(p)), true) : false)
 #define GI_FLOAT(T, p, v) false
 #define GI_COMPLEX(T, p, v) false
 #define GI_STRING(T, p, v) false
 static bool get_i64(const spt_dense *d, int64_t i, int64_t *v) {
     switch (d->dtype) {
-#define X(E, name, T, KIND)                                                                        \
-    case E:                                                                                        \
+#define X(E, name, T, KIND)                                                                                            \
+    case E:                                                                                                            \
         return GI_##KIND(T, (const T *)d->data + i, v);
 #include "spt_dtypes.def"
 #undef X
@@ -96,13 +98,15 @@ static bool get_i64(const spt_dense *d, int64_t i, int64_t *v) {
 
 static spt_status need_int_vec(const char *name, const char *m, const spt_dense *d, int64_t rank, int64_t len) {
     if (!spt_dtype_is_integer(d->dtype))
-        return spt__err(SPT_EPARSE, "%s[%s.npy]: expected an integer array, found %s", name, m, spt_dtype_name(d->dtype));
+        return spt__err(SPT_EPARSE, "%s[%s.npy]: expected an integer array, found %s", name, m,
+                        spt_dtype_name(d->dtype));
     if (d->rank != rank || (rank == 1 && len >= 0 && d->shape[0] != len)) {
         char sh[SPT__IDXBUF];
         spt__fmt_index(sh, sizeof sh, d->shape, d->rank);
         if (rank == 1 && len >= 0)
             return spt__err(SPT_EPARSE, "%s[%s.npy]: expected shape [%lld], found %s", name, m, (long long)len, sh);
-        return spt__err(SPT_EPARSE, "%s[%s.npy]: expected a rank-%lld array, found shape %s", name, m, (long long)rank, sh);
+        return spt__err(SPT_EPARSE, "%s[%s.npy]: expected a rank-%lld array, found shape %s", name, m, (long long)rank,
+                        sh);
     }
     return SPT_OK;
 }
@@ -130,7 +134,8 @@ static spt_status bad_index(const char *name, const char *m, int64_t i, int64_t 
 static void restore_order(const char *fn, const char *name, const arch *z, spt_tensor *t) {
     if (!has_member(z, "spt_meta.npy")) return;
     spt__npy_head h;
-    if (peek(fn, name, z, "spt_meta", &h) != SPT_OK || h.vol != 1 || h.dtype != SPT_STRING || h.isz > SPT__META_CAP) return;
+    if (peek(fn, name, z, "spt_meta", &h) != SPT_OK || h.vol != 1 || h.dtype != SPT_STRING || h.isz > SPT__META_CAP)
+        return;
     spt_dense *d = NULL;
     if (member(fn, name, z, "spt_meta", &d) != SPT_OK) return;
     const spt_str *s = (const spt_str *)d->data;
@@ -147,16 +152,16 @@ static spt_status check_fill(const char *fn, const char *name, const arch *z) {
     if (zero) {
         size_t es = spt_dtype_size(fill->dtype);
         if (spt_dtype_is_float(fill->dtype) || spt_dtype_is_complex(fill->dtype)) {
-            double re = fill->dtype == SPT_FLOAT32 ? *(float *)fill->data
-                        : fill->dtype == SPT_FLOAT64 ? *(double *)fill->data
-                        : fill->dtype == SPT_COMPLEX64 ? ((float *)fill->data)[0] : ((double *)fill->data)[0];
-            double im = fill->dtype == SPT_COMPLEX64 ? ((float *)fill->data)[1]
-                        : fill->dtype == SPT_COMPLEX128 ? ((double *)fill->data)[1] : 0.0;
+            double re = fill->dtype == SPT_FLOAT32     ? *(float *)fill->data
+                        : fill->dtype == SPT_FLOAT64   ? *(double *)fill->data
+                        : fill->dtype == SPT_COMPLEX64 ? ((float *)fill->data)[0]
+                                                       : ((double *)fill->data)[0];
+            double im = fill->dtype == SPT_COMPLEX64    ? ((float *)fill->data)[1]
+                        : fill->dtype == SPT_COMPLEX128 ? ((double *)fill->data)[1]
+                                                        : 0.0;
             zero = re == 0 && im == 0;
-        } else
-            zero = !memcmp(fill->data, spt__zero_elem, es);
-    } else if (fill->dtype == SPT_STRING && fill->size == 1)
-        zero = ((spt_str *)fill->data)[0].len == 0;
+        } else zero = !memcmp(fill->data, spt__zero_elem, es);
+    } else if (fill->dtype == SPT_STRING && fill->size == 1) zero = ((spt_str *)fill->data)[0].len == 0;
     spt_dense_free(fill);
     if (!zero) return spt__err(SPT_EINVAL, "%s: fill_value is not zero; spt tensors have an implicit zero", name);
     return SPT_OK;
@@ -221,13 +226,13 @@ static spt_status take2(const char *fn, const char *name, const arch *z, const c
  * ix (n x rank), or only checked when ix is NULL: each index against its dim, false at the first one
  * outside (found again by the caller). Blocks of entries by the threads; the pages of a mapped file
  * behind each block are dropped (drop). Loads through memcpy: a stored member need not be aligned. */
-#define TRANSPOSE(T)                                                                                   \
-    for (int64_t i = i0; i < i1; i++)                                                                 \
-        for (int64_t k = 0; k < R; k++) {                                                             \
-            T v;                                                                                      \
-            memcpy(&v, src + (size_t)(k * sk + i * si) * sizeof(T), sizeof v);                        \
-            if ((uint64_t)(int64_t)v >= (uint64_t)shape[k]) ok = false; /* negative or beyond int64 */ \
-            if (ix) ix[i * R + k] = (int64_t)v;                                                       \
+#define TRANSPOSE(T)                                                                                                   \
+    for (int64_t i = i0; i < i1; i++)                                                                                  \
+        for (int64_t k = 0; k < R; k++) {                                                                              \
+            T v;                                                                                                       \
+            memcpy(&v, src + (size_t)(k * sk + i * si) * sizeof(T), sizeof v);                                         \
+            if ((uint64_t)(int64_t)v >= (uint64_t)shape[k]) ok = false; /* negative or beyond int64 */                 \
+            if (ix) ix[i * R + k] = (int64_t)v;                                                                        \
         }
 static bool transpose(const char *src, size_t isz, bool sgn, bool fortran, int64_t R, int64_t n, const int64_t *shape,
                       int64_t *ix, bool drop) {
@@ -250,7 +255,8 @@ static bool transpose(const char *src, size_t isz, bool sgn, bool fortran, int64
         else TRANSPOSE(uint8_t)
         if (drop && fortran) spt__unmap_behind(src + (size_t)(i0 * R) * isz, (size_t)((i1 - i0) * R) * isz);
         else if (drop)
-            for (int64_t k = 0; k < R; k++) spt__unmap_behind(src + (size_t)(k * n + i0) * isz, (size_t)(i1 - i0) * isz);
+            for (int64_t k = 0; k < R; k++)
+                spt__unmap_behind(src + (size_t)(k * n + i0) * isz, (size_t)(i1 - i0) * isz);
         all = all && ok;
     }
     return all;
@@ -415,7 +421,8 @@ static spt_status read_pydata(const char *fn, const char *name, const arch *z, s
     if (has_member(z, "fill_value.npy")) {
         spt__npy_head hf;
         SPT__TRY(peek(fn, name, z, "fill_value", &hf));
-        if (hf.vol != 1) return spt__err(SPT_EPARSE, "%s[fill_value.npy]: expected one value, found %lld", name, (long long)hf.vol);
+        if (hf.vol != 1)
+            return spt__err(SPT_EPARSE, "%s[fill_value.npy]: expected one value, found %lld", name, (long long)hf.vol);
     }
     SPT__CHECK(member(fn, name, z, "shape", &shp));
     SPT__CHECK(read_shape(name, shp, &rank, shape));
@@ -446,10 +453,8 @@ static spt_status fill_scipy(const char *name, bool coo, bool csr, const spt_den
     if (coo) {
         for (int64_t i = 0; i < n; i++) {
             int64_t r = -1, c = -1;
-            if (!get_i64(a, i, &r) || r < 0 || r >= shape[0])
-                return bad_index(name, "row", i, r, shape[0]);
-            if (!get_i64(b, i, &c) || c < 0 || c >= shape[1])
-                return bad_index(name, "col", i, c, shape[1]);
+            if (!get_i64(a, i, &r) || r < 0 || r >= shape[0]) return bad_index(name, "row", i, r, shape[0]);
+            if (!get_i64(b, i, &c) || c < 0 || c >= shape[1]) return bad_index(name, "col", i, c, shape[1]);
             ix[2 * i] = r;
             ix[2 * i + 1] = c;
         }
@@ -465,16 +470,15 @@ static spt_status fill_scipy(const char *name, bool coo, bool csr, const spt_den
                                 (long long)prev, (long long)n, (long long)(r + 1), (long long)e);
             for (int64_t i = prev; i < e; i++) {
                 int64_t c = -1;
-                if (!get_i64(b, i, &c) || c < 0 || c >= inner)
-                    return bad_index(name, "indices", i, c, inner);
+                if (!get_i64(b, i, &c) || c < 0 || c >= inner) return bad_index(name, "indices", i, c, inner);
                 ix[2 * i] = csr ? r : c;
                 ix[2 * i + 1] = csr ? c : r;
             }
             prev = e;
         }
         if (prev != n)
-            return spt__err(SPT_EPARSE, "%s[indptr.npy]: expected the last value %lld (the entry count), found %lld", name,
-                            (long long)n, (long long)prev);
+            return spt__err(SPT_EPARSE, "%s[indptr.npy]: expected the last value %lld (the entry count), found %lld",
+                            name, (long long)n, (long long)prev);
     }
     return SPT_OK;
 }
@@ -488,8 +492,10 @@ static spt_status read_scipy(const char *fn, const char *name, const arch *z, sp
     spt__npy_head hh;
     SPT__TRY(peek(fn, name, z, "format", &hh));
     if (hh.vol != 1 || hh.dtype != SPT_STRING || hh.isz > 64)
-        return spt__err(SPT_EPARSE, "%s[format.npy]: expected one short string ('coo', 'csr' or 'csc'), found %lld element(s) of %s",
-                        name, (long long)hh.vol, spt_dtype_name(hh.dtype));
+        return spt__err(
+            SPT_EPARSE,
+            "%s[format.npy]: expected one short string ('coo', 'csr' or 'csc'), found %lld element(s) of %s", name,
+            (long long)hh.vol, spt_dtype_name(hh.dtype));
     SPT__TRY(peek(fn, name, z, "shape", &hh));
     SPT__TRY(want_vec(name, "shape", &hh, 2));
     SPT__TRY(peek(fn, name, z, "data", &hh));
@@ -508,12 +514,14 @@ static spt_status read_scipy(const char *fn, const char *name, const arch *z, sp
     SPT__CHECK(member(fn, name, z, "shape", &shp));
     SPT__CHECK(read_shape(name, shp, &rank, shape));
     if (rank != 2) {
-        st = spt__err(SPT_EPARSE, "%s[shape.npy]: expected 2 dims for a SciPy matrix, found %lld", name, (long long)rank);
+        st = spt__err(SPT_EPARSE, "%s[shape.npy]: expected 2 dims for a SciPy matrix, found %lld", name,
+                      (long long)rank);
         goto fail;
     }
     SPT__CHECK(member(fn, name, z, "data", &data));
     if (data->rank != 1) {
-        st = spt__err(SPT_EPARSE, "%s[data.npy]: expected a rank-1 array, found rank %lld", name, (long long)data->rank);
+        st = spt__err(SPT_EPARSE, "%s[data.npy]: expected a rank-1 array, found rank %lld", name,
+                      (long long)data->rank);
         goto fail;
     }
     int64_t n = data->shape[0];
@@ -597,8 +605,8 @@ spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor 
 
 /* Member m: the .npy of an array (Fortran order when asked); its data written from where it lies (own: a
  * buffer of the caller's the writer frees), strings laid out in a new buffer. */
-static spt_status add_member_f(const char *fn, spt__zipw *z, const char *m, spt_dtype dt, int64_t rank, const int64_t *shape,
-                               const void *data, bool fortran, void *own) {
+static spt_status add_member_f(const char *fn, spt__zipw *z, const char *m, spt_dtype dt, int64_t rank,
+                               const int64_t *shape, const void *data, bool fortran, void *own) {
     char head[SPT__NPY_HDR_CAP];
     size_t hlen, isz, body;
     spt_status st = spt__npy_header(fn, dt, rank, shape, data, fortran, head, &hlen, &isz, &body);
@@ -614,8 +622,8 @@ static spt_status add_member_f(const char *fn, spt__zipw *z, const char *m, spt_
     if (st != SPT_OK) return st;
     return spt__zipw_add(fn, z, m, "", 0, b, len, b);
 }
-static spt_status add_member(const char *fn, spt__zipw *z, const char *m, spt_dtype dt, int64_t rank, const int64_t *shape,
-                             const void *data) {
+static spt_status add_member(const char *fn, spt__zipw *z, const char *m, spt_dtype dt, int64_t rank,
+                             const int64_t *shape, const void *data) {
     return add_member_f(fn, z, m, dt, rank, shape, data, false, NULL);
 }
 
@@ -652,7 +660,8 @@ static spt_status write_pydata(const char *fn, const spt_tensor *t, spt__zipw *z
     SPT__TRY(add_member_f(fn, z, "coords.npy", SPT_INT64, 2, cs, t->indices, true, NULL));
     SPT__TRY(add_member(fn, z, "data.npy", t->dtype, 1, ds, t->values));
     SPT__TRY(add_member(fn, z, "shape.npy", SPT_INT64, 1, shp1, t->shape));
-    SPT__TRY(add_member(fn, z, "fill_value.npy", t->dtype, 0, NULL, t->dtype == SPT_STRING ? (const void *)&empty : spt__zero_elem));
+    SPT__TRY(add_member(fn, z, "fill_value.npy", t->dtype, 0, NULL,
+                        t->dtype == SPT_STRING ? (const void *)&empty : spt__zero_elem));
     SPT__TRY(add_format_coo(fn, z));
     if (spt__order_meta_format(t, meta, sizeof meta)) SPT__TRY(add_meta(fn, z, meta));
     return SPT_OK;
@@ -743,8 +752,8 @@ static spt_status write_scipy(const char *fn, const spt_tensor *t, spt_format fl
         if (st != SPT_OK) goto fail;
     }
     static const spt_str fcoo = {"coo", 3}, fcsr = {"csr", 3};
-    SPT__CHECK(add_member(fn, z, "format.npy", SPT_STRING, 0, NULL,
-                          flavour == SPT_FORMAT_NPZ_SCIPY_COO ? &fcoo : &fcsr));
+    SPT__CHECK(
+        add_member(fn, z, "format.npy", SPT_STRING, 0, NULL, flavour == SPT_FORMAT_NPZ_SCIPY_COO ? &fcoo : &fcsr));
     int64_t ss[1] = {2};
     SPT__CHECK(add_member(fn, z, "shape.npy", SPT_INT64, 1, ss, t->shape));
     st = add_member_f(fn, z, "data.npy", t->dtype, 1, ds, vsrc, false, vals);
@@ -771,7 +780,8 @@ spt_status spt_write_npz_level(const spt_tensor *t, const char *path, spt_format
     if (flavour != SPT_FORMAT_NPZ && flavour != SPT_FORMAT_NPZ_SCIPY_COO && flavour != SPT_FORMAT_NPZ_SCIPY_CSR)
         return spt__err(SPT_EINVAL, "%s: %s is not an .npz flavour", fn, spt_format_name(flavour));
     if (flavour != SPT_FORMAT_NPZ && t->rank != 2)
-        return spt__err(SPT_EINVAL, "%s: SciPy archives hold matrices; the tensor has rank %lld", fn, (long long)t->rank);
+        return spt__err(SPT_EINVAL, "%s: SciPy archives hold matrices; the tensor has rank %lld", fn,
+                        (long long)t->rank);
     SPT__TRY(spt__ensure_valid(fn, t));
     spt__zipw *z = spt__calloc(1, sizeof *z);
     if (!z) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);

@@ -8,10 +8,12 @@
 
 int spt__order_meta_format(const spt_tensor *t, char *buf, size_t cap) {
     if (cap) buf[0] = 0;
-    if (!(t->flags & SPT__F_SORTED) || !(t->flags & SPT__F_VALID) || t->rank < 1 || !spt__order_defined(t->rank, t->order))
+    if (!(t->flags & SPT__F_SORTED) || !(t->flags & SPT__F_VALID) || t->rank < 1 ||
+        !spt__order_defined(t->rank, t->order))
         return 0;
     size_t n = (size_t)snprintf(buf, cap, "order:");
-    for (int64_t k = 0; k < t->rank && n < cap; k++) n += (size_t)snprintf(buf + n, cap - n, " %lld", (long long)t->order[k]);
+    for (int64_t k = 0; k < t->rank && n < cap; k++)
+        n += (size_t)snprintf(buf + n, cap - n, " %lld", (long long)t->order[k]);
     if (n < cap) n += (size_t)snprintf(buf + n, cap - n, " sorted%s", (t->flags & SPT__F_UNIQUE) ? " unique" : "");
     if (n >= cap) { /* cannot happen with SPT__META_CAP; write nothing rather than a cut claim */
         buf[0] = 0;

@@ -242,8 +242,8 @@ spt_status spt__out_open(const char *fn, const char *path, bool allow_stdout, sp
     o->path = path;
     if (!*path) return spt__err(SPT_EINVAL, "%s: the output path is empty", fn);
     if (strlen(path) >= PATH_MAX)
-        return spt__err(SPT_EINVAL, "%s: the output path is %zu bytes long, more than the system's %d", fn, strlen(path),
-                        PATH_MAX - 1);
+        return spt__err(SPT_EINVAL, "%s: the output path is %zu bytes long, more than the system's %d", fn,
+                        strlen(path), PATH_MAX - 1);
     if (!strcmp(path, "-")) {
         if (!allow_stdout) return spt__err(SPT_EINVAL, "%s: this format cannot be written to stdout", fn);
         o->fp = stdout;
@@ -313,16 +313,15 @@ spt_status spt__out_open(const char *fn, const char *path, bool allow_stdout, sp
         pthread_sigmask(SIG_SETMASK, &saved, NULL);
         spt__free(o->target);
         o->target = NULL;
-        return spt__err(e == ENOMEM ? SPT_ENOMEM : SPT_EIO, "%s: cannot create a temporary file beside %s: %s", fn, path,
-                        strerror(e));
+        return spt__err(e == ENOMEM ? SPT_ENOMEM : SPT_EIO, "%s: cannot create a temporary file beside %s: %s", fn,
+                        path, strerror(e));
     }
     o->mode = inplace ? OUT_INPLACE : OUT_RENAME;
     if (inplace) { /* an unnamed scratch file: nothing to clean up on a signal */
         unlink(o->tmp);
         spt__free(o->tmp);
         o->tmp = NULL;
-    } else
-        o->slot = tmp_register(o->tmp);
+    } else o->slot = tmp_register(o->tmp);
     pthread_sigmask(SIG_SETMASK, &saved, NULL);
     if (!inplace && exists) keep_attrs(fd, &sb);
     spt_status st = open_fp(fn, o, fd);
@@ -352,7 +351,8 @@ static spt_status copy_in_place(const char *fn, spt__out *o) {
         }
     }
     spt__free(buf);
-    if (close(dst) != 0 && st == SPT_OK) st = spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, o->path, strerror(errno));
+    if (close(dst) != 0 && st == SPT_OK)
+        st = spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, o->path, strerror(errno));
     return st;
 }
 
@@ -375,7 +375,8 @@ spt_status spt__out_commit(const char *fn, spt__out *o) {
     int e = errno;
     if (bad && st == SPT_OK) st = spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, o->path, strerror(e ? e : EIO));
     if (st == SPT_OK && o->mode == OUT_INPLACE) st = copy_in_place(fn, o);
-    if (fclose(o->fp) != 0 && st == SPT_OK) st = spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, o->path, strerror(errno));
+    if (fclose(o->fp) != 0 && st == SPT_OK)
+        st = spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, o->path, strerror(errno));
     o->fp = NULL;
     if (o->mode == OUT_RENAME) {
         if (st == SPT_OK && rename(o->tmp, o->target) != 0)

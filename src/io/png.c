@@ -31,8 +31,9 @@ static bool png_emit(png_job *j) {
         return false;
     }
     png_init_io(p, j->fp);
-    png_set_IHDR(p, info, (png_uint_32)j->w, (png_uint_32)j->h, 8, j->channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_GRAY,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_IHDR(p, info, (png_uint_32)j->w, (png_uint_32)j->h, 8,
+                 j->channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(p, info);
     const size_t row = (size_t)j->w * (size_t)j->channels;
     for (int64_t y = 0; y < j->h; y++) png_write_row(p, (png_const_bytep)(j->pix + (size_t)y * row));
@@ -102,8 +103,8 @@ static double value_at(const spt_tensor *t, int64_t i) {
 #define SPY_COMPLEX(c) (double)cabs((double _Complex)((const c *)t->values)[i])
 #define SPY_STRING(c) 0.0
     switch (t->dtype) {
-#define X(e, name, ctype, kind) \
-    case e:                     \
+#define X(e, name, ctype, kind)                                                                                        \
+    case e:                                                                                                            \
         return SPY_##kind(ctype);
 #include "spt_dtypes.def"
 #undef X
@@ -189,7 +190,8 @@ static spt_status spy(const char *fn, const spt_tensor *t, int64_t row_mode, int
             if (!k) continue;
             uint8_t g = (uint8_t)(160.0 * (1.0 - (mx > 1 ? log1p((double)k) / lm : 1.0)));
             for (int64_t y = 0; y < zoom; y++)
-                memset(pix + (size_t)(top + gy * zoom + y) * (size_t)cv.w + (size_t)(left + gx * zoom), g, (size_t)zoom);
+                memset(pix + (size_t)(top + gy * zoom + y) * (size_t)cv.w + (size_t)(left + gx * zoom), g,
+                       (size_t)zoom);
         }
     for (int64_t x = left - 1; x <= left + pw; x++) pix[(top - 1) * cv.w + x] = pix[(top + ph) * cv.w + x] = 0;
     for (int64_t y = top - 1; y <= top + ph; y++) pix[y * cv.w + left - 1] = pix[y * cv.w + left + pw] = 0;
@@ -219,7 +221,9 @@ static spt_status spy(const char *fn, const spt_tensor *t, int64_t row_mode, int
                 value_colour(sum[gy * gw + gx], vmx, c3);
                 for (int64_t y = 0; y < zoom; y++)
                     for (int64_t x = 0; x < zoom; x++)
-                        memcpy(rgb + 3 * ((size_t)(top + gy * zoom + y) * (size_t)cv.w + (size_t)(left + gx * zoom + x)), c3, 3);
+                        memcpy(rgb +
+                                   3 * ((size_t)(top + gy * zoom + y) * (size_t)cv.w + (size_t)(left + gx * zoom + x)),
+                               c3, 3);
             }
     }
     spt__out o;

@@ -89,8 +89,8 @@ static spt_status z_read(const char *fn, spt__stream *s, char *buf, size_t cap, 
             continue;
         }
         if (rc == Z_BUF_ERROR && z->avail_in == 0 && s->raw_eof) return z_fail(s, z, buf, "the stream ends early");
-        if (rc != Z_OK && rc != Z_BUF_ERROR) return rc == Z_MEM_ERROR ? spt__err(SPT_ENOMEM, "%s: out of memory", fn)
-                                                                      : z_fail(s, z, buf, "bad data");
+        if (rc != Z_OK && rc != Z_BUF_ERROR)
+            return rc == Z_MEM_ERROR ? spt__err(SPT_ENOMEM, "%s: out of memory", fn) : z_fail(s, z, buf, "bad data");
     }
     *got = cap - z->avail_out;
     return SPT_OK;
@@ -240,8 +240,7 @@ static spt_status start_decoder(const char *fn, const char *path, spt__stream *s
     if (!strcmp(kind, "gzip")) {
         SPT__TRY(z_start(fn, s));
         SPT__TRY(gzip_head(fn, s, &tar));
-    } else
-        SPT__TRY(arc_start(fn, s, &tar));
+    } else SPT__TRY(arc_start(fn, s, &tar));
     s->record = false;
     if (!tar) {
         spt__free(s->seen);
@@ -264,8 +263,7 @@ spt_status spt__stream_open(const char *fn, const char *path, spt__stream *s, sp
     if (strcmp(path, "-")) {
         SPT__TRY(spt__open_input(fn, path, &s->fd));
         s->close_fd = true;
-    } else
-        s->fd = 0;
+    } else s->fd = 0;
     struct stat sb;
     bool regular = fstat(s->fd, &sb) == 0 && S_ISREG(sb.st_mode);
     spt_status st;
@@ -288,8 +286,7 @@ spt_status spt__stream_open(const char *fn, const char *path, spt__stream *s, sp
             char *pre = s->pre;
             s->pre = NULL;
             st = spt__file_load_rest(fn, path, s->fd, pre, s->pre_len, f);
-        } else
-            st = kind ? start_decoder(fn, path, s, kind, false, f, loaded) : SPT_OK;
+        } else st = kind ? start_decoder(fn, path, s, kind, false, f, loaded) : SPT_OK;
     }
     if (st != SPT_OK || *loaded) spt__stream_close(s);
     return st;

@@ -46,7 +46,8 @@ static spt_status read_header(const char *fn, const char *name, const char *buf,
                 while (e < eol && !spt__is_blank(*e)) e++;
                 char nm[32];
                 size_t k = (size_t)(e - q);
-                if (k == 0 || k >= sizeof nm || (memcpy(nm, q, k), nm[k] = 0, spt_dtype_from_name(nm, &h->dtype)) != SPT_OK) {
+                if (k == 0 || k >= sizeof nm ||
+                    (memcpy(nm, q, k), nm[k] = 0, spt_dtype_from_name(nm, &h->dtype)) != SPT_OK) {
                     spt__describe_token(tk, sizeof tk, q, e);
                     return spt__err(SPT_EPARSE, "%s:%lld: expected a dtype name after '# dtype:', found %s", name,
                                     (long long)line, tk);
@@ -63,7 +64,8 @@ static spt_status read_header(const char *fn, const char *name, const char *buf,
                     if (h->rank >= SPT_MAX_RANK || spt__parse_i64(q, e, &v) != 0 || v < 0) {
                         spt__describe_token(tk, sizeof tk, q, e);
                         return spt__err(SPT_EPARSE, "%s:%lld: expected %s, found %s", name, (long long)line,
-                                        h->rank >= SPT_MAX_RANK ? "at most 64 dims" : "a dimension (an integer >= 0)", tk);
+                                        h->rank >= SPT_MAX_RANK ? "at most 64 dims" : "a dimension (an integer >= 0)",
+                                        tk);
                     }
                     h->shape[h->rank++] = v;
                     q = e;
@@ -104,8 +106,8 @@ static int64_t count_fields(const char *first, const char *end) {
 
 /* Settle the plan from the text's start buf[0..len). When `more` is non-NULL (a stream) and the header
  * or the first entry line may go on past len, *more is set and nothing else is done. */
-static spt_status tns_plan_make(const char *fn, const char *name, const char *buf, size_t len, const spt_read_opts *opts,
-                                int base, tns_plan *pl, bool *more, const char **first) {
+static spt_status tns_plan_make(const char *fn, const char *name, const char *buf, size_t len,
+                                const spt_read_opts *opts, int base, tns_plan *pl, bool *more, const char **first) {
     int64_t first_line = 1;
     memset(pl, 0, sizeof *pl);
     SPT__TRY(read_header(fn, name, buf, len, &pl->h, first, &first_line));
@@ -117,8 +119,10 @@ static spt_status tns_plan_make(const char *fn, const char *name, const char *bu
      * a complex value takes two columns, so the file's last index would be read as a value or the reverse */
     if (opts->has_dtype && pl->h.has_dtype && (unsigned)opts->dtype < SPT_NUM_DTYPES &&
         spt_dtype_is_complex(opts->dtype) != spt_dtype_is_complex(pl->h.dtype))
-        return spt__err(SPT_EINVAL, "%s: %s: the header says dtype %s, but %s was asked for (a complex value takes two "
-                        "columns, a real one)", fn, name, spt_dtype_name(pl->h.dtype), spt_dtype_name(opts->dtype));
+        return spt__err(SPT_EINVAL,
+                        "%s: %s: the header says dtype %s, but %s was asked for (a complex value takes two "
+                        "columns, a real one)",
+                        fn, name, spt_dtype_name(pl->h.dtype), spt_dtype_name(opts->dtype));
     pl->has_dtype = opts->has_dtype || pl->h.has_dtype;
     pl->dtype = opts->has_dtype ? opts->dtype : pl->h.dtype;
     if (pl->has_dtype && ((unsigned)pl->dtype >= SPT_NUM_DTYPES || pl->dtype == SPT_STRING))
@@ -235,8 +239,7 @@ fail:
     return st;
 }
 
-spt_status spt_parse_tns(const char *buf, size_t len, const char *name, const spt_read_opts *opts,
-                         spt_tensor **out) {
+spt_status spt_parse_tns(const char *buf, size_t len, const char *name, const spt_read_opts *opts, spt_tensor **out) {
     return spt__tns_from_bytes(buf, len, name, opts, 1, out);
 }
 

@@ -21,7 +21,8 @@ static int fmt_u64(char *buf, uint64_t v) {
  * reader does, and the first k that reads back gives the shortest text -- the digits "%.15g" (or the
  * shortest "%.Ng" for floats) prints, in the fixed notation it uses for 1e-4 <= a < 1e15. 0 when none. */
 static int fmt_decimal(char *buf, double a, bool f32) {
-    static const double p10[16] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    static const double p10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
     for (int k = 1; k < 16; k++) {
         double m = a * p10[k];
         if (m >= 1e15) break;
@@ -53,8 +54,7 @@ int spt__fmt_double(char *buf, size_t cap, double v, bool is_float32) {
         if (v == floor(v) && a < 1e15) n = fmt_u64(buf + w, (uint64_t)a);
         else if (a >= 1e-4 && a < 1e15) n = fmt_decimal(buf + w, a, is_float32);
         if (n) return buf[w + n] = '\0', w + n;
-    } else if (v == floor(v) && a < 1e15)
-        return snprintf(buf, cap, "%.0f", v);
+    } else if (v == floor(v) && a < 1e15) return snprintf(buf, cap, "%.0f", v);
     int n = 0;
     for (int prec = is_float32 ? 6 : 15; prec <= 17; prec++) {
         n = snprintf(buf, cap, "%.*g", prec, v);
@@ -66,7 +66,8 @@ int spt__fmt_double(char *buf, size_t cap, double v, bool is_float32) {
 
 #define FMT_BOOL(T, x, buf, cap) snprintf(buf, cap, "%d", (x) ? 1 : 0)
 #define FMT_INT(T, x, buf, cap) fmt_i64(buf, cap, (int64_t)(x))
-#define FMT_UINT(T, x, buf, cap) ((cap) >= 24 ? fmt_u64(buf, (uint64_t)(x)) : snprintf(buf, cap, "%llu", (unsigned long long)(x)))
+#define FMT_UINT(T, x, buf, cap)                                                                                       \
+    ((cap) >= 24 ? fmt_u64(buf, (uint64_t)(x)) : snprintf(buf, cap, "%llu", (unsigned long long)(x)))
 #define FMT_FLOAT(T, x, buf, cap) spt__fmt_double(buf, cap, (double)(x), sizeof(T) == 4)
 #define FMT_COMPLEX(T, x, buf, cap) fmt_complex(buf, cap, (double)creal(x), (double)cimag(x), sizeof(T) == 8)
 #define FMT_STRING(T, x, buf, cap) snprintf(buf, cap, "?")
@@ -86,13 +87,12 @@ static int fmt_complex(char *buf, size_t cap, double re, double im, bool f32) {
 
 int spt__fmt_value(char *buf, size_t cap, spt_dtype d, const void *values, int64_t i) {
     switch (d) {
-#define X(E, name, T, KIND)                                                                        \
-    case E:                                                                                        \
+#define X(E, name, T, KIND)                                                                                            \
+    case E:                                                                                                            \
         return FMT_##KIND(T, ((const T *)values)[i], buf, cap);
 #include "spt_dtypes.def"
 #undef X
-    default:
-        return snprintf(buf, cap, "?");
+    default: return snprintf(buf, cap, "?");
     }
 }
 
@@ -122,14 +122,13 @@ void spt__store_value(spt_dtype d, void *values, int64_t i, uint64_t bits, doubl
         double d;
     } v0 = {.u = bits};
     switch (d) {
-#define X(E, name, T, KIND)                                                                        \
-    case E:                                                                                        \
-        ST_##KIND(T, (T *)values + i, v0, v1, isflt);                                             \
+#define X(E, name, T, KIND)                                                                                            \
+    case E:                                                                                                            \
+        ST_##KIND(T, (T *)values + i, v0, v1, isflt);                                                                  \
         break;
 #include "spt_dtypes.def"
 #undef X
-    default:
-        break;
+    default: break;
     }
 }
 

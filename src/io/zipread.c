@@ -10,7 +10,9 @@
 #include <zlib.h>
 
 static uint16_t rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t rd32(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint32_t rd32(const unsigned char *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
 
 static spt_status bad(const char *name, const char *what) {
@@ -37,7 +39,8 @@ static spt_status find_dir(const char *name, const unsigned char *u, size_t len,
     if (*count == 0xFFFF || *size == 0xFFFFFFFF || *off == 0xFFFFFFFF) {
         if (at < 20 || rd32(e - 20) != 0x07064b50) return bad(name, "a zip64 directory without its locator");
         uint64_t z = rd64(e - 20 + 8);
-        if (z > at - 20 || at - 20 - z < 56 || rd32(u + z) != 0x06064b50) return bad(name, "a bad zip64 directory record");
+        if (z > at - 20 || at - 20 - z < 56 || rd32(u + z) != 0x06064b50)
+            return bad(name, "a bad zip64 directory record");
         *count = rd64(u + z + 32);
         *size = rd64(u + z + 40);
         *off = rd64(u + z + 48);
@@ -107,8 +110,9 @@ spt_status spt__zip_open(const char *fn, const char *name, const char *data, siz
 corrupt:
     spt__free(z->e);
     z->e = NULL;
-    return spt__err(SPT_EPARSE, "%s: expected a zip archive (.npz), found something else: a malformed directory entry %zu",
-                    name, (size_t)z->n);
+    return spt__err(SPT_EPARSE,
+                    "%s: expected a zip archive (.npz), found something else: a malformed directory entry %zu", name,
+                    (size_t)z->n);
 }
 
 void spt__zip_close(spt__zip *z) {
@@ -128,15 +132,17 @@ const spt__zip_entry *spt__zip_find(const spt__zip *z, const char *m) {
 static spt_status usable(const char *label, const spt__zip_entry *e) {
     if (e->flags & 1) return spt__err(SPT_EPARSE, "%s: expected an unencrypted member, found an encrypted one", label);
     if (e->method != 0 && e->method != 8)
-        return spt__err(SPT_EPARSE, "%s: expected a stored or deflated member, found compression method %u", label, e->method);
+        return spt__err(SPT_EPARSE, "%s: expected a stored or deflated member, found compression method %u", label,
+                        e->method);
     const uint64_t bound = e->method == 0 ? e->csize : e->csize * 1040u + 4096u;
     if (e->usize > bound || e->usize > (uint64_t)INT64_MAX / 2 || (e->method == 0 && e->usize != e->csize))
-        return spt__err(SPT_EPARSE, "%s: expected at most %llu bytes from %llu compressed bytes, found a claim of %llu", label,
-                        (unsigned long long)bound, (unsigned long long)e->csize, (unsigned long long)e->usize);
+        return spt__err(SPT_EPARSE, "%s: expected at most %llu bytes from %llu compressed bytes, found a claim of %llu",
+                        label, (unsigned long long)bound, (unsigned long long)e->csize, (unsigned long long)e->usize);
     return SPT_OK;
 }
 
-spt_status spt__zip_head(const char *fn, const char *label, const spt__zip_entry *e, char *buf, size_t cap, size_t *got) {
+spt_status spt__zip_head(const char *fn, const char *label, const spt__zip_entry *e, char *buf, size_t cap,
+                         size_t *got) {
     (void)fn;
     *got = 0;
     SPT__TRY(usable(label, e));
@@ -167,7 +173,8 @@ spt_status spt__zip_head(const char *fn, const char *label, const spt__zip_entry
     }
     *got = want - s.avail_out;
     inflateEnd(&s);
-    if (r != Z_OK && r != Z_STREAM_END) return spt__err(SPT_EPARSE, "%s: corrupt deflate data in the first %zu bytes", label, *got);
+    if (r != Z_OK && r != Z_STREAM_END)
+        return spt__err(SPT_EPARSE, "%s: corrupt deflate data in the first %zu bytes", label, *got);
     return SPT_OK;
 }
 
@@ -185,7 +192,8 @@ static uint32_t crc_pass(const unsigned char *p, size_t n, bool drop) {
 }
 
 void spt__unmap_behind(const void *p, size_t n) {
-    const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = ((uintptr_t)p + pg - 1) & ~(pg - 1), e = ((uintptr_t)p + n) & ~(pg - 1);
+    const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = ((uintptr_t)p + pg - 1) & ~(pg - 1),
+                    e = ((uintptr_t)p + n) & ~(pg - 1);
     if (e > a) (void)madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
@@ -200,8 +208,8 @@ spt_status spt__zip_extract(const char *fn, const char *label, const spt__zip *z
         /* stored: the bytes where they lie (the pages behind the check are given back when mapped: the
          * caller reads them once more, from the page cache) */
         if (crc_pass(e->data, (size_t)e->usize, z->mapped && e->usize >= ((size_t)32 << 20)) != e->crc)
-            return spt__err(SPT_EPARSE, "%s: expected the CRC-32 %08x of the directory, found %08x in the stored bytes", label,
-                            (unsigned)e->crc, (unsigned)libdeflate_crc32(0, e->data, (size_t)e->usize));
+            return spt__err(SPT_EPARSE, "%s: expected the CRC-32 %08x of the directory, found %08x in the stored bytes",
+                            label, (unsigned)e->crc, (unsigned)libdeflate_crc32(0, e->data, (size_t)e->usize));
         *out = (const char *)e->data;
         return SPT_OK;
     }
@@ -217,18 +225,22 @@ spt_status spt__zip_extract(const char *fn, const char *label, const spt__zip *z
         return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
     }
     size_t got = 0;
-    enum libdeflate_result r = libdeflate_deflate_decompress(d, e->data, (size_t)e->csize, b + sh, (size_t)e->usize, &got);
+    enum libdeflate_result r = libdeflate_deflate_decompress(d, e->data, (size_t)e->csize, b + sh, (size_t)e->usize,
+                                                             &got);
     libdeflate_free_decompressor(d);
     if (r != LIBDEFLATE_SUCCESS || got != e->usize) {
         spt__free(b);
-        return spt__err(SPT_EPARSE, "%s: expected %llu bytes of deflate data, found %s", label, (unsigned long long)e->usize,
-                        r == LIBDEFLATE_INSUFFICIENT_SPACE ? "more" : r == LIBDEFLATE_SUCCESS ? "fewer" : "corrupt data");
+        return spt__err(SPT_EPARSE, "%s: expected %llu bytes of deflate data, found %s", label,
+                        (unsigned long long)e->usize,
+                        r == LIBDEFLATE_INSUFFICIENT_SPACE ? "more"
+                        : r == LIBDEFLATE_SUCCESS          ? "fewer"
+                                                           : "corrupt data");
     }
     uint32_t c = libdeflate_crc32(0, b + sh, (size_t)e->usize);
     if (c != e->crc) {
         spt__free(b);
-        return spt__err(SPT_EPARSE, "%s: expected the CRC-32 %08x of the directory, found %08x in the inflated bytes", label,
-                        (unsigned)e->crc, (unsigned)c);
+        return spt__err(SPT_EPARSE, "%s: expected the CRC-32 %08x of the directory, found %08x in the inflated bytes",
+                        label, (unsigned)e->crc, (unsigned)c);
     }
     *out = b + sh;
     *own = b;

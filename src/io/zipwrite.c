@@ -7,9 +7,10 @@
 #include <libdeflate.h>
 #include <pthread.h>
 
-spt_status spt__zipw_add(const char *fn, spt__zipw *w, const char *name, const char *head, size_t hlen, const void *body,
-                         size_t blen, void *own) {
-    if (w->n == (int)(sizeof w->m / sizeof w->m[0]) || hlen > sizeof w->m[0].head || strlen(name) >= sizeof w->m[0].name) {
+spt_status spt__zipw_add(const char *fn, spt__zipw *w, const char *name, const char *head, size_t hlen,
+                         const void *body, size_t blen, void *own) {
+    if (w->n == (int)(sizeof w->m / sizeof w->m[0]) || hlen > sizeof w->m[0].head ||
+        strlen(name) >= sizeof w->m[0].name) {
         spt__free(own);
         return spt__err(SPT_EINVAL, "%s: too many or too large members for the archive", fn);
     }

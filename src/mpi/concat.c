@@ -4,8 +4,8 @@
  * exchange restores row-major key ranges. */
 #include "priv/mpi_priv.h"
 
-spt_status spt_dtensor_concat(const spt_dtensor *const *inputs, int64_t n, int64_t axis,
-                              bool expand_nonconcat_dim, spt_dtensor **out) {
+spt_status spt_dtensor_concat(const spt_dtensor *const *inputs, int64_t n, int64_t axis, bool expand_nonconcat_dim,
+                              spt_dtensor **out) {
     static const char fn[] = "spt_dtensor_concat";
     spt_status st = SPT_OK;
     spt_tensor *loc = NULL, *res = NULL;
@@ -24,24 +24,27 @@ spt_status spt_dtensor_concat(const spt_dtensor *const *inputs, int64_t n, int64
     int64_t shape[SPT_MAX_RANK], ax = axis < 0 ? axis + R : axis;
     /* the checks use replicated metadata only: every rank decides the same (agreed all the same) */
     for (int64_t i = 1; i < n && st == SPT_OK; i++)
-        if (inputs[i]->ctx != ctx) st = spt__err(SPT_EINVAL, "%s: input %lld belongs to another context", fn, (long long)i);
+        if (inputs[i]->ctx != ctx)
+            st = spt__err(SPT_EINVAL, "%s: input %lld belongs to another context", fn, (long long)i);
     if (st == SPT_OK && (axis < -R || axis >= R))
         st = spt__err(SPT_ERANGE, "%s: Concat dimension must be in range [%lld, %lld), got %lld", fn, (long long)-R,
                       (long long)R, (long long)axis);
     for (int64_t i = 1; i < n && st == SPT_OK; i++) {
         const spt_tensor *ti = inputs[i]->local;
         if (ti->dtype != t0->dtype)
-            st = spt__err(SPT_EDTYPE, "%s: input %lld has dtype %s, input 0 %s", fn, (long long)i, spt_dtype_name(ti->dtype),
-                          spt_dtype_name(t0->dtype));
+            st = spt__err(SPT_EDTYPE, "%s: input %lld has dtype %s, input 0 %s", fn, (long long)i,
+                          spt_dtype_name(ti->dtype), spt_dtype_name(t0->dtype));
         else if (ti->rank != R)
-            st = spt__err(SPT_EINVAL, "%s: Ranks of all input tensors must match: expected %lld but got %lld at position %lld", fn,
+            st = spt__err(SPT_EINVAL,
+                          "%s: Ranks of all input tensors must match: expected %lld but got %lld at position %lld", fn,
                           (long long)R, (long long)ti->rank, (long long)i);
         else if (!expand_nonconcat_dim)
             for (int64_t d = 0; d < R && st == SPT_OK; d++)
                 if (d != ax && ti->shape[d] != t0->shape[d])
-                    st = spt__err(SPT_EINVAL,
-                                  "%s: Input shapes must match: expected %lld for dimension %lld but got %lld at position %lld",
-                                  fn, (long long)t0->shape[d], (long long)d, (long long)ti->shape[d], (long long)i);
+                    st = spt__err(
+                        SPT_EINVAL,
+                        "%s: Input shapes must match: expected %lld for dimension %lld but got %lld at position %lld",
+                        fn, (long long)t0->shape[d], (long long)d, (long long)ti->shape[d], (long long)i);
     }
     int64_t total = 0;
     if (st == SPT_OK) {

@@ -197,8 +197,7 @@ spt_status spt__mpi_allreduce_i64(spt_mpi_ctx *ctx, const char *fn, int64_t *buf
     return rc == MPI_SUCCESS ? SPT_OK : spt__mpi_rc(fn, rc, "MPI_Allreduce");
 }
 
-spt_status spt__mpi_allgather_i64(spt_mpi_ctx *ctx, const char *fn, const int64_t *mine, int64_t n,
-                                  int64_t *all) {
+spt_status spt__mpi_allgather_i64(spt_mpi_ctx *ctx, const char *fn, const int64_t *mine, int64_t n, int64_t *all) {
     if (n <= 0) return SPT_OK;
     if (n > INT_MAX / 8 / ctx->size)
         return spt__err(SPT_EOVERFLOW, "%s: %lld counts per rank in one gather", fn, (long long)n);
@@ -230,8 +229,7 @@ spt_status spt__mpi_counts(spt_mpi_ctx *ctx, const char *fn, const int64_t *scou
 /* ---- the exchange primitive ---------------------------------------------------------------------- */
 
 spt_status spt__mpi_alltoallv(spt_mpi_ctx *ctx, const char *fn, const void *sbuf, const int64_t *scounts,
-                              const int64_t *sdispls, void *rbuf, const int64_t *rcounts,
-                              const int64_t *rdispls) {
+                              const int64_t *sdispls, void *rbuf, const int64_t *rcounts, const int64_t *rdispls) {
     spt_status st = SPT_OK;
     const int P = ctx->size;
     int *ic = NULL;
@@ -292,7 +290,8 @@ agree:
         SPT__MPI(fn, MPI_Alltoallv(ts, ic, ic + P, MPI_BYTE, tr, ic + 2 * P, ic + 3 * P, MPI_BYTE, ctx->comm),
                  "MPI_Alltoallv (chunk)");
         for (int q = 0; q < P; q++)
-            if (ic[2 * P + q]) memcpy((char *)rbuf + rdispls[q] + off, tr + (size_t)q * (size_t)C, (size_t)ic[2 * P + q]);
+            if (ic[2 * P + q])
+                memcpy((char *)rbuf + rdispls[q] + off, tr + (size_t)q * (size_t)C, (size_t)ic[2 * P + q]);
     }
 fail:
     spt__free(tr);
@@ -346,15 +345,17 @@ spt_status spt__mpi_same_dense(spt_mpi_ctx *ctx, const char *fn, const char *wha
     for (int q = 1; q < P; q++) {
         const int64_t *a = all + 4 * q;
         if (a[0] != all[0] || a[1] != all[1] || a[2] != all[2]) {
-            st = spt__err(SPT_EINVAL, "%s: %s must be the same on every rank, but rank %d's differs from rank 0's: "
-                          "shape [%lld, %lld] against [%lld, %lld]", fn, what, q, (long long)a[1], (long long)a[2], (long long)all[1],
-                          (long long)all[2]);
+            st = spt__err(SPT_EINVAL,
+                          "%s: %s must be the same on every rank, but rank %d's differs from rank 0's: "
+                          "shape [%lld, %lld] against [%lld, %lld]",
+                          fn, what, q, (long long)a[1], (long long)a[2], (long long)all[1], (long long)all[2]);
             break;
         }
         if (a[3] != all[3]) {
-            st = spt__err(SPT_EINVAL, "%s: %s must be the same on every rank, but rank %d's differs from rank 0's: "
-                          "content checksum %016llx against %016llx", fn, what, q, (unsigned long long)a[3],
-                          (unsigned long long)all[3]);
+            st = spt__err(SPT_EINVAL,
+                          "%s: %s must be the same on every rank, but rank %d's differs from rank 0's: "
+                          "content checksum %016llx against %016llx",
+                          fn, what, q, (unsigned long long)a[3], (unsigned long long)all[3]);
             break;
         }
     }

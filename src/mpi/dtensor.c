@@ -40,12 +40,8 @@ const int64_t *spt_dtensor_shape(const spt_dtensor *dt) { return dt->local->shap
 const int64_t *spt_dtensor_order(const spt_dtensor *dt) { return dt->local->order; }
 int64_t spt_dtensor_nnz(const spt_dtensor *dt) { return dt->nnz; }
 const spt_tensor *spt_dtensor_local(const spt_dtensor *dt) { return dt->local; }
-int64_t spt_dtensor_count(const spt_dtensor *dt, int p) {
-    return p >= 0 && p < dt->ctx->size ? dt->counts[p] : -1;
-}
-int64_t spt_dtensor_offset(const spt_dtensor *dt, int p) {
-    return p >= 0 && p < dt->ctx->size ? dt->offsets[p] : -1;
-}
+int64_t spt_dtensor_count(const spt_dtensor *dt, int p) { return p >= 0 && p < dt->ctx->size ? dt->counts[p] : -1; }
+int64_t spt_dtensor_offset(const spt_dtensor *dt, int p) { return p >= 0 && p < dt->ctx->size ? dt->offsets[p] : -1; }
 
 /* ---- metadata agreement -------------------------------------------------------------------------- */
 
@@ -55,8 +51,8 @@ static void fmt_meta(char *buf, size_t cap, const int64_t *m) {
     char s[SPT__IDXBUF], o[SPT__IDXBUF];
     spt__fmt_index(s, sizeof s, m + 2, m[1]);
     spt__fmt_index(o, sizeof o, m + 2 + SPT_MAX_RANK, m[1]);
-    snprintf(buf, cap, "dtype %s, rank %lld, shape %s, order %s", spt_dtype_name((spt_dtype)m[0]) ? spt_dtype_name((spt_dtype)m[0]) : "?",
-             (long long)m[1], s, o);
+    snprintf(buf, cap, "dtype %s, rank %lld, shape %s, order %s",
+             spt_dtype_name((spt_dtype)m[0]) ? spt_dtype_name((spt_dtype)m[0]) : "?", (long long)m[1], s, o);
 }
 
 spt_status spt__mpi_same_meta(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *order) {
@@ -95,8 +91,7 @@ fail:
 
 /* ---- constructors -------------------------------------------------------------------------------- */
 
-spt_status spt_dtensor_from_local(spt_mpi_ctx *ctx, const spt_tensor *piece, const int64_t *order,
-                                  spt_dtensor **out) {
+spt_status spt_dtensor_from_local(spt_mpi_ctx *ctx, const spt_tensor *piece, const int64_t *order, spt_dtensor **out) {
     static const char fn[] = "spt_dtensor_from_local";
     spt_status st;
     if (!ctx) return spt__err(SPT_EINVAL, "%s: ctx is NULL", fn);

@@ -7,10 +7,10 @@
 
 /* The layout of one exchange, in int64 arrays of P (entries, then bytes). */
 typedef struct layout {
-    int64_t *sent, *from; /* entries sent to each rank (0 to myself) | first entry of each block in t */
-    int64_t *rent, *rat;  /* entries received from each rank (0 from myself) | first in the receive buffers */
+    int64_t *sent, *from;        /* entries sent to each rank (0 to myself) | first entry of each block in t */
+    int64_t *rent, *rat;         /* entries received from each rank (0 from myself) | first in the receive buffers */
     int64_t *sc, *sd, *rcb, *rd; /* byte counts and displacements of one all-to-all */
-    int64_t nrecv;        /* entries received */
+    int64_t nrecv;               /* entries received */
 } layout;
 
 /* counts[q] * unit bytes at displacement at[q] * unit, for one all-to-all of fixed-size items. */

@@ -26,7 +26,8 @@ static spt_status exchange_packed(spt_mpi_ctx *ctx, const char *fn, int K, const
 
 /* The direct way holds: no strings, every block within the message limit, entry counts and
  * displacements within int (this rank's part of the decision). */
-static bool fits_direct(const spt_mpi_ctx *ctx, int K, const spt_tensor *const *s, const int64_t *c, const int64_t *rc) {
+static bool fits_direct(const spt_mpi_ctx *ctx, int K, const spt_tensor *const *s, const int64_t *c,
+                        const int64_t *rc) {
     const int P = ctx->size;
     const int64_t r = s[0]->rank, es = (int64_t)spt_dtype_size(s[0]->dtype);
     if (s[0]->dtype == SPT_STRING) return false;
@@ -101,7 +102,8 @@ static spt_status merge_received(const spt_mpi_ctx *ctx, const char *fn, const s
     for (int q = 0; q < P; q++) {
         if (q == me) {
             int64_t at = pos[k * P1 + q];
-            runs[q] = (run){s->indices + at * r, (const char *)s->values + (size_t)at * es, pos[k * P1 + q + 1] - at, 0};
+            runs[q] = (run){s->indices + at * r, (const char *)s->values + (size_t)at * es, pos[k * P1 + q + 1] - at,
+                            0};
         } else {
             runs[q] = (run){rix + ro[k * P + q] * r, rv + (size_t)ro[k * P + q] * es, rc[q * K + k], 0};
         }
@@ -253,7 +255,8 @@ spt_status spt__mpi_exchange_sorted(spt_mpi_ctx *ctx, const char *fn, int K, con
     /* the counts, once */
     ctx->meta_bytes += 8 * (int64_t)K * (P - 1);
     ctx->collectives++;
-    SPT__MPI(fn, MPI_Alltoall(c, K, MPI_INT64_T, c + (int64_t)K * P, K, MPI_INT64_T, ctx->comm), "MPI_Alltoall (counts)");
+    SPT__MPI(fn, MPI_Alltoall(c, K, MPI_INT64_T, c + (int64_t)K * P, K, MPI_INT64_T, ctx->comm),
+             "MPI_Alltoall (counts)");
     int64_t *rc = c + (int64_t)K * P, *ro = rc + (int64_t)K * P;
     /* strings (their bytes live apart) and blocks above the message limit: the packed, chunked way */
     big = !fits_direct(ctx, K, s, c, rc);
@@ -344,4 +347,3 @@ fail:
     spt__free(c);
     return st;
 }
-

@@ -30,7 +30,8 @@ static inline void put_rest(spt_tensor *o, int64_t w, const run *u, int64_t from
 static bool in_sequence(const spt__keyplan *kp, const run *runs, int nr, int64_t r) {
     for (int q = 0, p = -1; q < nr; q++) {
         if (!runs[q].n) continue;
-        if (p >= 0 && spt__keyplan_cmp(kp, row_of(&runs[p], runs[p].n - 1, r), row_of(&runs[q], 0, r)) > 0) return false;
+        if (p >= 0 && spt__keyplan_cmp(kp, row_of(&runs[p], runs[p].n - 1, r), row_of(&runs[q], 0, r)) > 0)
+            return false;
         p = q;
     }
     return true;
@@ -79,13 +80,17 @@ static int64_t merge_two(const spt__keyplan *kp, const run *A, const run *B, spt
         for (;;) {
             if (kb < ka) {
                 const int64_t *x = bi + j * 3;
-                oi[w * 3] = x[0]; oi[w * 3 + 1] = x[1]; oi[w * 3 + 2] = x[2];
+                oi[w * 3] = x[0];
+                oi[w * 3 + 1] = x[1];
+                oi[w * 3 + 2] = x[2];
                 ov[w++] = bv[j];
                 if (++j == B->n) break;
                 kb = KEY3(bi + j * 3);
             } else {
                 const int64_t *x = ai + i * 3;
-                oi[w * 3] = x[0]; oi[w * 3 + 1] = x[1]; oi[w * 3 + 2] = x[2];
+                oi[w * 3] = x[0];
+                oi[w * 3 + 1] = x[1];
+                oi[w * 3 + 2] = x[2];
                 ov[w++] = av[i];
                 if (++i == A->n) break;
                 ka = KEY3(ai + i * 3);
@@ -126,8 +131,8 @@ static int64_t merge_heap(const spt__keyplan *kp, const run *runs, int nr, spt_t
         cur[q].at = 0;
     }
 #define HEAD(q) row_of(&cur[q], cur[q].at, r)
-#define LESS(a, b)                                                                                 \
-    (k64 ? hk[a] < hk[b] || (hk[a] == hk[b] && (a) < (b))                                          \
+#define LESS(a, b)                                                                                                     \
+    (k64 ? hk[a] < hk[b] || (hk[a] == hk[b] && (a) < (b))                                                              \
          : (cmp_ = spt__keyplan_cmp(kp, HEAD(a), HEAD(b)), cmp_ < 0 || (cmp_ == 0 && (a) < (b))))
     int cmp_;
     for (int q = 0; q < nr; q++) {
@@ -136,7 +141,9 @@ static int64_t merge_heap(const spt__keyplan *kp, const run *runs, int nr, spt_t
         int c = hn++;
         heap[c] = q;
         while (c > 0 && LESS(heap[c], heap[(c - 1) / 2])) {
-            int t = heap[c]; heap[c] = heap[(c - 1) / 2]; heap[(c - 1) / 2] = t;
+            int t = heap[c];
+            heap[c] = heap[(c - 1) / 2];
+            heap[(c - 1) / 2] = t;
             c = (c - 1) / 2;
         }
     }
@@ -160,7 +167,9 @@ static int64_t merge_heap(const spt__keyplan *kp, const run *runs, int nr, spt_t
             if (l < hn && LESS(heap[l], heap[m])) m = l;
             if (l + 1 < hn && LESS(heap[l + 1], heap[m])) m = l + 1;
             if (m == c) break;
-            int t = heap[c]; heap[c] = heap[m]; heap[m] = t;
+            int t = heap[c];
+            heap[c] = heap[m];
+            heap[m] = t;
             c = m;
         }
     }

@@ -69,8 +69,10 @@ spt_status spt_dtensor_mttkrp(const spt_dtensor *t, const spt_dense *const *fact
     int64_t rr[2] = {R, -R};
     SPT__CHECK(spt__mpi_allreduce_i64(ctx, fn, rr, 2, MPI_MAX));
     if (rr[0] != -rr[1]) {
-        st = spt__err(SPT_EINVAL, "%s: the factor matrices must be the same on every rank, but their column counts "
-                      "differ between ranks (%lld..%lld)", fn, (long long)-rr[1], (long long)rr[0]);
+        st = spt__err(SPT_EINVAL,
+                      "%s: the factor matrices must be the same on every rank, but their column counts "
+                      "differ between ranks (%lld..%lld)",
+                      fn, (long long)-rr[1], (long long)rr[0]);
         goto fail;
     }
     for (int64_t k = 0; k < nfactors; k++) { /* and hold the same values (shape and content checksum) */
@@ -79,7 +81,8 @@ spt_status spt_dtensor_mttkrp(const spt_dtensor *t, const spt_dense *const *fact
         if (k != mode) SPT__CHECK(spt__mpi_same_dense(ctx, fn, what, factors[k]));
     }
     if (ctx->size == 1) {
-        if ((st = spt_mttkrp(p, factors, nfactors, mode, out)) != SPT_OK) st = spt__mpi_rename_err(fn, "spt_mttkrp", st);
+        if ((st = spt_mttkrp(p, factors, nfactors, mode, out)) != SPT_OK)
+            st = spt__mpi_rename_err(fn, "spt_mttkrp", st);
         return spt__mpi_agree(ctx, fn, st);
     }
     int64_t lo = 0;

@@ -25,10 +25,12 @@ static spt_status local_checks(const char *fn, const spt_tensor *p, const spt_de
     if ((int)how < SPT_MPI_FACTORS_AUTO || (int)how > SPT_MPI_FACTORS_FETCH)
         return spt__err(SPT_EINVAL, "%s: how %d is not SPT_MPI_FACTORS_AUTO, _REPLICATE or _FETCH", fn, (int)how);
     if (!fr || !begin) return spt__err(SPT_EINVAL, "%s: factor_rows or row_begin is NULL", fn);
-    if (p->rank < 2) return spt__err(SPT_EINVAL, "%s: the tensor must have rank >= 2, not %lld", fn, (long long)p->rank);
+    if (p->rank < 2)
+        return spt__err(SPT_EINVAL, "%s: the tensor must have rank >= 2, not %lld", fn, (long long)p->rank);
     if (nf != p->rank)
-        return spt__err(SPT_EINVAL, "%s: %lld factors given for a rank-%lld tensor (one per mode, the kept mode's ignored)",
-                        fn, (long long)nf, (long long)p->rank);
+        return spt__err(SPT_EINVAL,
+                        "%s: %lld factors given for a rank-%lld tensor (one per mode, the kept mode's ignored)", fn,
+                        (long long)nf, (long long)p->rank);
     if (mode < 0 || mode >= nf)
         return spt__err(SPT_ERANGE, "%s: mode %lld is out of range [0, %lld)", fn, (long long)mode, (long long)nf);
     for (int64_t k = 0; k < nf; k++) {
@@ -55,8 +57,10 @@ static spt_status blocks_and_probe(spt_mpi_ctx *ctx, const char *fn, spt_status 
         int64_t total = 0;
         SPT__CHECK(spt__mpi_rows_blocks(ctx, fn, st, fr[k], begin[k], &fp[k].info, &total));
         if (total != p->shape[k]) {
-            st = spt__err(SPT_EINVAL, "%s: the row blocks of factor %lld cover %lld rows, mode %lld of the tensor has "
-                          "size %lld", fn, (long long)k, (long long)total, (long long)k, (long long)p->shape[k]);
+            st = spt__err(SPT_EINVAL,
+                          "%s: the row blocks of factor %lld cover %lld rows, mode %lld of the tensor has "
+                          "size %lld",
+                          fn, (long long)k, (long long)total, (long long)k, (long long)p->shape[k]);
             goto fail;
         }
     }
@@ -74,7 +78,8 @@ static spt_status blocks_and_probe(spt_mpi_ctx *ctx, const char *fn, spt_status 
     spt_tensor *e = NULL;
     spt_dense *d = NULL;
     st = spt__tensor_alloc(fn, p->dtype, p->rank, p->shape, 0, NULL, &e);
-    if (st == SPT_OK && (st = spt_mttkrp(e, fs, nf, mode, &d)) != SPT_OK) st = spt__mpi_rename_err(fn, "spt_mttkrp", st);
+    if (st == SPT_OK && (st = spt_mttkrp(e, fs, nf, mode, &d)) != SPT_OK)
+        st = spt__mpi_rename_err(fn, "spt_mttkrp", st);
     if (st == SPT_OK) *R = d->shape[1];
     spt_dense_free(d);
     spt_tensor_free(e);
@@ -99,8 +104,7 @@ static spt_status replicate(spt_mpi_ctx *ctx, const char *fn, const spt_dense *b
         c[3 * P + q] = f->info[3 * q] * row;
     }
     SPT__CHECK(spt__mpi_alltoallv(ctx, fn, blk->data, c, c + P, full, c + 2 * P, c + 3 * P));
-    if (f->info[3 * me + 1] > 0)
-        memcpy(full + f->info[3 * me] * row, blk->data, (size_t)(f->info[3 * me + 1] * row));
+    if (f->info[3 * me + 1] > 0) memcpy(full + f->info[3 * me] * row, blk->data, (size_t)(f->info[3 * me + 1] * row));
     for (int64_t i = 0; i < f->nk; i++) memcpy(f->rows + i * row, full + f->need[i] * row, (size_t)row);
 fail:
     spt__free(c);
@@ -112,8 +116,14 @@ fail:
 static spt_status fetch(spt_mpi_ctx *ctx, const char *fn, const spt_dense *blk, int64_t begin, fpart *f, int64_t R,
                         size_t es) {
     spt_status st = SPT_OK;
-    spt__mpi_rows_fetch rf = {.info = f->info, .need = f->need, .nk = f->nk, .BC = R, .NC = R, .b_begin = begin,
-                              .adjoint_b = false, .es = es};
+    spt__mpi_rows_fetch rf = {.info = f->info,
+                              .need = f->need,
+                              .nk = f->nk,
+                              .BC = R,
+                              .NC = R,
+                              .b_begin = begin,
+                              .adjoint_b = false,
+                              .es = es};
     st = spt__mpi_rows_requests(fn, ctx->size, ctx->rank, &rf);
     SPT__AGREE(ctx, fn);
     SPT__CHECK(spt__mpi_rows_exchange(ctx, fn, &rf, blk, f->rows));
@@ -210,7 +220,8 @@ spt_status spt_dtensor_mttkrp_rows(const spt_dtensor *t, const spt_dense *const 
     SPT__CHECK(blocks_and_probe(ctx, fn, st, p, factor_rows, row_begin, nf, mode, fp, &R));
     if (ctx->size == 1) { /* one block per factor, the whole of it: the serial op (nothing moves either way) */
         if (taken) *taken = how == SPT_MPI_FACTORS_FETCH ? SPT_MPI_FACTORS_FETCH : SPT_MPI_FACTORS_REPLICATE;
-        if ((st = spt_mttkrp(p, factor_rows, nfactors, mode, out)) != SPT_OK) st = spt__mpi_rename_err(fn, "spt_mttkrp", st);
+        if ((st = spt_mttkrp(p, factor_rows, nfactors, mode, out)) != SPT_OK)
+            st = spt__mpi_rename_err(fn, "spt_mttkrp", st);
         goto fail;
     }
     SPT__CHECK(gather_factors(ctx, fn, p, factor_rows, row_begin, nf, mode, how, R, fp, taken));
@@ -228,7 +239,8 @@ spt_status spt_dtensor_mttkrp_rows(const spt_dtensor *t, const spt_dense *const 
         fs[k] = &cf[k];
     }
     st = compact_piece(fn, p, fp, mode, lo, rows, &sh);
-    if (st == SPT_OK && (st = spt_mttkrp(sh, fs, nf, mode, &blk)) != SPT_OK) st = spt__mpi_rename_err(fn, "spt_mttkrp", st);
+    if (st == SPT_OK && (st = spt_mttkrp(sh, fs, nf, mode, &blk)) != SPT_OK)
+        st = spt__mpi_rename_err(fn, "spt_mttkrp", st);
     spt_tensor_free(sh);
     SPT__AGREE(ctx, fn);
     st = spt__mpi_sum_windows(ctx, fn, p->dtype, blk->data, lo, rows, p->shape[mode], R, root, out);

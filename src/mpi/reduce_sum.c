@@ -5,11 +5,11 @@
 #include "priv/mpi_priv.h"
 
 /* dst[i] += src[j], generated per numeric dtype; integers wrap (unsigned arithmetic). */
-#define ADD_GEN(E, T, EXPR)                                                                        \
-    static void add_##E(void *dst, int64_t i, const void *src, int64_t j) {                        \
-        T *d = (T *)dst + i;                                                                       \
-        const T s = ((const T *)src)[j];                                                           \
-        *d = EXPR;                                                                                 \
+#define ADD_GEN(E, T, EXPR)                                                                                            \
+    static void add_##E(void *dst, int64_t i, const void *src, int64_t j) {                                            \
+        T *d = (T *)dst + i;                                                                                           \
+        const T s = ((const T *)src)[j];                                                                               \
+        *d = EXPR;                                                                                                     \
     }
 #define GEN_BOOL(E, T)
 #define GEN_STRING(E, T)
@@ -38,8 +38,8 @@ spt__mpi_add_fn spt__mpi_add_for(spt_dtype dtype) {
     return dtype >= 0 && dtype < SPT_NUM_DTYPES ? add_table[dtype] : NULL;
 }
 
-spt_status spt_dtensor_reduce_sum(const spt_dtensor *dt, const int64_t *axes, int64_t naxes,
-                                  bool keep_dims, spt_dtensor **out) {
+spt_status spt_dtensor_reduce_sum(const spt_dtensor *dt, const int64_t *axes, int64_t naxes, bool keep_dims,
+                                  spt_dtensor **out) {
     static const char fn[] = "spt_dtensor_reduce_sum";
     spt_status st = SPT_OK;
     if (!dt) return spt__err(SPT_EINVAL, "%s: dtensor is NULL", fn);
@@ -51,9 +51,11 @@ spt_status spt_dtensor_reduce_sum(const spt_dtensor *dt, const int64_t *axes, in
     int64_t *pos = NULL;
     if (out) *out = NULL;
     if (!out) st = spt__err(SPT_EINVAL, "%s: out is NULL", fn);
-    else if (naxes < 0 || (naxes > 0 && !axes)) st = spt__err(SPT_EINVAL, "%s: naxes = %lld with %s axes", fn, (long long)naxes, axes ? "non-NULL" : "NULL");
+    else if (naxes < 0 || (naxes > 0 && !axes))
+        st = spt__err(SPT_EINVAL, "%s: naxes = %lld with %s axes", fn, (long long)naxes, axes ? "non-NULL" : "NULL");
     else if (!add_table[t->dtype])
-        st = spt__err(SPT_EDTYPE, "%s: dtype %s is not supported (integers, floats, complex)", fn, spt_dtype_name(t->dtype));
+        st = spt__err(SPT_EDTYPE, "%s: dtype %s is not supported (integers, floats, complex)", fn,
+                      spt_dtype_name(t->dtype));
     if (st == SPT_OK) {
         for (int64_t i = 0; axes && i < naxes; i++) {
             if (axes[i] < -R || axes[i] >= R) {

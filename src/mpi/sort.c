@@ -100,9 +100,11 @@ static spt_status msd_transfer(spt_mpi_ctx *ctx, const char *fn, const uint64_t 
     ctx->collectives += 2;
     MPI_Request req[2];
     int done = 0;
-    SPT__MPI(fn, MPI_Ialltoallv(tk, ic, ic + P, MPI_UINT64_T, rk, ic + 2 * P, ic + 3 * P, MPI_UINT64_T, ctx->comm, &req[0]),
+    SPT__MPI(fn,
+             MPI_Ialltoallv(tk, ic, ic + P, MPI_UINT64_T, rk, ic + 2 * P, ic + 3 * P, MPI_UINT64_T, ctx->comm, &req[0]),
              "MPI_Ialltoallv (keys)");
-    int rcode = MPI_Ialltoallv(tp, ic, ic + P, MPI_UINT64_T, rp, ic + 2 * P, ic + 3 * P, MPI_UINT64_T, ctx->comm, &req[1]);
+    int rcode = MPI_Ialltoallv(tp, ic, ic + P, MPI_UINT64_T, rp, ic + 2 * P, ic + 3 * P, MPI_UINT64_T, ctx->comm,
+                               &req[1]);
     if (rcode != MPI_SUCCESS) {
         MPI_Wait(&req[0], MPI_STATUS_IGNORE);
         SPT__MPI(fn, rcode, "MPI_Ialltoallv (payloads)");
@@ -274,9 +276,9 @@ fail:
  * two when one is too coarse). *m NULL: the path does not apply (alike on every rank); *ok false:
  * skewed (the sample sort). glob: my counts' global sums, then every rank's nnz and the in-place flag.
  * Collective; errors agreed. */
-static spt_status msd_setup(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *ord, spt_tensor *inplace,
-                            spt__msd **m, msd_units *u, int64_t **glob, uint64_t **tk, int64_t *B, int64_t *lo,
-                            int64_t *hi, bool *ok) {
+static spt_status msd_setup(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *ord,
+                            spt_tensor *inplace, spt__msd **m, msd_units *u, int64_t **glob, uint64_t **tk, int64_t *B,
+                            int64_t *lo, int64_t *hi, bool *ok) {
     spt_status st = SPT_OK;
     const int P = ctx->size, me = ctx->rank;
     const int64_t n = t->nnz;
@@ -391,8 +393,8 @@ fail:
 
 /* ---- the sort ------------------------------------------------------------------------------------ */
 
-spt_status spt__mpi_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *order,
-                         bool key_aligned, spt_tensor **out) {
+spt_status spt__mpi_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *order, bool key_aligned,
+                         spt_tensor **out) {
     spt_status st = SPT_OK;
     const int P = ctx->size;
     const spt_tensor *s = NULL;
@@ -429,4 +431,3 @@ fail:
     spt_tensor_free(own);
     return st;
 }
-

@@ -149,7 +149,8 @@ static spt_status answer_requests(const char *fn, int P, const spt_tensor *bs, i
         int64_t lo = key_bound(bs, d, 0, bs->nnz, &got[c], false), hi = key_bound(bs, d, lo, bs->nnz, &got[c], true);
         if (hi == lo) continue;
         if (R) memcpy((*snd)->indices + w * R, bs->indices + lo * R, (size_t)((hi - lo) * R) * sizeof(int64_t));
-        memcpy((char *)(*snd)->values + (size_t)w * es, (const char *)bs->values + (size_t)lo * es, (size_t)(hi - lo) * es);
+        memcpy((char *)(*snd)->values + (size_t)w * es, (const char *)bs->values + (size_t)lo * es,
+               (size_t)(hi - lo) * es);
         w += hi - lo;
     }
     (*snd)->flags = SPT__F_VALID;
@@ -202,8 +203,8 @@ fail:
 
 /* The checks of the serial op, run on empty tensors of the global metadata (replicated: the same
  * verdict on every rank). Local. */
-static spt_status probe_spgemm(const char *fn, const spt_tensor *a, const spt_tensor *b, bool adjoint_a,
-                               bool adjoint_b, bool keep_zeros) {
+static spt_status probe_spgemm(const char *fn, const spt_tensor *a, const spt_tensor *b, bool adjoint_a, bool adjoint_b,
+                               bool keep_zeros) {
     spt_tensor *ea = NULL, *eb = NULL, *c = NULL;
     spt_status st = spt__tensor_alloc(fn, a->dtype, a->rank, a->shape, 0, NULL, &ea);
     if (st == SPT_OK) st = spt__tensor_alloc(fn, b->dtype, b->rank, b->shape, 0, NULL, &eb);
@@ -228,8 +229,8 @@ static spt_status sorted_by(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *
     return st;
 }
 
-spt_status spt_dtensor_sparse_sparse_matmul(const spt_dtensor *a, const spt_dtensor *b, bool adjoint_a,
-                                            bool adjoint_b, bool keep_zeros, spt_dtensor **out) {
+spt_status spt_dtensor_sparse_sparse_matmul(const spt_dtensor *a, const spt_dtensor *b, bool adjoint_a, bool adjoint_b,
+                                            bool keep_zeros, spt_dtensor **out) {
     static const char fn[] = "spt_dtensor_sparse_sparse_matmul";
     spt_status st = SPT_OK;
     if (out) *out = NULL;

@@ -9,7 +9,8 @@
 #include "priv/mpi_priv.h"
 
 /* First position in [lo, hi) of sorted t whose row is >= x (strict: > x). */
-static int64_t bound(const spt__keyplan *kp, const spt_tensor *t, int64_t lo, int64_t hi, const int64_t *x, bool strict) {
+static int64_t bound(const spt__keyplan *kp, const spt_tensor *t, int64_t lo, int64_t hi, const int64_t *x,
+                     bool strict) {
     const int64_t r = t->rank;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;

@@ -16,20 +16,27 @@
 static spt_status read_at(const char *fn, FILE *fp, const char *path, int64_t off, char *buf, int64_t n) {
     if (n == 0) return SPT_OK;
     if (fseeko(fp, (off_t)off, SEEK_SET) != 0 || fread(buf, 1, (size_t)n, fp) != (size_t)n)
-        return spt__err(SPT_EIO, "%s: cannot read %lld bytes at offset %lld of %s", fn, (long long)n, (long long)off, path);
+        return spt__err(SPT_EIO, "%s: cannot read %lld bytes at offset %lld of %s", fn, (long long)n, (long long)off,
+                        path);
     return SPT_OK;
 }
 
 /* The first line start at or after `pos` (>= lo): the byte after the first '\n' at or after pos-1. */
 static spt_status line_start(const char *fn, FILE *fp, const char *path, int64_t lo, int64_t pos, int64_t size,
                              int64_t *out) {
-    if (pos <= lo) { *out = lo; return SPT_OK; }
+    if (pos <= lo) {
+        *out = lo;
+        return SPT_OK;
+    }
     char buf[4096];
     for (int64_t p = pos - 1; p < size;) {
         int64_t n = size - p < (int64_t)sizeof buf ? size - p : (int64_t)sizeof buf;
         SPT__TRY(read_at(fn, fp, path, p, buf, n));
         const char *nl = memchr(buf, '\n', (size_t)n);
-        if (nl) { *out = p + (nl - buf) + 1; return SPT_OK; }
+        if (nl) {
+            *out = p + (nl - buf) + 1;
+            return SPT_OK;
+        }
         p += n;
     }
     *out = size;
@@ -38,9 +45,9 @@ static spt_status line_start(const char *fn, FILE *fp, const char *path, int64_t
 
 /* The head: the comment/blank lines before the first data line. */
 typedef struct head {
-    int64_t end;      /* byte offset of the first data line (or the size) */
-    int64_t lines;    /* lines before it */
-    int64_t rank;     /* from the first data line or the shape comment / option; -1 unknown */
+    int64_t end;   /* byte offset of the first data line (or the size) */
+    int64_t lines; /* lines before it */
+    int64_t rank;  /* from the first data line or the shape comment / option; -1 unknown */
     int64_t has_shape, has_dtype, dtype;
     int64_t shape[SPT_MAX_RANK];
 } head;
@@ -63,7 +70,10 @@ static spt_status read_head(const char *fn, FILE *fp, const char *path, int64_t 
         int64_t want = len + 65536 < size ? len + 65536 : size;
         if (want > cap) {
             char *nb = spt__realloc(buf, (size_t)want + 1);
-            if (!nb) { st = spt__err(SPT_ENOMEM, "%s: out of memory", fn); goto fail; }
+            if (!nb) {
+                st = spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+                goto fail;
+            }
             buf = nb;
             cap = want;
         }
@@ -153,7 +163,8 @@ spt_status spt_dtensor_read_tns(spt_mpi_ctx *ctx, const char *path, const spt_re
     else if (!(fp = fopen(path, "rb"))) st = spt__err(SPT_EIO, "%s: cannot open %s: %s", fn, path, strerror(errno));
     else {
         struct stat sb;
-        if (fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode)) st = spt__err(SPT_EIO, "%s: %s is not a regular file", fn, path);
+        if (fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode))
+            st = spt__err(SPT_EIO, "%s: %s is not a regular file", fn, path);
         else size = (int64_t)sb.st_size;
     }
     if (st == SPT_OK && me == 0) st = read_head(fn, fp, path, size, opts, &h);
@@ -163,7 +174,8 @@ spt_status spt_dtensor_read_tns(spt_mpi_ctx *ctx, const char *path, const spt_re
     /* my byte range, cut at line starts */
     int64_t body = size - h.end, lo = 0, hi = 0;
     st = line_start(fn, fp, path, h.end, h.end + (int64_t)(((__int128)body * me) / P), size, &lo);
-    if (st == SPT_OK) st = line_start(fn, fp, path, h.end, h.end + (int64_t)(((__int128)body * (me + 1)) / P), size, &hi);
+    if (st == SPT_OK)
+        st = line_start(fn, fp, path, h.end, h.end + (int64_t)(((__int128)body * (me + 1)) / P), size, &hi);
     if (st == SPT_OK && hi < lo) hi = lo;
     if (st == SPT_OK) chunk = spt__alloc_array(fn, hi - lo + 1, 1, 1, false, &st);
     if (chunk) st = read_at(fn, fp, path, lo, chunk, hi - lo);
@@ -182,8 +194,14 @@ spt_status spt_dtensor_read_tns(spt_mpi_ctx *ctx, const char *path, const spt_re
     SPT__AGREE(ctx, fn);
     /* parse my chunk: dtype and shape as the head decided, else inferred and agreed below */
     spt_read_opts o = {0};
-    if (h.has_dtype) { o.has_dtype = true; o.dtype = (spt_dtype)h.dtype; }
-    if (h.has_shape) { o.rank = h.rank; o.shape = h.shape; }
+    if (h.has_dtype) {
+        o.has_dtype = true;
+        o.dtype = (spt_dtype)h.dtype;
+    }
+    if (h.has_shape) {
+        o.rank = h.rank;
+        o.shape = h.shape;
+    }
     if (hi > lo) {
         st = spt_parse_tns(chunk, (size_t)(hi - lo), path, &o, &t);
         if (st != SPT_OK) st = fix_line(st, path, base);
@@ -270,7 +288,8 @@ static spt_status global_meta(const spt_dtensor *dt, const char *fn, char *meta,
     bool lu = (t->flags & SPT__F_UNIQUE) != 0;
     if (!lu && (t->flags & SPT__F_SORTED) && spt__order_defined(R, t->order)) {
         lu = true; /* a sorted part whose flag was not kept: unique when no two neighbours are equal */
-        for (int64_t i = 1; i < n && lu; i++) lu = spt__cmp_rows(t->indices + (i - 1) * R, t->indices + i * R, R, t->order) != 0;
+        for (int64_t i = 1; i < n && lu; i++)
+            lu = spt__cmp_rows(t->indices + (i - 1) * R, t->indices + i * R, R, t->order) != 0;
     }
     mine[1] = lu;
     for (int64_t k = 0; k < R; k++) {
@@ -357,7 +376,8 @@ spt_status spt_dtensor_write_tns(const spt_dtensor *dt, const char *path) {
                     bol = buf[s] == '\n';
                     s++;
                 }
-                if (n > s && fwrite(buf + s, 1, n - s, o.fp) != n - s) st = spt__err(SPT_EIO, "%s: cannot write %s", fn, path);
+                if (n > s && fwrite(buf + s, 1, n - s, o.fp) != n - s)
+                    st = spt__err(SPT_EIO, "%s: cannot write %s", fn, path);
             }
             if (ferror(in)) st = spt__err(SPT_EIO, "%s: cannot read %s", fn, name);
             fclose(in);

@@ -127,7 +127,7 @@ int spt__nchunks(int64_t n, int64_t w);
  * stable radix sort gives keys sorted and perm[k] = the entry at sorted position k. *unique: no
  * repeated index. The caller frees *keys and *perm. */
 spt_status spt__sorted_keys(const char *fn, const spt_tensor *t, uint64_t **keys, int64_t **perm, bool *unique,
-                           bool *ordinal);
+                            bool *ordinal);
 /* The common prologue of a sparse tensor times a dense operand along one mode (spt_ttv, spt_ttm): *out
  * cleared; SPT_EINVAL for a NULL argument, SPT_ERANGE for a mode outside [0, rank), SPT_EDTYPE when d's
  * dtype differs from t's (`what` names d in the message: "vector", "matrix"). */
@@ -136,7 +136,7 @@ spt_status spt__mode_operand_check(const char *fn, const spt_tensor *t, const sp
 /* The same for two tensors of one shape with keys comparable across them (linear, or dense ranks over
  * both past 2^64): ka/kb (a->nnz / b->nnz keys), pa/pb, ua/ub as above. The caller frees all four. */
 spt_status spt__sorted_keys2(const char *fn, const spt_tensor *a, const spt_tensor *b, uint64_t **ka, uint64_t **kb,
-                            int64_t **pa, int64_t **pb, bool *ua, bool *ub);
+                             int64_t **pa, int64_t **pb, bool *ua, bool *ub);
 
 /* Internal reduce engine shared by spt_reduce_sum(_sparse) and spt_reduce_max(_sparse). */
 struct spt__reduce_src;

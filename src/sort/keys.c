@@ -191,9 +191,10 @@ static spt_status sort_rows(const char *fn, const spt__keyplan *kp, const int64_
     int64_t unsorted = 0, repeated = 0;
 #pragma omp parallel for schedule(static) num_threads(nth) reduction(+ : unsorted, repeated)
     for (int64_t i = 1; i < n; i++) {
-        int cmp = k[i - 1] < k[i] ? -1 : k[i - 1] > k[i] ? 1
-                  : whole          ? 0
-                                   : spt__keyplan_cmp(kp, ix + (i - 1) * stride, ix + i * stride);
+        int cmp = k[i - 1] < k[i]   ? -1
+                  : k[i - 1] > k[i] ? 1
+                  : whole           ? 0
+                                    : spt__keyplan_cmp(kp, ix + (i - 1) * stride, ix + i * stride);
         unsorted += cmp > 0;
         repeated += cmp == 0;
         if (ranks) ranks[i] = cmp != 0;

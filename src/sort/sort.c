@@ -5,8 +5,8 @@
  * the entries (sort_gather.c). */
 #include "sort/sort_internal.h"
 
-spt_status spt__linear_keys(const char *fn, const spt_tensor *t, const int64_t *order, uint64_t *keys,
-                            bool *sorted, bool *unique) {
+spt_status spt__linear_keys(const char *fn, const spt_tensor *t, const int64_t *order, uint64_t *keys, bool *sorted,
+                            bool *unique) {
     const int64_t r = t->rank, n = t->nnz, *ix = t->indices, *sh = t->shape;
     int64_t ord[SPT_MAX_RANK];
     for (int64_t k = 0; k < r; k++) ord[k] = order ? order[k] : k;
@@ -137,7 +137,8 @@ spt_status spt_reordered(const spt_tensor *t, const int64_t *order, spt_tensor *
     if (!t) return spt__err(SPT_EINVAL, "%s: tensor is NULL", fn);
     SPT__TRY(check_perm_order(fn, t->rank, order));
     packing pk;
-    if (!known_sorted_by(t, order) && t->dtype != SPT_STRING && t->rank > 0 && t->nnz > 1 && spt__make_packing(t, order, &pk)) {
+    if (!known_sorted_by(t, order) && t->dtype != SPT_STRING && t->rank > 0 && t->nnz > 1 &&
+        spt__make_packing(t, order, &pk)) {
         /* sorted straight from t into a fresh tensor */
         bool uniq = false;
         SPT__TRY(spt__tensor_alloc_uninit(fn, t->dtype, t->rank, t->shape, t->nnz, NULL, &o));

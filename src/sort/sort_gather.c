@@ -6,16 +6,19 @@
 /* dst[k] = src[perm[k]] for elements of es bytes (no parallel region for a short run). */
 void spt__gather(void *dst, const void *src, size_t es, const int64_t *perm, int64_t n) {
     int nth SPT__OMP_VAR = spt__threads_for(n);
-#define GATHER(T)                                                                                  \
-    do {                                                                                           \
-        T *d_ = dst;                                                                               \
-        const T *s_ = src;                                                                         \
-        if (nth <= 1) /* a short run (concat's merge gathers many): no parallel region at all */    \
-            for (int64_t k = 0; k < n; k++) d_[k] = s_[perm[k]];                                   \
-        else                                                                                       \
-            _Pragma("omp parallel for schedule(static) num_threads(nth)") for (int64_t k = 0; k < n; k++) d_[k] = s_[perm[k]]; \
+#define GATHER(T)                                                                                                      \
+    do {                                                                                                               \
+        T *d_ = dst;                                                                                                   \
+        const T *s_ = src;                                                                                             \
+        if (nth <= 1) /* a short run (concat's merge gathers many): no parallel region at all */                       \
+            for (int64_t k = 0; k < n; k++) d_[k] = s_[perm[k]];                                                       \
+        else                                                                                                           \
+            _Pragma("omp parallel for schedule(static) num_threads(nth)") for (int64_t k = 0; k < n; k++)              \
+                d_[k] = s_[perm[k]];                                                                                   \
     } while (0)
-    typedef struct { uint64_t a, b; } u128;
+    typedef struct {
+        uint64_t a, b;
+    } u128;
     switch (es) {
     case 1: GATHER(uint8_t); break;
     case 2: GATHER(uint16_t); break;
@@ -24,11 +27,13 @@ void spt__gather(void *dst, const void *src, size_t es, const int64_t *perm, int
     case 16: GATHER(u128); break;
     default:
         if (nth <= 1) {
-            for (int64_t k = 0; k < n; k++) memcpy((char *)dst + (size_t)k * es, (const char *)src + (size_t)perm[k] * es, es);
+            for (int64_t k = 0; k < n; k++)
+                memcpy((char *)dst + (size_t)k * es, (const char *)src + (size_t)perm[k] * es, es);
             break;
         }
 #pragma omp parallel for schedule(static) num_threads(nth)
-        for (int64_t k = 0; k < n; k++) memcpy((char *)dst + (size_t)k * es, (const char *)src + (size_t)perm[k] * es, es);
+        for (int64_t k = 0; k < n; k++)
+            memcpy((char *)dst + (size_t)k * es, (const char *)src + (size_t)perm[k] * es, es);
     }
 #undef GATHER
 }

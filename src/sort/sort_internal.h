@@ -29,7 +29,8 @@ bool spt__make_packing(const spt_tensor *t, const int64_t *order, packing *pk);
 
 /* Reorder through packed keys, in place (dst == t) or into dst (a fresh owned tensor of t's dtype, shape
  * and nnz, never strings); *unique_out says whether the keys are distinct. See sort_packed.c. */
-spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *dst, const packing *pk, bool *unique_out);
+spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *dst, const packing *pk,
+                               bool *unique_out);
 
 #define BUCKET_MAX_DIGIT 11
 #define BUCKET_MAX_PASSES 6 /* 64 bits in digits of at most 11 */

@@ -52,7 +52,7 @@ bool spt__make_packing(const spt_tensor *t, const int64_t *order, packing *pk) {
 }
 
 #define BUCKET_TOP_MIN 256 /* two-word buckets up to this size: spt__bucket_sort directly */
-#define WC_N 8 /* entries per write-combining buffer: one 64-byte line of keys, one of payloads */
+#define WC_N 8             /* entries per write-combining buffer: one 64-byte line of keys, one of payloads */
 
 static int64_t chunk_lo(const radix_plan *rp, int64_t c) { return c * rp->chunk; }
 static int64_t chunk_hi(const radix_plan *rp, int64_t c) {
@@ -71,9 +71,9 @@ static inline uint64_t pack_row(const packing *pk, const int64_t *row) {
  * digit) and rank R: the key's fields from locals, the bounds check as an OR of flags (no branch per index),
  * the digit counted in h. Returns false when an index is out of bounds (the caller finds which). */
 static inline __attribute__((always_inline)) bool keys_chunk1(const packing *pk, const int64_t *ix, const int64_t *sh,
-                                                             int64_t lo, int64_t hi, const int64_t R, bool check,
-                                                             uint64_t *keys, int64_t *h, int shift0, uint64_t dmask,
-                                                             int64_t *unsorted, int64_t *repeated) {
+                                                              int64_t lo, int64_t hi, const int64_t R, bool check,
+                                                              uint64_t *keys, int64_t *h, int shift0, uint64_t dmask,
+                                                              int64_t *unsorted, int64_t *repeated) {
     int64_t ord[SPT_MAX_RANK], dim[SPT_MAX_RANK];
     int sft[SPT_MAX_RANK];
     for (int64_t k = 0; k < R; k++) ord[k] = pk->ord[k], sft[k] = pk->shift[k], dim[k] = sh[pk->ord[k]];
@@ -101,7 +101,8 @@ static inline __attribute__((always_inline)) bool keys_chunk1(const packing *pk,
 
 /* keys_chunk1 with the rank a constant for ranks 2 and 3. */
 static bool keys_chunk1_r(const packing *pk, const int64_t *ix, const int64_t *sh, int64_t lo, int64_t hi, bool check,
-                          uint64_t *keys, int64_t *h, int shift0, uint64_t dmask, int64_t *unsorted, int64_t *repeated) {
+                          uint64_t *keys, int64_t *h, int shift0, uint64_t dmask, int64_t *unsorted,
+                          int64_t *repeated) {
     if (pk->r == 3) return keys_chunk1(pk, ix, sh, lo, hi, 3, check, keys, h, shift0, dmask, unsorted, repeated);
     if (pk->r == 2) return keys_chunk1(pk, ix, sh, lo, hi, 2, check, keys, h, shift0, dmask, unsorted, repeated);
     return keys_chunk1(pk, ix, sh, lo, hi, pk->r, check, keys, h, shift0, dmask, unsorted, repeated);
@@ -179,8 +180,7 @@ static inline __attribute__((always_inline)) unsigned wc_flush(uint64_t *tk, uin
                                                                int64_t *off, int64_t wb, unsigned f) {
     int64_t pos = off[wb];
     if (f != WC_N && (((uintptr_t)(tk + pos + f)) & 63) != 0) return f;
-    if (f == WC_N && (((uintptr_t)(tk + pos)) & 63) == 0)
-        stream_line(tk + pos, tp + pos, bb);
+    if (f == WC_N && (((uintptr_t)(tk + pos)) & 63) == 0) stream_line(tk + pos, tp + pos, bb);
     else {
         memcpy(tk + pos, bb, f * sizeof *bb);
         memcpy(tp + pos, bb + WC_N, f * sizeof *bb);
@@ -192,20 +192,20 @@ static inline __attribute__((always_inline)) unsigned wc_flush(uint64_t *tk, uin
 /* Append (k_, p_) to bucket b_ through its write-combining buffer (the scatter loops' buf, fill, off,
  * tk, tp). A macro over the scatter loops' locals, so that the 64-bit scatter compiles as it did when
  * this was written inline there. */
-#define WC_PUT(b_, k_, p_)                                                                         \
-    do {                                                                                           \
-        const int64_t wb_ = (b_);                                                                  \
-        uint64_t *bb_ = buf + wb_ * 2 * WC_N;                                                      \
-        unsigned f_ = fill[wb_];                                                                   \
-        bb_[f_] = (k_);                                                                            \
-        bb_[WC_N + f_] = (p_);                                                                     \
-        fill[wb_] = (unsigned char)wc_flush(tk, tp, bb_, off, wb_, f_ + 1);                        \
+#define WC_PUT(b_, k_, p_)                                                                                             \
+    do {                                                                                                               \
+        const int64_t wb_ = (b_);                                                                                      \
+        uint64_t *bb_ = buf + wb_ * 2 * WC_N;                                                                          \
+        unsigned f_ = fill[wb_];                                                                                       \
+        bb_[f_] = (k_);                                                                                                \
+        bb_[WC_N + f_] = (p_);                                                                                         \
+        fill[wb_] = (unsigned char)wc_flush(tk, tp, bb_, off, wb_, f_ + 1);                                            \
     } while (0)
 
 /* The pairs left in the write-combining buffers of nb buckets, then a fence so that the streaming
  * stores are visible before the buckets are read. */
-static inline void wc_drain(uint64_t *tk, uint64_t *tp, const uint64_t *buf, const unsigned char *fill,
-                            int64_t *off, int64_t nb) {
+static inline void wc_drain(uint64_t *tk, uint64_t *tp, const uint64_t *buf, const unsigned char *fill, int64_t *off,
+                            int64_t nb) {
     for (int64_t b = 0; b < nb; b++) {
         unsigned f = fill[b];
         const uint64_t *bb = buf + b * 2 * WC_N;
@@ -239,12 +239,9 @@ static void msd_from_indices(const radix_plan *rp, const packing *pk, const int6
         for (int64_t i = lo; i < hi; i++) {
             const int64_t *row = ix + i * r;
             uint64_t k;
-            if (r == 3)
-                k = (uint64_t)row[o0] << s0 | (uint64_t)row[o1] << s1 | (uint64_t)row[o2] << s2;
-            else if (r == 2)
-                k = (uint64_t)row[o0] << s0 | (uint64_t)row[o1] << s1;
-            else
-                k = pack_row(pk, row);
+            if (r == 3) k = (uint64_t)row[o0] << s0 | (uint64_t)row[o1] << s1 | (uint64_t)row[o2] << s2;
+            else if (r == 2) k = (uint64_t)row[o0] << s0 | (uint64_t)row[o1] << s1;
+            else k = pack_row(pk, row);
             WC_PUT((int64_t)(k >> shift), k, pay[i]);
         }
         wc_drain(tk, tp, buf, fill, off, nb);
@@ -253,8 +250,7 @@ static void msd_from_indices(const radix_plan *rp, const packing *pk, const int6
 
 /* Stable LSD passes over (keys, pay) with the scratch (tk, tp); returns 1 when the result ended in the
  * scratch buffers, 0 when in (keys, pay). */
-static int lsd_passes(const radix_plan *rp, int64_t *hist, uint64_t *keys, uint64_t *pay, uint64_t *tk,
-                      uint64_t *tp) {
+static int lsd_passes(const radix_plan *rp, int64_t *hist, uint64_t *keys, uint64_t *pay, uint64_t *tk, uint64_t *tp) {
     const int64_t n = rp->n, nb = (int64_t)1 << rp->digit, C = rp->chunks;
     const uint64_t dmask = (uint64_t)nb - 1;
     uint64_t *sk = keys, *sp = pay, *dk = tk, *dp = tp;
@@ -294,8 +290,12 @@ static int lsd_passes(const radix_plan *rp, int64_t *hist, uint64_t *keys, uint6
                 dp[pos] = sp[i];
             }
         }
-        uint64_t *x = sk; sk = dk; dk = x;
-        x = sp; sp = dp; dp = x;
+        uint64_t *x = sk;
+        sk = dk;
+        dk = x;
+        x = sp;
+        sp = dp;
+        dp = x;
         in_scratch ^= 1;
         moved = true;
     }
@@ -550,8 +550,12 @@ static int bucket_sort_top(uint64_t *k, uint64_t *p, uint64_t *sk, uint64_t *sp,
             b[pos] = key;
             bp[pos] = ap[i];
         }
-        uint64_t *x = a; a = b; b = x;
-        x = ap; ap = bp; bp = x;
+        uint64_t *x = a;
+        a = b;
+        b = x;
+        x = ap;
+        ap = bp;
+        bp = x;
     }
     /* sorted by the top 2d bits: insertion by the whole word (stable: only strictly greater keys move) */
     int64_t moves = 0;
@@ -598,7 +602,8 @@ static void decode_span128(const split2 *sp, const uint64_t *keys, uint64_t b, i
         for (int64_t i = 0; i < m; i++) {
             const uint64_t w = keys[i];
             int64_t *row = ix + i * r;
-            for (int64_t j = 0; j < r; j++) row[sp->ord[j]] = (int64_t)((((w >> sp->sl[j]) & sp->dm[j]) | hb[j]) & sp->mask[j]);
+            for (int64_t j = 0; j < r; j++)
+                row[sp->ord[j]] = (int64_t)((((w >> sp->sl[j]) & sp->dm[j]) | hb[j]) & sp->mask[j]);
         }
     }
 }
@@ -704,7 +709,7 @@ static int64_t sort_buckets(const radix_plan *rp, const packing *pk, bool two, i
 }
 
 spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *dst, const packing *pk,
-                                 bool *unique_out) {
+                               bool *unique_out) {
     spt_status st = SPT_OK;
     const int64_t n = t->nnz, r = pk->r;
     const size_t es = spt_dtype_size(t->dtype);

@@ -57,8 +57,12 @@ spt_status spt__radix_sort(const char *fn, uint64_t *keys, int64_t *perm, int64_
                 dst_p[pos] = src_p[i];
             }
         }
-        uint64_t *sk = src_k; src_k = dst_k; dst_k = sk;
-        int64_t *sp = src_p; src_p = dst_p; dst_p = sp;
+        uint64_t *sk = src_k;
+        src_k = dst_k;
+        dst_k = sk;
+        int64_t *sp = src_p;
+        src_p = dst_p;
+        dst_p = sp;
     }
     if (src_k != keys) {
         memcpy(keys, src_k, (size_t)n * sizeof *keys);
@@ -121,8 +125,12 @@ int spt__bucket_sort(uint64_t *k, uint64_t *p, uint64_t *sk, uint64_t *sp, int64
             b[pos] = key;
             bp[pos] = ap[i];
         }
-        uint64_t *x = a; a = b; b = x;
-        x = ap; ap = bp; bp = x;
+        uint64_t *x = a;
+        a = b;
+        b = x;
+        x = ap;
+        ap = bp;
+        bp = x;
     }
     return a != k;
 }
@@ -195,4 +203,3 @@ done:
     spt__free(tk);
     return st;
 }
-

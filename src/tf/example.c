@@ -15,8 +15,12 @@
 
 enum { L_NONE = 0, L_BYTES = 1, L_FLOAT = 2, L_INT64 = 3 };
 
-static int list_of(spt_dtype d) { return d == SPT_STRING ? L_BYTES : d == SPT_FLOAT32 ? L_FLOAT : d == SPT_INT64 ? L_INT64 : -1; }
-static const char *list_name(int l) { return l == L_BYTES ? "string" : l == L_FLOAT ? "float" : l == L_INT64 ? "int64" : "none"; }
+static int list_of(spt_dtype d) {
+    return d == SPT_STRING ? L_BYTES : d == SPT_FLOAT32 ? L_FLOAT : d == SPT_INT64 ? L_INT64 : -1;
+}
+static const char *list_name(int l) {
+    return l == L_BYTES ? "string" : l == L_FLOAT ? "float" : l == L_INT64 ? "int64" : "none";
+}
 
 typedef struct slot {
     const unsigned char *p; /* the list message's bytes */
@@ -57,9 +61,9 @@ static int64_t count_terminators(const unsigned char *p, size_t n) {
 static inline const unsigned char *varint10(const unsigned char *p, uint64_t *v) {
     uint64_t r = p[0], b;
     if (r < 0x80) return *v = r, p + 1;
-#define SPT__VARINT_STEP(k)                                                                                  \
-    b = p[k];                                                                                                \
-    r += (b - 1) << (7 * k); /* removes the previous byte's continuation bit */                               \
+#define SPT__VARINT_STEP(k)                                                                                            \
+    b = p[k];                                                                                                          \
+    r += (b - 1) << (7 * k); /* removes the previous byte's continuation bit */                                        \
     if (b < 0x80) return *v = r, p + k + 1;
     SPT__VARINT_STEP(1)
     SPT__VARINT_STEP(2)
@@ -309,7 +313,9 @@ static spt_status scan_example(const char *fn, int64_t b, const spt_str *ex, con
                 goto bad_key;
             }
             if (s->type != L_NONE && !count_list(s->type, s->p, s->len, &s->count, &why)) {
-                where = s->type == L_BYTES ? "Feature.bytes_list" : s->type == L_FLOAT ? "Feature.float_list" : "Feature.int64_list";
+                where = s->type == L_BYTES   ? "Feature.bytes_list"
+                        : s->type == L_FLOAT ? "Feature.float_list"
+                                             : "Feature.int64_list";
                 goto bad_key;
             }
             note_packed(s);
@@ -333,12 +339,15 @@ bad:
 
 static spt_status type_check(const char *fn, const slot *s, int64_t b, const char *key, spt_dtype dt) {
     if (s->type == L_NONE || s->type == list_of(dt)) return SPT_OK;
-    return spt__err(SPT_EINVAL, "%s: Name: <unknown>, Key: %s, Index: %lld.  Data types don't match. Expected type: %s, "
-                    "Actual type: %s", fn, key, (long long)b, list_name(list_of(dt)), list_name(s->type));
+    return spt__err(SPT_EINVAL,
+                    "%s: Name: <unknown>, Key: %s, Index: %lld.  Data types don't match. Expected type: %s, "
+                    "Actual type: %s",
+                    fn, key, (long long)b, list_name(list_of(dt)), list_name(s->type));
 }
 
 /* Decode slot s's values into values + at (elements of dt). */
-static spt_status decode_at(const char *fn, int64_t b, const char *key, const slot *s, spt_dtype dt, void *values, int64_t at) {
+static spt_status decode_at(const char *fn, int64_t b, const char *key, const slot *s, spt_dtype dt, void *values,
+                            int64_t at) {
     const char *why = NULL;
     if (s->type == L_NONE || !s->count) return SPT_OK;
     if (!decode_slot(s, (char *)values + (size_t)at * spt_dtype_size(dt), &why))
@@ -402,8 +411,8 @@ static void chunk_range(const chunks *c, int64_t k, int64_t *lo, int64_t *hi) {
 }
 
 /* Pass 1 over Examples [lo, hi): their slots, and the VarLenFeatures' counts into parts[0..V). */
-static void scan_range(const char *fn, const spt_str *ex, int64_t B, int64_t lo, int64_t hi, const keytab *kt, slot *slots,
-                       const vfeat *vf, int64_t V, vpart *parts, int64_t *first_bad) {
+static void scan_range(const char *fn, const spt_str *ex, int64_t B, int64_t lo, int64_t hi, const keytab *kt,
+                       slot *slots, const vfeat *vf, int64_t V, vpart *parts, int64_t *first_bad) {
     const int64_t K = kt->nkeys;
     for (int64_t b = lo; b < hi; b++) {
         if (b + SPT__EX_AHEAD < B) prefetch_bytes(&ex[b + SPT__EX_AHEAD]);
@@ -440,7 +449,8 @@ static void fill_range(const slot *slots, int64_t K, int64_t B, int64_t lo, int6
             if (!f->out || s->type != f->type || !s->count) continue;
             const int64_t c = s->count, e = p->at;
             const char *why = NULL;
-            if (!decode_slot(s, (char *)f->out->values + (size_t)e * f->es, &why) && b < p->dec_bad) p->dec_bad = b, p->why = why;
+            if (!decode_slot(s, (char *)f->out->values + (size_t)e * f->es, &why) && b < p->dec_bad)
+                p->dec_bad = b, p->why = why;
             if (batched) fill_pairs(f->out->indices + 2 * e, b, c);
             else
                 for (int64_t j = 0; j < c; j++) f->out->indices[e + j] = j;
@@ -470,8 +480,8 @@ static spt_status varlen_outputs(const char *fn, const spt_feature *features, in
         }
         if (!typed) continue; /* its error is reported in order */
         const int64_t shape[2] = {B, maxlen};
-        SPT__TRY(spt__tensor_alloc_uninit(fn, features[i].dtype, batched ? 2 : 1, batched ? shape : shape + 1, total, NULL,
-                                          &sparse_out[i]));
+        SPT__TRY(spt__tensor_alloc_uninit(fn, features[i].dtype, batched ? 2 : 1, batched ? shape : shape + 1, total,
+                                          NULL, &sparse_out[i]));
         vf[v].out = sparse_out[i];
         work += total;
     }
@@ -493,8 +503,8 @@ static spt_status varlen_outputs(const char *fn, const spt_feature *features, in
 
 /* The error of VarLenFeature f (v its number) the passes found, as its own pass used to report it: a list of
  * another type first (the first such Example), then malformed values; else its output finished. */
-static spt_status varlen_done(const char *fn, const slot *slots, int64_t K, const vfeat *vf, const vpart *parts, int64_t V,
-                              int64_t nch, int64_t v, const spt_feature *f) {
+static spt_status varlen_done(const char *fn, const slot *slots, int64_t K, const vfeat *vf, const vpart *parts,
+                              int64_t V, int64_t nch, int64_t v, const spt_feature *f) {
     int64_t tb = INT64_MAX, db = INT64_MAX;
     const char *why = NULL;
     for (int64_t k = 0; k < nch; k++) { /* in order: the first chunk with a fault holds the first Example */
@@ -522,8 +532,8 @@ static int cmp_rows(const void *a, const void *b) {
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static spt_status sparsefeat_out(const char *fn, const slot *slots, int64_t K, const int64_t *kids, int64_t B, bool batched,
-                                 const spt_feature *f, spt_tensor **out) {
+static spt_status sparsefeat_out(const char *fn, const slot *slots, int64_t K, const int64_t *kids, int64_t B,
+                                 bool batched, const spt_feature *f, spt_tensor **out) {
     spt_status st = SPT_OK;
     const int64_t ni = f->rank, vk = kids[0];
     int64_t total = 0;
@@ -536,8 +546,10 @@ static spt_status sparsefeat_out(const char *fn, const slot *slots, int64_t K, c
             SPT__TRY(type_check(fn, q, b, f->index_keys[j], SPT_INT64));
             int64_t qc = q->type ? q->count : 0;
             if (qc != c)
-                return spt__err(SPT_EINVAL, "%s: Example %lld: SparseFeature index key \"%s\" has %lld values but value key "
-                                "\"%s\" has %lld", fn, (long long)b, f->index_keys[j], (long long)qc, f->key, (long long)c);
+                return spt__err(SPT_EINVAL,
+                                "%s: Example %lld: SparseFeature index key \"%s\" has %lld values but value key "
+                                "\"%s\" has %lld",
+                                fn, (long long)b, f->index_keys[j], (long long)qc, f->key, (long long)c);
         }
         total += c;
     }
@@ -575,9 +587,11 @@ static spt_status sparsefeat_out(const char *fn, const slot *slots, int64_t K, c
             SPT__CHECK(decode_at(fn, b, f->index_keys[j], q, SPT_INT64, col, 0));
             for (int64_t i = 0; i < c; i++) {
                 if (col[i] < 0 || col[i] >= f->shape[j]) {
-                    st = spt__err(SPT_ERANGE, "%s: Example %lld: SparseFeature \"%s\": index %lld of key \"%s\" is %lld, "
-                                  "outside [0, %lld)", fn, (long long)b, f->key, (long long)i, f->index_keys[j],
-                                  (long long)col[i], (long long)f->shape[j]);
+                    st = spt__err(SPT_ERANGE,
+                                  "%s: Example %lld: SparseFeature \"%s\": index %lld of key \"%s\" is %lld, "
+                                  "outside [0, %lld)",
+                                  fn, (long long)b, f->key, (long long)i, f->index_keys[j], (long long)col[i],
+                                  (long long)f->shape[j]);
                     goto fail;
                 }
                 t->indices[(e + i) * rank + off + j] = col[i];
@@ -631,27 +645,32 @@ static spt_status fixed_out(const char *fn, const slot *slots, int64_t K, int64_
     shape[0] = B;
     for (int64_t d = 0; d < f->rank; d++) {
         if (f->shape[d] < 0 || spt__mul_i64(per, f->shape[d], &per))
-            return spt__err(SPT_EINVAL, "%s: FixedLenFeature \"%s\": shape[%lld] = %lld is not a size", fn, f->key, (long long)d,
-                            (long long)f->shape[d]);
+            return spt__err(SPT_EINVAL, "%s: FixedLenFeature \"%s\": shape[%lld] = %lld is not a size", fn, f->key,
+                            (long long)d, (long long)f->shape[d]);
         shape[1 + d] = f->shape[d];
     }
     const spt_dense *dv = f->default_value;
     if (dv && (dv->dtype != f->dtype || dv->size != per))
-        return spt__err(SPT_EINVAL, "%s: FixedLenFeature \"%s\": default_value must hold %lld values of %s, got %lld of %s", fn,
-                        f->key, (long long)per, spt_dtype_name(f->dtype), (long long)dv->size, spt_dtype_name(dv->dtype));
+        return spt__err(SPT_EINVAL,
+                        "%s: FixedLenFeature \"%s\": default_value must hold %lld values of %s, got %lld of %s", fn,
+                        f->key, (long long)per, spt_dtype_name(f->dtype), (long long)dv->size,
+                        spt_dtype_name(dv->dtype));
     for (int64_t b = 0; b < B; b++) {
         const slot *s = &slots[b * K + kid];
         SPT__TRY(type_check(fn, s, b, f->key, f->dtype));
         if (s->type == L_NONE) {
             if (!dv)
-                return spt__err(SPT_EINVAL, "%s: Name: <unknown>, Feature: %s (data type: %s) is required but could not be "
-                                "found.", fn, f->key, list_name(list_of(f->dtype)));
+                return spt__err(SPT_EINVAL,
+                                "%s: Name: <unknown>, Feature: %s (data type: %s) is required but could not be "
+                                "found.",
+                                fn, f->key, list_name(list_of(f->dtype)));
         } else if (s->count != per) {
             char sb[SPT__IDXBUF];
             spt__fmt_index(sb, sizeof sb, f->shape, f->rank);
-            return spt__err(SPT_EINVAL, "%s: Name: <unknown>, Key: %s, Index: %lld.  Number of %s values != expected.  Values "
-                            "size: %lld but output shape: %s", fn, f->key, (long long)b, list_name(s->type),
-                            (long long)s->count, sb);
+            return spt__err(SPT_EINVAL,
+                            "%s: Name: <unknown>, Key: %s, Index: %lld.  Number of %s values != expected.  Values "
+                            "size: %lld but output shape: %s",
+                            fn, f->key, (long long)b, list_name(s->type), (long long)s->count, sb);
         }
     }
     spt_dense *d = NULL;
@@ -678,18 +697,23 @@ static spt_status check_features(const char *fn, const spt_feature *features, in
     for (int64_t i = 0; i < nfeatures; i++) {
         const spt_feature *f = &features[i];
         if ((unsigned)f->kind > SPT_FEATURE_FIXEDLEN)
-            return spt__err(SPT_EINVAL, "%s: features[%lld].kind = %d is not VARLEN, SPARSE or FIXEDLEN", fn, (long long)i, (int)f->kind);
+            return spt__err(SPT_EINVAL, "%s: features[%lld].kind = %d is not VARLEN, SPARSE or FIXEDLEN", fn,
+                            (long long)i, (int)f->kind);
         if (!f->key) return spt__err(SPT_EINVAL, "%s: features[%lld].key is NULL", fn, (long long)i);
         if (list_of(f->dtype) < 0)
-            return spt__err(SPT_EDTYPE, "%s: feature \"%s\": dtype %s is not one an Example holds (int64, float32, string)", fn,
+            return spt__err(SPT_EDTYPE,
+                            "%s: feature \"%s\": dtype %s is not one an Example holds (int64, float32, string)", fn,
                             f->key, spt_dtype_name(f->dtype) ? spt_dtype_name(f->dtype) : "(invalid)");
         (*nk)++;
         if (f->kind == SPT_FEATURE_SPARSE) {
             if (f->rank < 1 || f->rank > SPT_MAX_RANK - 1 || !f->shape || !f->index_keys)
-                return spt__err(SPT_EINVAL, "%s: SparseFeature \"%s\" needs 1 to %d index keys with their sizes, got %lld", fn,
+                return spt__err(SPT_EINVAL,
+                                "%s: SparseFeature \"%s\" needs 1 to %d index keys with their sizes, got %lld", fn,
                                 f->key, SPT_MAX_RANK - 1, (long long)f->rank);
             for (int64_t j = 0; j < f->rank; j++) {
-                if (!f->index_keys[j]) return spt__err(SPT_EINVAL, "%s: SparseFeature \"%s\": index_keys[%lld] is NULL", fn, f->key, (long long)j);
+                if (!f->index_keys[j])
+                    return spt__err(SPT_EINVAL, "%s: SparseFeature \"%s\": index_keys[%lld] is NULL", fn, f->key,
+                                    (long long)j);
                 if (f->shape[j] < 0)
                     return spt__err(SPT_EINVAL, "%s: SparseFeature \"%s\": size[%lld] = %lld is negative", fn, f->key,
                                     (long long)j, (long long)f->shape[j]);
@@ -711,7 +735,8 @@ spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *fea
     if (serialized->dtype != SPT_STRING)
         return spt__err(SPT_EDTYPE, "%s: serialized must hold strings, got %s", fn, spt_dtype_name(serialized->dtype));
     if (serialized->rank > 1)
-        return spt__err(SPT_EINVAL, "%s: serialized must be a vector (or a scalar), got rank %lld", fn, (long long)serialized->rank);
+        return spt__err(SPT_EINVAL, "%s: serialized must be a vector (or a scalar), got rank %lld", fn,
+                        (long long)serialized->rank);
     const bool batched = serialized->rank == 1;
     const int64_t B = serialized->size;
     int64_t nk = 0;
@@ -767,15 +792,19 @@ spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *fea
     }
     if (first_bad != INT64_MAX) { /* again on this thread, for the message */
         st = scan_example(fn, first_bad, &ex[first_bad], &kt, slots + first_bad * K);
-        if (st == SPT_OK) st = spt__err(SPT_EINTERNAL, "%s: Example %lld failed to scan once only", fn, (long long)first_bad);
+        if (st == SPT_OK)
+            st = spt__err(SPT_EINTERNAL, "%s: Example %lld failed to scan once only", fn, (long long)first_bad);
         goto fail;
     }
-    if (V) SPT__CHECK(varlen_outputs(fn, features, nfeatures, vmap, slots, K, vf, parts, V, &cs, nth, batched, sparse_out));
+    if (V)
+        SPT__CHECK(
+            varlen_outputs(fn, features, nfeatures, vmap, slots, K, vf, parts, V, &cs, nth, batched, sparse_out));
     /* the errors in the order of the features */
     for (int64_t i = 0, q = 0; i < nfeatures; i++) {
         const spt_feature *f = &features[i];
         if (f->kind == SPT_FEATURE_VARLEN) SPT__CHECK(varlen_done(fn, slots, K, vf, parts, V, cs.n, vmap[i], f));
-        else if (f->kind == SPT_FEATURE_FIXEDLEN) SPT__CHECK(fixed_out(fn, slots, K, kid[q], B, batched, f, &dense_out[i]));
+        else if (f->kind == SPT_FEATURE_FIXEDLEN)
+            SPT__CHECK(fixed_out(fn, slots, K, kid[q], B, batched, f, &dense_out[i]));
         else SPT__CHECK(sparsefeat_out(fn, slots, K, kid + q, B, batched, f, &sparse_out[i]));
         q += 1 + (f->kind == SPT_FEATURE_SPARSE ? f->rank : 0);
     }
@@ -875,11 +904,13 @@ static size_t list_body(spt_dtype dt, const void *values, const int64_t *pick, i
     if (n == 0) return 0;
     if (dt == SPT_FLOAT32) *packed = (size_t)n * 4;
     else
-        for (int64_t i = 0; i < n; i++) *packed += spt__varint_size((uint64_t)((const int64_t *)values)[pick ? pick[i] : i]);
+        for (int64_t i = 0; i < n; i++)
+            *packed += spt__varint_size((uint64_t)((const int64_t *)values)[pick ? pick[i] : i]);
     return 1 + spt__varint_size(*packed) + *packed;
 }
 
-static void put_feature(spt__buf *w, const char *key, spt_dtype dt, const void *values, const int64_t *pick, int64_t n) {
+static void put_feature(spt__buf *w, const char *key, spt_dtype dt, const void *values, const int64_t *pick,
+                        int64_t n) {
     size_t packed, body = list_body(dt, values, pick, n, &packed), klen = strlen(key);
     size_t feat = 1 + spt__varint_size(body) + body;
     size_t entry = 1 + spt__varint_size(klen) + klen + 1 + spt__varint_size(feat) + feat;
@@ -928,15 +959,16 @@ spt_status spt_encode_example(const spt_example_feature *features, int64_t n, vo
         const spt_example_feature *f = &features[i];
         if (!f->key) return spt__err(SPT_EINVAL, "%s: features[%lld].key is NULL", fn, (long long)i);
         if (list_of(f->dtype) < 0)
-            return spt__err(SPT_EDTYPE, "%s: feature \"%s\": an Example holds int64, float32 or string lists, not %s", fn, f->key,
-                            spt_dtype_name(f->dtype) ? spt_dtype_name(f->dtype) : "(invalid)");
+            return spt__err(SPT_EDTYPE, "%s: feature \"%s\": an Example holds int64, float32 or string lists, not %s",
+                            fn, f->key, spt_dtype_name(f->dtype) ? spt_dtype_name(f->dtype) : "(invalid)");
         if (f->n < 0 || (f->n && !f->values))
             return spt__err(SPT_EINVAL, "%s: feature \"%s\": bad value count %lld", fn, f->key, (long long)f->n);
         for (int64_t j = 0; j < i; j++)
             if (!strcmp(features[j].key, f->key)) return spt__err(SPT_EINVAL, "%s: key \"%s\" repeats", fn, f->key);
     }
     spt__buf feats = {.ok = true}, w = {.ok = true};
-    for (int64_t i = 0; i < n; i++) put_feature(&feats, features[i].key, features[i].dtype, features[i].values, NULL, features[i].n);
+    for (int64_t i = 0; i < n; i++)
+        put_feature(&feats, features[i].key, features[i].dtype, features[i].values, NULL, features[i].n);
     bool ok = wrap_example(&w, &feats);
     spt__free(feats.b);
     if (!ok) {
@@ -949,17 +981,22 @@ spt_status spt_encode_example(const spt_example_feature *features, int64_t n, vo
     return SPT_OK;
 }
 
-spt_status spt_encode_examples(const spt_tensor *t, const char *value_key, const char *const *index_keys, spt_dense **out) {
+spt_status spt_encode_examples(const spt_tensor *t, const char *value_key, const char *const *index_keys,
+                               spt_dense **out) {
     static const char fn[] = "spt_encode_examples";
     spt_status st = SPT_OK;
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
     if (!t || !value_key) return spt__err(SPT_EINVAL, "%s: tensor or value_key is NULL", fn);
-    if (t->rank < 2) return spt__err(SPT_EINVAL, "%s: the rank must be >= 2 (one Example per row), got %lld", fn, (long long)t->rank);
+    if (t->rank < 2)
+        return spt__err(SPT_EINVAL, "%s: the rank must be >= 2 (one Example per row), got %lld", fn,
+                        (long long)t->rank);
     if (!index_keys && t->rank != 2)
-        return spt__err(SPT_EINVAL, "%s: a rank-%lld tensor needs %lld index keys", fn, (long long)t->rank, (long long)(t->rank - 1));
+        return spt__err(SPT_EINVAL, "%s: a rank-%lld tensor needs %lld index keys", fn, (long long)t->rank,
+                        (long long)(t->rank - 1));
     if (list_of(t->dtype) < 0)
-        return spt__err(SPT_EDTYPE, "%s: an Example holds int64, float32 or string values, not %s", fn, spt_dtype_name(t->dtype));
+        return spt__err(SPT_EDTYPE, "%s: an Example holds int64, float32 or string values, not %s", fn,
+                        spt_dtype_name(t->dtype));
     if (index_keys)
         for (int64_t d = 0; d < t->rank - 1; d++)
             if (!index_keys[d]) return spt__err(SPT_EINVAL, "%s: index_keys[%lld] is NULL", fn, (long long)d);
@@ -984,7 +1021,8 @@ spt_status spt_encode_examples(const spt_tensor *t, const char *value_key, const
                 for (int64_t i = 0; i < c; i++) col[i] = s->indices[(lo + i) * r + dd];
                 put_feature(&feats, index_keys[dd - 1], SPT_INT64, col, NULL, c);
             }
-        put_feature(&feats, value_key, s->dtype, (const char *)s->values + (size_t)lo * spt_dtype_size(s->dtype), NULL, c);
+        put_feature(&feats, value_key, s->dtype, (const char *)s->values + (size_t)lo * spt_dtype_size(s->dtype), NULL,
+                    c);
         if (!wrap_example(&w, &feats)) {
             st = spt__err(SPT_ENOMEM, "%s: out of memory", fn);
             goto fail;

@@ -27,9 +27,9 @@ typedef struct spt__pb {
 typedef struct spt__pb_field {
     uint32_t num;
     int wire;
-    uint64_t v;                  /* VARINT, I64, I32 */
-    const unsigned char *data;   /* LEN */
-    size_t len;                  /* LEN */
+    uint64_t v;                /* VARINT, I64, I32 */
+    const unsigned char *data; /* LEN */
+    size_t len;                /* LEN */
 } spt__pb_field;
 
 /* Read a varint (at most 10 bytes); false when truncated or too long. */
@@ -116,7 +116,7 @@ void spt__tensor_proto_put_index(spt__buf *w, const int64_t *indices, int64_t st
 /* A decoded TensorProto. data holds n elements in spt's layout (strings: spt_str pointing into the input
  * bytes, which must outlive it); owned, free with spt__tproto_free. */
 typedef struct spt__tproto {
-    int code;       /* TensorFlow's DataType */
+    int code; /* TensorFlow's DataType */
     spt_dtype dtype;
     int64_t rank;
     int64_t shape[SPT_MAX_RANK];

@@ -37,18 +37,19 @@ struct spt_tfrecord_reader {
     spt_tfrecord_compression comp;
     z_stream z;
     bool z_live, in_eof;
-    unsigned char *in;       /* compressed input (ZLIB / GZIP) */
-    unsigned char *buf;      /* uncompressed bytes [pos, end) not yet consumed */
+    unsigned char *in;  /* compressed input (ZLIB / GZIP) */
+    unsigned char *buf; /* uncompressed bytes [pos, end) not yet consumed */
     size_t pos, end;
-    unsigned char *rec;      /* the current record */
+    unsigned char *rec; /* the current record */
     size_t rec_cap;
-    int64_t offset;          /* uncompressed offset of the next unconsumed byte */
-    spt_status sticky;       /* after a fault, every read reports it again */
+    int64_t offset;    /* uncompressed offset of the next unconsumed byte */
+    spt_status sticky; /* after a fault, every read reports it again */
     char sticky_msg[512];
 };
 
 static spt_status loss(spt_tfrecord_reader *r, const char *fn, int64_t at, const char *why) {
-    snprintf(r->sticky_msg, sizeof r->sticky_msg, "%s: %s: corrupted record at byte %lld: %s", fn, r->path, (long long)at, why);
+    snprintf(r->sticky_msg, sizeof r->sticky_msg, "%s: %s: corrupted record at byte %lld: %s", fn, r->path,
+             (long long)at, why);
     r->sticky = SPT_EDATALOSS;
     return spt__err(SPT_EDATALOSS, "%s", r->sticky_msg);
 }
@@ -67,7 +68,8 @@ static spt_status refill(spt_tfrecord_reader *r, const char *fn, size_t *got) {
     while (*got == 0) {
         if (r->z.avail_in == 0 && !r->in_eof) {
             size_t n = fread(r->in, 1, IO_CHUNK, r->f);
-            if (n == 0 && ferror(r->f)) return spt__err(SPT_EIO, "%s: %s: read failed: %s", fn, r->path, strerror(errno));
+            if (n == 0 && ferror(r->f))
+                return spt__err(SPT_EIO, "%s: %s: read failed: %s", fn, r->path, strerror(errno));
             if (n == 0) r->in_eof = true;
             r->z.next_in = r->in;
             r->z.avail_in = (uInt)n;
@@ -334,7 +336,8 @@ spt_status spt_tfrecord_writer_open(const char *path, spt_tfrecord_compression c
     if (compression != SPT_TFRECORD_NONE) {
         w->z.zalloc = z_alloc;
         w->z.zfree = z_free;
-        if (deflateInit2(&w->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, window_bits(compression), 9, Z_DEFAULT_STRATEGY) != Z_OK) {
+        if (deflateInit2(&w->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, window_bits(compression), 9, Z_DEFAULT_STRATEGY) !=
+            Z_OK) {
             spt__free(w->out);
             spt__free(w->path);
             spt__free(w);
@@ -394,7 +397,8 @@ spt_status spt_tfrecord_writer_close(spt_tfrecord_writer *w) {
         if (st == SPT_OK) st = w_bytes(w, fn, NULL, 0, Z_FINISH);
         deflateEnd(&w->z);
     }
-    if (fclose(w->f) != 0 && st == SPT_OK) st = spt__err(SPT_EIO, "%s: %s: close failed: %s", fn, w->path, strerror(errno));
+    if (fclose(w->f) != 0 && st == SPT_OK)
+        st = spt__err(SPT_EIO, "%s: %s: close failed: %s", fn, w->path, strerror(errno));
     spt__free(w->out);
     spt__free(w->path);
     spt__free(w);

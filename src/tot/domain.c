@@ -78,8 +78,8 @@ spt_status spt_domain_result_index(const spt_domain *d, int64_t rank, const int6
         if (r < 0) {
             char buf[SPT__IDXBUF];
             spt__fmt_index(buf, sizeof buf, index, rank);
-            return spt__err(SPT_ERANGE, "%s: component %lld of %s (value %lld) appears in no index of the domain",
-                            fn, (long long)j, buf, (long long)index[j]);
+            return spt__err(SPT_ERANGE, "%s: component %lld of %s (value %lld) appears in no index of the domain", fn,
+                            (long long)j, buf, (long long)index[j]);
         }
         out[j] = r;
     }

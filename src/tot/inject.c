@@ -35,8 +35,8 @@ static spt_status out_rank_of(const char *fn, int64_t rank, int64_t ninj, int64_
 }
 
 /* y = x with values[k] at modes[k]; the caller has checked the injections. */
-static void inject_row(int64_t out_rank, const int64_t *x, int64_t ninj, const int64_t *modes,
-                       const int64_t *values, int64_t *y) {
+static void inject_row(int64_t out_rank, const int64_t *x, int64_t ninj, const int64_t *modes, const int64_t *values,
+                       int64_t *y) {
     int64_t slot[SPT_MAX_RANK];
     for (int64_t p = 0; p < out_rank; p++) slot[p] = -1;
     for (int64_t k = 0; k < ninj; k++) slot[modes[k]] = k;
@@ -55,14 +55,12 @@ spt_status spt_inject_index(int64_t rank, const int64_t *index, int64_t ninj, co
     return SPT_OK;
 }
 
-spt_status spt_uninject_index(int64_t rank, const int64_t *index, int64_t ninj, const int64_t *modes,
-                              int64_t *out) {
+spt_status spt_uninject_index(int64_t rank, const int64_t *index, int64_t ninj, const int64_t *modes, int64_t *out) {
     static const char fn[] = "spt_uninject_index";
     if (rank < 0 || rank > SPT_MAX_RANK)
         return spt__err(SPT_EINVAL, "%s: rank %lld outside [0, %d]", fn, (long long)rank, SPT_MAX_RANK);
     SPT__TRY(spt__check_injections(fn, rank, ninj, modes, NULL));
-    if ((rank > 0 && !index) || (rank > ninj && !out))
-        return spt__err(SPT_EINVAL, "%s: an array argument is NULL", fn);
+    if ((rank > 0 && !index) || (rank > ninj && !out)) return spt__err(SPT_EINVAL, "%s: an array argument is NULL", fn);
     bool injected[SPT_MAX_RANK] = {false};
     for (int64_t k = 0; k < ninj; k++) injected[modes[k]] = true;
     for (int64_t p = 0, next = 0; p < rank; p++)

@@ -9,14 +9,14 @@
 #define ADD_UINT ADD_INT
 #define ADD_FLOAT(T, a, b) ((a) + (b))
 #define ADD_COMPLEX ADD_FLOAT
-#define ADD_BOOL(T, a, b) ((a) || (b)) /* unreachable: numeric dtypes only */
+#define ADD_BOOL(T, a, b) ((a) || (b))       /* unreachable: numeric dtypes only */
 #define ADD_STRING(T, a, b) ((void)(b), (a)) /* unreachable */
 
-#define X(E, name, T, KIND)                                                                        \
-    static void acc_##E(void *acc, const int64_t *dpos, const void *src, const int64_t *spos, int64_t n) { \
-        T *a = acc;                                                                                \
-        const T *s = src;                                                                          \
-        for (int64_t i = 0; i < n; i++) a[dpos[i]] = ADD_##KIND(T, a[dpos[i]], s[spos[i]]);        \
+#define X(E, name, T, KIND)                                                                                            \
+    static void acc_##E(void *acc, const int64_t *dpos, const void *src, const int64_t *spos, int64_t n) {             \
+        T *a = acc;                                                                                                    \
+        const T *s = src;                                                                                              \
+        for (int64_t i = 0; i < n; i++) a[dpos[i]] = ADD_##KIND(T, a[dpos[i]], s[spos[i]]);                            \
     }
 #include "spt_dtypes.def"
 #undef X
@@ -74,8 +74,8 @@ spt_status spt_reduce_tot_sum(const spt_tot *tot, const spt_sparse_map *sm, int6
             int64_t ext = v.moff[j + 1] - v.moff[j];
             if (tot->inner_shape[e * D + j] != ext) {
                 spt__fmt_index(b, sizeof b, tot->inner_shape + e * D, D);
-                return spt__err(SPT_EINVAL, "%s: the inner tensor at %s has shape %s; dim %lld should be %lld", fn, a, b,
-                                (long long)j, (long long)ext);
+                return spt__err(SPT_EINVAL, "%s: the inner tensor at %s has shape %s; dim %lld should be %lld", fn, a,
+                                b, (long long)j, (long long)ext);
             }
             if (v.mvals[v.moff[j + 1] - 1] >= shape[j]) {
                 spt__fmt_index(b, sizeof b, shape, D);

@@ -240,8 +240,7 @@ spt_status spt_sparse_map_new(int64_t ind_rank, int64_t dep_rank, int64_t npairs
 }
 
 spt_status spt_sparse_map_new_with_keys(int64_t ind_rank, int64_t dep_rank, int64_t nkeys, const int64_t *keys,
-                                        int64_t npairs, const int64_t *ind, const int64_t *dep,
-                                        spt_sparse_map **out) {
+                                        int64_t npairs, const int64_t *ind, const int64_t *dep, spt_sparse_map **out) {
     return spt__sparse_map_build("spt_sparse_map_new_with_keys", ind_rank, dep_rank, nkeys, keys, npairs, ind, dep,
                                  out);
 }

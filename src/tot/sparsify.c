@@ -18,21 +18,21 @@
  * past that, by its index row, compared component by component in the plan's order (no key). */
 typedef struct source {
     size_t es;
-    const char *dense;     /* dense T: row-major data; NULL for sparse T */
+    const char *dense; /* dense T: row-major data; NULL for sparse T */
     int64_t nnz, R;
-    bool rows;             /* past 64 bits: entries compared as index rows (keys unused) */
-    const uint64_t *keys;  /* sorted keys, or NULL: computed from the indices of T (known sorted) */
-    const int64_t *ix;     /* T's indices */
-    const int64_t *perm;   /* entry at sorted position p (NULL = identity) */
-    const char *vals;      /* T's values */
+    bool rows;                      /* past 64 bits: entries compared as index rows (keys unused) */
+    const uint64_t *keys;           /* sorted keys, or NULL: computed from the indices of T (known sorted) */
+    const int64_t *ix;              /* T's indices */
+    const int64_t *perm;            /* entry at sorted position p (NULL = identity) */
+    const char *vals;               /* T's values */
     uint64_t ostride[SPT_MAX_RANK]; /* key = sum of y[m] * ostride[m] (mod 2^64: exact, every key < 2^64) */
-    int64_t d0;            /* the most significant mode of the order */
-    bool monotone;         /* the order is row-major: the targets of one key increase */
-    bool unique;           /* no two entries share an index */
-    const int64_t *slice;  /* optional: entries with y[d0] == r are [slice[r], slice[r+1]) */
-    uint64_t sstride;      /* keys of slice r lie in [r*sstride, (r+1)*sstride) */
-    double span;           /* the number of keys (max_key + 1) */
-    spt__keyplan kp;       /* the order searched in */
+    int64_t d0;                     /* the most significant mode of the order */
+    bool monotone;                  /* the order is row-major: the targets of one key increase */
+    bool unique;                    /* no two entries share an index */
+    const int64_t *slice;           /* optional: entries with y[d0] == r are [slice[r], slice[r+1]) */
+    uint64_t sstride;               /* keys of slice r lie in [r*sstride, (r+1)*sstride) */
+    double span;                    /* the number of keys (max_key + 1) */
+    spt__keyplan kp;                /* the order searched in */
 } source;
 
 /* What is searched for: a linear key, or (rows) an index row of T. */
@@ -112,7 +112,8 @@ static __attribute__((noinline)) int64_t gallop(const source *s, int64_t n, int6
 
 /* First position p in [lo, hi) with key >= target (hi if none), searching outwards from the guess g
  * (a good guess costs O(1) probes, a bad one O(log distance)). */
-static __attribute__((noinline)) int64_t search_from(const source *s, int64_t lo, int64_t hi, int64_t g, target t, bool rows) {
+static __attribute__((noinline)) int64_t search_from(const source *s, int64_t lo, int64_t hi, int64_t g, target t,
+                                                     bool rows) {
     if (hi <= lo) return lo;
     if (g < lo) g = lo;
     if (g >= hi) g = hi - 1;
@@ -172,8 +173,8 @@ SEARCH int64_t locate(const source *s, target t, int64_t yd0, int64_t *lo, int64
 }
 
 /* Copy T[y] (y given by its target, its slice [lo, hi) and a guess) into dst, if T has it. */
-SEARCH void lookup(const source *s, target t, int64_t lo, int64_t hi, int64_t guess, int64_t *cursor,
-                   char *dst, bool rows) {
+SEARCH void lookup(const source *s, target t, int64_t lo, int64_t hi, int64_t guess, int64_t *cursor, char *dst,
+                   bool rows) {
     if (hi <= lo) return;
     if (s->monotone && *cursor > lo) lo = *cursor < hi ? *cursor : hi;
     if (s->unique && guess >= lo && guess < hi && probe(s, guess, t, rows) == 0) { /* a direct hit */
@@ -304,8 +305,8 @@ static spt_status report_outside(const char *fn, const geometry *g, const spt_sp
                 spt__fmt_index(c, sizeof c, x, g->D);
                 spt__fmt_index(d, sizeof d, g->S, g->R);
                 return spt__err(SPT_ERANGE,
-                                "%s: injected index %s (key %s, dependent index %s) is outside T's shape %s", fn, a,
-                                b, c, d);
+                                "%s: injected index %s (key %s, dependent index %s) is outside T's shape %s", fn, a, b,
+                                c, d);
             }
     }
     return spt__err(SPT_EINTERNAL, "%s: inconsistent bounds check", fn);
@@ -321,8 +322,7 @@ static spt_status check_args(const char *fn, spt_dtype dtype, int64_t R, const i
                         spt_dtype_name(dtype) ? spt_dtype_name(dtype) : "(invalid)");
     const int64_t NI = sm->ind_rank, D = sm->dep_rank;
     if (nmap < 0 || nmap > SPT_MAX_RANK || D + nmap != R)
-        return spt__err(SPT_EINVAL,
-                        "%s: ranks don't work out: dep_rank %lld + %lld ind2mode pairs != rank(T) %lld", fn,
+        return spt__err(SPT_EINVAL, "%s: ranks don't work out: dep_rank %lld + %lld ind2mode pairs != rank(T) %lld", fn,
                         (long long)D, (long long)nmap, (long long)R);
     if (nmap > 0 && !ind2mode) return spt__err(SPT_EINVAL, "%s: ind2mode is NULL", fn);
     g->R = R;
@@ -375,9 +375,8 @@ static spt_status check_args(const char *fn, spt_dtype dtype, int64_t R, const i
 
 /* The common body once T is reduced to a source. whole: every key; else only the keys whose row-major
  * linear outer index is in [begin, end) (the outer volume then fits in int64). */
-static spt_status build(const char *fn, spt_dtype dtype, const geometry *g, const source *s,
-                        const spt_sparse_map *sm, const int64_t *outer_shape, bool whole, int64_t begin,
-                        int64_t end, spt_tot **out) {
+static spt_status build(const char *fn, spt_dtype dtype, const geometry *g, const source *s, const spt_sparse_map *sm,
+                        const int64_t *outer_shape, bool whole, int64_t begin, int64_t end, spt_tot **out) {
     spt_status st = SPT_OK;
     spt_tot *t = NULL;
     int64_t *ek = NULL, *blk = NULL, *ybuf = NULL;
@@ -580,9 +579,8 @@ spt_status spt_sparsify_dense(const spt_dense *T, const spt_sparse_map *sm, int6
     return dense_impl("spt_sparsify_dense", T, sm, nmap, ind2mode, outer_shape, true, 0, 0, out);
 }
 
-spt_status spt_sparsify_dense_block(const spt_dense *T, const spt_sparse_map *sm, int64_t nmap,
-                                    const int64_t *ind2mode, const int64_t *outer_shape, int64_t begin, int64_t end,
-                                    spt_tot **out) {
+spt_status spt_sparsify_dense_block(const spt_dense *T, const spt_sparse_map *sm, int64_t nmap, const int64_t *ind2mode,
+                                    const int64_t *outer_shape, int64_t begin, int64_t end, spt_tot **out) {
     return dense_impl("spt_sparsify_dense_block", T, sm, nmap, ind2mode, outer_shape, false, begin, end, out);
 }
 

@@ -46,9 +46,8 @@ fail:
     return st;
 }
 
-spt_status spt_tot_new(spt_dtype dtype, int64_t outer_rank, const int64_t *outer_shape, int64_t inner_rank,
-                       int64_t n, const int64_t *outer, const int64_t *inner_shapes, const void *values,
-                       spt_tot **out) {
+spt_status spt_tot_new(spt_dtype dtype, int64_t outer_rank, const int64_t *outer_shape, int64_t inner_rank, int64_t n,
+                       const int64_t *outer, const int64_t *inner_shapes, const void *values, spt_tot **out) {
     static const char fn[] = "spt_tot_new";
     spt_status st = SPT_OK;
     spt_tot *t = NULL;
@@ -85,8 +84,9 @@ spt_status spt_tot_new(spt_dtype dtype, int64_t outer_rank, const int64_t *outer
         if (v == 0) { /* a present inner tensor has an element; EMPTY is expressed by leaving it out */
             char a[SPT__IDXBUF];
             spt__fmt_index(a, sizeof a, ish, inner_rank);
-            st = spt__err(SPT_EINVAL, "%s: inner_shapes[%lld] = %s has no element (leave the outer index out for EMPTY)",
-                          fn, (long long)e, a);
+            st = spt__err(SPT_EINVAL,
+                          "%s: inner_shapes[%lld] = %s has no element (leave the outer index out for EMPTY)", fn,
+                          (long long)e, a);
             goto fail;
         }
         if (spt__add_i64(src_off[e], v, &src_off[e + 1])) {
@@ -119,10 +119,12 @@ spt_status spt_tot_new(spt_dtype dtype, int64_t outer_rank, const int64_t *outer
         int64_t p = perm[e], cnt = src_off[p + 1] - src_off[p];
         if (outer_rank) memcpy(t->outer + e * outer_rank, outer + p * outer_rank, (size_t)outer_rank * sizeof(int64_t));
         if (inner_rank)
-            memcpy(t->inner_shape + e * inner_rank, inner_shapes + p * inner_rank, (size_t)inner_rank * sizeof(int64_t));
+            memcpy(t->inner_shape + e * inner_rank, inner_shapes + p * inner_rank,
+                   (size_t)inner_rank * sizeof(int64_t));
         t->voff[e + 1] = t->voff[e] + cnt;
-        if (cnt) memcpy((char *)t->values + (size_t)t->voff[e] * es, (const char *)values + (size_t)src_off[p] * es,
-                        (size_t)cnt * es);
+        if (cnt)
+            memcpy((char *)t->values + (size_t)t->voff[e] * es, (const char *)values + (size_t)src_off[p] * es,
+                   (size_t)cnt * es);
     }
     spt__free(keys);
     spt__free(perm);

@@ -43,8 +43,8 @@ struct spt_tot {
 /* One domain seen inside a map (or a standalone domain). */
 typedef struct spt__dview {
     int64_t rank, n;
-    const int64_t *idx;   /* n x rank, sorted unique */
-    const int64_t *moff;  /* rank + 1 offsets into mvals */
+    const int64_t *idx;  /* n x rank, sorted unique */
+    const int64_t *moff; /* rank + 1 offsets into mvals */
     const int64_t *mvals;
 } spt__dview;
 

@@ -15,10 +15,10 @@ typedef enum { CONF_PASS, CONF_FAIL, CONF_SKIP, CONF_CONTINUE } conf_result;
 typedef struct conf_case {
     const char *file; /* basename of the .jsonl */
     long line;
-    const char *id;   /* "id" or "line N" */
+    const char *id; /* "id" or "line N" */
     const char *op;
     json_t *root, *args, *expect;
-    bool bad_input;   /* bad_inputs.jsonl format: expect "ok" / "error:CLASS", optional "result" */
+    bool bad_input; /* bad_inputs.jsonl format: expect "ok" / "error:CLASS", optional "result" */
 } conf_case;
 
 typedef conf_result (*conf_handler)(const conf_case *c);
@@ -61,9 +61,9 @@ typedef struct conf_reg {
 void conf_register(conf_reg *r);
 /* The registered handler lists, most recent first. */
 const conf_reg *conf_registered(void);
-#define CONF_HANDLERS(tag, ...)                                                                    \
-    static const conf_op conf_ops_##tag[] = {__VA_ARGS__, {NULL, NULL, CONF_NUM_OPS}};             \
-    static conf_reg conf_reg_##tag = {conf_ops_##tag, __FILE__, NULL};                             \
+#define CONF_HANDLERS(tag, ...)                                                                                        \
+    static const conf_op conf_ops_##tag[] = {__VA_ARGS__, {NULL, NULL, CONF_NUM_OPS}};                                 \
+    static conf_reg conf_reg_##tag = {conf_ops_##tag, __FILE__, NULL};                                                 \
     __attribute__((constructor)) static void conf_register_##tag(void) { conf_register(&conf_reg_##tag); }
 
 /* Report a failure of case c (printf format); returns CONF_FAIL. */
@@ -97,14 +97,14 @@ conf_result conf_expect_sparse(const conf_case *c, const json_t *exp, const spt_
 /* Compare a dense array with a nested list (shape and values). */
 conf_result conf_expect_dense(const conf_case *c, const json_t *exp, const spt_dense *d, const json_t *tol);
 /* Compare nnz values (of `dtype`) with a JSON list. */
-conf_result conf_expect_values(const conf_case *c, const json_t *exp, spt_dtype dtype, const void *vals,
-                               int64_t n, const json_t *tol);
+conf_result conf_expect_values(const conf_case *c, const json_t *exp, spt_dtype dtype, const void *vals, int64_t n,
+                               const json_t *tol);
 
 /* ---- what several families' handlers share (conf_common.c) ---- */
 /* An intermediate step failed: judge that status (an expected error passes). */
-#define JUDGE(c, st)                                                                               \
-    do {                                                                                           \
-        if ((st) != SPT_OK) return conf_status((c), (st));                                         \
+#define JUDGE(c, st)                                                                                                   \
+    do {                                                                                                               \
+        if ((st) != SPT_OK) return conf_status((c), (st));                                                             \
     } while (0)
 /* The expected result object: "expect" (tf_ops) or "result" (bad_inputs "ok" cases; may be absent). */
 json_t *conf_result_of(const conf_case *c);
@@ -131,9 +131,9 @@ int64_t conf_opt_int(const json_t *args, const char *key, int64_t dflt);
 conf_result conf_finish_sparse(const conf_case *c, spt_status st, spt_tensor *out);
 
 /* ---- what the handlers of several ops of one family share (conf_<family>.c) ---- */
-enum { OP_ADD, OP_MAX, OP_MIN };                  /* conf_binary's op */
+enum { OP_ADD, OP_MAX, OP_MIN }; /* conf_binary's op */
 typedef spt_status (*seg_fn)(const spt_dense *, const spt_dense *, const spt_dense *, int64_t, spt_dense **);
-#define MAXN 4096                                 /* the tot handlers' fixed buffers */
+#define MAXN 4096 /* the tot handlers' fixed buffers */
 /* elementwise (conf_elementwise.c) */
 conf_result conf_binary(const conf_case *c, int op);
 conf_result conf_cwise(const conf_case *c, int op);

@@ -25,7 +25,8 @@ conf_result conf_check_dense(const conf_case *c, const spt_dense *d) {
     int64_t shape[SPT_MAX_RANK];
     long r = conf_ints(json_object_get(exp, "dense_shape"), shape, SPT_MAX_RANK);
     if (r >= 0) {
-        if (r != spt_dense_rank(d)) return conf_fail(c, "dense rank %lld, expected %ld", (long long)spt_dense_rank(d), r);
+        if (r != spt_dense_rank(d))
+            return conf_fail(c, "dense rank %lld, expected %ld", (long long)spt_dense_rank(d), r);
         for (long k = 0; k < r; k++)
             if (shape[k] != spt_dense_shape(d)[k]) return conf_fail(c, "dense dim %ld differs", k);
     }
@@ -75,7 +76,8 @@ conf_result conf_judge(const conf_case *c, spt_status st) {
     bool ok = !strcmp(cls, spt_status_name(st)) || (!strcmp(cls, "INVALID_ARGUMENT") && st == SPT_EDTYPE);
     if (!ok) return conf_fail(c, "expected %s, got %s: %s", cls, spt_status_name(st), spt_last_error());
     const char *m = json_string_value(json_object_get(c->root, "message_contains"));
-    if (m && !strstr(spt_last_error(), m)) return conf_fail(c, "message \"%s\" does not contain \"%s\"", spt_last_error(), m);
+    if (m && !strstr(spt_last_error(), m))
+        return conf_fail(c, "message \"%s\" does not contain \"%s\"", spt_last_error(), m);
     return CONF_PASS;
 }
 

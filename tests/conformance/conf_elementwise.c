@@ -29,13 +29,15 @@ conf_result conf_cwise(const conf_case *c, int op) {
     spt_dense *d = NULL;
     spt_status st = conf_sparse_dense_args(c, &t, &d);
     if (st == SPT_OK)
-        st = op == 0 ? spt_sparse_dense_cwise_mul(t, d, &o) : op == 1 ? spt_sparse_dense_cwise_div(t, d, &o)
-                                                                     : spt_sparse_dense_cwise_add(t, d, &o);
+        st = op == 0   ? spt_sparse_dense_cwise_mul(t, d, &o)
+             : op == 1 ? spt_sparse_dense_cwise_div(t, d, &o)
+                       : spt_sparse_dense_cwise_add(t, d, &o);
     conf_result r = conf_status(c, st);
     if (r == CONF_CONTINUE) {
         json_t *exp = conf_result_of(c);
         json_t *jv = exp ? json_object_get(exp, "values") : NULL;
-        r = jv ? conf_expect_values(c, jv, spt_tensor_dtype(o), spt_tensor_values(o), spt_tensor_nnz(o), exp) : CONF_PASS;
+        r = jv ? conf_expect_values(c, jv, spt_tensor_dtype(o), spt_tensor_values(o), spt_tensor_nnz(o), exp)
+               : CONF_PASS;
         /* indices and shape are the input's */
         if (r == CONF_PASS && (spt_tensor_nnz(o) != spt_tensor_nnz(t) ||
                                memcmp(spt_tensor_indices(o), spt_tensor_indices(t),

@@ -103,11 +103,13 @@ conf_result conf_embedding(const conf_case *c, bool safe) {
         r = conf_fail(c, "cannot build the arguments");
     } else {
         const char *cb = json_string_value(json_object_get(c->args, "combiner"));
-        spt_combiner comb = !cb || !strcmp(cb, "mean") ? SPT_COMBINER_MEAN : !strcmp(cb, "sum") ? SPT_COMBINER_SUM
-                            : !strcmp(cb, "sqrtn")   ? SPT_COMBINER_SQRTN
-                                                     : (spt_combiner)-1;
+        spt_combiner comb = !cb || !strcmp(cb, "mean") ? SPT_COMBINER_MEAN
+                            : !strcmp(cb, "sum")       ? SPT_COMBINER_SUM
+                            : !strcmp(cb, "sqrtn")     ? SPT_COMBINER_SQRTN
+                                                       : (spt_combiner)-1;
         const spt_dense *const tables[1] = {params};
-        st = safe ? spt_safe_embedding_lookup_sparse(tables, 1, ids, w, comb, conf_opt_int(c->args, "default_id", SPT_UNSET), &out)
+        st = safe ? spt_safe_embedding_lookup_sparse(tables, 1, ids, w, comb,
+                                                     conf_opt_int(c->args, "default_id", SPT_UNSET), &out)
                   : spt_embedding_lookup_sparse(tables, 1, ids, w, comb, &out);
         r = conf_status(c, st);
         if (r == CONF_CONTINUE) r = conf_expect_dense(c, json_object_get(c->expect, "dense"), out, c->expect);

@@ -13,13 +13,15 @@ int64_t *conf_matrix(const json_t *j, int64_t *rows, int64_t *cols) {
     int64_t *v = calloc((size_t)(*rows * *cols + 1), sizeof *v);
     if (!v) return NULL;
     for (int64_t i = 0; i < *rows; i++)
-        for (int64_t k = 0; k < *cols; k++) v[i * *cols + k] = json_integer_value(json_array_get(json_array_get(j, (size_t)i), (size_t)k));
+        for (int64_t k = 0; k < *cols; k++)
+            v[i * *cols + k] = json_integer_value(json_array_get(json_array_get(j, (size_t)i), (size_t)k));
     return v;
 }
 
 /* map: {"ind_rank", "dep_rank", "pairs": [[key..., dep...], ...], "keys": [[..]], "npairs": claimed} */
 spt_status conf_make_map(const json_t *j, spt_sparse_map **m) {
-    int64_t ir = json_integer_value(json_object_get(j, "ind_rank")), dr = json_integer_value(json_object_get(j, "dep_rank"));
+    int64_t ir = json_integer_value(json_object_get(j, "ind_rank")),
+            dr = json_integer_value(json_object_get(j, "dep_rank"));
     int64_t np, w, nk, kw;
     int64_t *pairs = conf_matrix(json_object_get(j, "pairs"), &np, &w);
     int64_t *keys = json_object_get(j, "keys") ? conf_matrix(json_object_get(j, "keys"), &nk, &kw) : NULL;
@@ -38,7 +40,8 @@ spt_status conf_make_map(const json_t *j, spt_sparse_map **m) {
     }
     if (jn) np = json_integer_value(jn);
     if (st == SPT_OK)
-        st = keys ? spt_sparse_map_new_with_keys(ir, dr, nk, keys, np, ind, dep, m) : spt_sparse_map_new(ir, dr, np, ind, dep, m);
+        st = keys ? spt_sparse_map_new_with_keys(ir, dr, nk, keys, np, ind, dep, m)
+                  : spt_sparse_map_new(ir, dr, np, ind, dep, m);
     free(pairs);
     free(keys);
     free(ind);

@@ -22,7 +22,7 @@ static const struct {
     const char *family, *name;
     bool op, conf;
 } list[CONF_NUM_OPS] = {
-#define SPT_OP(family, fn, python, command, checks) {#family, #fn, true, ((checks) & CONF) != 0},
+#define SPT_OP(family, fn, python, command, checks) {#family, #fn, true, ((checks)&CONF) != 0},
 #define SPT_API(family, fn) {#family, #fn, false, false},
 #include "ops/ops.def"
 #undef SPT_OP
@@ -50,8 +50,8 @@ static long check_tables(void) {
             for (const conf_reg *u = registered; u; u = u->next)
                 for (const conf_op *p = u->ops; p->name; p++)
                     if (p != o && !strcmp(p->name, o->name) && (u != t || p < o)) {
-                        fprintf(stderr, "FAIL conformance: vectors of %s have handlers in %s and %s\n", o->name, u->file,
-                                t->file);
+                        fprintf(stderr, "FAIL conformance: vectors of %s have handlers in %s and %s\n", o->name,
+                                u->file, t->file);
                         bad++;
                     }
             if (!in_family_folder(t->file, list[o->op].family)) {
@@ -134,7 +134,8 @@ int main(int argc, char **argv) {
             conf_case c = {
                 .file = files[f],
                 .line = lineno,
-                .id = json_string_value(json_object_get(root, "id")) ? json_string_value(json_object_get(root, "id")) : idbuf,
+                .id = json_string_value(json_object_get(root, "id")) ? json_string_value(json_object_get(root, "id"))
+                                                                     : idbuf,
                 .op = op ? op : "?",
                 .root = root,
                 .args = json_object_get(root, "args"),

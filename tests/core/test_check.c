@@ -205,7 +205,8 @@ static conf_result sparse_tensor_create(const conf_case *c) {
         r = CONF_PASS;
         json_t *res = json_object_get(c->root, "result");
         json_t *ne = res ? json_object_get(res, "num_elements") : NULL;
-        if (ne && json_integer_value(ne) != spt_tensor_volume(t)) r = conf_fail(c, "volume %lld", (long long)spt_tensor_volume(t));
+        if (ne && json_integer_value(ne) != spt_tensor_volume(t))
+            r = conf_fail(c, "volume %lld", (long long)spt_tensor_volume(t));
     }
     spt_tensor_free(t);
     return r;

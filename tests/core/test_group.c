@@ -151,14 +151,14 @@ static conf_result st_group(const conf_case *c) {
             for (long i = 0; i < kn; i++)
                 if (key[i] != g.key[i]) r = conf_fail(c, "group %zu key differs", k - 1);
             spt_tensor *view;
-            if (r == CONF_PASS &&
-                spt_tensor_new(spt_tensor_dtype(t), spt_tensor_rank(t), spt_tensor_shape(t), g.count, g.indices, g.values,
-                               NULL, &view) == SPT_OK) {
+            if (r == CONF_PASS && spt_tensor_new(spt_tensor_dtype(t), spt_tensor_rank(t), spt_tensor_shape(t), g.count,
+                                                 g.indices, g.values, NULL, &view) == SPT_OK) {
                 r = conf_expect_sparse(c, e, view, NULL);
                 spt_tensor_free(view);
             }
         }
-        if (r == CONF_PASS && k != json_array_size(groups)) r = conf_fail(c, "%zu groups, expected %zu", k, json_array_size(groups));
+        if (r == CONF_PASS && k != json_array_size(groups))
+            r = conf_fail(c, "%zu groups, expected %zu", k, json_array_size(groups));
     }
     spt_group_end(it);
     spt_tensor_free(t);
@@ -182,7 +182,9 @@ static conf_result h_group(const conf_case *c) {
         spt_group g;
         int64_t k = 0;
         while (spt_group_next(it, &g)) k++;
-        r = want && k != json_integer_value(want) ? conf_fail(c, "%lld groups, expected %lld", (long long)k, (long long)json_integer_value(want)) : CONF_PASS;
+        r = want && k != json_integer_value(want)
+                ? conf_fail(c, "%lld groups, expected %lld", (long long)k, (long long)json_integer_value(want))
+                : CONF_PASS;
     }
     spt_group_end(it);
     spt_tensor_free(t);

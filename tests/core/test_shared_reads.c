@@ -38,9 +38,9 @@ static void run_ops(result *r) {
     spt_status st = SPT_OK;
     spt_tensor *o = NULL;
     spt_dense *d = NULL;
-#define STEP(call)                                                                                 \
-    do {                                                                                           \
-        if (st == SPT_OK) st = (call);                                                             \
+#define STEP(call)                                                                                                     \
+    do {                                                                                                               \
+        if (st == SPT_OK) st = (call);                                                                                 \
     } while (0)
     STEP(spt_argsort(shared3, NULL, r->argsort));
     STEP(spt_argsort(shared_big, NULL, r->big_argsort));
@@ -205,6 +205,7 @@ static void test_row_sums_eight_threads(void **state) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_four_threads), cmocka_unit_test(test_row_sums_eight_threads)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_four_threads),
+                                       cmocka_unit_test(test_row_sums_eight_threads)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -230,8 +230,9 @@ static conf_result h_tensor_new(const conf_case *c) {
     json_t *jr = conf_arg(c, "rank");
     int64_t rank = jr ? (int64_t)json_integer_value(jr) : ns, nnz = json_integer_value(conf_arg(c, "nnz"));
     spt_tensor *t = (spt_tensor *)&t;
-    spt_status st = json_is_true(conf_arg(c, "wrap")) ? spt_tensor_wrap(dt, rank, shape, nnz, NULL, NULL, order, NULL, NULL, &t)
-                                                 : spt_tensor_new(dt, rank, shape, nnz, NULL, NULL, order, &t);
+    spt_status st = json_is_true(conf_arg(c, "wrap"))
+                        ? spt_tensor_wrap(dt, rank, shape, nnz, NULL, NULL, order, NULL, NULL, &t)
+                        : spt_tensor_new(dt, rank, shape, nnz, NULL, NULL, order, &t);
     conf_result r = conf_judge(c, st);
     if (st != SPT_OK && t != NULL) r = conf_fail(c, "out-parameter not NULL after an error");
     if (st == SPT_OK) spt_tensor_free(t);

@@ -101,7 +101,8 @@ static void test_address_space_limit(void **state) {
             if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(77);
             spt_set_num_threads(4);
             spt_status st = spt_reduce_sum(t, NULL, 0, false, &d); /* sorts a copy: threads */
-            if (st == SPT_OK) st = *(const double *)spt_dense_data(d) == (double)n * (double)(n - 1) / 2 ? SPT_OK : SPT_EINVAL;
+            if (st == SPT_OK)
+                st = *(const double *)spt_dense_data(d) == (double)n * (double)(n - 1) / 2 ? SPT_OK : SPT_EINVAL;
             _exit(st == SPT_OK || st == SPT_ENOMEM ? 0 : 2);
         }
         int wst;

@@ -91,21 +91,21 @@ static int run_all(double *sums) {
     int k = 0;
     spt_tensor *o = NULL;
     spt_dense *d = NULL;
-#define T_OP(name, call)                                                                           \
-    do {                                                                                           \
-        op_name[k] = name;                                                                         \
-        ASSERT_OK(call);                                                                           \
-        sums[k++] = sum_tensor(o);                                                                 \
-        spt_tensor_free(o);                                                                        \
-        o = NULL;                                                                                  \
+#define T_OP(name, call)                                                                                               \
+    do {                                                                                                               \
+        op_name[k] = name;                                                                                             \
+        ASSERT_OK(call);                                                                                               \
+        sums[k++] = sum_tensor(o);                                                                                     \
+        spt_tensor_free(o);                                                                                            \
+        o = NULL;                                                                                                      \
     } while (0)
-#define D_OP(name, call)                                                                           \
-    do {                                                                                           \
-        op_name[k] = name;                                                                         \
-        ASSERT_OK(call);                                                                           \
-        sums[k++] = sum_dense(d);                                                                  \
-        spt_dense_free(d);                                                                         \
-        d = NULL;                                                                                  \
+#define D_OP(name, call)                                                                                               \
+    do {                                                                                                               \
+        op_name[k] = name;                                                                                             \
+        ASSERT_OK(call);                                                                                               \
+        sums[k++] = sum_dense(d);                                                                                      \
+        spt_dense_free(d);                                                                                             \
+        d = NULL;                                                                                                      \
     } while (0)
     const int64_t ax0[] = {0}, ax1[] = {1}, ax01[] = {0, 1};
     {
@@ -230,7 +230,8 @@ static void test_count_changes_during_ops(void **state) {
     double one[NOPS];
     assert_int_equal(run_all(one), nops);
     for (int k = 0; k < nops; k++)
-        if (fabs(one[k] - ref[k]) > 1e-12 * fabs(ref[k])) fail_msg("%s: %.17g with 1 thread, %.17g with 4", op_name[k], one[k], ref[k]);
+        if (fabs(one[k] - ref[k]) > 1e-12 * fabs(ref[k]))
+            fail_msg("%s: %.17g with 1 thread, %.17g with 4", op_name[k], one[k], ref[k]);
     atomic_store(&stop, 0);
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, toggler, NULL), 0);

@@ -24,38 +24,38 @@ static char sweep_sentinel_obj;
 #define SENT ((void *)&sweep_sentinel_obj)
 
 /* st != OK with a non-NULL out-parameter is a partial output: turn it into a failure. */
-#define OUTCHK(st, out)                                                                            \
-    do {                                                                                           \
-        if ((st) != SPT_OK && (out) != NULL) {                                                     \
-            print_error("%s:%d: %s failed (%s) but left %s non-NULL\n", __FILE__, __LINE__, __func__, \
-                        spt_status_name(st), #out);                                                \
-            (st) = SPT_EINTERNAL;                                                                  \
-        }                                                                                          \
+#define OUTCHK(st, out)                                                                                                \
+    do {                                                                                                               \
+        if ((st) != SPT_OK && (out) != NULL) {                                                                         \
+            print_error("%s:%d: %s failed (%s) but left %s non-NULL\n", __FILE__, __LINE__, __func__,                  \
+                        spt_status_name(st), #out);                                                                    \
+            (st) = SPT_EINTERNAL;                                                                                      \
+        }                                                                                                              \
     } while (0)
 
 /* Build an input; on failure return its status from the case. */
-#define BUILD(call)                                                                                \
-    do {                                                                                           \
-        spt_status b_ = (call);                                                                    \
-        if (b_ != SPT_OK) {                                                                        \
-            bst = b_;                                                                              \
-            goto done;                                                                             \
-        }                                                                                          \
+#define BUILD(call)                                                                                                    \
+    do {                                                                                                               \
+        spt_status b_ = (call);                                                                                        \
+        if (b_ != SPT_OK) {                                                                                            \
+            bst = b_;                                                                                                  \
+            goto done;                                                                                                 \
+        }                                                                                                              \
     } while (0)
 
-#define SWEEP(name, min)                                                                           \
-    static void test_##name(void **state) {                                                        \
-        (void)state;                                                                               \
-        long k = spt_test_alloc_sweep(case_##name, NULL, NULL);                                    \
-        if (k < (min)) print_error("%s: only %ld failing runs (expected >= %d)\n", #name, k, (min)); \
-        assert_true(k >= (min));                                                                   \
+#define SWEEP(name, min)                                                                                               \
+    static void test_##name(void **state) {                                                                            \
+        (void)state;                                                                                                   \
+        long k = spt_test_alloc_sweep(case_##name, NULL, NULL);                                                        \
+        if (k < (min)) print_error("%s: only %ld failing runs (expected >= %d)\n", #name, k, (min));                   \
+        assert_true(k >= (min));                                                                                       \
     }
 
 /* A fingerprint of a tensor (shape, order, indices, values, string bytes). */
 static inline uint64_t sweep_hash(const spt_tensor *t) {
     uint64_t h = 1469598103934665603ull;
     if (!t) return 0;
-#define MIX(p, n)                                                                                  \
+#define MIX(p, n)                                                                                                      \
     for (size_t i_ = 0; i_ < (size_t)(n); i_++) h = (h ^ ((const unsigned char *)(p))[i_]) * 1099511628211ull
     int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t);
     MIX(spt_tensor_shape(t), r * 8);

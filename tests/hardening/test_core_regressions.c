@@ -51,7 +51,8 @@ static int cmp_entries(const void *a, const void *b) {
     return i < j ? -1 : i > j;
 }
 
-static void check_reorder(int64_t r, const int64_t *shape, int64_t n, const int64_t *order, spt_dtype dt, bool few_values) {
+static void check_reorder(int64_t r, const int64_t *shape, int64_t n, const int64_t *order, spt_dtype dt,
+                          bool few_values) {
     int64_t *ix = malloc((size_t)(n * r) * sizeof *ix), *perm = malloc((size_t)n * sizeof *perm);
     size_t es = spt_dtype_size(dt);
     unsigned char *vals = malloc((size_t)n * es);
@@ -79,7 +80,8 @@ static void check_reorder(int64_t r, const int64_t *shape, int64_t n, const int6
         const int64_t *got = spt_tensor_indices(t);
         const unsigned char *gv = spt_tensor_values(t);
         for (int64_t k = 0; k < n; k++) {
-            if (memcmp(got + k * r, ix + perm[k] * r, (size_t)r * 8) || memcmp(gv + (size_t)k * es, vals + (size_t)perm[k] * es, es)) {
+            if (memcmp(got + k * r, ix + perm[k] * r, (size_t)r * 8) ||
+                memcmp(gv + (size_t)k * es, vals + (size_t)perm[k] * es, es)) {
                 print_error("n=%lld r=%lld threads=%d: entry %lld differs from the stable reference\n", (long long)n,
                             (long long)r, threads, (long long)k);
                 fail();

@@ -19,14 +19,13 @@ static char sentinel_obj;
 #define SENTINEL_D ((spt_dense *)(void *)&sentinel_obj)
 
 /* A failing call must leave *out NULL. */
-#define ASSERT_FAIL_NULL(expected, call, outp)                                                     \
-    do {                                                                                           \
-        ASSERT_ST(expected, call);                                                                 \
-        assert_null(outp);                                                                         \
+#define ASSERT_FAIL_NULL(expected, call, outp)                                                                         \
+    do {                                                                                                               \
+        ASSERT_ST(expected, call);                                                                                     \
+        assert_null(outp);                                                                                             \
     } while (0)
 
-static spt_tensor *mk(spt_dtype dt, int64_t rank, const int64_t *shape, int64_t nnz, const int64_t *ix,
-                      const void *v) {
+static spt_tensor *mk(spt_dtype dt, int64_t rank, const int64_t *shape, int64_t nnz, const int64_t *ix, const void *v) {
     spt_tensor *t = NULL;
     ASSERT_OK(spt_tensor_new(dt, rank, shape, nnz, ix, v, NULL, &t));
     return t;
@@ -681,7 +680,8 @@ static void test_grad_hostile_args(void **state) {
 static void test_spgemm_batch_inner_space_past_int64(void **state) {
     (void)state;
     const int64_t P = INT64_C(1) << 32, K = INT64_C(1) << 32;
-    int64_t sa[3] = {P, 1, K}, sb[3] = {P, K, 1}, ia[6] = {P - 1, 0, K - 1, 3, 0, 5}, ib[6] = {P - 1, K - 1, 0, 3, 5, 0};
+    int64_t sa[3] = {P, 1, K}, sb[3] = {P, K, 1}, ia[6] = {P - 1, 0, K - 1, 3, 0, 5},
+            ib[6] = {P - 1, K - 1, 0, 3, 5, 0};
     double va[2] = {2, 3}, vb[2] = {5, 7};
     spt_tensor *a = mk(SPT_FLOAT64, 3, sa, 2, ia, va), *b = mk(SPT_FLOAT64, 3, sb, 2, ib, vb), *o = SENTINEL_T;
     spt_status st = spt_sparse_sparse_matmul(a, b, false, false, false, &o);
@@ -1030,14 +1030,13 @@ static void test_writer_hostile_paths(void **state) {
 /* ---- every op with every dtype (zero-filled operands of fitting shapes): OK, SPT_EDTYPE or SPT_EINVAL
  * (an integer division by zero), never a crash; an OK tensor output validates; a failure leaves NULL ---- */
 
-#define ANY_ST(call, outp)                                                                         \
-    do {                                                                                           \
-        spt_status s_ = (call);                                                                    \
-        if (s_ != SPT_OK && s_ != SPT_EDTYPE && s_ != SPT_EINVAL)                                   \
-            print_error("%s: dtype %s: %s (%s)\n", #call, spt_dtype_name(dt), spt_status_name(s_), \
-                        spt_last_error());                                                         \
-        assert_true(s_ == SPT_OK || s_ == SPT_EDTYPE || s_ == SPT_EINVAL);                          \
-        if (s_ != SPT_OK) assert_null(outp);                                                       \
+#define ANY_ST(call, outp)                                                                                             \
+    do {                                                                                                               \
+        spt_status s_ = (call);                                                                                        \
+        if (s_ != SPT_OK && s_ != SPT_EDTYPE && s_ != SPT_EINVAL)                                                      \
+            print_error("%s: dtype %s: %s (%s)\n", #call, spt_dtype_name(dt), spt_status_name(s_), spt_last_error());  \
+        assert_true(s_ == SPT_OK || s_ == SPT_EDTYPE || s_ == SPT_EINVAL);                                             \
+        if (s_ != SPT_OK) assert_null(outp);                                                                           \
     } while (0)
 
 static void test_every_dtype_every_op(void **state) {
@@ -1054,22 +1053,22 @@ static void test_every_dtype_every_op(void **state) {
         ASSERT_OK(spt_dense_new(dt, 1, s1, &d1));
         ASSERT_OK(spt_dense_new(dt, 2, s23, &dm));
         ASSERT_OK(spt_dense_new(dt, 2, (int64_t[]){5, 4}, &u));
-#define T_OUT(call)                                                                                \
-    do {                                                                                           \
-        o = SENTINEL_T;                                                                            \
-        ANY_ST(call, o);                                                                           \
-        if (o) {                                                                                   \
-            ASSERT_OK(spt_validate(o));                                                            \
-            spt_tensor_free(o);                                                                    \
-        }                                                                                          \
-        o = NULL;                                                                                  \
+#define T_OUT(call)                                                                                                    \
+    do {                                                                                                               \
+        o = SENTINEL_T;                                                                                                \
+        ANY_ST(call, o);                                                                                               \
+        if (o) {                                                                                                       \
+            ASSERT_OK(spt_validate(o));                                                                                \
+            spt_tensor_free(o);                                                                                        \
+        }                                                                                                              \
+        o = NULL;                                                                                                      \
     } while (0)
-#define D_OUT(call)                                                                                \
-    do {                                                                                           \
-        od = SENTINEL_D;                                                                           \
-        ANY_ST(call, od);                                                                          \
-        spt_dense_free(od);                                                                        \
-        od = NULL;                                                                                 \
+#define D_OUT(call)                                                                                                    \
+    do {                                                                                                               \
+        od = SENTINEL_D;                                                                                               \
+        ANY_ST(call, od);                                                                                              \
+        spt_dense_free(od);                                                                                            \
+        od = NULL;                                                                                                     \
     } while (0)
         for (int op = 0; op < SPT_NUM_UNARY_OPS; op++) T_OUT(spt_map_values(t3, (spt_unary_op)op, &o));
         for (int op = 0; op < 3; op++) T_OUT(spt_map_values2(t3, t3, (spt_binary_op)op, &o));

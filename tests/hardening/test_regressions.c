@@ -12,13 +12,13 @@
 #include "spt_test.h"
 
 /* Mark a test as a still-open finding: skipped unless SPT_HARDENING_OPEN is 1 or names it. */
-#define OPEN(id)                                                                                   \
-    do {                                                                                           \
-        const char *e_ = getenv("SPT_HARDENING_OPEN");                                             \
-        if (!e_ || (strcmp(e_, "1") && !strstr(e_, id))) {                                         \
-            print_message("open finding %s: skipped (SPT_HARDENING_OPEN=1 runs it)\n", id);        \
-            skip();                                                                                \
-        }                                                                                          \
+#define OPEN(id)                                                                                                       \
+    do {                                                                                                               \
+        const char *e_ = getenv("SPT_HARDENING_OPEN");                                                                 \
+        if (!e_ || (strcmp(e_, "1") && !strstr(e_, id))) {                                                             \
+            print_message("open finding %s: skipped (SPT_HARDENING_OPEN=1 runs it)\n", id);                            \
+            skip();                                                                                                    \
+        }                                                                                                              \
     } while (0)
 
 /* L1 (fixed in c30430e): spt_split with num_split 1 along a dim of INT64_MAX: q + 1 overflowed (UB). */

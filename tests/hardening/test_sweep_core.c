@@ -154,7 +154,10 @@ static spt_status reorder_by(const int64_t *order) {
     spt_tensor_free(t);
     return st;
 }
-static spt_status case_reorder_row_major(void *ctx) { (void)ctx; return reorder_by(NULL); }
+static spt_status case_reorder_row_major(void *ctx) {
+    (void)ctx;
+    return reorder_by(NULL);
+}
 static spt_status case_reorder_col_major(void *ctx) {
     (void)ctx;
     int64_t o[2] = {1, 0};
@@ -288,10 +291,12 @@ static void test_no_alloc(void **state) {
     (void)spt_tensor_order(t), (void)spt_tensor_indices(t), (void)spt_tensor_values(t), (void)spt_tensor_volume(t);
     (void)spt_tensor_indices_mut(t), (void)spt_tensor_values_mut(t), (void)spt_tensor_known_valid(t);
     (void)spt_tensor_known_sorted(t), (void)spt_tensor_is_row_major(t, true);
-    (void)spt_status_name(SPT_ENOMEM), (void)spt_strerror(SPT_ENOMEM), (void)spt_last_error(), (void)spt_dtype_name(SPT_INT8);
+    (void)spt_status_name(SPT_ENOMEM), (void)spt_strerror(SPT_ENOMEM), (void)spt_last_error(),
+        (void)spt_dtype_name(SPT_INT8);
     spt_dtype dt;
     st[6] = spt_dtype_from_name("float", &dt);
-    (void)spt_dtype_is_complex(dt), (void)spt_dtype_is_float(dt), (void)spt_dtype_is_integer(dt), (void)spt_dtype_is_numeric(dt);
+    (void)spt_dtype_is_complex(dt), (void)spt_dtype_is_float(dt), (void)spt_dtype_is_integer(dt),
+        (void)spt_dtype_is_numeric(dt);
     (void)spt_get_num_threads();
     spt_clear_error();
     spt_format f;
@@ -311,15 +316,15 @@ static void test_no_alloc(void **state) {
 int main(void) {
     SWEEP_MAIN_INIT();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dense_new),          cmocka_unit_test(test_dense_new_from),
-        cmocka_unit_test(test_dense_wrap_clone),   cmocka_unit_test(test_dense_set_string),
-        cmocka_unit_test(test_tensor_new),         cmocka_unit_test(test_tensor_alloc),
-        cmocka_unit_test(test_tensor_wrap),        cmocka_unit_test(test_tensor_create),
-        cmocka_unit_test(test_tensor_clone),       cmocka_unit_test(test_tensor_set_string),
-        cmocka_unit_test(test_reorder_row_major),  cmocka_unit_test(test_reorder_col_major),
-        cmocka_unit_test(test_argsort),            cmocka_unit_test(test_group),
-        cmocka_unit_test(test_to_dense),           cmocka_unit_test(test_to_dense_into),
-        cmocka_unit_test(test_from_dense),         cmocka_unit_test(test_sparse_to_dense),
+        cmocka_unit_test(test_dense_new),         cmocka_unit_test(test_dense_new_from),
+        cmocka_unit_test(test_dense_wrap_clone),  cmocka_unit_test(test_dense_set_string),
+        cmocka_unit_test(test_tensor_new),        cmocka_unit_test(test_tensor_alloc),
+        cmocka_unit_test(test_tensor_wrap),       cmocka_unit_test(test_tensor_create),
+        cmocka_unit_test(test_tensor_clone),      cmocka_unit_test(test_tensor_set_string),
+        cmocka_unit_test(test_reorder_row_major), cmocka_unit_test(test_reorder_col_major),
+        cmocka_unit_test(test_argsort),           cmocka_unit_test(test_group),
+        cmocka_unit_test(test_to_dense),          cmocka_unit_test(test_to_dense_into),
+        cmocka_unit_test(test_from_dense),        cmocka_unit_test(test_sparse_to_dense),
         cmocka_unit_test(test_no_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

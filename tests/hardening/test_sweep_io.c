@@ -29,23 +29,23 @@ static int dir_entries(void) {
 }
 
 /* Writers: the target is removed before each run; after a failure nothing new may exist. */
-#define WRITE_CASE(name, min, file, call)                                                          \
-    static spt_status case_##name(void *ctx) {                                                     \
-        (void)ctx;                                                                                 \
-        spt_tensor *t = NULL;                                                                      \
-        const char *target = path_of(file);                                                        \
-        remove(target);                                                                            \
-        int before = dir_entries();                                                                \
-        spt_status st = sw_f64(&t);                                                                \
-        if (st != SPT_OK) return st;                                                               \
-        st = (call);                                                                               \
-        if (st != SPT_OK && dir_entries() != before) {                                             \
-            print_error("%s failed (%s) but left a file behind\n", #name, spt_status_name(st));    \
-            st = SPT_EINTERNAL;                                                                    \
-        }                                                                                          \
-        spt_tensor_free(t);                                                                        \
-        return st;                                                                                 \
-    }                                                                                              \
+#define WRITE_CASE(name, min, file, call)                                                                              \
+    static spt_status case_##name(void *ctx) {                                                                         \
+        (void)ctx;                                                                                                     \
+        spt_tensor *t = NULL;                                                                                          \
+        const char *target = path_of(file);                                                                            \
+        remove(target);                                                                                                \
+        int before = dir_entries();                                                                                    \
+        spt_status st = sw_f64(&t);                                                                                    \
+        if (st != SPT_OK) return st;                                                                                   \
+        st = (call);                                                                                                   \
+        if (st != SPT_OK && dir_entries() != before) {                                                                 \
+            print_error("%s failed (%s) but left a file behind\n", #name, spt_status_name(st));                        \
+            st = SPT_EINTERNAL;                                                                                        \
+        }                                                                                                              \
+        spt_tensor_free(t);                                                                                            \
+        return st;                                                                                                     \
+    }                                                                                                                  \
     SWEEP(name, min)
 
 WRITE_CASE(write_tns, 1, "w.tns", spt_write_tns(t, target))
@@ -74,7 +74,9 @@ static spt_status case_write_npy(void *ctx) {
 SWEEP(write_npy, 1)
 
 /* binsparse stores each index once: the first three entries of sw_f64, before its repeated one */
-static spt_status sw_unique(spt_tensor **t) { return spt_tensor_new(SPT_FLOAT64, 2, sw_shape2, 3, sw_ix_unsorted, sw_vals, NULL, t); }
+static spt_status sw_unique(spt_tensor **t) {
+    return spt_tensor_new(SPT_FLOAT64, 2, sw_shape2, 3, sw_ix_unsorted, sw_vals, NULL, t);
+}
 
 static spt_status write_bsp(const char *file, spt_format f) {
     spt_tensor *t = NULL;
@@ -90,23 +92,26 @@ static spt_status write_bsp(const char *file, spt_format f) {
 }
 static spt_status case_write_binsparse(void *ctx) { return (void)ctx, write_bsp("w.bsp.npz", SPT_FORMAT_BINSPARSE); }
 SWEEP(write_binsparse, 1)
-static spt_status case_write_binsparse_csc(void *ctx) { return (void)ctx, write_bsp("wc.bsp.npz", SPT_FORMAT_BINSPARSE_CSC); }
+static spt_status case_write_binsparse_csc(void *ctx) {
+    return (void)ctx, write_bsp("wc.bsp.npz", SPT_FORMAT_BINSPARSE_CSC);
+}
 SWEEP(write_binsparse_csc, 1)
 
 /* Readers read files written once (with the plain allocator) by the setup. */
-#define READ_CASE(name, min, call)                                                                 \
-    static spt_status case_##name(void *ctx) {                                                     \
-        (void)ctx;                                                                                 \
-        spt_tensor *t = SENT;                                                                      \
-        spt_status st = (call);                                                                    \
-        OUTCHK(st, t);                                                                             \
-        if (st == SPT_OK) spt_tensor_free(t);                                                      \
-        return st;                                                                                 \
-    }                                                                                              \
+#define READ_CASE(name, min, call)                                                                                     \
+    static spt_status case_##name(void *ctx) {                                                                         \
+        (void)ctx;                                                                                                     \
+        spt_tensor *t = SENT;                                                                                          \
+        spt_status st = (call);                                                                                        \
+        OUTCHK(st, t);                                                                                                 \
+        if (st == SPT_OK) spt_tensor_free(t);                                                                          \
+        return st;                                                                                                     \
+    }                                                                                                                  \
     SWEEP(name, min)
 
 READ_CASE(read_tns, 1, spt_read_tns(path_of("r.tns"), NULL, &t))
-READ_CASE(read_tns_shape, 1, spt_read_tns(path_of("r.tns"), &(spt_read_opts){.rank = 3, .shape = (const int64_t[]){3, 4, 2}}, &t))
+READ_CASE(read_tns_shape, 1,
+          spt_read_tns(path_of("r.tns"), &(spt_read_opts){.rank = 3, .shape = (const int64_t[]){3, 4, 2}}, &t))
 READ_CASE(read_mtx, 1, spt_read_mtx(path_of("r.mtx"), NULL, &t))
 READ_CASE(read_mtx_sym, 1, spt_read_mtx(path_of("s.mtx"), NULL, &t))
 READ_CASE(read_mtx_array, 1, spt_read_mtx(path_of("a.mtx"), NULL, &t))
@@ -114,7 +119,8 @@ READ_CASE(read_npz, 1, spt_read_npz(path_of("r.npz"), NULL, &t))
 READ_CASE(read_npz_csr, 1, spt_read_npz(path_of("r-csr.npz"), NULL, &t))
 READ_CASE(read_auto_npy, 1, spt_read(path_of("r.npy"), SPT_FORMAT_AUTO, NULL, &t))
 READ_CASE(read_binsparse, 1, spt_read(path_of("r.bsp.npz"), SPT_FORMAT_AUTO, NULL, &t))
-READ_CASE(read_binsparse_dcsr, 1, spt_read("tests/io/data/binsparse/dcsr_int64.bsp.npz", SPT_FORMAT_BINSPARSE, NULL, &t))
+READ_CASE(read_binsparse_dcsr, 1,
+          spt_read("tests/io/data/binsparse/dcsr_int64.bsp.npz", SPT_FORMAT_BINSPARSE, NULL, &t))
 
 static const char tns_text[] = "# a comment\n1 1 1 1.5\n3 4 2 -2\n2 2 1 7\n";
 
@@ -193,17 +199,28 @@ static int teardown(void **state) {
 int main(void) {
     SWEEP_MAIN_INIT();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_tns),      cmocka_unit_test(test_read_tns),
-        cmocka_unit_test(test_read_tns_shape), cmocka_unit_test(test_write_tns),
-        cmocka_unit_test(test_read_mtx),       cmocka_unit_test(test_read_mtx_sym),
-        cmocka_unit_test(test_read_mtx_array), cmocka_unit_test(test_read_mtx_dense),
-        cmocka_unit_test(test_write_mtx),      cmocka_unit_test(test_read_npy),
-        cmocka_unit_test(test_write_npy),      cmocka_unit_test(test_read_npz),
-        cmocka_unit_test(test_read_npz_csr),   cmocka_unit_test(test_write_npz),
-        cmocka_unit_test(test_write_npz_coo),  cmocka_unit_test(test_write_npz_csr),
-        cmocka_unit_test(test_read_auto_npy),  cmocka_unit_test(test_write_auto_npy),
-        cmocka_unit_test(test_write_spy_png),  cmocka_unit_test(test_write_binsparse),
-        cmocka_unit_test(test_write_binsparse_csc), cmocka_unit_test(test_read_binsparse),
+        cmocka_unit_test(test_parse_tns),
+        cmocka_unit_test(test_read_tns),
+        cmocka_unit_test(test_read_tns_shape),
+        cmocka_unit_test(test_write_tns),
+        cmocka_unit_test(test_read_mtx),
+        cmocka_unit_test(test_read_mtx_sym),
+        cmocka_unit_test(test_read_mtx_array),
+        cmocka_unit_test(test_read_mtx_dense),
+        cmocka_unit_test(test_write_mtx),
+        cmocka_unit_test(test_read_npy),
+        cmocka_unit_test(test_write_npy),
+        cmocka_unit_test(test_read_npz),
+        cmocka_unit_test(test_read_npz_csr),
+        cmocka_unit_test(test_write_npz),
+        cmocka_unit_test(test_write_npz_coo),
+        cmocka_unit_test(test_write_npz_csr),
+        cmocka_unit_test(test_read_auto_npy),
+        cmocka_unit_test(test_write_auto_npy),
+        cmocka_unit_test(test_write_spy_png),
+        cmocka_unit_test(test_write_binsparse),
+        cmocka_unit_test(test_write_binsparse_csc),
+        cmocka_unit_test(test_read_binsparse),
         cmocka_unit_test(test_read_binsparse_dcsr),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

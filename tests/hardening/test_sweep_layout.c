@@ -4,25 +4,25 @@
 #include "sweep.h"
 
 /* Run `call` on a fresh string tensor `t` (and an int32 copy `ti`); out is a tensor. */
-#define LAYOUT_CASE(name, min, call)                                                               \
-    static spt_status case_##name(void *ctx) {                                                     \
-        (void)ctx;                                                                                 \
-        spt_tensor *t = NULL, *ti = NULL, *out = SENT;                                             \
-        spt_status st = sw_str(&t);                                                                \
-        if (st == SPT_OK) st = sw_i32(&ti);                                                        \
-        if (st != SPT_OK) {                                                                        \
-            spt_tensor_free(t);                                                                    \
-            return st;                                                                             \
-        }                                                                                          \
-        uint64_t h = sweep_hash(t), hi = sweep_hash(ti);                                           \
-        st = (call);                                                                               \
-        OUTCHK(st, out);                                                                           \
-        if (sweep_hash(t) != h || sweep_hash(ti) != hi) st = SPT_EINTERNAL;                        \
-        spt_tensor_free(st == SPT_OK ? out : NULL);                                                \
-        spt_tensor_free(t);                                                                        \
-        spt_tensor_free(ti);                                                                       \
-        return st;                                                                                 \
-    }                                                                                              \
+#define LAYOUT_CASE(name, min, call)                                                                                   \
+    static spt_status case_##name(void *ctx) {                                                                         \
+        (void)ctx;                                                                                                     \
+        spt_tensor *t = NULL, *ti = NULL, *out = SENT;                                                                 \
+        spt_status st = sw_str(&t);                                                                                    \
+        if (st == SPT_OK) st = sw_i32(&ti);                                                                            \
+        if (st != SPT_OK) {                                                                                            \
+            spt_tensor_free(t);                                                                                        \
+            return st;                                                                                                 \
+        }                                                                                                              \
+        uint64_t h = sweep_hash(t), hi = sweep_hash(ti);                                                               \
+        st = (call);                                                                                                   \
+        OUTCHK(st, out);                                                                                               \
+        if (sweep_hash(t) != h || sweep_hash(ti) != hi) st = SPT_EINTERNAL;                                            \
+        spt_tensor_free(st == SPT_OK ? out : NULL);                                                                    \
+        spt_tensor_free(t);                                                                                            \
+        spt_tensor_free(ti);                                                                                           \
+        return st;                                                                                                     \
+    }                                                                                                                  \
     SWEEP(name, min)
 
 static const int64_t order_rm[2] = {0, 1};
@@ -108,13 +108,20 @@ LAYOUT_CASE(merge, 3, merge_of(ti, t, &out))
 int main(void) {
     SWEEP_MAIN_INIT();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_concat_primary), cmocka_unit_test(test_concat_axis0),
-        cmocka_unit_test(test_concat_axis1),   cmocka_unit_test(test_concat_expand),
-        cmocka_unit_test(test_split),          cmocka_unit_test(test_slice),
-        cmocka_unit_test(test_retain),         cmocka_unit_test(test_reset_shape),
-        cmocka_unit_test(test_reset_shape_tight), cmocka_unit_test(test_reshape),
-        cmocka_unit_test(test_transpose),      cmocka_unit_test(test_fill_empty_rows),
-        cmocka_unit_test(test_to_indicator),   cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_concat_primary),
+        cmocka_unit_test(test_concat_axis0),
+        cmocka_unit_test(test_concat_axis1),
+        cmocka_unit_test(test_concat_expand),
+        cmocka_unit_test(test_split),
+        cmocka_unit_test(test_slice),
+        cmocka_unit_test(test_retain),
+        cmocka_unit_test(test_reset_shape),
+        cmocka_unit_test(test_reset_shape_tight),
+        cmocka_unit_test(test_reshape),
+        cmocka_unit_test(test_transpose),
+        cmocka_unit_test(test_fill_empty_rows),
+        cmocka_unit_test(test_to_indicator),
+        cmocka_unit_test(test_merge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

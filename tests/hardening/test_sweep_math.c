@@ -7,38 +7,38 @@ static const double dm43[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
 
 /* `call` sees a (unsorted float64 4x3), b (its transpose-shaped twin: the same entries, sorted), d (a
  * dense 4x3), dv (a dense [3] row), m (a dense 3x2), x (a dense [3]); out tensor `out`, dense `dout`. */
-#define MATH_CASE(name, min, dense_out, call)                                                                 \
-    static spt_status case_##name(void *ctx) {                                                     \
-        (void)ctx;                                                                                 \
-        spt_status bst = SPT_OK, st = SPT_OK;                                                      \
-        spt_tensor *a = NULL, *b = NULL, *out = (dense_out) ? NULL : SENT;                         \
-        spt_dense *d = NULL, *dv = NULL, *m = NULL, *x = NULL, *dout = (dense_out) ? SENT : NULL;  \
-        int64_t s43[2] = {4, 3}, s3 = 3, s32[2] = {3, 2};                                          \
-        BUILD(sw_f64(&a));                                                                         \
-        BUILD(sw_f64(&b));                                                                         \
-        BUILD(spt_reorder(b, NULL));                                                               \
-        BUILD(spt_dense_new_from(SPT_FLOAT64, 2, s43, dm43, &d));                                  \
-        BUILD(spt_dense_new_from(SPT_FLOAT64, 1, &s3, dm43, &dv));                                 \
-        BUILD(spt_dense_new_from(SPT_FLOAT64, 2, s32, dm43, &m));                                  \
-        BUILD(spt_dense_new_from(SPT_FLOAT64, 1, &s3, dm43, &x));                                  \
-        uint64_t ha = sweep_hash(a), hb = sweep_hash(b);                                           \
-        st = (call);                                                                               \
-        OUTCHK(st, out);                                                                           \
-        OUTCHK(st, dout);                                                                          \
-        if (sweep_hash(a) != ha || sweep_hash(b) != hb) st = SPT_EINTERNAL;                        \
-        if (st == SPT_OK) {                                                                        \
-            spt_tensor_free(out);                                                                  \
-            spt_dense_free(dout);                                                                  \
-        }                                                                                          \
-    done:                                                                                          \
-        spt_tensor_free(a);                                                                        \
-        spt_tensor_free(b);                                                                        \
-        spt_dense_free(d);                                                                         \
-        spt_dense_free(dv);                                                                        \
-        spt_dense_free(m);                                                                         \
-        spt_dense_free(x);                                                                         \
-        return bst != SPT_OK ? bst : st;                                                           \
-    }                                                                                              \
+#define MATH_CASE(name, min, dense_out, call)                                                                          \
+    static spt_status case_##name(void *ctx) {                                                                         \
+        (void)ctx;                                                                                                     \
+        spt_status bst = SPT_OK, st = SPT_OK;                                                                          \
+        spt_tensor *a = NULL, *b = NULL, *out = (dense_out) ? NULL : SENT;                                             \
+        spt_dense *d = NULL, *dv = NULL, *m = NULL, *x = NULL, *dout = (dense_out) ? SENT : NULL;                      \
+        int64_t s43[2] = {4, 3}, s3 = 3, s32[2] = {3, 2};                                                              \
+        BUILD(sw_f64(&a));                                                                                             \
+        BUILD(sw_f64(&b));                                                                                             \
+        BUILD(spt_reorder(b, NULL));                                                                                   \
+        BUILD(spt_dense_new_from(SPT_FLOAT64, 2, s43, dm43, &d));                                                      \
+        BUILD(spt_dense_new_from(SPT_FLOAT64, 1, &s3, dm43, &dv));                                                     \
+        BUILD(spt_dense_new_from(SPT_FLOAT64, 2, s32, dm43, &m));                                                      \
+        BUILD(spt_dense_new_from(SPT_FLOAT64, 1, &s3, dm43, &x));                                                      \
+        uint64_t ha = sweep_hash(a), hb = sweep_hash(b);                                                               \
+        st = (call);                                                                                                   \
+        OUTCHK(st, out);                                                                                               \
+        OUTCHK(st, dout);                                                                                              \
+        if (sweep_hash(a) != ha || sweep_hash(b) != hb) st = SPT_EINTERNAL;                                            \
+        if (st == SPT_OK) {                                                                                            \
+            spt_tensor_free(out);                                                                                      \
+            spt_dense_free(dout);                                                                                      \
+        }                                                                                                              \
+    done:                                                                                                              \
+        spt_tensor_free(a);                                                                                            \
+        spt_tensor_free(b);                                                                                            \
+        spt_dense_free(d);                                                                                             \
+        spt_dense_free(dv);                                                                                            \
+        spt_dense_free(m);                                                                                             \
+        spt_dense_free(x);                                                                                             \
+        return bst != SPT_OK ? bst : st;                                                                               \
+    }                                                                                                                  \
     SWEEP(name, min)
 
 static const int64_t ax1[1] = {1};
@@ -63,14 +63,22 @@ MATH_CASE(matvec, 12, 1, spt_sparse_dense_matvec(a, x, false, &dout))
 int main(void) {
     SWEEP_MAIN_INIT();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reduce_sum),     cmocka_unit_test(test_reduce_sum_all),
-        cmocka_unit_test(test_reduce_sum_sparse), cmocka_unit_test(test_reduce_max),
-        cmocka_unit_test(test_reduce_max_sparse), cmocka_unit_test(test_add),
-        cmocka_unit_test(test_add_unsorted_both), cmocka_unit_test(test_add_dense),
-        cmocka_unit_test(test_cwise_mul),      cmocka_unit_test(test_cwise_div),
-        cmocka_unit_test(test_cwise_add),      cmocka_unit_test(test_maximum),
-        cmocka_unit_test(test_minimum),        cmocka_unit_test(test_softmax),
-        cmocka_unit_test(test_matmul),         cmocka_unit_test(test_matmul_adjoint),
+        cmocka_unit_test(test_reduce_sum),
+        cmocka_unit_test(test_reduce_sum_all),
+        cmocka_unit_test(test_reduce_sum_sparse),
+        cmocka_unit_test(test_reduce_max),
+        cmocka_unit_test(test_reduce_max_sparse),
+        cmocka_unit_test(test_add),
+        cmocka_unit_test(test_add_unsorted_both),
+        cmocka_unit_test(test_add_dense),
+        cmocka_unit_test(test_cwise_mul),
+        cmocka_unit_test(test_cwise_div),
+        cmocka_unit_test(test_cwise_add),
+        cmocka_unit_test(test_maximum),
+        cmocka_unit_test(test_minimum),
+        cmocka_unit_test(test_softmax),
+        cmocka_unit_test(test_matmul),
+        cmocka_unit_test(test_matmul_adjoint),
         cmocka_unit_test(test_matvec),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

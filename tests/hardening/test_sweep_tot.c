@@ -115,11 +115,26 @@ done:
     spt_dense_free(D);
     return bst != SPT_OK ? bst : st;
 }
-static spt_status case_sparsify(void *ctx) { (void)ctx; return sparsify_case(0); }
-static spt_status case_sparsify_dense(void *ctx) { (void)ctx; return sparsify_case(1); }
-static spt_status case_sparsify_block(void *ctx) { (void)ctx; return sparsify_case(2); }
-static spt_status case_sparsify_dense_block(void *ctx) { (void)ctx; return sparsify_case(3); }
-static spt_status case_reduce_tot_sum(void *ctx) { (void)ctx; return sparsify_case(4); }
+static spt_status case_sparsify(void *ctx) {
+    (void)ctx;
+    return sparsify_case(0);
+}
+static spt_status case_sparsify_dense(void *ctx) {
+    (void)ctx;
+    return sparsify_case(1);
+}
+static spt_status case_sparsify_block(void *ctx) {
+    (void)ctx;
+    return sparsify_case(2);
+}
+static spt_status case_sparsify_dense_block(void *ctx) {
+    (void)ctx;
+    return sparsify_case(3);
+}
+static spt_status case_reduce_tot_sum(void *ctx) {
+    (void)ctx;
+    return sparsify_case(4);
+}
 SWEEP(sparsify, 8)
 SWEEP(sparsify_dense, 8)
 SWEEP(sparsify_block, 8)
@@ -184,12 +199,12 @@ static void test_accessors_no_alloc(void **state) {
 int main(void) {
     SWEEP_MAIN_INIT();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_domain_new),      cmocka_unit_test(test_domain_inject),
-        cmocka_unit_test(test_sparse_map_new),  cmocka_unit_test(test_sparse_map_new_with_keys),
-        cmocka_unit_test(test_sparse_map_domain), cmocka_unit_test(test_tot_new),
-        cmocka_unit_test(test_sparsify),        cmocka_unit_test(test_sparsify_dense),
-        cmocka_unit_test(test_sparsify_block),  cmocka_unit_test(test_sparsify_dense_block),
-        cmocka_unit_test(test_reduce_tot_sum),  cmocka_unit_test(test_no_alloc),
+        cmocka_unit_test(test_domain_new),         cmocka_unit_test(test_domain_inject),
+        cmocka_unit_test(test_sparse_map_new),     cmocka_unit_test(test_sparse_map_new_with_keys),
+        cmocka_unit_test(test_sparse_map_domain),  cmocka_unit_test(test_tot_new),
+        cmocka_unit_test(test_sparsify),           cmocka_unit_test(test_sparsify_dense),
+        cmocka_unit_test(test_sparsify_block),     cmocka_unit_test(test_sparsify_dense_block),
+        cmocka_unit_test(test_reduce_tot_sum),     cmocka_unit_test(test_no_alloc),
         cmocka_unit_test(test_accessors_no_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,17 +27,20 @@ static void expect_same(spt_tensor *a, spt_tensor *b) {
         ASSERT_OK(spt_reorder(b, order));
         assert_memory_equal(spt_tensor_indices(a), spt_tensor_indices(b), (size_t)(r * n) * sizeof(int64_t));
     }
-    if (n) assert_memory_equal(spt_tensor_values(a), spt_tensor_values(b), (size_t)n * spt_dtype_size(spt_tensor_dtype(a)));
+    if (n)
+        assert_memory_equal(spt_tensor_values(a), spt_tensor_values(b),
+                            (size_t)n * spt_dtype_size(spt_tensor_dtype(a)));
 }
 
 static void test_package_files(void **state) {
     (void)state;
-    static const char *const names[] = {
-        "coo_int8",    "coo_int16",    "coo_int32",     "coo_int64",      "coo_uint8",     "coo_uint16",
-        "coo_uint32",  "coo_uint64",   "coo_float32",   "coo_float64",    "coo_bool",      "coo_complex128",
-        "csr_float32", "csc_float32",  "csc_custom",    "dcsr_int64",     "dcsc_uint32",   "coo3_float64",
-        "cvec_int16",  "cooc_int32",   "csr_iso_int8",  "csr_complex64",  "dvec_int8",     "dmatc_float64",
-        "coo_empty"};
+    static const char *const names[] = {"coo_int8",     "coo_int16",     "coo_int32",  "coo_int64",
+                                        "coo_uint8",    "coo_uint16",    "coo_uint32", "coo_uint64",
+                                        "coo_float32",  "coo_float64",   "coo_bool",   "coo_complex128",
+                                        "csr_float32",  "csc_float32",   "csc_custom", "dcsr_int64",
+                                        "dcsc_uint32",  "coo3_float64",  "cvec_int16", "cooc_int32",
+                                        "csr_iso_int8", "csr_complex64", "dvec_int8",  "dmatc_float64",
+                                        "coo_empty"};
     char bsp[256], tns[256];
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         snprintf(bsp, sizeof bsp, DATA "%s.bsp.npz", names[i]);
@@ -151,7 +154,8 @@ static void expect_refused(const char *name, spt_status want, const char *msg) {
     snprintf(path, sizeof path, DATA "bad_%s.bsp.npz", name);
     spt_tensor *t = (spt_tensor *)1;
     spt_status st = spt_read(path, SPT_FORMAT_AUTO, NULL, &t);
-    if (st != want || !strstr(spt_last_error(), msg)) print_error("%s: got %d %s\nwant: %s\n", name, st, spt_last_error(), msg);
+    if (st != want || !strstr(spt_last_error(), msg))
+        print_error("%s: got %d %s\nwant: %s\n", name, st, spt_last_error(), msg);
     ASSERT_ST(want, st);
     assert_null(t);
     ASSERT_MSG(msg);
@@ -163,21 +167,24 @@ static void test_hostile(void **state) {
     expect_refused("json", SPT_EPARSE, "[binsparse.npy]: byte 48 of the JSON text: expected a member name");
     expect_refused("json_trailing", SPT_EPARSE, "expected the end of the text, found 'x'");
     expect_refused("no_namespace", SPT_EPARSE, "[binsparse.npy]: binsparse: expected an object");
-    expect_refused("shape_small", SPT_EPARSE, "[indices_1.npy]: element 0: expected an index in [0, 3), found one beyond");
+    expect_refused("shape_small", SPT_EPARSE,
+                   "[indices_1.npy]: element 0: expected an index in [0, 3), found one beyond");
     expect_refused("shape_negative", SPT_EPARSE, "[binsparse.npy]: shape: expected a non-negative integer");
     expect_refused("shape_float", SPT_EPARSE, "[binsparse.npy]: shape: expected a non-negative integer");
     expect_refused("nnz_more", SPT_EPARSE, "[values.npy]: expected 4 elements (from the descriptor), found 3");
     expect_refused("nnz_less", SPT_EPARSE, "[values.npy]: expected 2 elements (from the descriptor), found 3");
     expect_refused("nnz_missing", SPT_EPARSE, "number_of_stored_values: expected a non-negative integer, found none");
     expect_refused("dtype_name", SPT_EPARSE, "data_types.values: expected int8..int64");
-    expect_refused("dtype_mismatch", SPT_EPARSE, "[indices_0.npy]: expected elements of int32 (data_types.indices_0), found int64");
+    expect_refused("dtype_mismatch", SPT_EPARSE,
+                   "[indices_0.npy]: expected elements of int32 (data_types.indices_0), found int64");
     expect_refused("dtype_index_float", SPT_EPARSE, "data_types.indices_0: expected an integer type");
     expect_refused("dtype_missing", SPT_EPARSE, "data_types.indices_1: expected a type name, found none");
     expect_refused("format", SPT_EPARSE, "format: expected COO, COOR");
     expect_refused("version", SPT_EPARSE, "version: expected a version 0.x");
     expect_refused("length", SPT_EPARSE, "[indices_1.npy]: expected 3 elements (from the descriptor), found 2");
     expect_refused("member_missing", SPT_EPARSE, "expected a member values.npy, found none");
-    expect_refused("negative_index", SPT_EPARSE, "[indices_0.npy]: element 1: expected an index in [0, 4), found a negative one");
+    expect_refused("negative_index", SPT_EPARSE,
+                   "[indices_0.npy]: element 1: expected an index in [0, 4), found a negative one");
     expect_refused("bint8", SPT_EPARSE, "[values.npy]: element 2: expected 0 or 1 (bint8), found 2");
     expect_refused("fill_nonzero", SPT_EINVAL, "[fill_value.npy]: expected a fill value of zero");
     expect_refused("pointers_decreasing", SPT_EPARSE, "[pointers_to_1.npy]: element 2: expected a value in [2, 3]");

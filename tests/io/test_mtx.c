@@ -38,7 +38,8 @@ static void read_err(const char *text, spt_status st, const char *msg) {
 
 static void test_fields(void **state) {
     (void)state;
-    spt_tensor *t = read_text("%%MatrixMarket matrix coordinate real general\n% a comment\n%\n3 4 2\n1 1 1.5\n3 4 -2e1\n", NULL);
+    spt_tensor *t =
+        read_text("%%MatrixMarket matrix coordinate real general\n% a comment\n%\n3 4 2\n1 1 1.5\n3 4 -2e1\n", NULL);
     int64_t s[2] = {3, 4}, ix[4] = {0, 0, 2, 3};
     double v[2] = {1.5, -20};
     spt_test_expect_tensor(t, 2, s, 2, ix, v);
@@ -136,7 +137,8 @@ static void test_array(void **state) {
 static void test_malformed(void **state) {
     (void)state;
     read_err("", SPT_EPARSE, ":1: expected '%%MatrixMarket', found end of line");
-    read_err("%%MatrixMarket tensor coordinate real general\n", SPT_EPARSE, ":1: expected the object 'matrix', found 'tensor'");
+    read_err("%%MatrixMarket tensor coordinate real general\n", SPT_EPARSE,
+             ":1: expected the object 'matrix', found 'tensor'");
     read_err("%%MatrixMarket matrix coord real general\n", SPT_EPARSE,
              ":1: expected the format 'coordinate' or 'array', found 'coord'");
     read_err("%%MatrixMarket matrix coordinate float general\n", SPT_EPARSE,
@@ -169,7 +171,8 @@ static void test_malformed(void **state) {
              ":2: expected an array matrix whose size fits in int64, found 4294967296 x 4294967296");
     /* a coordinate matrix may have any size (volume 2^64 here) */
     spt_tensor *big = read_text("%%MatrixMarket matrix coordinate real general\n4294967296 4294967296 2\n"
-                                "4294967296 1 2.5\n1 4294967296 -1\n", NULL);
+                                "4294967296 1 2.5\n1 4294967296 -1\n",
+                                NULL);
     assert_int_equal(spt_tensor_shape(big)[0], 4294967296LL);
     assert_int_equal(spt_tensor_volume(big), -1);
     assert_int_equal(spt_tensor_indices(big)[0], 4294967295LL);
@@ -284,8 +287,8 @@ static int teardown(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fields),    cmocka_unit_test(test_symmetric), cmocka_unit_test(test_array),
-        cmocka_unit_test(test_malformed), cmocka_unit_test(test_round_trip), cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_fields),     cmocka_unit_test(test_symmetric),  cmocka_unit_test(test_array),
+        cmocka_unit_test(test_malformed),  cmocka_unit_test(test_round_trip), cmocka_unit_test(test_alloc_sweep),
         cmocka_unit_test(test_any_volume),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -22,7 +22,8 @@ static void expect_file(const char *name) {
     ASSERT_OK(st);
     ASSERT_OK(spt_to_dense(t, NULL, false, &got));
     ASSERT_OK(spt_read_npy(npy, &want));
-    if (spt_dense_dtype(got) != spt_dense_dtype(want)) print_error("%s: dtype %s\n", mtx, spt_dtype_name(spt_dense_dtype(got)));
+    if (spt_dense_dtype(got) != spt_dense_dtype(want))
+        print_error("%s: dtype %s\n", mtx, spt_dtype_name(spt_dense_dtype(got)));
     assert_int_equal(spt_dense_dtype(got), spt_dense_dtype(want));
     assert_int_equal(spt_dense_rank(got), 2);
     assert_memory_equal(spt_dense_shape(got), spt_dense_shape(want), 2 * sizeof(int64_t));
@@ -31,7 +32,8 @@ static void expect_file(const char *name) {
     const size_t n = (size_t)spt_dense_size(got) * (spt_dense_dtype(got) == SPT_COMPLEX128 ? 2 : 1);
     const double *g = spt_dense_data(got), *w = spt_dense_data(want);
     for (size_t i = 0; i < n; i++) {
-        bool same = spt_dense_dtype(got) == SPT_INT64 ? ((const int64_t *)g)[i] == ((const int64_t *)w)[i] : g[i] == w[i];
+        bool same = spt_dense_dtype(got) == SPT_INT64 ? ((const int64_t *)g)[i] == ((const int64_t *)w)[i]
+                                                      : g[i] == w[i];
         if (!same) print_error("%s: element %zu differs\n", mtx, i);
         assert_true(same);
     }
@@ -42,12 +44,12 @@ static void expect_file(const char *name) {
 
 static void test_fmm_files(void **state) {
     (void)state;
-    static const char *const names[] = {
-        "coo_real_general",      "coo_integer_general",   "coo_complex_general",   "coo_pattern_general",
-        "coo_real_symmetric",    "coo_integer_symmetric", "coo_pattern_symmetric", "coo_real_skew",
-        "coo_integer_skew",      "coo_complex_hermitian", "coo_complex_symmetric", "coo_empty",
-        "array_real_general",    "array_integer_general", "array_complex_general", "array_real_symmetric",
-        "array_real_skew",       "array_complex_hermitian"};
+    static const char *const names[] = {"coo_real_general",      "coo_integer_general",   "coo_complex_general",
+                                        "coo_pattern_general",   "coo_real_symmetric",    "coo_integer_symmetric",
+                                        "coo_pattern_symmetric", "coo_real_skew",         "coo_integer_skew",
+                                        "coo_complex_hermitian", "coo_complex_symmetric", "coo_empty",
+                                        "array_real_general",    "array_integer_general", "array_complex_general",
+                                        "array_real_symmetric",  "array_real_skew",       "array_complex_hermitian"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) expect_file(names[i]);
 }
 
@@ -56,7 +58,8 @@ static void expect_refused(const char *name, const char *msg) {
     snprintf(path, sizeof path, DATA "%s.mtx", name);
     spt_tensor *t = (spt_tensor *)1;
     spt_status st = spt_read_mtx(path, NULL, &t);
-    if (st != SPT_EPARSE || !strstr(spt_last_error(), msg)) print_error("%s: got %d %s\nwant: %s\n", name, st, spt_last_error(), msg);
+    if (st != SPT_EPARSE || !strstr(spt_last_error(), msg))
+        print_error("%s: got %d %s\nwant: %s\n", name, st, spt_last_error(), msg);
     ASSERT_ST(SPT_EPARSE, st);
     assert_null(t);
     ASSERT_MSG(msg);
@@ -65,7 +68,8 @@ static void expect_refused(const char *name, const char *msg) {
 static void test_fmm_refusals(void **state) {
     (void)state;
     expect_refused("bad_array_too_few", "bad_array_too_few.mtx:6: expected 4 values");
-    expect_refused("bad_array_too_many", "bad_array_too_many.mtx:5: expected the end of the file after the matrix's values");
+    expect_refused("bad_array_too_many",
+                   "bad_array_too_many.mtx:5: expected the end of the file after the matrix's values");
     expect_refused("bad_banner", "bad_banner.mtx:1: expected the format 'coordinate' or 'array', found 'coordinat'");
     expect_refused("bad_col_zero", "bad_col_zero.mtx:3: expected an index >= 1");
     expect_refused("bad_complex_one_part", "bad_complex_one_part.mtx:3: expected 4 fields");

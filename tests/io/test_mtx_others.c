@@ -87,7 +87,8 @@ static void test_malformed(void **state) {
     (void)state;
     expect_refused(DATA "bad_more_entries.mtx", "bad_more_entries.mtx:4: expected 1 entries");
     expect_refused(DATA "bad_fewer_entries.mtx", "bad_fewer_entries.mtx:3: expected 2 entries");
-    expect_refused(DATA "bad_index_range.mtx", "bad_index_range.mtx:3: expected an index in 1..3 for mode 0, found '4'");
+    expect_refused(DATA "bad_index_range.mtx",
+                   "bad_index_range.mtx:3: expected an index in 1..3 for mode 0, found '4'");
     expect_refused(DATA "bad_value.mtx", "bad_value.mtx:3: expected a real value, found 'abc'");
     expect_refused(DATA "bad_banner_symmetry.mtx", "bad_banner_symmetry.mtx:1: expected the symmetry");
 }

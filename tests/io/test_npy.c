@@ -62,8 +62,7 @@ static void test_round_trip(void **state) {
                 assert_int_equal(x[i].len, y[i].len);
                 assert_memory_equal(x[i].data, y[i].data, (size_t)x[i].len);
             }
-        } else
-            assert_memory_equal(spt_dense_data(a), spt_dense_data(b), 6 * spt_dtype_size((spt_dtype)d));
+        } else assert_memory_equal(spt_dense_data(a), spt_dense_data(b), 6 * spt_dtype_size((spt_dtype)d));
         spt_dense_free(a);
         spt_dense_free(b);
     }
@@ -154,7 +153,8 @@ static void expect_err(spt_status st, const char *msg) {
 static void test_malformed(void **state) {
     (void)state;
     put_bytes("PK\x03\x04junkjunk", 12);
-    expect_err(SPT_EPARSE, "expected the .npy magic '\\x93NUMPY', found 'PK?" "?ju'");
+    expect_err(SPT_EPARSE, "expected the .npy magic '\\x93NUMPY', found 'PK?"
+                           "?ju'");
     put_bytes("", 0);
     expect_err(SPT_EPARSE, "found an empty file");
     put_bytes("\x93NUMPY\x01\x00\xff\x00{}", 12);
@@ -260,11 +260,8 @@ static void test_write_streams(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_numpy_files),
-        cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_alloc_sweep),
-        cmocka_unit_test(test_write_streams),
+        cmocka_unit_test(test_round_trip),  cmocka_unit_test(test_numpy_files),   cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_alloc_sweep), cmocka_unit_test(test_write_streams),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -25,8 +25,7 @@ static void test_scipy_files(void **state) {
         if (k == 2) {
             int32_t v32[3] = {1, 2, -3};
             spt_test_expect_tensor(t, 2, s, 3, ix, v32);
-        } else
-            spt_test_expect_tensor(t, 2, s, 3, ix, v);
+        } else spt_test_expect_tensor(t, 2, s, 3, ix, v);
         assert_true(spt_tensor_known_valid(t));
         spt_tensor_free(t);
     }
@@ -290,8 +289,7 @@ static int teardown(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scipy_files), cmocka_unit_test(test_pydata_files), cmocka_unit_test(test_round_trips),
-        cmocka_unit_test(test_any_volume),
-        cmocka_unit_test(test_malformed),   cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_any_volume),  cmocka_unit_test(test_malformed),    cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -117,14 +117,14 @@ static void test_false_claims(void **state) {
         const char *text;
         bool kept;
     } cases[] = {
-        {"# order: 1 0 sorted unique\n1 1 1\n2 1 2\n1 2 3\n", true},  /* by column: (1,1) (2,1) (1,2) */
-        {"# order: 0 1 sorted\n1 1 1\n2 1 2\n1 2 3\n", false},        /* not row-major */
-        {"# order: 1 1 sorted\n1 1 1\n", false},                      /* not a permutation */
-        {"# order: 1 0\n1 1 1\n", false},                             /* no "sorted" */
-        {"# order: 1 0 2 sorted\n1 1 1\n", false},                    /* too many dims */
-        {"# order: 1 sorted\n1 1 1\n", false},                        /* too few */
-        {"1 1 1\n# order: 1 0 sorted\n2 1 2\n", false},               /* after the data */
-        {"# order: 1 0 sorted\n1 1 1\n1 1 1\n2 1 2\n", true},         /* duplicates: sorted, not unique */
+        {"# order: 1 0 sorted unique\n1 1 1\n2 1 2\n1 2 3\n", true}, /* by column: (1,1) (2,1) (1,2) */
+        {"# order: 0 1 sorted\n1 1 1\n2 1 2\n1 2 3\n", false},       /* not row-major */
+        {"# order: 1 1 sorted\n1 1 1\n", false},                     /* not a permutation */
+        {"# order: 1 0\n1 1 1\n", false},                            /* no "sorted" */
+        {"# order: 1 0 2 sorted\n1 1 1\n", false},                   /* too many dims */
+        {"# order: 1 sorted\n1 1 1\n", false},                       /* too few */
+        {"1 1 1\n# order: 1 0 sorted\n2 1 2\n", false},              /* after the data */
+        {"# order: 1 0 sorted\n1 1 1\n1 1 1\n2 1 2\n", true},        /* duplicates: sorted, not unique */
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         char p[4096];
@@ -137,12 +137,14 @@ static void test_false_claims(void **state) {
     }
     /* Matrix Market */
     char p[4096];
-    write_text(at(p, "c.mtx"), "%%MatrixMarket matrix coordinate integer general\n% spt order: 1 0 sorted\n3 3 2\n1 2 5\n1 1 6\n");
+    write_text(at(p, "c.mtx"),
+               "%%MatrixMarket matrix coordinate integer general\n% spt order: 1 0 sorted\n3 3 2\n1 2 5\n1 1 6\n");
     spt_tensor *t = NULL;
     ASSERT_OK(spt_read(p, SPT_FORMAT_AUTO, NULL, &t));
     expect_order(t, NULL);
     spt_tensor_free(t);
-    write_text(p, "%%MatrixMarket matrix coordinate integer general\n% a comment\n% spt order: 1 0 sorted\n3 3 2\n2 1 5\n1 2 6\n");
+    write_text(p, "%%MatrixMarket matrix coordinate integer general\n% a comment\n% spt order: 1 0 sorted\n3 3 2\n2 1 "
+                  "5\n1 2 6\n");
     ASSERT_OK(spt_read(p, SPT_FORMAT_AUTO, NULL, &t));
     int64_t o10[2] = {1, 0};
     expect_order(t, o10);
@@ -193,8 +195,10 @@ static void test_false_claim_npz(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip_rank3), cmocka_unit_test(test_round_trip_matrix),
-        cmocka_unit_test(test_false_claims),     cmocka_unit_test(test_false_claim_npz),
+        cmocka_unit_test(test_round_trip_rank3),
+        cmocka_unit_test(test_round_trip_matrix),
+        cmocka_unit_test(test_false_claims),
+        cmocka_unit_test(test_false_claim_npz),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -387,11 +387,16 @@ static void test_program_handler_kept(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_symlink_updates_target),  cmocka_unit_test(test_dangling_symlink_creates_target),
-        cmocka_unit_test(test_device_node_written_directly), cmocka_unit_test(test_fifo_and_pipe),
-        cmocka_unit_test(test_mode_and_hard_links),     cmocka_unit_test(test_long_names),
-        cmocka_unit_test(test_failed_write_leaves_nothing), cmocka_unit_test(test_sigint_mid_write),
-        cmocka_unit_test(test_sigterm_mid_write),       cmocka_unit_test(test_program_handler_kept),
+        cmocka_unit_test(test_symlink_updates_target),
+        cmocka_unit_test(test_dangling_symlink_creates_target),
+        cmocka_unit_test(test_device_node_written_directly),
+        cmocka_unit_test(test_fifo_and_pipe),
+        cmocka_unit_test(test_mode_and_hard_links),
+        cmocka_unit_test(test_long_names),
+        cmocka_unit_test(test_failed_write_leaves_nothing),
+        cmocka_unit_test(test_sigint_mid_write),
+        cmocka_unit_test(test_sigterm_mid_write),
+        cmocka_unit_test(test_program_handler_kept),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

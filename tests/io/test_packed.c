@@ -193,7 +193,8 @@ static void test_by_content(void **state) {
     char path[300], cmd[700];
     spt_tensor *t = NULL;
     snprintf(path, sizeof path, "%s/matrix.data", dir);
-    snprintf(cmd, sizeof cmd, "gzip -dc < " DATA "west0067.tar.gz | tar -xOf - west0067/west0067.mtx | gzip > %s", path);
+    snprintf(cmd, sizeof cmd, "gzip -dc < " DATA "west0067.tar.gz | tar -xOf - west0067/west0067.mtx | gzip > %s",
+             path);
     assert_int_equal(system(cmd), 0);
     ASSERT_OK(spt_read(path, SPT_FORMAT_AUTO, NULL, &t));
     assert_int_equal(spt_tensor_nnz(t), 3);
@@ -341,11 +342,16 @@ static void test_alloc_failures(void **state) {
 int main(void) {
     spt_test_alloc_install();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_compressed_tns),        cmocka_unit_test(test_multi_member_gzip),
-        cmocka_unit_test(test_suitesparse_tar),       cmocka_unit_test(test_several_members),
-        cmocka_unit_test(test_corrupt_and_truncated), cmocka_unit_test(test_compressed_outputs),
-        cmocka_unit_test(test_by_content),            cmocka_unit_test(test_binary_magic),
-        cmocka_unit_test(test_alloc_failures),        cmocka_unit_test(test_streamed_pieces),
+        cmocka_unit_test(test_compressed_tns),
+        cmocka_unit_test(test_multi_member_gzip),
+        cmocka_unit_test(test_suitesparse_tar),
+        cmocka_unit_test(test_several_members),
+        cmocka_unit_test(test_corrupt_and_truncated),
+        cmocka_unit_test(test_compressed_outputs),
+        cmocka_unit_test(test_by_content),
+        cmocka_unit_test(test_binary_magic),
+        cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_streamed_pieces),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

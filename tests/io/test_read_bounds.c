@@ -267,8 +267,9 @@ static void test_unicode_format(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dev_zero),      cmocka_unit_test(test_endless_fifo),  cmocka_unit_test(test_lying_shape),
-        cmocka_unit_test(test_consistent_bomb), cmocka_unit_test(test_size_mismatch), cmocka_unit_test(test_unicode_format),
+        cmocka_unit_test(test_dev_zero),      cmocka_unit_test(test_endless_fifo),
+        cmocka_unit_test(test_lying_shape),   cmocka_unit_test(test_consistent_bomb),
+        cmocka_unit_test(test_size_mismatch), cmocka_unit_test(test_unicode_format),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

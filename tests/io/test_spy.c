@@ -79,7 +79,7 @@ static void test_small_matrix(void **state) {
     for (int y = 0; y < 3; y++)
         for (int x = 0; x < 4; x++) {
             int p = cell(x0, y0, 2, y, x);
-            if (y == 2 && x == 3) assert_int_equal(p, 0);           /* the most entries: black */
+            if (y == 2 && x == 3) assert_int_equal(p, 0);             /* the most entries: black */
             else if (y == 0 && x == 1) assert_true(p > 0 && p < 160); /* fewer: grey */
             else assert_int_equal(p, 255);
         }
@@ -223,9 +223,11 @@ static void test_huge_dims(void **state) {
             ASSERT_OK(spt_write_spy_png(t, 0, 1, sides[b], path));
             read_png();
             /* square bins of ceil(largest dim / side) cells: the grid is ceil(dim / bin) per dim */
-            const int64_t side = sides[b] ? sides[b] : 512, big = shapes[a][0] > shapes[a][1] ? shapes[a][0] : shapes[a][1];
+            const int64_t side = sides[b] ? sides[b] : 512,
+                          big = shapes[a][0] > shapes[a][1] ? shapes[a][0] : shapes[a][1];
             const int64_t bin = big / side + (big % side != 0);
-            int ph = (int)(shapes[a][0] / bin + (shapes[a][0] % bin != 0)), pw = (int)(shapes[a][1] / bin + (shapes[a][1] % bin != 0));
+            int ph = (int)(shapes[a][0] / bin + (shapes[a][0] % bin != 0)),
+                pw = (int)(shapes[a][1] / bin + (shapes[a][1] % bin != 0));
             if (side >= 4 && pw * ph > 1) { /* the frame around the binned grid */
                 int x0, y0;
                 find_plot(pw, ph, &x0, &y0);
@@ -277,11 +279,8 @@ static int teardown(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_small_matrix),
-        cmocka_unit_test(test_binning),
-        cmocka_unit_test(test_values),
-        cmocka_unit_test(test_formats),
-        cmocka_unit_test(test_huge_dims),
+        cmocka_unit_test(test_small_matrix), cmocka_unit_test(test_binning),   cmocka_unit_test(test_values),
+        cmocka_unit_test(test_formats),      cmocka_unit_test(test_huge_dims),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -119,8 +119,10 @@ static void test_header_and_opts(void **state) {
 static void test_malformed(void **state) {
     (void)state;
     parse_err("1 1 1 1.5\n2 3 1\n", NULL, SPT_EPARSE, "t.tns:2: expected 4 fields (3 indices and a value), found 3");
-    parse_err("1 1 1 1.5\n2 3 1 2 5\n", NULL, SPT_EPARSE, "t.tns:2: expected 4 fields (3 indices and a value), found 5");
-    parse_err("# c\n1 1 1.5\n0 2 2\n", NULL, SPT_EPARSE, "t.tns:3: expected an index >= 1 (indices are 1-based), found '0'");
+    parse_err("1 1 1 1.5\n2 3 1 2 5\n", NULL, SPT_EPARSE,
+              "t.tns:2: expected 4 fields (3 indices and a value), found 5");
+    parse_err("# c\n1 1 1.5\n0 2 2\n", NULL, SPT_EPARSE,
+              "t.tns:3: expected an index >= 1 (indices are 1-based), found '0'");
     parse_err("1 -3 2\n", NULL, SPT_EPARSE, "t.tns:1: expected an index >= 1 (indices are 1-based), found '-3'");
     parse_err("1 x 2\n", NULL, SPT_EPARSE, "t.tns:1: expected an index (a positive integer), found 'x'");
     parse_err("1 2.0 2\n", NULL, SPT_EPARSE, "t.tns:1: expected an index (a positive integer), found '2.0'");
@@ -144,7 +146,8 @@ static void test_malformed(void **state) {
     parse_err("1 1 1\n3 1 1\n", &os, SPT_EPARSE, "t.tns:2: expected an index in 1..2 for mode 0, found '3'");
     parse_err("# shape: 3 x\n1 1 1\n", NULL, SPT_EPARSE, "t.tns:1: expected a dimension (an integer >= 0), found 'x'");
     parse_err("# shape: 3 -1\n", NULL, SPT_EPARSE, "t.tns:1: expected a dimension (an integer >= 0), found '-1'");
-    parse_err("# dtype: float99\n", NULL, SPT_EPARSE, "t.tns:1: expected a dtype name after '# dtype:', found 'float99'");
+    parse_err("# dtype: float99\n", NULL, SPT_EPARSE,
+              "t.tns:1: expected a dtype name after '# dtype:', found 'float99'");
     parse_err("# shape: 3\n1 1 1\n", NULL, SPT_EPARSE, "t.tns:2: expected 2 fields (1 index and a value), found 3");
     parse_err("# shape: 2 2\n1 3 1\n", NULL, SPT_EPARSE, "t.tns:2: expected an index in 1..2 for mode 1, found '3'");
     /* the volume of the inferred shape need not fit anywhere (any-volume policy) */
@@ -185,10 +188,16 @@ static void test_round_trip_dtypes(void **state) {
         case SPT_UINT16: ((uint16_t *)vals)[0] = UINT16_MAX; break;
         case SPT_UINT32: ((uint32_t *)vals)[0] = UINT32_MAX; break;
         case SPT_UINT64: ((uint64_t *)vals)[0] = UINT64_MAX, ((uint64_t *)vals)[1] = 1; break;
-        case SPT_FLOAT32: ((float *)vals)[0] = 0.1f, ((float *)vals)[1] = -3.4028235e38f, ((float *)vals)[2] = 1e-45f; break;
-        case SPT_FLOAT64: ((double *)vals)[0] = 0.1, ((double *)vals)[1] = -1.7976931348623157e308, ((double *)vals)[2] = INFINITY; break;
+        case SPT_FLOAT32:
+            ((float *)vals)[0] = 0.1f, ((float *)vals)[1] = -3.4028235e38f, ((float *)vals)[2] = 1e-45f;
+            break;
+        case SPT_FLOAT64:
+            ((double *)vals)[0] = 0.1, ((double *)vals)[1] = -1.7976931348623157e308, ((double *)vals)[2] = INFINITY;
+            break;
         case SPT_COMPLEX64: ((float complex *)vals)[0] = 1.25f - 0.1f * I, ((float complex *)vals)[2] = -7; break;
-        case SPT_COMPLEX128: ((double complex *)vals)[0] = 1e-310 + 1e300 * I, ((double complex *)vals)[1] = -0.0; break;
+        case SPT_COMPLEX128:
+            ((double complex *)vals)[0] = 1e-310 + 1e300 * I, ((double complex *)vals)[1] = -0.0;
+            break;
         }
         spt_tensor *t, *r;
         ASSERT_OK(spt_tensor_new((spt_dtype)d, 3, shape, 3, ix, vals, NULL, &t));
@@ -483,10 +492,14 @@ static void test_blank_lines_memory(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_basic),         cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_header_and_opts), cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_round_trip_dtypes), cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_alloc_sweep),     cmocka_unit_test(test_blank_lines_memory),
+        cmocka_unit_test(test_basic),
+        cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_header_and_opts),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_round_trip_dtypes),
+        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_blank_lines_memory),
         cmocka_unit_test(test_index_base_and_any_volume),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
@@ -523,7 +536,10 @@ static conf_result h_parse_tns(const conf_case *c) {
 static conf_result h_read_file(const conf_case *c) {
     const char *fmt = json_string_value(conf_arg(c, "format"));
     char path[64];
-    snprintf(path, sizeof path, "/tmp/spt-conf-%ld.%s", (long)getpid(), fmt && !strcmp(fmt, "mtx_dense") ? "mtx" : fmt ? fmt : "bin");
+    snprintf(path, sizeof path, "/tmp/spt-conf-%ld.%s", (long)getpid(),
+             fmt && !strcmp(fmt, "mtx_dense") ? "mtx"
+             : fmt                            ? fmt
+                                              : "bin");
     json_t *members = conf_arg(c, "members");
     spt_status st = SPT_OK;
     if (members) {
@@ -565,18 +581,18 @@ static conf_result h_read_file(const conf_case *c) {
     else st = spt_read_tns(path, &o, &t);
     remove(path);
     conf_result r = conf_judge(c, st);
-    if (st != SPT_OK && (dense ? (void *)d : (void *)t) != NULL) r = conf_fail(c, "out-parameter not NULL after an error");
+    if (st != SPT_OK && (dense ? (void *)d : (void *)t) != NULL)
+        r = conf_fail(c, "out-parameter not NULL after an error");
     if (r == CONF_CONTINUE) {
         json_t *res = json_object_get(c->root, "result");
         if (res && json_object_get(res, "nnz") && !dense)
-            r = spt_tensor_nnz(t) == json_integer_value(json_object_get(res, "nnz")) ? CONF_PASS
-                                                                                      : conf_fail(c, "nnz %lld", (long long)spt_tensor_nnz(t));
-        else if (res && json_object_get(res, "indices") && !dense)
-            r = conf_expect_sparse(c, res, t, NULL);
+            r = spt_tensor_nnz(t) == json_integer_value(json_object_get(res, "nnz"))
+                    ? CONF_PASS
+                    : conf_fail(c, "nnz %lld", (long long)spt_tensor_nnz(t));
+        else if (res && json_object_get(res, "indices") && !dense) r = conf_expect_sparse(c, res, t, NULL);
         else if (res && json_object_get(res, "dense") && dense)
             r = conf_expect_dense(c, json_object_get(res, "dense"), d, NULL);
-        else
-            r = CONF_PASS;
+        else r = CONF_PASS;
     }
     if (st == SPT_OK) {
         if (dense) spt_dense_free(d);

@@ -23,7 +23,8 @@ static int mapped_from(const void *p, const char *name) {
     int found = 0;
     while (f && fgets(line, sizeof line, f)) {
         unsigned long a, b;
-        if (sscanf(line, "%lx-%lx", &a, &b) == 2 && (unsigned long)p >= a && (unsigned long)p < b && strstr(line, name)) found = 1;
+        if (sscanf(line, "%lx-%lx", &a, &b) == 2 && (unsigned long)p >= a && (unsigned long)p < b && strstr(line, name))
+            found = 1;
     }
     if (f) fclose(f);
     return found;
@@ -203,7 +204,8 @@ static void test_every_truncation(void **state) {
 /* Patch the 4 bytes at `at` of the file. */
 static void patch32(const char *p, long at, uint32_t v) {
     int fd = open(p, O_WRONLY);
-    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16), (unsigned char)(v >> 24)};
+    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
     assert_int_equal(pwrite(fd, b, 4, at), 4);
     close(fd);
 }
@@ -320,9 +322,14 @@ static int teardown(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_npz_in_place),   cmocka_unit_test(test_npz_lifetime), cmocka_unit_test(test_truncated_under_us),
-        cmocka_unit_test(test_npy_in_place),   cmocka_unit_test(test_every_truncation), cmocka_unit_test(test_lies),
-        cmocka_unit_test(test_pipe),           cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_npz_in_place),
+        cmocka_unit_test(test_npz_lifetime),
+        cmocka_unit_test(test_truncated_under_us),
+        cmocka_unit_test(test_npy_in_place),
+        cmocka_unit_test(test_every_truncation),
+        cmocka_unit_test(test_lies),
+        cmocka_unit_test(test_pipe),
+        cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

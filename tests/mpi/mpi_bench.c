@@ -67,10 +67,11 @@ int main(int argc, char **argv) {
         printf("  from_local (unsorted pieces -> row-major ranges): %.3f s\n", tfm);
         printf("  reorder (row-major -> {2,0,1}):                   %.3f s\n", trm);
         for (int q = 0; q < P; q++)
-            printf("  rank %d: from_local sent %lld payload + %lld meta bytes; reorder sent %lld payload + %lld meta bytes; "
+            printf("  rank %d: from_local sent %lld payload + %lld meta bytes; reorder sent %lld payload + %lld meta "
+                   "bytes; "
                    "holds %lld\n",
-                   q, (long long)all[5 * q], (long long)all[5 * q + 1], (long long)all[5 * q + 2], (long long)all[5 * q + 3],
-                   (long long)all[5 * q + 4]);
+                   q, (long long)all[5 * q], (long long)all[5 * q + 1], (long long)all[5 * q + 2],
+                   (long long)all[5 * q + 3], (long long)all[5 * q + 4]);
         free(all);
     }
     spt_dtensor_free(d);
@@ -83,8 +84,9 @@ int main(int argc, char **argv) {
         double s1 = MPI_Wtime();
         spt_status s2st = spt_reorder(t, order);
         double s2 = MPI_Wtime();
-        printf("  serial spt_reorder (%d threads): unsorted -> row-major %.3f s, row-major -> {2,0,1} %.3f s (%s, %s)\n",
-               spt_get_num_threads(), s1 - s0, s2 - s1, spt_status_name(s1st), spt_status_name(s2st));
+        printf(
+            "  serial spt_reorder (%d threads): unsorted -> row-major %.3f s, row-major -> {2,0,1} %.3f s (%s, %s)\n",
+            spt_get_num_threads(), s1 - s0, s2 - s1, spt_status_name(s1st), spt_status_name(s2st));
         spt_tensor_free(t);
     }
     spt_mpi_ctx_free(ctx);

@@ -24,23 +24,22 @@ static int g_rank, g_size;
 static int g_mode_step = 1; /* --small: only the pieces cut unevenly (0) and alternate ranks empty (3) */
 static long g_checks, g_fails;
 
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        g_checks++;                                                                                \
-        if (!(cond)) {                                                                             \
-            g_fails++;                                                                             \
-            fprintf(stderr, "[rank %d/%d] %s:%d: check failed: %s (last error: %s)\n", g_rank,      \
-                    g_size, __FILE__, __LINE__, #cond, spt_last_error());                          \
-        }                                                                                          \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        g_checks++;                                                                                                    \
+        if (!(cond)) {                                                                                                 \
+            g_fails++;                                                                                                 \
+            fprintf(stderr, "[rank %d/%d] %s:%d: check failed: %s (last error: %s)\n", g_rank, g_size, __FILE__,       \
+                    __LINE__, #cond, spt_last_error());                                                                \
+        }                                                                                                              \
     } while (0)
-#define CHECK_ST(expected, call)                                                                   \
-    do {                                                                                           \
-        spt_status st_ = (call);                                                                   \
-        if (st_ != (expected))                                                                     \
-            fprintf(stderr, "[rank %d/%d] %s:%d: %s returned %s, expected %s: %s\n", g_rank, g_size, \
-                    __FILE__, __LINE__, #call, spt_status_name(st_), spt_status_name(expected),    \
-                    spt_last_error());                                                             \
-        CHECK(st_ == (expected));                                                                  \
+#define CHECK_ST(expected, call)                                                                                       \
+    do {                                                                                                               \
+        spt_status st_ = (call);                                                                                       \
+        if (st_ != (expected))                                                                                         \
+            fprintf(stderr, "[rank %d/%d] %s:%d: %s returned %s, expected %s: %s\n", g_rank, g_size, __FILE__,         \
+                    __LINE__, #call, spt_status_name(st_), spt_status_name(expected), spt_last_error());               \
+        CHECK(st_ == (expected));                                                                                      \
     } while (0)
 
 /* ---- deterministic inputs ---------------------------------------------------------------------- */
@@ -86,7 +85,8 @@ static spt_tensor *random_tensor(uint64_t seed, spt_dtype dt, int64_t rank, cons
         for (int64_t k = 0; k < rank; k++) {
             uint64_t d = (uint64_t)shape[k], u = rnd();
             /* clustered: half the indices from {0, d/2, d-1} (repeated rows, the extremes of every dim) */
-            if (g_clustered && d && (u & 1)) ix[i * rank + k] = (int64_t)((u >> 1) % 3 == 0 ? 0 : (u >> 1) % 3 == 1 ? d / 2 : d - 1);
+            if (g_clustered && d && (u & 1))
+                ix[i * rank + k] = (int64_t)((u >> 1) % 3 == 0 ? 0 : (u >> 1) % 3 == 1 ? d / 2 : d - 1);
             else ix[i * rank + k] = d ? (int64_t)(u % d) : 0;
         }
         put_value(t, i, vbase + i);
@@ -100,8 +100,8 @@ static spt_tensor *slice_entries(const spt_tensor *t, int64_t lo, int64_t hi) {
     int64_t r = spt_tensor_rank(t);
     size_t es = spt_dtype_size(spt_tensor_dtype(t));
     const char *vals = (const char *)spt_tensor_values(t) + (size_t)lo * es;
-    if (spt_tensor_new(spt_tensor_dtype(t), r, spt_tensor_shape(t), hi - lo, spt_tensor_indices(t) + lo * r,
-                       vals, NULL, &s) != SPT_OK)
+    if (spt_tensor_new(spt_tensor_dtype(t), r, spt_tensor_shape(t), hi - lo, spt_tensor_indices(t) + lo * r, vals, NULL,
+                       &s) != SPT_OK)
         return NULL;
     return s;
 }
@@ -140,7 +140,8 @@ static bool same_range(const spt_tensor *t, const spt_tensor *ref, int64_t off) 
     for (int64_t k = 0; k < r; k++)
         if (spt_tensor_shape(t)[k] != spt_tensor_shape(ref)[k] || spt_tensor_order(t)[k] != spt_tensor_order(ref)[k])
             return false;
-    if (cnt && r && memcmp(spt_tensor_indices(t), spt_tensor_indices(ref) + off * r, (size_t)(cnt * r) * 8)) return false;
+    if (cnt && r && memcmp(spt_tensor_indices(t), spt_tensor_indices(ref) + off * r, (size_t)(cnt * r) * 8))
+        return false;
     return same_values(t, 0, ref, off, cnt);
 }
 
@@ -165,8 +166,8 @@ static void check_dtensor(const spt_dtensor *d, const spt_tensor *ref, bool bala
 
 /* ---- redistribution: from_local, scatter, reorder ------------------------------------------------- */
 
-static void run_from_local(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t rank, const int64_t *shape,
-                           int64_t n, int mode, const int64_t *order) {
+static void run_from_local(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t rank, const int64_t *shape, int64_t n,
+                           int mode, const int64_t *order) {
     spt_tensor *full = random_tensor(seed, dt, rank, shape, n, 1);
     CHECK(full != NULL);
     if (!full) return;
@@ -375,8 +376,7 @@ static void test_reduce(spt_mpi_ctx *ctx) {
  * reduce over axis 0 (partial sums everywhere) takes the full merge. Duplicate input cells (clustered
  * indices) are summed first by the local reduce; int32 values near INT32_MAX wrap. */
 static void test_reduce_inplace(spt_mpi_ctx *ctx) {
-    static const int64_t dense[] = {40, 30, 50}, sparse[] = {200, 4, 200}, narrow[] = {7, 300, 9},
-                         few[] = {2, 50, 50};
+    static const int64_t dense[] = {40, 30, 50}, sparse[] = {200, 4, 200}, narrow[] = {7, 300, 9}, few[] = {2, 50, 50};
     static const int64_t ax1[] = {1}, ax2[] = {2}, ax0[] = {0}, ax12[] = {1, 2}, ax01[] = {0, 1};
     static const spt_dtype dts[] = {SPT_FLOAT64, SPT_INT64, SPT_INT32, SPT_COMPLEX128};
     uint64_t seed = 900;
@@ -557,7 +557,7 @@ static void test_matmul(spt_mpi_ctx *ctx) {
         for (int adj = 0; adj < 4; adj++) {
             run_matmul(ctx, seed++, SPT_FLOAT64, 7, 5, 3, 40, mode, adj & 1, adj & 2, mode % g_size);
             run_matmul(ctx, seed++, SPT_COMPLEX128, 6, 4, 5, 30, mode, adj & 1, adj & 2, -1);
-            run_matmul(ctx, seed++, SPT_INT32, 2, 9, 4, 3, mode, adj & 1, adj & 2, 0); /* N < P possible */
+            run_matmul(ctx, seed++, SPT_INT32, 2, 9, 4, 3, mode, adj & 1, adj & 2, 0);    /* N < P possible */
             run_matmul(ctx, seed++, SPT_FLOAT64, 5, 0, 3, 0, mode, adj & 1, adj & 2, -1); /* k = 0 */
         }
     static const int64_t s[] = {3, 4};
@@ -600,10 +600,12 @@ static void test_matmul(spt_mpi_ctx *ctx) {
 
 static void run_spgemm(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t R, const int64_t *sa, const int64_t *sb,
                        int64_t na, int64_t nb, int mode, int ordmode, bool adj_a, bool adj_b, bool keep) {
-    spt_tensor *A = random_tensor(seed, dt, R, sa, na, -3), *B = random_tensor(seed + 1, dt, R, sb, nb, -4), *ref = NULL;
+    spt_tensor *A = random_tensor(seed, dt, R, sa, na, -3), *B = random_tensor(seed + 1, dt, R, sb, nb, -4),
+               *ref = NULL;
     static const int64_t cm2[] = {1, 0}, cm3[] = {2, 1, 0}, mix3[] = {1, 0, 2};
     const int64_t *ord = ordmode == 0 ? NULL : R == 2 ? cm2 : ordmode == 1 ? cm3 : mix3;
-    spt_dtensor *da = distribute(ctx, A, mode, ord), *db = distribute(ctx, B, (mode + 1) % 4, ordmode == 2 ? NULL : ord);
+    spt_dtensor *da = distribute(ctx, A, mode, ord),
+                *db = distribute(ctx, B, (mode + 1) % 4, ordmode == 2 ? NULL : ord);
     spt_dtensor *dc = NULL;
     /* the serial op on the gathered inputs (in the dtensors' orders) */
     spt_tensor *ga = NULL, *gb = NULL;
@@ -655,7 +657,8 @@ static void test_spgemm(spt_mpi_ctx *ctx) {
     static const int64_t s34[] = {3, 4}, s54[] = {5, 4};
     spt_tensor *A = random_tensor(1, SPT_FLOAT64, 2, s34, 6, 0), *B = random_tensor(2, SPT_FLOAT64, 2, s54, 6, 0);
     spt_tensor *Bi = random_tensor(2, SPT_INT32, 2, s54, 6, 0);
-    spt_dtensor *da = distribute(ctx, A, 0, NULL), *db = distribute(ctx, B, 3, NULL), *dbi = distribute(ctx, Bi, 1, NULL);
+    spt_dtensor *da = distribute(ctx, A, 0, NULL), *db = distribute(ctx, B, 3, NULL),
+                *dbi = distribute(ctx, Bi, 1, NULL);
     spt_dtensor *dc = (spt_dtensor *)&dc;
     CHECK_ST(SPT_EINVAL, spt_dtensor_sparse_sparse_matmul(da, db, false, false, false, &dc));
     CHECK(dc == NULL && strstr(spt_last_error(), "spt_dtensor_sparse_sparse_matmul: ") == spt_last_error() &&
@@ -778,7 +781,8 @@ static spt_sparse_map *random_map(uint64_t seed, int64_t R, const int64_t *S, in
     }
     for (int64_t m = 0, j = 0; m < R; m++)
         if (isfree[m]) fm[j++] = m;
-    int64_t *ind = calloc((size_t)(npairs + nempty) * (size_t)NI + 1, 8), *dep = calloc((size_t)npairs * (size_t)D + 1, 8);
+    int64_t *ind = calloc((size_t)(npairs + nempty) * (size_t)NI + 1, 8),
+            *dep = calloc((size_t)npairs * (size_t)D + 1, 8);
     rng_state = seed;
     for (int64_t i = 0; i < npairs + nempty; i++) {
         for (int64_t k = 0; k < NI; k++) {
@@ -826,7 +830,10 @@ static void run_sparsify(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t 
     int64_t cnts[2] = {loc ? spt_tot_count(loc) : 0, loc ? spt_tot_total_size(loc) : 0};
     MPI_Allreduce(MPI_IN_PLACE, cnts, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     CHECK(ref && cnts[0] == spt_tot_count(ref) && cnts[1] == spt_tot_total_size(ref));
-    if (getenv("SPT_MPI_TEST_VERBOSE") && g_rank == 0) fprintf(stderr, "sparsify seed %llu: %lld outer, %lld values, my block [%lld,%lld) %lld\n", (unsigned long long)seed, (long long)cnts[0], (long long)cnts[1], (long long)b, (long long)e, (long long)(loc ? spt_tot_count(loc) : -1));
+    if (getenv("SPT_MPI_TEST_VERBOSE") && g_rank == 0)
+        fprintf(stderr, "sparsify seed %llu: %lld outer, %lld values, my block [%lld,%lld) %lld\n",
+                (unsigned long long)seed, (long long)cnts[0], (long long)cnts[1], (long long)b, (long long)e,
+                (long long)(loc ? spt_tot_count(loc) : -1));
     int root = (int)(seed % (uint64_t)g_size);
     CHECK_ST(SPT_OK, spt_mpi_tot_gather(ctx, loc, root, &g));
     if (g_rank == root) CHECK(same_tot(g, ref));
@@ -876,7 +883,8 @@ static void run_mttkrp_rows(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64
         for (int how = 0; how < 3; how++)
             CHECK_ST(SPT_OK, spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)blk, beg, R, md, (spt_mpi_factors)how,
                                                      root, &C[how], &took[how]));
-        CHECK(took[1] == SPT_MPI_FACTORS_REPLICATE && took[2] == SPT_MPI_FACTORS_FETCH && took[0] != SPT_MPI_FACTORS_AUTO);
+        CHECK(took[1] == SPT_MPI_FACTORS_REPLICATE && took[2] == SPT_MPI_FACTORS_FETCH &&
+              took[0] != SPT_MPI_FACTORS_AUTO);
         if (root == -1 || g_rank == root) {
             CHECK(C[1] && C[2] && ref && spt_dense_size(C[1]) == spt_dense_size(ref));
             if (C[1] && C[2] && ref) {
@@ -936,36 +944,43 @@ static void test_mttkrp_rows(spt_mpi_ctx *ctx) {
     spt_mpi_factors took = SPT_MPI_FACTORS_AUTO;
     int64_t pay0, pay1, meta;
     spt_mpi_ctx_reset_traffic(ctx);
-    CHECK_ST(SPT_OK, spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, beg, 3, 1, SPT_MPI_FACTORS_AUTO, 0, &C, &took));
+    CHECK_ST(SPT_OK,
+             spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, beg, 3, 1, SPT_MPI_FACTORS_AUTO, 0, &C, &took));
     spt_mpi_ctx_traffic(ctx, &pay0, &meta);
     CHECK(g_size == 1 || took == SPT_MPI_FACTORS_FETCH);
     spt_dense_free(C);
     C = NULL;
     spt_mpi_ctx_reset_traffic(ctx);
-    CHECK_ST(SPT_OK, spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, beg, 3, 1, SPT_MPI_FACTORS_REPLICATE, 0, &C, NULL));
+    CHECK_ST(SPT_OK, spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, beg, 3, 1, SPT_MPI_FACTORS_REPLICATE, 0,
+                                             &C, NULL));
     spt_mpi_ctx_traffic(ctx, &pay1, &meta);
     int64_t pays[2] = {pay0, pay1};
     MPI_Allreduce(MPI_IN_PLACE, pays, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     CHECK(g_size == 1 || pays[0] < pays[1]);
     spt_dense_free(C);
     C = NULL;
-    CHECK_ST(SPT_OK, spt_dtensor_mttkrp_rows(du, (const spt_dense *const *)bu, begu, 3, 0, SPT_MPI_FACTORS_AUTO, 0, &C, &took));
+    CHECK_ST(SPT_OK,
+             spt_dtensor_mttkrp_rows(du, (const spt_dense *const *)bu, begu, 3, 0, SPT_MPI_FACTORS_AUTO, 0, &C, &took));
     CHECK(took == SPT_MPI_FACTORS_REPLICATE);
     spt_dense_free(C);
     /* errors, the same on every rank, naming the op: blocks that do not cover the dim, one rank's block
      * wider, a bad way, a bad mode, the factor count */
     C = (spt_dense *)&C;
     int64_t bad[3] = {beg[0], beg[1] + (g_rank == g_size - 1), beg[2]};
-    CHECK_ST(SPT_EINVAL, spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, bad, 3, 0, SPT_MPI_FACTORS_AUTO, 0, &C, NULL));
+    CHECK_ST(SPT_EINVAL,
+             spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, bad, 3, 0, SPT_MPI_FACTORS_AUTO, 0, &C, NULL));
     CHECK(C == NULL && strstr(spt_last_error(), "spt_dtensor_mttkrp_rows: ") == spt_last_error());
     spt_dense *wide = g_rank == g_size - 1 ? random_dense(9, SPT_FLOAT64, spt_dense_shape(b[2])[0], 9) : NULL;
     const spt_dense *bw[3] = {b[0], b[1], wide ? wide : b[2]};
     CHECK_ST(SPT_EINVAL, spt_dtensor_mttkrp_rows(d, bw, beg, 3, 0, SPT_MPI_FACTORS_FETCH, -1, &C, NULL));
     CHECK(C == NULL && strstr(spt_last_error(), "columns") != NULL);
     spt_dense_free(wide);
-    CHECK_ST(SPT_EINVAL, spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, beg, 3, 0, (spt_mpi_factors)7, 0, &C, NULL));
-    CHECK_ST(SPT_ERANGE, spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, beg, 3, 3, SPT_MPI_FACTORS_AUTO, 0, &C, NULL));
-    CHECK_ST(SPT_EINVAL, spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, beg, 2, 0, SPT_MPI_FACTORS_AUTO, 0, &C, NULL));
+    CHECK_ST(SPT_EINVAL,
+             spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, beg, 3, 0, (spt_mpi_factors)7, 0, &C, NULL));
+    CHECK_ST(SPT_ERANGE,
+             spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, beg, 3, 3, SPT_MPI_FACTORS_AUTO, 0, &C, NULL));
+    CHECK_ST(SPT_EINVAL,
+             spt_dtensor_mttkrp_rows(d, (const spt_dense *const *)b, beg, 2, 0, SPT_MPI_FACTORS_AUTO, 0, &C, NULL));
     CHECK(C == NULL && strstr(spt_last_error(), "spt_dtensor_mttkrp_rows: ") == spt_last_error());
     for (int m = 0; m < 3; m++) {
         spt_dense_free(f[m]);
@@ -1007,7 +1022,8 @@ static void test_sparsify(spt_mpi_ctx *ctx) {
     run_sparsify(ctx, seed++, SPT_FLOAT64, 3, S, 100, 3, NULL, 2, os2, 1, p10, 200, 5);
     /* heavy duplicates in T (a tiny shape): the last stored wins, across rank boundaries too */
     static const int64_t S2[] = {2, 3};
-    for (int mode = 0; mode < 4; mode += g_mode_step) run_sparsify(ctx, seed++, SPT_INT64, 2, S2, 60, mode, NULL, 1, os1, 1, p00, 6, 0);
+    for (int mode = 0; mode < 4; mode += g_mode_step)
+        run_sparsify(ctx, seed++, SPT_INT64, 2, S2, 60, mode, NULL, 1, os1, 1, p00, 6, 0);
     /* a scalar T (rank 0): dep_rank 0, nothing pinned */
     run_sparsify(ctx, seed++, SPT_INT64, 0, NULL, 5, 0, NULL, 1, os9, 0, NULL, 4, 2);
     /* the chunked exchange */
@@ -1018,7 +1034,8 @@ static void test_sparsify(spt_mpi_ctx *ctx) {
     /* errors, agreed on every rank */
     spt_tensor *full = random_tensor(3, SPT_INT64, 3, S, 30, 0);
     spt_dtensor *d = distribute(ctx, full, 0, NULL);
-    spt_sparse_map *bad = random_map(5, 3, S, 1, os1, 1, p00, 10, 0, true), *sm = random_map(6, 3, S, 1, os1, 1, p00, 10, 0, false);
+    spt_sparse_map *bad = random_map(5, 3, S, 1, os1, 1, p00, 10, 0, true),
+                   *sm = random_map(6, 3, S, 1, os1, 1, p00, 10, 0, false);
     spt_tot *t = (spt_tot *)&t;
     int64_t b = 7, e = 7;
     CHECK_ST(SPT_ERANGE, spt_dtensor_sparsify(d, bad, 1, p00, os1, &b, &e, &t));
@@ -1054,7 +1071,9 @@ static void test_sparsify(spt_mpi_ctx *ctx) {
 
 /* Rows [lo, hi) of rank p when `rows` rows are cut by mode (as piece_range: uneven, all on rank 0, all
  * on the last rank, alternate ranks empty). */
-static void row_block(int mode, int64_t rows, int p, int64_t *lo, int64_t *hi) { piece_range(mode, rows, p, g_size, lo, hi); }
+static void row_block(int mode, int64_t rows, int p, int64_t *lo, int64_t *hi) {
+    piece_range(mode, rows, p, g_size, lo, hi);
+}
 
 /* A dense array with about `density` of its elements non-zero (integer values; some -0.0 for floats). */
 static spt_dense *random_dense_nd(uint64_t seed, spt_dtype dt, int64_t R, const int64_t *S, int density_pct) {
@@ -1088,7 +1107,8 @@ static spt_dense *dense_rows(const spt_dense *d, int64_t lo, int64_t hi) {
     S[0] = hi - lo;
     spt_dense *o = NULL;
     size_t es = spt_dtype_size(spt_dense_dtype(d));
-    if (spt_dense_new_from(spt_dense_dtype(d), R, S, (const char *)spt_dense_data(d) + (size_t)(lo * inner) * es, &o) != SPT_OK)
+    if (spt_dense_new_from(spt_dense_dtype(d), R, S, (const char *)spt_dense_data(d) + (size_t)(lo * inner) * es, &o) !=
+        SPT_OK)
         return NULL;
     return o;
 }
@@ -1135,7 +1155,8 @@ static void test_sparsify_dense(spt_mpi_ctx *ctx) {
     spt_dense *blk = dense_rows(T, 0, 1);
     spt_tot *t = (spt_tot *)&t;
     /* (one rank: a valid T of 1 row, which the map's keys read outside of) */
-    CHECK_ST(g_size > 1 ? SPT_EINVAL : SPT_ERANGE, spt_dtensor_sparsify_dense(ctx, blk, 0, sm, 1, p00, os1, NULL, NULL, &t));
+    CHECK_ST(g_size > 1 ? SPT_EINVAL : SPT_ERANGE,
+             spt_dtensor_sparsify_dense(ctx, blk, 0, sm, 1, p00, os1, NULL, NULL, &t));
     CHECK(t == NULL);
     if (g_size > 1) CHECK(strstr(spt_last_error(), "must cover T's rows in order") != NULL);
     spt_dense_free(blk);
@@ -1176,11 +1197,13 @@ static void test_matmul_rows(spt_mpi_ctx *ctx) {
     uint64_t seed = 8000;
     for (int mode = 0; mode < 4; mode += g_mode_step)
         for (int adj = 0; adj < 4; adj++) {
-            run_matmul_rows(ctx, seed++, SPT_FLOAT64, 7, 9, 3, 40, mode, (mode + adj) % 4, adj & 1, adj & 2, mode % g_size);
+            run_matmul_rows(ctx, seed++, SPT_FLOAT64, 7, 9, 3, 40, mode, (mode + adj) % 4, adj & 1, adj & 2,
+                            mode % g_size);
             run_matmul_rows(ctx, seed++, SPT_COMPLEX128, 6, 4, 5, 30, mode, adj % 4, adj & 1, adj & 2, -1);
-            run_matmul_rows(ctx, seed++, SPT_INT32, 2, 9, 4, 3, mode, 3, adj & 1, adj & 2, 0); /* N < P possible */
+            run_matmul_rows(ctx, seed++, SPT_INT32, 2, 9, 4, 3, mode, 3, adj & 1, adj & 2, 0);    /* N < P possible */
             run_matmul_rows(ctx, seed++, SPT_FLOAT64, 5, 0, 3, 0, mode, 1, adj & 1, adj & 2, -1); /* k = 0 */
-            run_matmul_rows(ctx, seed++, SPT_FLOAT64, 30, 200, 2, 25, mode, adj % 4, adj & 1, adj & 2, 0); /* few rows needed */
+            run_matmul_rows(ctx, seed++, SPT_FLOAT64, 30, 200, 2, 25, mode, adj % 4, adj & 1, adj & 2,
+                            0); /* few rows needed */
         }
     /* only the needed rows travel: A reads 3 distinct rows of a 1000-row B */
     static const int64_t as[] = {4, 1000};
@@ -1395,7 +1418,9 @@ static void test_tns(spt_mpi_ctx *ctx) {
     k += (size_t)snprintf(text + k, sizeof text - k, "# a comment\n\n");
     for (int i = 0; i < 150; i++)
         k += (size_t)snprintf(text + k, sizeof text - k, "%d %d %d%s", 1 + (i * 7) % 13, 1 + (i * 3) % 4, i - 75,
-                              i % 17 == 5 ? "\r\n" : i % 23 == 0 ? "\n# mid comment\n\n" : "\n");
+                              i % 17 == 5   ? "\r\n"
+                              : i % 23 == 0 ? "\n# mid comment\n\n"
+                                            : "\n");
     write_text(path, text);
     run_tns(ctx, path, NULL);
     snprintf(text + k, sizeof text - k, "3 2 0.5\n");
@@ -1553,8 +1578,10 @@ static void test_any_volume(spt_mpi_ctx *ctx) {
     const int64_t r6[] = {T62, T62, T62, T62, T62, T62};
     const int64_t b64[] = {T32, T32}, b65[] = {T32, T32 + 1}, b63[] = {T32 / 2, T32};
     const int64_t b128[] = {M63, M63, 4}, b129[] = {M63, M63, 5};
-    struct { int64_t R; const int64_t *S; } shapes[] = {{3, nell1}, {6, r6}, {2, b64}, {2, b65}, {2, b63},
-                                                        {3, b128}, {3, b129}};
+    struct {
+        int64_t R;
+        const int64_t *S;
+    } shapes[] = {{3, nell1}, {6, r6}, {2, b64}, {2, b65}, {2, b63}, {3, b128}, {3, b129}};
     static const int64_t o3[] = {2, 0, 1}, o6[] = {5, 3, 1, 0, 2, 4}, o2[] = {1, 0};
     static const int64_t ax1[] = {1}, ax02[] = {0, 2};
     uint64_t seed = 20000;
@@ -1687,8 +1714,8 @@ static void test_msd(spt_mpi_ctx *ctx) {
     g_clustered = false;
     /* values of every width the path carries (zero-extended to 8 bytes) and those it leaves to the
      * sample sort (16-byte complex, strings) */
-    static const spt_dtype dts[] = {SPT_BOOL, SPT_INT8, SPT_UINT16, SPT_INT32, SPT_FLOAT32, SPT_UINT64,
-                                    SPT_COMPLEX64, SPT_COMPLEX128, SPT_STRING};
+    static const spt_dtype dts[] = {SPT_BOOL,   SPT_INT8,      SPT_UINT16,     SPT_INT32, SPT_FLOAT32,
+                                    SPT_UINT64, SPT_COMPLEX64, SPT_COMPLEX128, SPT_STRING};
     static const int64_t o[] = {1, 2, 0};
     for (size_t k = 0; k < sizeof dts / sizeof *dts; k++)
         for (int mode = 0; mode < 4; mode += 3) run_from_local(ctx, seed++, dts[k], 3, small, 900, mode, o);
@@ -1938,8 +1965,14 @@ static void test_alloc_sweep(spt_mpi_ctx *ctx) {
     spt_tensor *pa = random_tensor(93, SPT_FLOAT64, 3, sp, 70, 1), *pb = random_tensor(94, SPT_FLOAT64, 3, sp, 60, 1);
     spt_dense *pf[3] = {random_dense(95, SPT_FLOAT64, 3, 2), random_dense(96, SPT_FLOAT64, 6, 2),
                         random_dense(97, SPT_FLOAT64, 5, 2)};
-    struct sweep_prod c = {distribute(ctx, pa, 0, NULL), distribute(ctx, pb, 3, (const int64_t[]){2, 1, 0}), NULL,
-                           {pf[0], pf[1], pf[2]}, NULL, {NULL, NULL}, {NULL, NULL, NULL}, {0, 0, 0}};
+    struct sweep_prod c = {distribute(ctx, pa, 0, NULL),
+                           distribute(ctx, pb, 3, (const int64_t[]){2, 1, 0}),
+                           NULL,
+                           {pf[0], pf[1], pf[2]},
+                           NULL,
+                           {NULL, NULL},
+                           {NULL, NULL, NULL},
+                           {0, 0, 0}};
     spt_dense *pfb[3];
     for (int m = 0; m < 3; m++) c.fb[m] = pfb[m] = factor_block(pf[m], &c.beg[m]);
     spt_set_allocator(t_malloc, t_realloc, t_free);
@@ -1970,13 +2003,27 @@ int main(int argc, char **argv) {
         void (*fn)(spt_mpi_ctx *);
         bool small;
     } tests[] = {
-        {"redistribute", test_redistribute, true}, {"scatter", test_scatter, true}, {"errors", test_errors, true},
-        {"reduce", test_reduce, false}, {"reduce_inplace", test_reduce_inplace, true},
-        {"sort_donor", test_sort_donor, true}, {"concat", test_concat, false}, {"matmul", test_matmul, true},
-        {"spgemm", test_spgemm, true}, {"mttkrp", test_mttkrp, true}, {"mttkrp_rows", test_mttkrp_rows, true}, {"sparsify", test_sparsify, false},
-        {"sparsify_dense", test_sparsify_dense, false}, {"matmul_rows", test_matmul_rows, true},
-        {"add", test_add, true}, {"concat_axes", test_concat_axes, true}, {"tns", test_tns, true},
-        {"any_volume", test_any_volume, false}, {"msd", test_msd, true}, {"msd_two_level", test_msd_two_level, true}, {"alloc_sweep", test_alloc_sweep, false},
+        {"redistribute", test_redistribute, true},
+        {"scatter", test_scatter, true},
+        {"errors", test_errors, true},
+        {"reduce", test_reduce, false},
+        {"reduce_inplace", test_reduce_inplace, true},
+        {"sort_donor", test_sort_donor, true},
+        {"concat", test_concat, false},
+        {"matmul", test_matmul, true},
+        {"spgemm", test_spgemm, true},
+        {"mttkrp", test_mttkrp, true},
+        {"mttkrp_rows", test_mttkrp_rows, true},
+        {"sparsify", test_sparsify, false},
+        {"sparsify_dense", test_sparsify_dense, false},
+        {"matmul_rows", test_matmul_rows, true},
+        {"add", test_add, true},
+        {"concat_axes", test_concat_axes, true},
+        {"tns", test_tns, true},
+        {"any_volume", test_any_volume, false},
+        {"msd", test_msd, true},
+        {"msd_two_level", test_msd_two_level, true},
+        {"alloc_sweep", test_alloc_sweep, false},
     };
     const bool times = getenv("SPT_MPI_TEST_TIMES") != NULL;
     for (size_t i = 0; ctx && i < sizeof tests / sizeof *tests; i++) {

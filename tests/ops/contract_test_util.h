@@ -55,7 +55,8 @@ static inline void ct_assert_dense(spt_dtype dt, const spt_dense *o, int64_t r, 
     assert_int_equal(spt_dense_dtype(o), dt);
     assert_int_equal(spt_dense_rank(o), r);
     for (int64_t d = 0; d < r; d++) assert_int_equal(spt_dense_shape(o)[d], shape[d]);
-    for (int64_t i = 0; i < spt_dense_size(o); i++) mt_assert_close(dt, mt_get(dt, spt_dense_data(o), i), ref[i], what, i);
+    for (int64_t i = 0; i < spt_dense_size(o); i++)
+        mt_assert_close(dt, mt_get(dt, spt_dense_data(o), i), ref[i], what, i);
 }
 
 #endif /* CONTRACT_TEST_UTIL_H */

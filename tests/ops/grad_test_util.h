@@ -11,7 +11,8 @@ typedef double (*gt_loss)(void *ctx);
 
 /* Check analytic[0..n) against central differences of L over vals[0..n) (float64 values, changed and
  * restored in place). Tolerance: 1e-6 * (1 + |fd|). */
-static inline void gt_fd_check(gt_loss L, void *ctx, double *vals, int64_t n, const double *analytic, const char *what) {
+static inline void gt_fd_check(gt_loss L, void *ctx, double *vals, int64_t n, const double *analytic,
+                               const char *what) {
     const double h = 1e-5;
     for (int64_t e = 0; e < n; e++) {
         double save = vals[e];
@@ -22,7 +23,8 @@ static inline void gt_fd_check(gt_loss L, void *ctx, double *vals, int64_t n, co
         vals[e] = save;
         double fd = (lp - lm) / (2 * h);
         if (fabs(fd - analytic[e]) > 1e-6 * (1 + fabs(fd))) {
-            print_error("%s: value %lld: analytic %.12g, finite difference %.12g\n", what, (long long)e, analytic[e], fd);
+            print_error("%s: value %lld: analytic %.12g, finite difference %.12g\n", what, (long long)e, analytic[e],
+                        fd);
             fail();
         }
     }
@@ -61,7 +63,8 @@ static inline spt_tensor *gt_to_f32(const spt_tensor *t) {
     float *v = malloc((size_t)(n ? n : 1) * sizeof *v);
     for (int64_t i = 0; i < n; i++) v[i] = (float)((const double *)spt_tensor_values(t))[i];
     spt_tensor *o;
-    ASSERT_OK(spt_tensor_new(SPT_FLOAT32, spt_tensor_rank(t), spt_tensor_shape(t), n, spt_tensor_indices(t), v, NULL, &o));
+    ASSERT_OK(
+        spt_tensor_new(SPT_FLOAT32, spt_tensor_rank(t), spt_tensor_shape(t), n, spt_tensor_indices(t), v, NULL, &o));
     free(v);
     return o;
 }

@@ -189,7 +189,9 @@ static inline void lt_sweep_cleanup(void *p) {
 }
 
 /* Run the sweep; it must see failing runs. */
-static inline void lt_alloc_sweep(lt_sweep *x) { assert_true(spt_test_alloc_sweep(lt_sweep_run, lt_sweep_cleanup, x) > 0); }
+static inline void lt_alloc_sweep(lt_sweep *x) {
+    assert_true(spt_test_alloc_sweep(lt_sweep_run, lt_sweep_cleanup, x) > 0);
+}
 
 /* The sweep input most layout tests use: a 2x3 string tensor of 3 entries, unsorted. */
 static inline spt_tensor *lt_sweep_strings(void) {

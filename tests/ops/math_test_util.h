@@ -26,9 +26,8 @@ static inline uint64_t mt_next(void) {
 static inline int64_t mt_int(int64_t n) { return (int64_t)(mt_next() % (uint64_t)n); }
 
 /* Every numeric dtype. */
-static const spt_dtype MT_NUMERIC[] = {SPT_INT8,   SPT_INT16,  SPT_INT32,   SPT_INT64,     SPT_UINT8,
-                                       SPT_UINT16, SPT_UINT32, SPT_UINT64,  SPT_FLOAT32,   SPT_FLOAT64,
-                                       SPT_COMPLEX64, SPT_COMPLEX128};
+static const spt_dtype MT_NUMERIC[] = {SPT_INT8,   SPT_INT16,  SPT_INT32,   SPT_INT64,   SPT_UINT8,     SPT_UINT16,
+                                       SPT_UINT32, SPT_UINT64, SPT_FLOAT32, SPT_FLOAT64, SPT_COMPLEX64, SPT_COMPLEX128};
 #define MT_NNUMERIC ((int)(sizeof MT_NUMERIC / sizeof MT_NUMERIC[0]))
 
 static inline double complex mt_get(spt_dtype dt, const void *p, int64_t i) {
@@ -250,10 +249,13 @@ static inline int64_t mt_reduce_ref(const spt_tensor *t, const int64_t *axes, in
                                     double complex **val, int64_t **cnt) {
     int64_t r = spt_tensor_rank(t);
     bool red[SPT_MAX_RANK] = {false};
-    if (!axes) for (int64_t d = 0; d < r; d++) red[d] = true;
-    else for (int64_t j = 0; j < naxes; j++) red[(axes[j] + r) % r] = true;
+    if (!axes)
+        for (int64_t d = 0; d < r; d++) red[d] = true;
+    else
+        for (int64_t j = 0; j < naxes; j++) red[(axes[j] + r) % r] = true;
     int64_t ovol = 1;
-    for (int64_t d = 0; d < r; d++) if (!red[d]) ovol *= spt_tensor_shape(t)[d];
+    for (int64_t d = 0; d < r; d++)
+        if (!red[d]) ovol *= spt_tensor_shape(t)[d];
     double complex *v = calloc((size_t)(ovol ? ovol : 1), sizeof *v);
     int64_t *c = calloc((size_t)(ovol ? ovol : 1), sizeof *c);
     for (int64_t i = 0; i < spt_tensor_nnz(t); i++) {

@@ -10,7 +10,8 @@ enum { MG_ADD, MG_MAX, MG_MIN };
 typedef spt_status (*mg_fn)(const spt_tensor *, const spt_tensor *, spt_tensor **);
 
 /* A tensor from arrays (spt_tensor_new, unsorted). */
-static inline spt_tensor *mk(spt_dtype dt, int64_t r, const int64_t *shape, int64_t n, const int64_t *ix, const void *v) {
+static inline spt_tensor *mk(spt_dtype dt, int64_t r, const int64_t *shape, int64_t n, const int64_t *ix,
+                             const void *v) {
     spt_tensor *t;
     ASSERT_OK(spt_tensor_new(dt, r, shape, n, ix, v, NULL, &t));
     return t;

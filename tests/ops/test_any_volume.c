@@ -102,7 +102,11 @@ static void check_binop(binop op, int64_t r, const int64_t *shape) {
         double x = v[p[k]];
         if (k + 1 < na + nb && !cmp_rows(ix + p[k] * r, ix + p[k + 1] * r, r)) {
             double y = v[p[k + 1]];
-            w[m] = op == OP_ADD ? x + y : op == OP_MAX ? fmax(x, y) : op == OP_MIN ? fmin(x, y) : op == OP_SUB ? x - y : x * y;
+            w[m] = op == OP_ADD   ? x + y
+                   : op == OP_MAX ? fmax(x, y)
+                   : op == OP_MIN ? fmin(x, y)
+                   : op == OP_SUB ? x - y
+                                  : x * y;
             q[m++] = p[k++];
         } else if (op != OP_MUL) { /* a row of one operand only: multiply keeps none of them */
             w[m] = op == OP_ADD ? x : op == OP_MAX ? fmax(x, 0) : op == OP_MIN ? fmin(x, 0) : p[k] < na ? x : -x;
@@ -220,7 +224,8 @@ static void test_reduce_sparse(void **state) {
     ASSERT_OK(spt_reduce_sum_sparse(t, axes, 1, false, &o));
     ASSERT_OK(spt_reduce_max_sparse(t, axes, 1, true, &mx));
     /* reference: rows without dim 4, stable sort, runs summed / maxed in storage order */
-    int64_t *kx = calloc((size_t)(m * 5 + 1), sizeof *kx), *p = malloc((size_t)m * sizeof *p), *q = malloc((size_t)m * sizeof *q);
+    int64_t *kx = calloc((size_t)(m * 5 + 1), sizeof *kx), *p = malloc((size_t)m * sizeof *p),
+            *q = malloc((size_t)m * sizeof *q);
     double *ws = malloc((size_t)m * sizeof *ws), *wm = malloc((size_t)m * sizeof *wm);
     int64_t *kx6 = malloc((size_t)(m * 6) * sizeof *kx6);
     for (int64_t i = 0; i < m; i++) {
@@ -335,7 +340,8 @@ static void test_transpose_merge_group(void **state) {
     assert_int_equal(seen, m);
     spt_tensor_free(t);
     /* merge: ids of huge vocabularies, sorted row-major through the key engine */
-    int64_t ids_shape[] = {4, 3}, id1[] = {0, 0, 0, 1, 0, 2, 1, 0, 2, 0, 0, 1}, id2[] = {0, 0, 0, 1, 0, 2, 1, 0, 2, 0, 0, 1};
+    int64_t ids_shape[] = {4, 3}, id1[] = {0, 0, 0, 1, 0, 2, 1, 0, 2, 0, 0, 1},
+            id2[] = {0, 0, 0, 1, 0, 2, 1, 0, 2, 0, 0, 1};
     int64_t a1[] = {P62 - 1, 5, 0, 7}, a2[] = {3, INT64_MAX - 1, 2, 3};
     double mv[] = {1, 2, 3, 4};
     spt_tensor *s1 = NULL, *s2 = NULL, *sv = NULL;
@@ -432,7 +438,8 @@ static void test_reshape(void **state) {
     /* reference: the 128-bit row-major offset, unravelled */
     int64_t want[6];
     for (int i = 0; i < 3; i++) {
-        unsigned __int128 off = ((unsigned __int128)ix[i * 3] * (uint64_t)P40 + (uint64_t)ix[i * 3 + 1]) * 4 + (uint64_t)ix[i * 3 + 2];
+        unsigned __int128 off = ((unsigned __int128)ix[i * 3] * (uint64_t)P40 + (uint64_t)ix[i * 3 + 1]) * 4 +
+                                (uint64_t)ix[i * 3 + 2];
         want[i * 2 + 1] = (int64_t)(off % (uint64_t)(4 * P40));
         want[i * 2] = (int64_t)(off / (uint64_t)(4 * P40));
     }
@@ -546,10 +553,15 @@ static void test_transpose_large(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_add_max_min),         cmocka_unit_test(test_grad_refuses),         cmocka_unit_test(test_concat),
-        cmocka_unit_test(test_reduce_sparse),       cmocka_unit_test(test_softmax),
-        cmocka_unit_test(test_transpose_merge_group), cmocka_unit_test(test_split_slice_retain_fill),
-        cmocka_unit_test(test_reshape),             cmocka_unit_test(test_dense_outputs),
+        cmocka_unit_test(test_add_max_min),
+        cmocka_unit_test(test_grad_refuses),
+        cmocka_unit_test(test_concat),
+        cmocka_unit_test(test_reduce_sparse),
+        cmocka_unit_test(test_softmax),
+        cmocka_unit_test(test_transpose_merge_group),
+        cmocka_unit_test(test_split_slice_retain_fill),
+        cmocka_unit_test(test_reshape),
+        cmocka_unit_test(test_dense_outputs),
         cmocka_unit_test(test_transpose_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

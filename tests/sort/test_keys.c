@@ -80,11 +80,11 @@ static int kind_of(int64_t r, const int64_t *shape) {
 static void test_plan_boundaries(void **state) {
     (void)state;
     const int64_t P32 = (int64_t)1 << 32, P62 = (int64_t)1 << 62;
-    int64_t a[] = {P32, P32};            /* 64 bits, volume 2^64: linear keys, the last is 2^64 - 1 */
-    int64_t b[] = {P32 * 2, P32};        /* 65 bits */
-    int64_t c[] = {P62, P62, 16};        /* 128 bits */
-    int64_t d[] = {P62, P62, 32};        /* 129 bits */
-    int64_t e[] = {P32 + 1, P32 - 1};    /* 66 bits, volume 2^64 - 1: still linear */
+    int64_t a[] = {P32, P32};             /* 64 bits, volume 2^64: linear keys, the last is 2^64 - 1 */
+    int64_t b[] = {P32 * 2, P32};         /* 65 bits */
+    int64_t c[] = {P62, P62, 16};         /* 128 bits */
+    int64_t d[] = {P62, P62, 32};         /* 129 bits */
+    int64_t e[] = {P32 + 1, P32 - 1};     /* 66 bits, volume 2^64 - 1: still linear */
     int64_t f[] = {INT64_MAX, INT64_MAX}; /* 126 bits */
     assert_int_equal(kind_of(2, a), SPT__KEY64);
     spt__keyplan kp;
@@ -121,8 +121,9 @@ static void check_shape(int64_t r, const int64_t *shape, const int64_t *order, i
     int64_t *got = malloc((size_t)(n + 1) * sizeof *got);
     ASSERT_OK(spt_argsort(t, order, got));
     for (int64_t i = 0; i < n; i++)
-        if (got[i] != want[i]) fail_msg("argsort rank %lld: position %lld is entry %lld, want %lld", (long long)r,
-                                        (long long)i, (long long)got[i], (long long)want[i]);
+        if (got[i] != want[i])
+            fail_msg("argsort rank %lld: position %lld is entry %lld, want %lld", (long long)r, (long long)i,
+                     (long long)got[i], (long long)want[i]);
     ASSERT_OK(spt_reordered(t, order, &o));
     ASSERT_OK(spt_reorder(t, order));
     bool unique = true;
@@ -219,9 +220,9 @@ static void test_long_ties(void **state) {
     const int64_t n = 3000;
     int64_t *ix = malloc((size_t)n * 3 * sizeof *ix);
     for (int64_t i = 0; i < n; i++) {
-        ix[i * 3] = 7;                 /* the top chunk is one value for all */
-        ix[i * 3 + 1] = below(3);      /* three runs in the second word */
-        ix[i * 3 + 2] = below(P62);    /* ordered by the last word */
+        ix[i * 3] = 7;              /* the top chunk is one value for all */
+        ix[i * 3 + 1] = below(3);   /* three runs in the second word */
+        ix[i * 3 + 2] = below(P62); /* ordered by the last word */
     }
     double *v = calloc((size_t)n, sizeof *v);
     spt_tensor *t = NULL;
@@ -354,9 +355,9 @@ static void test_two_word_widths(void **state) {
     struct {
         int64_t r, *shape, *order, n;
     } cases[] = {
-        {2, b64, NULL, 65536},    {2, b65, NULL, 65535},    {2, b65, NULL, 65536},    {3, b75, NULL, 65536},
-        {3, b76, NULL, 65536},    {3, b128, NULL, 70000},   {3, b129, NULL, 70000},   {3, nell1, NULL, 140000},
-        {3, nell1, rev3, 70000},  {5, lbnl, NULL, 70000},   {5, lbnl, perm5, 70000},
+        {2, b64, NULL, 65536},   {2, b65, NULL, 65535},  {2, b65, NULL, 65536},   {3, b75, NULL, 65536},
+        {3, b76, NULL, 65536},   {3, b128, NULL, 70000}, {3, b129, NULL, 70000},  {3, nell1, NULL, 140000},
+        {3, nell1, rev3, 70000}, {5, lbnl, NULL, 70000}, {5, lbnl, perm5, 70000},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         int64_t *ix = draw(cases[c].r, cases[c].shape, cases[c].n);
@@ -444,9 +445,9 @@ static void test_two_word_bounds(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plan_boundaries), cmocka_unit_test(test_sorts_every_width),
-        cmocka_unit_test(test_long_ties),       cmocka_unit_test(test_joint),
-        cmocka_unit_test(test_bounds),          cmocka_unit_test(test_two_word_widths),
+        cmocka_unit_test(test_plan_boundaries),  cmocka_unit_test(test_sorts_every_width),
+        cmocka_unit_test(test_long_ties),        cmocka_unit_test(test_joint),
+        cmocka_unit_test(test_bounds),           cmocka_unit_test(test_two_word_widths),
         cmocka_unit_test(test_two_word_buckets), cmocka_unit_test(test_two_word_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

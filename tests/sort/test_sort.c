@@ -188,7 +188,8 @@ static void test_reorder_threads_identical(void **state) {
     assert_memory_equal(spt_tensor_values(a), spt_tensor_values(b), (size_t)n * sizeof(int64_t));
     const int64_t *s = spt_tensor_indices(a);
     for (int64_t i = 1; i < n; i++) {
-        int64_t ka = (s[i * 3 - 3] * 200 + s[i * 3 - 2]) * 300 + s[i * 3 - 1], kb = (s[i * 3] * 200 + s[i * 3 + 1]) * 300 + s[i * 3 + 2];
+        int64_t ka = (s[i * 3 - 3] * 200 + s[i * 3 - 2]) * 300 + s[i * 3 - 1],
+                kb = (s[i * 3] * 200 + s[i * 3 + 1]) * 300 + s[i * 3 + 2];
         assert_true(ka <= kb);
     }
     spt_tensor_free(a);
@@ -368,7 +369,8 @@ static conf_result st_dim_comparator_sort(const conf_case *c) {
                            json_object_get(a, "shape"), "dtype", "int64");
     /* values: one per row */
     json_t *vals = json_object_get(sp, "values");
-    for (size_t i = 0; i < json_array_size(json_object_get(a, "indices")); i++) json_array_append_new(vals, json_integer((json_int_t)i));
+    for (size_t i = 0; i < json_array_size(json_object_get(a, "indices")); i++)
+        json_array_append_new(vals, json_integer((json_int_t)i));
     spt_tensor *t;
     spt_status st = conf_sparse(sp, false, &t);
     json_decref(sp);
@@ -382,7 +384,8 @@ static conf_result st_dim_comparator_sort(const conf_case *c) {
         long n = conf_ints(json_object_get(c->expect, "permutation"), want, 64);
         r = CONF_PASS;
         for (long i = 0; i < n && r == CONF_PASS; i++)
-            if (perm[i] != want[i]) r = conf_fail(c, "perm[%ld] = %lld, expected %lld", i, (long long)perm[i], (long long)want[i]);
+            if (perm[i] != want[i])
+                r = conf_fail(c, "perm[%ld] = %lld, expected %lld", i, (long long)perm[i], (long long)want[i]);
     }
     spt_tensor_free(t);
     return r;
@@ -401,7 +404,8 @@ static conf_result h_argsort(const conf_case *c) {
         long m = conf_ints(json_object_get(json_object_get(c->root, "result"), "permutation"), want, 64);
         r = CONF_PASS;
         for (long i = 0; i < m && r == CONF_PASS; i++)
-            if (perm[i] != want[i]) r = conf_fail(c, "perm[%ld] = %lld, expected %lld", i, (long long)perm[i], (long long)want[i]);
+            if (perm[i] != want[i])
+                r = conf_fail(c, "perm[%ld] = %lld, expected %lld", i, (long long)perm[i], (long long)want[i]);
     }
     spt_tensor_free(t);
     free(order);
@@ -418,7 +422,8 @@ static conf_result st_reorder(const conf_case *c) {
     conf_result r = conf_status(c, st);
     if (r == CONF_CONTINUE) {
         r = conf_expect_sparse(c, c->expect, t, NULL);
-        if (r == CONF_PASS && json_is_true(json_object_get(c->expect, "indices_valid")) && spt_indices_valid(t) != SPT_OK)
+        if (r == CONF_PASS && json_is_true(json_object_get(c->expect, "indices_valid")) &&
+            spt_indices_valid(t) != SPT_OK)
             r = conf_fail(c, "IndicesValid failed after reorder: %s", spt_last_error());
     }
     spt_tensor_free(t);
@@ -464,6 +469,5 @@ static conf_result h_reorder(const conf_case *c) {
 CONF_HANDLERS(test_sort, {"st_dim_comparator_sort", st_dim_comparator_sort, CONF_OP(spt_argsort)},
               {"st_reorder", st_reorder, CONF_OP(spt_reorder)},
               {"sparse_reorder", sparse_reorder, CONF_OP(spt_reorder)},
-              {"spt_reorder", h_reorder, CONF_OP(spt_reorder)},
-              {"spt_argsort", h_argsort, CONF_OP(spt_argsort)})
+              {"spt_reorder", h_reorder, CONF_OP(spt_reorder)}, {"spt_argsort", h_argsort, CONF_OP(spt_argsort)})
 #endif

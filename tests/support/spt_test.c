@@ -9,7 +9,10 @@
 static long fail_at = -1, count = 0, live = 0;
 
 /* Each block carries a header so that frees are counted. */
-typedef struct { size_t size; size_t pad; } hdr;
+typedef struct {
+    size_t size;
+    size_t pad;
+} hdr;
 
 static void *t_malloc(size_t n) {
     if (fail_at >= 0 && count++ == fail_at) return NULL;

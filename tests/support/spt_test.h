@@ -12,13 +12,13 @@
 #include "spt.h"
 
 /* Assert a call returns `expected` (an spt_status); on mismatch print the last error. */
-#define ASSERT_ST(expected, call)                                                                  \
-    do {                                                                                           \
-        spt_status st__ = (call);                                                                  \
-        if (st__ != (expected))                                                                    \
-            print_error("%s:%d: %s returned %s (%s), expected %s\n", __FILE__, __LINE__, #call,     \
-                        spt_status_name(st__), spt_last_error(), spt_status_name(expected));       \
-        assert_int_equal(st__, (expected));                                                        \
+#define ASSERT_ST(expected, call)                                                                                      \
+    do {                                                                                                               \
+        spt_status st__ = (call);                                                                                      \
+        if (st__ != (expected))                                                                                        \
+            print_error("%s:%d: %s returned %s (%s), expected %s\n", __FILE__, __LINE__, #call, spt_status_name(st__), \
+                        spt_last_error(), spt_status_name(expected));                                                  \
+        assert_int_equal(st__, (expected));                                                                            \
     } while (0)
 #define ASSERT_OK(call) ASSERT_ST(SPT_OK, call)
 /* Assert the last error message contains `needle`. */

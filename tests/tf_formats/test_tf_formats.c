@@ -40,7 +40,8 @@ static void free_all(char **recs, int n) {
     for (int i = 0; i < n; i++) free(recs[i]);
 }
 
-static spt_tensor *make(spt_dtype dt, int64_t rank, const int64_t *shape, int64_t nnz, const int64_t *ix, const void *v) {
+static spt_tensor *make(spt_dtype dt, int64_t rank, const int64_t *shape, int64_t nnz, const int64_t *ix,
+                        const void *v) {
     spt_tensor *t;
     ASSERT_OK(spt_tensor_new(dt, rank, shape, nnz, ix, v, NULL, &t));
     return t;
@@ -118,7 +119,8 @@ static void test_serialize_matches_tensorflow(void **state) {
         ASSERT_OK(spt_deserialize_sparse(s, spt_tensor_dtype(t), &back));
         expect_same(back, t);
         spt_tensor_free(back);
-        ASSERT_ST(SPT_EINVAL, spt_deserialize_sparse(s, spt_tensor_dtype(t) == SPT_INT64 ? SPT_INT32 : SPT_INT64, &back));
+        ASSERT_ST(SPT_EINVAL,
+                  spt_deserialize_sparse(s, spt_tensor_dtype(t) == SPT_INT64 ? SPT_INT32 : SPT_INT64, &back));
         ASSERT_MSG("Requested SparseTensor of type");
         assert_null(back);
         spt_dense_free(s);
@@ -184,7 +186,8 @@ static void test_inconsistent_rank_and_shape_errors(void **state) {
     memcpy(items + 3, spt_dense_data(sb), 3 * sizeof(spt_str));
     ASSERT_OK(spt_dense_new_from(SPT_STRING, 2, (int64_t[]){2, 3}, items, &stack));
     ASSERT_ST(SPT_EINVAL, spt_deserialize_sparse(stack, SPT_UINT64, &out));
-    ASSERT_MSG("Inconsistent shape across SparseTensors: rank prior to SparseTensor[1] was: 1 but rank of SparseTensor[1] is: 2");
+    ASSERT_MSG("Inconsistent shape across SparseTensors: rank prior to SparseTensor[1] was: 1 but rank of "
+               "SparseTensor[1] is: 2");
     assert_null(out);
     spt_dense_free(stack);
     /* the parts swapped: values where the indices should be */
@@ -223,20 +226,22 @@ static void test_typed_fields_and_forged_protos(void **state) {
      * dense_shape int64 [1] via packed int64_val {4}; plus an unknown field 99 that must be skipped */
     unsigned char ix[64], va[64], sh[64];
     size_t ni = 0, nv = 0, ns = 0;
-    ix[ni++] = 0x08, ix[ni++] = 9;                                     /* dtype int64 */
+    ix[ni++] = 0x08, ix[ni++] = 9;                                                               /* dtype int64 */
     ix[ni++] = 0x12, ix[ni++] = 8, ix[ni++] = 0x12, ix[ni++] = 2, ix[ni++] = 0x08, ix[ni++] = 3, /* dim 3 */
-        ix[ni++] = 0x12, ix[ni++] = 2, ix[ni++] = 0x08, ix[ni++] = 1;   /* dim 1 */
+        ix[ni++] = 0x12, ix[ni++] = 2, ix[ni++] = 0x08, ix[ni++] = 1;                            /* dim 1 */
     for (int k = 0; k < 3; k++) ix[ni++] = 0x50, ix[ni++] = (unsigned char)k; /* int64_val k (field 10) */
-    ni += put_varint(ix + ni, 99 << 3 | 0), ix[ni++] = 5;              /* unknown varint field */
-    va[nv++] = 0x08, va[nv++] = 1;                                     /* float */
+    ni += put_varint(ix + ni, 99 << 3 | 0), ix[ni++] = 5;                     /* unknown varint field */
+    va[nv++] = 0x08, va[nv++] = 1;                                            /* float */
     va[nv++] = 0x12, va[nv++] = 4, va[nv++] = 0x12, va[nv++] = 2, va[nv++] = 0x08, va[nv++] = 3;
-    va[nv++] = 0x2d;                                                   /* float_val (field 5, fixed32) */
+    va[nv++] = 0x2d; /* float_val (field 5, fixed32) */
     float f = 2.5f;
     memcpy(va + nv, &f, 4), nv += 4;
     sh[ns++] = 0x08, sh[ns++] = 9;
     sh[ns++] = 0x12, sh[ns++] = 4, sh[ns++] = 0x12, sh[ns++] = 2, sh[ns++] = 0x08, sh[ns++] = 1;
-    sh[ns++] = 0x52, sh[ns++] = 1, sh[ns++] = 4;                       /* packed int64_val {4} */
-    spt_str parts[3] = {{(const char *)ix, (int64_t)ni}, {(const char *)va, (int64_t)nv}, {(const char *)sh, (int64_t)ns}};
+    sh[ns++] = 0x52, sh[ns++] = 1, sh[ns++] = 4; /* packed int64_val {4} */
+    spt_str parts[3] = {{(const char *)ix, (int64_t)ni},
+                        {(const char *)va, (int64_t)nv},
+                        {(const char *)sh, (int64_t)ns}};
     spt_dense *d;
     spt_tensor *t;
     ASSERT_OK(spt_dense_new_from(SPT_STRING, 1, (int64_t[]){3}, parts, &d));
@@ -299,7 +304,7 @@ static void test_every_damage_of_serialized_bytes(void **state) {
             for (size_t cut = 0; cut <= len + 8 * len; cut++) {
                 size_t n = len;
                 memcpy(buf, orig, len);
-                if (cut < len) n = cut;                                     /* a truncation */
+                if (cut < len) n = cut;                                                             /* a truncation */
                 else if (cut > len) buf[(cut - len - 1) / 8] ^= (char)(1 << ((cut - len - 1) % 8)); /* a bit flip */
                 spt_str p[3];
                 for (int i = 0; i < 3; i++) p[i] = (spt_str){recs[3 * k + i], (int64_t)lens[3 * k + i]};
@@ -440,7 +445,8 @@ static void test_records_all_compressions(void **state) {
 
 static void test_every_truncation_and_bit_flip_of_a_file(void **state) {
     (void)state;
-    static const char *files[3] = {DATA "examples.tfrecord", DATA "examples_zlib.tfrecord", DATA "examples_gzip.tfrecord"};
+    static const char *files[3] = {DATA "examples.tfrecord", DATA "examples_zlib.tfrecord",
+                                   DATA "examples_gzip.tfrecord"};
     const char *tmp = TMP "/spt_tf_formats_damaged.tfrecord"; /* written thousands of times: tmpfs when there is one */
     for (int c = 0; c < 3; c++) {
         size_t n;
@@ -510,8 +516,8 @@ static const spt_feature *example_features(void) {
     static spt_feature f[4];
     f[0] = (spt_feature){.kind = SPT_FEATURE_VARLEN, .key = "ids", .dtype = SPT_INT64};
     f[1] = (spt_feature){.kind = SPT_FEATURE_VARLEN, .key = "tag", .dtype = SPT_STRING};
-    f[2] = (spt_feature){.kind = SPT_FEATURE_SPARSE, .key = "w", .dtype = SPT_FLOAT32, .rank = 1, .shape = size,
-                         .index_keys = ik};
+    f[2] = (spt_feature){
+        .kind = SPT_FEATURE_SPARSE, .key = "w", .dtype = SPT_FLOAT32, .rank = 1, .shape = size, .index_keys = ik};
     f[3] = (spt_feature){.kind = SPT_FEATURE_FIXEDLEN, .key = "fx", .dtype = SPT_INT64, .rank = 1, .shape = fshape};
     return f;
 }
@@ -567,11 +573,16 @@ static void test_parse_example_matches_tensorflow(void **state) {
     f = (spt_feature){.kind = SPT_FEATURE_VARLEN, .key = "ids", .dtype = SPT_FLOAT32};
     ASSERT_ST(SPT_EINVAL, spt_parse_example(d, &f, 1, sp, dn));
     ASSERT_MSG("Key: ids, Index: 0.  Data types don't match. Expected type: float, Actual type: int64");
-    f = (spt_feature){.kind = SPT_FEATURE_FIXEDLEN, .key = "fx", .dtype = SPT_INT64, .rank = 1, .shape = (int64_t[]){3}};
+    f = (spt_feature){
+        .kind = SPT_FEATURE_FIXEDLEN, .key = "fx", .dtype = SPT_INT64, .rank = 1, .shape = (int64_t[]){3}};
     ASSERT_ST(SPT_EINVAL, spt_parse_example(d, &f, 1, sp, dn));
     ASSERT_MSG("Key: fx, Index: 0.  Number of int64 values != expected.");
     const char *ik[1] = {"ix"};
-    f = (spt_feature){.kind = SPT_FEATURE_SPARSE, .key = "w", .dtype = SPT_FLOAT32, .rank = 1, .shape = (int64_t[]){4},
+    f = (spt_feature){.kind = SPT_FEATURE_SPARSE,
+                      .key = "w",
+                      .dtype = SPT_FLOAT32,
+                      .rank = 1,
+                      .shape = (int64_t[]){4},
                       .index_keys = ik};
     ASSERT_ST(SPT_ERANGE, spt_parse_example(d, &f, 1, sp, dn)); /* index 4 with size 4 */
     const char *ik2[1] = {"ids"};
@@ -585,7 +596,11 @@ static void test_parse_example_matches_tensorflow(void **state) {
     float dv = 9;
     spt_dense *dflt;
     ASSERT_OK(spt_dense_new_from(SPT_FLOAT32, 1, (int64_t[]){1}, &dv, &dflt));
-    f = (spt_feature){.kind = SPT_FEATURE_FIXEDLEN, .key = "zz", .dtype = SPT_FLOAT32, .rank = 1, .shape = (int64_t[]){1},
+    f = (spt_feature){.kind = SPT_FEATURE_FIXEDLEN,
+                      .key = "zz",
+                      .dtype = SPT_FLOAT32,
+                      .rank = 1,
+                      .shape = (int64_t[]){1},
                       .default_value = dflt};
     ASSERT_OK(spt_parse_example(d, &f, 1, sp, dn));
     float want[3] = {9, 9, 9};
@@ -628,12 +643,17 @@ static void test_encode_round_trip(void **state) {
     ASSERT_ST(SPT_EDTYPE, spt_encode_example(ef, 2, &buf, &len));
     /* a rank-3 SparseTensor's rows as Examples, read back by a SparseFeature with two index keys */
     float v[4] = {1, 2, 3, 4};
-    spt_tensor *t = make(SPT_FLOAT32, 3, (int64_t[]){3, 2, 5}, 4, (int64_t[]){2, 1, 4, 0, 0, 3, 0, 1, 0, 2, 0, 0}, v), *back;
+    spt_tensor *t = make(SPT_FLOAT32, 3, (int64_t[]){3, 2, 5}, 4, (int64_t[]){2, 1, 4, 0, 0, 3, 0, 1, 0, 2, 0, 0}, v),
+               *back;
     const char *keys[2] = {"r", "c"};
     ASSERT_OK(spt_encode_examples(t, "val", keys, &d));
     assert_int_equal(spt_dense_size(d), 3);
-    spt_feature sf = {.kind = SPT_FEATURE_SPARSE, .key = "val", .dtype = SPT_FLOAT32, .rank = 2,
-                      .shape = (int64_t[]){2, 5}, .index_keys = keys};
+    spt_feature sf = {.kind = SPT_FEATURE_SPARSE,
+                      .key = "val",
+                      .dtype = SPT_FLOAT32,
+                      .rank = 2,
+                      .shape = (int64_t[]){2, 5},
+                      .index_keys = keys};
     ASSERT_OK(spt_parse_example(d, &sf, 1, &back, dn));
     float sv[4] = {2, 3, 4, 1};
     spt_test_expect_tensor(back, 3, (int64_t[]){3, 2, 5}, 4, (int64_t[]){0, 0, 3, 0, 1, 0, 2, 0, 0, 2, 1, 4}, sv);
@@ -747,9 +767,7 @@ static spt_dense *make_corpus(corpus *c, int64_t B, uint64_t seed) {
     }
     return d;
 }
-static void free_corpus(corpus *c) {
-    free(c->ids), free(c->w), free(c->idn), free(c->wn);
-}
+static void free_corpus(corpus *c) { free(c->ids), free(c->w), free(c->idn), free(c->wn); }
 
 static const spt_feature *corpus_features(void) {
     static const spt_feature f[3] = {{.kind = SPT_FEATURE_VARLEN, .key = "ids", .dtype = SPT_INT64},
@@ -772,7 +790,8 @@ static void same_tensor(const spt_tensor *a, const spt_tensor *b) {
             if (x[i].len) assert_memory_equal(x[i].data, y[i].data, (size_t)x[i].len);
         }
     } else {
-        assert_memory_equal(spt_tensor_values(a), spt_tensor_values(b), (size_t)n * spt_dtype_size(spt_tensor_dtype(a)));
+        assert_memory_equal(spt_tensor_values(a), spt_tensor_values(b),
+                            (size_t)n * spt_dtype_size(spt_tensor_dtype(a)));
     }
 }
 
@@ -818,7 +837,7 @@ static void test_parse_example_varints_and_thread_counts(void **state) {
 static size_t put_len_field(unsigned char *o, int field, const void *p, size_t n) {
     size_t k = 0;
     o[k++] = (unsigned char)(field << 3 | 2);
-    for (size_t v = n; ; v >>= 7) {
+    for (size_t v = n;; v >>= 7) {
         o[k++] = (unsigned char)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
         if (v < 0x80) break;
     }
@@ -829,12 +848,12 @@ static size_t put_len_field(unsigned char *o, int field, const void *p, size_t n
 /* An Example {"ids": int64_list {packed payload}}. */
 static spt_dense *example_with_payload(const unsigned char *payload, size_t n) {
     static unsigned char a[1024], b[1024];
-    size_t k = put_len_field(a, 1, payload, n);     /* Int64List.value, packed */
-    k = put_len_field(b, 3, a, k);                  /* Feature.int64_list */
-    size_t e = put_len_field(a, 1, "ids", 3);       /* entry.key */
-    e += put_len_field(a + e, 2, b, k);             /* entry.value */
-    k = put_len_field(b, 1, a, e);                  /* Features.feature */
-    k = put_len_field(a, 1, b, k);                  /* Example.features */
+    size_t k = put_len_field(a, 1, payload, n); /* Int64List.value, packed */
+    k = put_len_field(b, 3, a, k);              /* Feature.int64_list */
+    size_t e = put_len_field(a, 1, "ids", 3);   /* entry.key */
+    e += put_len_field(a + e, 2, b, k);         /* entry.value */
+    k = put_len_field(b, 1, a, e);              /* Features.feature */
+    k = put_len_field(a, 1, b, k);              /* Example.features */
     spt_str one = {(const char *)a, (int64_t)k};
     spt_dense *d;
     ASSERT_OK(spt_dense_new_from(SPT_STRING, 1, (int64_t[]){1}, &one, &d));
@@ -858,7 +877,8 @@ static void test_packed_varint_too_long_anywhere(void **state) {
             ASSERT_ST(SPT_EPARSE, spt_parse_example(d, &f, 1, &sp, &dn));
             assert_null(sp);
             assert_null(dn);
-            assert_non_null(strstr(spt_last_error(), "serialized[0]: Feature of key \"ids\": malformed varint in a packed int64 list"));
+            assert_non_null(strstr(spt_last_error(),
+                                   "serialized[0]: Feature of key \"ids\": malformed varint in a packed int64 list"));
             spt_dense_free(d);
             if (len == 10) { /* and the longest valid form: nine 0x80 then 0x01 (INT64_MIN) */
                 for (size_t i = 0; i < 9; i++) pay[at + i] = 0x80;
@@ -908,7 +928,9 @@ static void test_error_order_any_thread_count(void **state) {
         assert_non_null(strstr(spt_last_error(), "serialized[2500]: Feature of key \"ids\": malformed varint"));
         for (int k = 0; k < 3; k++) assert_true(!sp[k] && !dn[k]);
         ASSERT_ST(SPT_EINVAL, spt_parse_example(d, rev, 2, sp, dn));
-        assert_non_null(strstr(spt_last_error(), "Key: w, Index: 2100.  Data types don't match. Expected type: float, Actual type: int64"));
+        assert_non_null(
+            strstr(spt_last_error(),
+                   "Key: w, Index: 2100.  Data types don't match. Expected type: float, Actual type: int64"));
         for (int k = 0; k < 2; k++) assert_true(!sp[k] && !dn[k]);
     }
     spt_set_num_threads(0);

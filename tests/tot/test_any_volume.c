@@ -23,9 +23,9 @@ static int64_t up(int64_t i, int64_t s, int64_t b) {
 
 typedef struct vcase {
     const char *name;
-    int64_t R, NI, nmap, i2m[4];      /* at most two injections */
-    int64_t small[64], big[64];       /* T's shape */
-    int64_t osmall[64], obig[64];     /* outer shape (pinned modes: filled from T's) */
+    int64_t R, NI, nmap, i2m[4];  /* at most two injections */
+    int64_t small[64], big[64];   /* T's shape */
+    int64_t osmall[64], obig[64]; /* outer shape (pinned modes: filled from T's) */
     int64_t nnz, npairs;
 } vcase;
 
@@ -74,8 +74,10 @@ static void run_case(vcase *c) {
         v[i] = (double)(i + 1);
     }
     /* the map: keys inside the outer shape (pinned components inside T), dependent indices inside T */
-    int64_t *inds = malloc((size_t)(np * NI + 1) * sizeof(int64_t)), *indb = malloc((size_t)(np * NI + 1) * sizeof(int64_t));
-    int64_t *deps = malloc((size_t)(np * D + 1) * sizeof(int64_t)), *depb = malloc((size_t)(np * D + 1) * sizeof(int64_t));
+    int64_t *inds = malloc((size_t)(np * NI + 1) * sizeof(int64_t)),
+            *indb = malloc((size_t)(np * NI + 1) * sizeof(int64_t));
+    int64_t *deps = malloc((size_t)(np * D + 1) * sizeof(int64_t)),
+            *depb = malloc((size_t)(np * D + 1) * sizeof(int64_t));
     for (int64_t p = 0; p < np; p++) {
         for (int64_t k = 0; k < NI; k++) {
             inds[p * NI + k] = ref_rand(c->osmall[k]);
@@ -172,26 +174,35 @@ static void run_case(vcase *c) {
 static void test_nell1(void **state) {
     (void)state;
     /* outer (free mode, pinned at T mode 2): outer volume 2^63-1 x 25495389 */
-    vcase a = {"nell-1, one injection", 3, 2, 1, {1, 2}, {13, 11, 17}, {2902330, 2143368, 25495389},
-               {6}, {INT64_MAX}, 700, 500};
+    vcase a = {"nell-1, one injection",      3,   2,           1,   {1, 2}, {13, 11, 17},
+               {2902330, 2143368, 25495389}, {6}, {INT64_MAX}, 700, 500};
     run_case(&a);
     /* no injection: the dependent indices are whole indices of T */
     vcase b = {"nell-1, no injection", 3, 1, 0, {0}, {9, 12, 10}, {2902330, 2143368, 25495389}, {7}, {P62}, 600, 400};
     run_case(&b);
     /* two injections, the dependent index in the middle mode */
-    vcase c = {"nell-1, two injections", 3, 2, 2, {0, 2, 1, 0}, {10, 31, 9}, {2902330, 2143368, 25495389},
-               {0}, {0}, 800, 300};
+    vcase c = {"nell-1, two injections",     3,   2,   2,   {0, 2, 1, 0}, {10, 31, 9},
+               {2902330, 2143368, 25495389}, {0}, {0}, 800, 300};
     run_case(&c);
 }
 
 /* Rank 6, every dim 2^62: 372 key bits (the multi-word key). */
 static void test_rank6(void **state) {
     (void)state;
-    vcase a = {"rank 6 of 2^62", 6, 1, 1, {0, 3}, {3, 4, 3, 5, 2, 3}, {P62, P62, P62, P62, P62, P62}, {0}, {0},
-               900, 300};
+    vcase a = {
+        "rank 6 of 2^62", 6, 1, 1, {0, 3}, {3, 4, 3, 5, 2, 3}, {P62, P62, P62, P62, P62, P62}, {0}, {0}, 900, 300};
     run_case(&a);
-    vcase b = {"rank 6 of 2^62, two outer modes", 6, 3, 1, {2, 5}, {3, 4, 3, 5, 2, 3},
-               {P62, P62, P62, P62, P62, P62}, {4, 3}, {P62, INT64_MAX}, 900, 300};
+    vcase b = {"rank 6 of 2^62, two outer modes",
+               6,
+               3,
+               1,
+               {2, 5},
+               {3, 4, 3, 5, 2, 3},
+               {P62, P62, P62, P62, P62, P62},
+               {4, 3},
+               {P62, INT64_MAX},
+               900,
+               300};
     run_case(&b);
 }
 
@@ -289,8 +300,10 @@ static void test_reduce_dense_output(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nell1),       cmocka_unit_test(test_rank6),
-        cmocka_unit_test(test_rank64),      cmocka_unit_test(test_boundaries),
+        cmocka_unit_test(test_nell1),
+        cmocka_unit_test(test_rank6),
+        cmocka_unit_test(test_rank64),
+        cmocka_unit_test(test_boundaries),
         cmocka_unit_test(test_reduce_dense_output),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

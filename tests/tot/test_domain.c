@@ -176,12 +176,15 @@ static conf_result h_domain_new(const conf_case *c) {
     int64_t *ix = conf_matrix(conf_arg(c, "indices"), &n, &cols);
     json_t *jr = conf_arg(c, "rank"), *jn = conf_arg(c, "n");
     spt_domain *d = NULL;
-    spt_status st = spt_domain_new(jr ? (int64_t)json_integer_value(jr) : cols, jn ? (int64_t)json_integer_value(jn) : n,
+    spt_status st = spt_domain_new(jr ? (int64_t)json_integer_value(jr) : cols,
+                                   jn ? (int64_t)json_integer_value(jn) : n,
                                    json_is_true(conf_arg(c, "null_indices")) ? NULL : ix, &d);
     conf_result r = conf_judge(c, st);
     if (r == CONF_CONTINUE) {
         json_t *want = json_object_get(json_object_get(c->root, "result"), "size");
-        r = want && spt_domain_size(d) != json_integer_value(want) ? conf_fail(c, "size %lld", (long long)spt_domain_size(d)) : CONF_PASS;
+        r = want && spt_domain_size(d) != json_integer_value(want)
+                ? conf_fail(c, "size %lld", (long long)spt_domain_size(d))
+                : CONF_PASS;
     }
     spt_domain_free(d);
     free(ix);
@@ -193,26 +196,32 @@ static conf_result domain_result_case(const conf_case *c) {
     for (size_t i = 0; i < json_array_size(cases); i++) {
         json_t *x = json_array_get(cases, i);
         spt_domain *d = NULL;
-        if (conf_make_domain(json_object_get(x, "domain"), &d) != SPT_OK) return conf_fail(c, "case %zu: bad domain", i);
+        if (conf_make_domain(json_object_get(x, "domain"), &d) != SPT_OK)
+            return conf_fail(c, "case %zu: bad domain", i);
         conf_result res = CONF_PASS;
         int64_t ext[SPT_MAX_RANK], want[SPT_MAX_RANK], in[SPT_MAX_RANK], got[SPT_MAX_RANK];
         long er = conf_ints(json_object_get(x, "result_extents"), want, SPT_MAX_RANK);
         spt_domain_result_extents(d, ext);
-        if (er != spt_domain_rank(d)) res = conf_fail(c, "case %zu: rank %lld, expected %ld", i, (long long)spt_domain_rank(d), er);
+        if (er != spt_domain_rank(d))
+            res = conf_fail(c, "case %zu: rank %lld, expected %ld", i, (long long)spt_domain_rank(d), er);
         for (long k = 0; k < er && res == CONF_PASS; k++)
-            if (ext[k] != want[k]) res = conf_fail(c, "case %zu: extent %ld is %lld, expected %lld", i, k, (long long)ext[k], (long long)want[k]);
+            if (ext[k] != want[k])
+                res = conf_fail(c, "case %zu: extent %ld is %lld, expected %lld", i, k, (long long)ext[k],
+                                (long long)want[k]);
         json_t *ri = json_object_get(x, "result_index");
         for (size_t k = 0; k < json_array_size(ri) && res == CONF_PASS; k++) {
             long n = conf_ints(json_array_get(json_array_get(ri, k), 0), in, SPT_MAX_RANK);
             conf_ints(json_array_get(json_array_get(ri, k), 1), want, SPT_MAX_RANK);
-            if (spt_domain_result_index(d, n, in, got) != SPT_OK) res = conf_fail(c, "case %zu: %s", i, spt_last_error());
+            if (spt_domain_result_index(d, n, in, got) != SPT_OK)
+                res = conf_fail(c, "case %zu: %s", i, spt_last_error());
             for (long m = 0; m < n && res == CONF_PASS; m++)
                 if (got[m] != want[m]) res = conf_fail(c, "case %zu: result_index %zu differs", i, k);
         }
         json_t *bad = json_object_get(x, "bad_index");
         for (size_t k = 0; k < json_array_size(bad) && res == CONF_PASS; k++) {
             long n = conf_ints(json_array_get(bad, k), in, SPT_MAX_RANK);
-            res = conf_judge_error(c, "result_index of a bad index", spt_domain_result_index(d, n, in, got), "index_out_of_range");
+            res = conf_judge_error(c, "result_index of a bad index", spt_domain_result_index(d, n, in, got),
+                                   "index_out_of_range");
         }
         spt_domain_free(d);
         if (res != CONF_PASS) return res;

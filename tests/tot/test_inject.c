@@ -130,9 +130,8 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_inject_index),  cmocka_unit_test(test_uninject_index),
-        cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_domain_inject),
-        cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_inject_index),  cmocka_unit_test(test_uninject_index), cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_domain_inject), cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -145,7 +144,8 @@ int main(void) {
 
 static conf_result h_inject_index(const conf_case *c) {
     long nr, nm, nv;
-    int64_t *index = conf_ints_new(c, "index", &nr), *modes = conf_ints_new(c, "modes", &nm), *vals = conf_ints_new(c, "values", &nv), out[2 * SPT_MAX_RANK + 2];
+    int64_t *index = conf_ints_new(c, "index", &nr), *modes = conf_ints_new(c, "modes", &nm),
+            *vals = conf_ints_new(c, "values", &nv), out[2 * SPT_MAX_RANK + 2];
     json_t *jr = conf_arg(c, "rank"), *jn = conf_arg(c, "ninj");
     int64_t rank = jr ? (int64_t)json_integer_value(jr) : nr, ninj = jn ? (int64_t)json_integer_value(jn) : nm;
     spt_status st;
@@ -157,7 +157,8 @@ static conf_result h_inject_index(const conf_case *c) {
         long m = conf_ints(json_object_get(json_object_get(c->root, "result"), "index"), want, 2 * SPT_MAX_RANK);
         r = CONF_PASS;
         for (long i = 0; i < m && r == CONF_PASS; i++)
-            if (out[i] != want[i]) r = conf_fail(c, "out[%ld] = %lld, expected %lld", i, (long long)out[i], (long long)want[i]);
+            if (out[i] != want[i])
+                r = conf_fail(c, "out[%ld] = %lld, expected %lld", i, (long long)out[i], (long long)want[i]);
     }
     free(index);
     free(modes);
@@ -184,7 +185,8 @@ static conf_result domain_inject_case(const conf_case *c) {
         int64_t modes[SPT_MAX_RANK], values[SPT_MAX_RANK];
         long ninj = conf_injections(json_object_get(x, "injections"), modes, values);
         spt_domain *d = NULL, *r = NULL;
-        if (conf_make_domain(json_object_get(x, "domain"), &d) != SPT_OK) return conf_fail(c, "case %zu: bad domain", i);
+        if (conf_make_domain(json_object_get(x, "domain"), &d) != SPT_OK)
+            return conf_fail(c, "case %zu: bad domain", i);
         spt_status st = spt_domain_inject(d, ninj, modes, values, &r);
         const char *want = json_string_value(json_object_get(x, "expect_error"));
         conf_result res = CONF_PASS;

@@ -172,8 +172,8 @@ static void test_errors(void **state) {
     ASSERT_ST(SPT_EINVAL, spt_reduce_tot_sum(t, sm, 1, (int64_t[]){-4}, &A));
     spt_tot_free(t);
     /* wrong inner shape; missing inner tensor; an extra inner tensor; key outside the outer shape */
-    ASSERT_OK(spt_tot_new(SPT_FLOAT64, 1, (int64_t[]){3}, 1, 2, (int64_t[]){0, 2}, (int64_t[]){1, 1},
-                          (double[]){1, 3}, &t));
+    ASSERT_OK(
+        spt_tot_new(SPT_FLOAT64, 1, (int64_t[]){3}, 1, 2, (int64_t[]){0, 2}, (int64_t[]){1, 1}, (double[]){1, 3}, &t));
     ASSERT_ST(SPT_EINVAL, spt_reduce_tot_sum(t, sm, 1, (int64_t[]){4}, &A));
     ASSERT_MSG("shape");
     spt_tot_free(t);
@@ -227,9 +227,12 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_upstream_vov_to_vector), cmocka_unit_test(test_property_inverse),
-        cmocka_unit_test(test_random_tot),             cmocka_unit_test(test_int_wrap_and_complex),
-        cmocka_unit_test(test_empty),                  cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_upstream_vov_to_vector),
+        cmocka_unit_test(test_property_inverse),
+        cmocka_unit_test(test_random_tot),
+        cmocka_unit_test(test_int_wrap_and_complex),
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_errors),
         cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
@@ -263,7 +266,8 @@ static conf_result reduce_case(const conf_case *c) {
     /* the vectors give no outer shape: use the bounding box of the ToT entries and the keys */
     for (size_t e = 0; e < n; e++)
         for (int64_t k = 0; k < orank; k++)
-            if (outer[e * (size_t)orank + (size_t)k] + 1 > oshape[k]) oshape[k] = outer[e * (size_t)orank + (size_t)k] + 1;
+            if (outer[e * (size_t)orank + (size_t)k] + 1 > oshape[k])
+                oshape[k] = outer[e * (size_t)orank + (size_t)k] + 1;
     for (int64_t i = 0; i < spt_sparse_map_nkeys(sm); i++)
         for (int64_t k = 0; k < orank; k++)
             if (spt_sparse_map_key(sm, i)[k] + 1 > oshape[k]) oshape[k] = spt_sparse_map_key(sm, i)[k] + 1;

@@ -132,7 +132,8 @@ static void test_random_vs_naive(void **state) {
         for (int64_t i = 0; i < n; i++) {
             bool dup = false;
             for (int64_t j = 0; j < i && !dup; j++)
-                dup = !memcmp(ind + i * NI, ind + j * NI, (size_t)NI * 8) && !memcmp(dep + i * D, dep + j * D, (size_t)D * 8);
+                dup = !memcmp(ind + i * NI, ind + j * NI, (size_t)NI * 8) &&
+                      !memcmp(dep + i * D, dep + j * D, (size_t)D * 8);
             distinct += !dup;
             assert_true(spt_sparse_map_contains(m, ind + i * NI, dep + i * D));
         }
@@ -185,9 +186,9 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_build_and_query), cmocka_unit_test(test_keys_with_empty_domain),
+        cmocka_unit_test(test_build_and_query),      cmocka_unit_test(test_keys_with_empty_domain),
         cmocka_unit_test(test_ranks_zero_and_empty), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_random_vs_naive), cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_random_vs_naive),      cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -206,8 +207,10 @@ static conf_result h_sparse_map_new(const conf_case *c) {
         json_t *res = json_object_get(c->root, "result");
         json_t *nk = json_object_get(res, "nkeys"), *sz = json_object_get(res, "size");
         r = CONF_PASS;
-        if (nk && spt_sparse_map_nkeys(m) != json_integer_value(nk)) r = conf_fail(c, "nkeys %lld", (long long)spt_sparse_map_nkeys(m));
-        if (sz && spt_sparse_map_size(m) != json_integer_value(sz)) r = conf_fail(c, "size %lld", (long long)spt_sparse_map_size(m));
+        if (nk && spt_sparse_map_nkeys(m) != json_integer_value(nk))
+            r = conf_fail(c, "nkeys %lld", (long long)spt_sparse_map_nkeys(m));
+        if (sz && spt_sparse_map_size(m) != json_integer_value(sz))
+            r = conf_fail(c, "size %lld", (long long)spt_sparse_map_size(m));
     }
     spt_sparse_map_free(m);
     return r;

@@ -623,7 +623,8 @@ typedef struct {
 static spt_status sweep_fn(void *p) {
     sweep_ctx *c = p;
     int64_t i2m[2] = {0, 1}, os[1] = {3};
-    return c->sparse ? spt_sparsify(c->s, c->sm, 1, i2m, os, &c->out) : spt_sparsify_dense(c->T, c->sm, 1, i2m, os, &c->out);
+    return c->sparse ? spt_sparsify(c->s, c->sm, 1, i2m, os, &c->out)
+                     : spt_sparsify_dense(c->T, c->sm, 1, i2m, os, &c->out);
 }
 static void sweep_cleanup(void *p) {
     sweep_ctx *c = p;
@@ -697,7 +698,9 @@ static conf_result h_sparsify(const conf_case *c) {
     conf_result r = conf_judge(c, st);
     if (r == CONF_CONTINUE) {
         json_t *cnt = json_object_get(json_object_get(c->root, "result"), "count");
-        r = cnt && spt_tot_count(tot) != json_integer_value(cnt) ? conf_fail(c, "count %lld", (long long)spt_tot_count(tot)) : CONF_PASS;
+        r = cnt && spt_tot_count(tot) != json_integer_value(cnt)
+                ? conf_fail(c, "count %lld", (long long)spt_tot_count(tot))
+                : CONF_PASS;
     }
     spt_tot_free(tot);
     spt_tensor_free(T);
@@ -715,7 +718,8 @@ static conf_result expect_tot(const conf_case *c, const char *what, const spt_to
         int64_t outer[SPT_MAX_RANK], shape[SPT_MAX_RANK];
         static double vals[MAXN];
         long r = conf_ints(json_object_get(e, "outer"), outer, SPT_MAX_RANK);
-        if (r != spt_tot_outer_rank(t)) return conf_fail(c, "%s: outer rank %lld, expected %ld", what, (long long)spt_tot_outer_rank(t), r);
+        if (r != spt_tot_outer_rank(t))
+            return conf_fail(c, "%s: outer rank %lld, expected %ld", what, (long long)spt_tot_outer_rank(t), r);
         spt_tot_inner in;
         spt_status st = spt_tot_get(t, outer, &in);
         if (st != SPT_OK) return conf_fail(c, "%s: spt_tot_get: %s", what, spt_last_error());
@@ -726,21 +730,26 @@ static conf_result expect_tot(const conf_case *c, const char *what, const spt_to
         nonempty++;
         if (!in.present) return conf_fail(c, "%s: outer element %zu is EMPTY", what, i);
         long ir = conf_ints(json_object_get(e, "inner_shape"), shape, SPT_MAX_RANK);
-        if (ir != in.rank) return conf_fail(c, "%s: outer element %zu: inner rank %lld, expected %ld", what, i, (long long)in.rank, ir);
+        if (ir != in.rank)
+            return conf_fail(c, "%s: outer element %zu: inner rank %lld, expected %ld", what, i, (long long)in.rank,
+                             ir);
         for (long k = 0; k < ir; k++)
             if (shape[k] != in.shape[k])
                 return conf_fail(c, "%s: outer element %zu: inner dim %ld is %lld, expected %lld", what, i, k,
                                  (long long)in.shape[k], (long long)shape[k]);
         json_t *jv = json_object_get(e, "values");
-        if ((int64_t)json_array_size(jv) != in.size) return conf_fail(c, "%s: outer element %zu: %lld values", what, i, (long long)in.size);
+        if ((int64_t)json_array_size(jv) != in.size)
+            return conf_fail(c, "%s: outer element %zu: %lld values", what, i, (long long)in.size);
         for (int64_t k = 0; k < in.size && k < MAXN; k++) vals[k] = json_number_value(json_array_get(jv, (size_t)k));
         const double *got = in.data;
         for (int64_t k = 0; k < in.size; k++)
             if (got[k] != vals[k])
-                return conf_fail(c, "%s: outer element %zu value %lld is %g, expected %g", what, i, (long long)k, got[k], vals[k]);
+                return conf_fail(c, "%s: outer element %zu value %lld is %g, expected %g", what, i, (long long)k,
+                                 got[k], vals[k]);
     }
     if (spt_tot_count(t) != nonempty)
-        return conf_fail(c, "%s: %lld non-empty elements, expected %lld", what, (long long)spt_tot_count(t), (long long)nonempty);
+        return conf_fail(c, "%s: %lld non-empty elements, expected %lld", what, (long long)spt_tot_count(t),
+                         (long long)nonempty);
     return CONF_PASS;
 }
 

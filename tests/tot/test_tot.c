@@ -65,7 +65,8 @@ static void test_scalars_empty_and_zero_volume(void **state) {
     spt_tot_free(t);
     /* a present inner tensor has an element: a zero inner dim is refused (EMPTY = left out) */
     t = (spt_tot *)1;
-    ASSERT_ST(SPT_EINVAL, spt_tot_new(SPT_COMPLEX128, 1, (int64_t[]){2}, 1, 1, (int64_t[]){1}, (int64_t[]){0}, NULL, &t));
+    ASSERT_ST(SPT_EINVAL,
+              spt_tot_new(SPT_COMPLEX128, 1, (int64_t[]){2}, 1, 1, (int64_t[]){1}, (int64_t[]){0}, NULL, &t));
     assert_null(t);
     ASSERT_MSG("no element");
 }
@@ -87,10 +88,9 @@ static void test_errors(void **state) {
     ASSERT_ST(SPT_EINVAL, spt_tot_new(SPT_FLOAT64, 1, os, 1, 4, o2, is, v, &t));
     ASSERT_ST(SPT_EINVAL, spt_tot_new(SPT_FLOAT64, 1, (int64_t[]){-3}, 1, 0, NULL, NULL, NULL, &t));
     ASSERT_ST(SPT_EINVAL, spt_tot_new(SPT_FLOAT64, 1, os, SPT_MAX_RANK + 1, 0, NULL, NULL, NULL, &t));
+    ASSERT_ST(SPT_EOVERFLOW, spt_tot_new(SPT_FLOAT64, 1, os, 2, 1, o2, (int64_t[]){INT64_MAX, 2}, v, &t));
     ASSERT_ST(SPT_EOVERFLOW,
-              spt_tot_new(SPT_FLOAT64, 1, os, 2, 1, o2, (int64_t[]){INT64_MAX, 2}, v, &t));
-    ASSERT_ST(SPT_EOVERFLOW, spt_tot_new(SPT_FLOAT64, 1, os, 1, 2, (int64_t[]){0, 1},
-                                         (int64_t[]){INT64_MAX, INT64_MAX}, v, &t));
+              spt_tot_new(SPT_FLOAT64, 1, os, 1, 2, (int64_t[]){0, 1}, (int64_t[]){INT64_MAX, INT64_MAX}, v, &t));
     ASSERT_ST(SPT_EINVAL, spt_tot_new(SPT_FLOAT64, 1, os, 1, 0, NULL, NULL, NULL, NULL));
     spt_tot_inner in;
     ASSERT_ST(SPT_EINVAL, spt_tot_get(NULL, o2, &in));
@@ -156,10 +156,8 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_new_and_walk),
-        cmocka_unit_test(test_scalars_empty_and_zero_volume),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_any_volume_outer),
+        cmocka_unit_test(test_new_and_walk), cmocka_unit_test(test_scalars_empty_and_zero_volume),
+        cmocka_unit_test(test_errors),       cmocka_unit_test(test_any_volume_outer),
         cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
@@ -174,7 +172,8 @@ int main(void) {
 static conf_result h_tot_new(const conf_case *c) {
     long no;
     int64_t *osh = conf_ints_new(c, "outer_shape", &no), n, orank, n2, irank;
-    int64_t *outer = conf_matrix(conf_arg(c, "outer"), &n, &orank), *ish = conf_matrix(conf_arg(c, "inner_shapes"), &n2, &irank);
+    int64_t *outer = conf_matrix(conf_arg(c, "outer"), &n, &orank),
+            *ish = conf_matrix(conf_arg(c, "inner_shapes"), &n2, &irank);
     json_t *jor = conf_arg(c, "outer_rank"), *jir = conf_arg(c, "inner_rank");
     if (jor) orank = json_integer_value(jor);
     else if (n == 0) orank = no;
@@ -188,7 +187,8 @@ static conf_result h_tot_new(const conf_case *c) {
     if (st != SPT_OK && t != NULL && t != (spt_tot *)&t) r = conf_fail(c, "out-parameter not NULL after an error");
     if (st == SPT_OK) {
         json_t *cnt = json_object_get(json_object_get(c->root, "result"), "count");
-        if (r == CONF_CONTINUE) r = cnt && spt_tot_count(t) != json_integer_value(cnt) ? conf_fail(c, "count differs") : CONF_PASS;
+        if (r == CONF_CONTINUE)
+            r = cnt && spt_tot_count(t) != json_integer_value(cnt) ? conf_fail(c, "count differs") : CONF_PASS;
         spt_tot_free(t);
     }
     spt_dense_free(vals);

@@ -33,7 +33,8 @@ static inline void tot_expect_equal(const spt_tot *a, const spt_tot *b) {
         ASSERT_OK(spt_tot_entry(a, i, &x));
         ASSERT_OK(spt_tot_entry(b, i, &y));
         assert_true(x.present && y.present);
-        if (spt_tot_outer_rank(a)) assert_memory_equal(x.outer, y.outer, (size_t)spt_tot_outer_rank(a) * sizeof(int64_t));
+        if (spt_tot_outer_rank(a))
+            assert_memory_equal(x.outer, y.outer, (size_t)spt_tot_outer_rank(a) * sizeof(int64_t));
         assert_int_equal(x.size, y.size);
         for (int64_t k = 0; k < x.rank; k++) assert_int_equal(x.shape[k], y.shape[k]);
         if (x.size) assert_memory_equal(x.data, y.data, (size_t)x.size * es);
@@ -42,9 +43,9 @@ static inline void tot_expect_equal(const spt_tot *a, const spt_tot *b) {
 
 /* The naive reference. T: dense float64 data of rank R, shape S. The map is given as raw pairs
  * (ind: npairs x NI, dep: npairs x D; any order, duplicates). Checks every outer element of `t`. */
-static inline void ref_check(const spt_tot *t, const double *T, int64_t R, const int64_t *S, int64_t NI,
-                             int64_t D, int64_t npairs, const int64_t *ind, const int64_t *dep, int64_t nmap,
-                             const int64_t *i2m, const int64_t *oshape) {
+static inline void ref_check(const spt_tot *t, const double *T, int64_t R, const int64_t *S, int64_t NI, int64_t D,
+                             int64_t npairs, const int64_t *ind, const int64_t *dep, int64_t nmap, const int64_t *i2m,
+                             const int64_t *oshape) {
     int64_t ovol = 1;
     for (int64_t k = 0; k < NI; k++) ovol *= oshape[k];
     int64_t *sel = malloc((size_t)(npairs + 1) * sizeof(int64_t));

@@ -16,7 +16,7 @@ struct spt_mpi_ctx {
     int rank, size;
     int64_t limit; /* largest byte count of one MPI call */
     int64_t payload_bytes, meta_bytes;
-    int64_t collectives; /* MPI collective calls made (every kind) */
+    int64_t collectives;           /* MPI collective calls made (every kind) */
     double phase[SPT_MPI_NPHASES]; /* seconds per phase of the sample sort (spt_mpi_stats) */
     spt_mpi_ctx *prev, *next;      /* the live contexts, freed by MPI_Finalize if the caller has not */
 };
@@ -34,36 +34,34 @@ struct spt_dtensor {
 
 /* Map an MPI return code to a status (SPT_EINTERNAL naming fn). */
 spt_status spt__mpi_rc(const char *fn, int rc, const char *what);
-#define SPT__MPI(fn, call, what)                                                                   \
-    do {                                                                                           \
-        int rc__ = (call);                                                                         \
-        if (rc__ != MPI_SUCCESS) {                                                                 \
-            st = spt__mpi_rc(fn, rc__, what);                                                      \
-            goto fail;                                                                             \
-        }                                                                                          \
+#define SPT__MPI(fn, call, what)                                                                                       \
+    do {                                                                                                               \
+        int rc__ = (call);                                                                                             \
+        if (rc__ != MPI_SUCCESS) {                                                                                     \
+            st = spt__mpi_rc(fn, rc__, what);                                                                          \
+            goto fail;                                                                                                 \
+        }                                                                                                              \
     } while (0)
 
 /* Agreement: SPT_OK everywhere, or the status of the lowest failing rank everywhere. */
 spt_status spt__mpi_agree(spt_mpi_ctx *ctx, const char *fn, spt_status st);
 /* Agree, and on failure `goto fail`. Needs `st`. */
-#define SPT__AGREE(ctx, fn)                                                                        \
-    do {                                                                                           \
-        st = spt__mpi_agree((ctx), (fn), st);                                                      \
-        if (st != SPT_OK) goto fail;                                                               \
+#define SPT__AGREE(ctx, fn)                                                                                            \
+    do {                                                                                                               \
+        st = spt__mpi_agree((ctx), (fn), st);                                                                          \
+        if (st != SPT_OK) goto fail;                                                                                   \
     } while (0)
 
 /* Collectives that count their bytes (MPI_INT64_T / MPI_UINT64_T payloads). */
 spt_status spt__mpi_allreduce_i64(spt_mpi_ctx *ctx, const char *fn, int64_t *buf, int64_t n, MPI_Op op);
-spt_status spt__mpi_allgather_i64(spt_mpi_ctx *ctx, const char *fn, const int64_t *mine, int64_t n,
-                                  int64_t *all);
+spt_status spt__mpi_allgather_i64(spt_mpi_ctx *ctx, const char *fn, const int64_t *mine, int64_t n, int64_t *all);
 spt_status spt__mpi_bcast_bytes(spt_mpi_ctx *ctx, const char *fn, void *buf, int64_t bytes, int root);
 
 /* The one exchange primitive: personalized all-to-all of bytes with int64 counts and displacements
  * (chunked when anything exceeds the context's limit). Counts must match pairwise (rcounts from
  * spt__mpi_counts). Adds sent payload to the traffic counter. */
 spt_status spt__mpi_alltoallv(spt_mpi_ctx *ctx, const char *fn, const void *sbuf, const int64_t *scounts,
-                              const int64_t *sdispls, void *rbuf, const int64_t *rcounts,
-                              const int64_t *rdispls);
+                              const int64_t *sdispls, void *rbuf, const int64_t *rcounts, const int64_t *rdispls);
 /* rcounts[q] = what rank q sends me: an MPI_Alltoall of int64 counts. */
 spt_status spt__mpi_counts(spt_mpi_ctx *ctx, const char *fn, const int64_t *scounts, int64_t *rcounts);
 
@@ -149,8 +147,8 @@ spt_status spt__mpi_exchange_sorted(spt_mpi_ctx *ctx, const char *fn, int K, con
  * `order` into contiguous key ranges: local sort, splitters, one exchange, merge (P = 1: the local sort
  * only). Balanced (blocked counts) unless `key_aligned` (then no key is split between ranks). Collective;
  * errors agreed. */
-spt_status spt__mpi_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *order,
-                         bool key_aligned, spt_tensor **out);
+spt_status spt__mpi_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor *t, const int64_t *order, bool key_aligned,
+                         spt_tensor **out);
 
 /* The distributed MSD radix sort (sort.c) of the union of every rank's `t` by `ord` (a full
  * permutation) into balanced blocks, stable: *out NULL (SPT_OK) when it does not apply -- keys wider
@@ -166,9 +164,7 @@ spt_status spt__mpi_msd_sort(spt_mpi_ctx *ctx, const char *fn, const spt_tensor 
 spt_status spt__dtensor_make(spt_mpi_ctx *ctx, const char *fn, spt_tensor *local, spt_dtensor **out);
 
 /* Blocked counts: rank p gets n/P (+1 for the first n%P ranks). */
-static inline int64_t spt__mpi_block_count(int64_t n, int p, int P) {
-    return n / P + (p < n % P ? 1 : 0);
-}
+static inline int64_t spt__mpi_block_count(int64_t n, int p, int P) { return n / P + (p < n % P ? 1 : 0); }
 
 /* The dense [M, NC] sum of every rank's window: rows [lo, lo + rows) of it in `block` (rows x NC values of
  * dtype, a numeric one); the windows go to `root` and are summed there in rank order (integers wrap);
@@ -197,8 +193,8 @@ spt_status spt__mpi_same_dense(spt_mpi_ctx *ctx, const char *fn, const char *wha
 /* The blocks: info[3q..3q+3) = (first row, rows, columns) of rank q's block, gathered, checked to
  * follow each other from row 0 with one column count; *KBtot the rows in all. st: this rank's status so
  * far (its block is not read unless SPT_OK). Collective; errors agreed. */
-spt_status spt__mpi_rows_blocks(spt_mpi_ctx *ctx, const char *fn, spt_status st, const spt_dense *b_rows, int64_t b_begin,
-                                int64_t **info, int64_t *KBtot);
+spt_status spt__mpi_rows_blocks(spt_mpi_ctx *ctx, const char *fn, spt_status st, const spt_dense *b_rows,
+                                int64_t b_begin, int64_t **info, int64_t *KBtot);
 /* The distinct values of column kcol of t's index rows (all below K), ascending, into need (room for
  * t->nnz >= 1 values); *nk their count. Local. */
 spt_status spt__mpi_rows_needed(const char *fn, const spt_tensor *t, int kcol, int64_t K, int64_t *need, int64_t *nk);

@@ -7,7 +7,8 @@
 
 /* Magnitude compared with the threshold, in the value's real type (|.| = modulus for complex). */
 #define MAG_FLOAT(T, s) ((T)fabs((double)(s)))
-#define MAG_COMPLEX(T, s) (sizeof(T) == sizeof(float _Complex) ? (double)cabsf((float _Complex)(s)) : cabs((double _Complex)(s)))
+#define MAG_COMPLEX(T, s)                                                                                              \
+    (sizeof(T) == sizeof(float _Complex) ? (double)cabsf((float _Complex)(s)) : cabs((double _Complex)(s)))
 /* integers: thresh (a double, integral, checked by spt_add) <= |s| decided exactly, |s| never rounded */
 static inline bool keep_int(double thresh, uint64_t mag) {
     if (!(thresh > 0)) return true;
@@ -63,6 +64,7 @@ spt_status spt_add(const spt_tensor *a, const spt_tensor *b, double thresh, spt_
         return spt__err(SPT_EINVAL, "%s: threshold %g is not an integer, as the %s values need", fn, thresh,
                         spt_dtype_name(a->dtype));
     /* both operands canonical (and every check of spt__merge2 passing): the one-pass row merge */
-    if (f && thresh == thresh && spt__mb_eligible(a, b)) return spt__mb_union(fn, a, b, thresh, block_table[a->dtype], out);
+    if (f && thresh == thresh && spt__mb_eligible(a, b))
+        return spt__mb_union(fn, a, b, thresh, block_table[a->dtype], out);
     return spt__merge2(fn, a, b, thresh, f, out);
 }

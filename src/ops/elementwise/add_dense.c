@@ -37,10 +37,11 @@ spt_status spt_add_dense(const spt_tensor *a, const spt_dense *b, spt_dense **ou
                         (long long)b->rank);
     for (int64_t d = 0; d < r; d++)
         if (a->shape[d] != b->shape[d])
-            return spt__err(SPT_EINVAL,
-                            "%s: Dimension %lld does not equal (no broadcasting is supported): sparse side %lld vs dense "
-                            "side %lld",
-                            fn, (long long)d, (long long)a->shape[d], (long long)b->shape[d]);
+            return spt__err(
+                SPT_EINVAL,
+                "%s: Dimension %lld does not equal (no broadcasting is supported): sparse side %lld vs dense "
+                "side %lld",
+                fn, (long long)d, (long long)a->shape[d], (long long)b->shape[d]);
     int nch = spt__nchunks(n, r);
     offs = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);
     if (!offs) return st;
@@ -64,10 +65,11 @@ spt_status spt_add_dense(const spt_tensor *a, const spt_dense *b, spt_dense **ou
         while ((uint64_t)row[d] < (uint64_t)a->shape[d]) d++;
         char s[SPT__IDXBUF];
         spt__fmt_index(s, sizeof s, b->shape, r);
-        st = spt__err(SPT_ERANGE,
-                      "%s: Sparse tensor has an invalid index on dimension %lld: a_indices(%lld,%lld) = %lld, dense tensor "
-                      "shape: %s",
-                      fn, (long long)d, (long long)first, (long long)d, (long long)row[d], s);
+        st = spt__err(
+            SPT_ERANGE,
+            "%s: Sparse tensor has an invalid index on dimension %lld: a_indices(%lld,%lld) = %lld, dense tensor "
+            "shape: %s",
+            fn, (long long)d, (long long)first, (long long)d, (long long)row[d], s);
         goto fail;
     }
 #pragma omp parallel for schedule(static) num_threads(nch) reduction(+ : unsorted)

@@ -23,10 +23,10 @@ typedef struct {
 #define LOAD_UINT(w, x) ((w).kind = W_UINT, (w).u = (uint64_t)(x))
 #define LOAD_FLOAT(w, x) ((w).kind = W_FLOAT, (w).f = (double)(x))
 #define LOAD_COMPLEX(w, x) ((w).kind = W_COMPLEX, (w).c = (double _Complex)(x))
-#define LOAD_DEF(E, T, KIND)                                                                       \
-    static void load_##E(const void *in, int64_t lo, int64_t n, wide *w) {                         \
-        const T *x_ = (const T *)in + lo;                                                          \
-        for (int64_t k = 0; k < n; k++) LOAD_##KIND(w[k], x_[k]);                                  \
+#define LOAD_DEF(E, T, KIND)                                                                                           \
+    static void load_##E(const void *in, int64_t lo, int64_t n, wide *w) {                                             \
+        const T *x_ = (const T *)in + lo;                                                                              \
+        for (int64_t k = 0; k < n; k++) LOAD_##KIND(w[k], x_[k]);                                                      \
     }
 #define NOT_STRING_BOOL 1
 #define NOT_STRING_INT 1
@@ -58,26 +58,26 @@ static uint64_t sat_unsigned(double f, int bits) {
 
 #define BITS(T) ((int)(sizeof(T) * 8))
 /* STORE_<KIND>(T, w): the value of w as T. Integer <- integer wraps modulo 2^bits. */
-#define STORE_BOOL(T, w)                                                                           \
+#define STORE_BOOL(T, w)                                                                                               \
     ((w).kind == W_INT ? (w).i != 0 : (w).kind == W_UINT ? (w).u != 0 : (w).kind == W_FLOAT ? (w).f != 0 : (w).c != 0)
-#define STORE_INT(T, w)                                                                            \
-    ((w).kind == W_INT    ? (T)(uint64_t)(w).i                                                     \
-     : (w).kind == W_UINT ? (T)(w).u                                                               \
-     : (w).kind == W_FLOAT ? (T)sat_signed((w).f, BITS(T))                                         \
-                          : (T)sat_signed(creal((w).c), BITS(T)))
-#define STORE_UINT(T, w)                                                                           \
-    ((w).kind == W_INT    ? (T)(uint64_t)(w).i                                                     \
-     : (w).kind == W_UINT ? (T)(w).u                                                               \
-     : (w).kind == W_FLOAT ? (T)sat_unsigned((w).f, BITS(T))                                       \
-                          : (T)sat_unsigned(creal((w).c), BITS(T)))
-#define STORE_FLOAT(T, w)                                                                          \
+#define STORE_INT(T, w)                                                                                                \
+    ((w).kind == W_INT     ? (T)(uint64_t)(w).i                                                                        \
+     : (w).kind == W_UINT  ? (T)(w).u                                                                                  \
+     : (w).kind == W_FLOAT ? (T)sat_signed((w).f, BITS(T))                                                             \
+                           : (T)sat_signed(creal((w).c), BITS(T)))
+#define STORE_UINT(T, w)                                                                                               \
+    ((w).kind == W_INT     ? (T)(uint64_t)(w).i                                                                        \
+     : (w).kind == W_UINT  ? (T)(w).u                                                                                  \
+     : (w).kind == W_FLOAT ? (T)sat_unsigned((w).f, BITS(T))                                                           \
+                           : (T)sat_unsigned(creal((w).c), BITS(T)))
+#define STORE_FLOAT(T, w)                                                                                              \
     ((w).kind == W_INT ? (T)(w).i : (w).kind == W_UINT ? (T)(w).u : (w).kind == W_FLOAT ? (T)(w).f : (T)creal((w).c))
-#define STORE_COMPLEX(T, w)                                                                        \
+#define STORE_COMPLEX(T, w)                                                                                            \
     ((w).kind == W_INT ? (T)(w).i : (w).kind == W_UINT ? (T)(w).u : (w).kind == W_FLOAT ? (T)(w).f : (T)(w).c)
-#define STORE_DEF(E, T, KIND)                                                                      \
-    static void store_##E(const wide *w, void *out, int64_t lo, int64_t n) {                       \
-        T *y_ = (T *)out + lo;                                                                     \
-        for (int64_t k = 0; k < n; k++) y_[k] = STORE_##KIND(T, w[k]);                             \
+#define STORE_DEF(E, T, KIND)                                                                                          \
+    static void store_##E(const wide *w, void *out, int64_t lo, int64_t n) {                                           \
+        T *y_ = (T *)out + lo;                                                                                         \
+        for (int64_t k = 0; k < n; k++) y_[k] = STORE_##KIND(T, w[k]);                                                 \
     }
 #define X(E, name, T, KIND) SPT__WHEN(NOT_STRING_##KIND, STORE_DEF(E, T, KIND))
 #include "spt_dtypes.def"

@@ -18,9 +18,9 @@
 #define DIV_UINT(T, x, y, bad) ((y) == 0 ? ((bad) = true, (T)0) : (T)((x) / (y)))
 #define DIV_FLOAT(T, x, y, bad) ((T)((x) / (y)))
 
-#define DEF(E, T, KIND)                                                                            \
-    SPT__DEF_CWISE(mul_##E, T, MUL_##KIND)                                                         \
-    SPT__DEF_CWISE(div_##E, T, DIV_##KIND)                                                         \
+#define DEF(E, T, KIND)                                                                                                \
+    SPT__DEF_CWISE(mul_##E, T, MUL_##KIND)                                                                             \
+    SPT__DEF_CWISE(div_##E, T, DIV_##KIND)                                                                             \
     SPT__DEF_CWISE(add_##E, T, ADD_##KIND)
 #define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF(E, T, KIND))
 #include "spt_dtypes.def"
@@ -59,7 +59,10 @@ static spt_status cwise(const char *fn, int op, const spt_tensor *a, const spt_d
     cwise_fn f = table[op][a->dtype];
     if (!f) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(a->dtype));
     const int64_t sr = a->rank, dr = dense->rank, n = a->nnz;
-    if (sr == 0) return spt__err(SPT_EINVAL, "%s: the sparse operand must have rank >= 1 (the shape argument requires at least one element)", fn);
+    if (sr == 0)
+        return spt__err(SPT_EINVAL,
+                        "%s: the sparse operand must have rank >= 1 (the shape argument requires at least one element)",
+                        fn);
     /* TensorFlow's rule: the shapes broadcast (numpy's rule, aligned from the right) and every dense dim
      * is <= the sparse dim, so the dense side broadcasts to the sparse shape only (a dense 1 against a
      * sparse 0 is refused; a dense 0 against a sparse 1 is taken, and then no entry can meet a value) */
@@ -73,9 +76,10 @@ static spt_status cwise(const char *fn, int op, const spt_tensor *a, const spt_d
         char s1[SPT__IDXBUF], s2[SPT__IDXBUF];
         spt__fmt_index(s1, sizeof s1, a->shape, sr);
         spt__fmt_index(s2, sizeof s2, dense->shape, dr);
-        return spt__err(SPT_EINVAL,
-                        "%s: SparseDenseBinaryOpShared broadcasts dense to sparse only; got incompatible shapes: %s vs. %s",
-                        fn, s1, s2);
+        return spt__err(
+            SPT_EINVAL,
+            "%s: SparseDenseBinaryOpShared broadcasts dense to sparse only; got incompatible shapes: %s vs. %s", fn, s1,
+            s2);
     }
     int nch = spt__nchunks(n, sr);
     if (!(a->flags & SPT__F_VALID)) {
@@ -122,7 +126,8 @@ static spt_status cwise(const char *fn, int op, const spt_tensor *a, const spt_d
     int64_t bnd[SPT__MAX_CHUNKS + 1], bad[SPT__MAX_CHUNKS];
     spt__chunks(n, nch, bnd, NULL, NULL);
 #pragma omp parallel for schedule(static, 1) num_threads(nch)
-    for (int c = 0; c < nch; c++) bad[c] = f(a->values, dense->data, a->indices, sr, strides, bnd[c], bnd[c + 1], o->values);
+    for (int c = 0; c < nch; c++)
+        bad[c] = f(a->values, dense->data, a->indices, sr, strides, bnd[c], bnd[c + 1], o->values);
     for (int c = 0; c < nch; c++)
         if (bad[c] >= 0) {
             st = spt__err(SPT_EINVAL, "%s: integer division by zero at entry %lld", fn, (long long)bad[c]);

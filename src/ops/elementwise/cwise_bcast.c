@@ -19,17 +19,17 @@
 #define MULB_COMPLEX(T, x, y, bad) SPT__MUL_COMPLEX(T, x, y)
 
 /* ov[k] = OP(sv[src[k] or k / rep], dv[doff[k]]) for k in [lo, hi); returns the first k that failed or -1. */
-#define DEF_APPLY(NAME, T, OP)                                                                          \
-    static int64_t NAME(const void *sv, const void *dv, const int64_t *doff, int64_t rep, int64_t lo, int64_t hi, \
-                        void *ov) {                                                                     \
-        const T *s_ = sv, *d_ = dv;                                                                    \
-        T *o_ = ov;                                                                                    \
-        for (int64_t k_ = lo; k_ < hi; k_++) {                                                         \
-            bool bad_ = false;                                                                         \
-            o_[k_] = OP(T, s_[k_ / rep], d_[doff[k_]], bad_);                                          \
-            if (bad_) return k_;                                                                       \
-        }                                                                                              \
-        return -1;                                                                                     \
+#define DEF_APPLY(NAME, T, OP)                                                                                         \
+    static int64_t NAME(const void *sv, const void *dv, const int64_t *doff, int64_t rep, int64_t lo, int64_t hi,      \
+                        void *ov) {                                                                                    \
+        const T *s_ = sv, *d_ = dv;                                                                                    \
+        T *o_ = ov;                                                                                                    \
+        for (int64_t k_ = lo; k_ < hi; k_++) {                                                                         \
+            bool bad_ = false;                                                                                         \
+            o_[k_] = OP(T, s_[k_ / rep], d_[doff[k_]], bad_);                                                          \
+            if (bad_) return k_;                                                                                       \
+        }                                                                                                              \
+        return -1;                                                                                                     \
     }
 #define DEF(E, T, KIND) DEF_APPLY(mul_##E, T, MULB_##KIND) DEF_APPLY(div_##E, T, DIV_##KIND)
 #define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF(E, T, KIND))
@@ -73,8 +73,9 @@ static spt_status bcast(const char *fn, int op, const spt_tensor *a, const spt_d
             char sa[SPT__IDXBUF], sd[SPT__IDXBUF];
             spt__fmt_index(sa, sizeof sa, a->shape, ra);
             spt__fmt_index(sd, sizeof sd, d->shape, rd);
-            return spt__err(SPT_EINVAL, "%s: shapes %s (sparse) and %s (dense) do not broadcast: dim %lld is %lld vs %lld",
-                            fn, sa, sd, (long long)k, (long long)as[k], (long long)ds[k]);
+            return spt__err(SPT_EINVAL,
+                            "%s: shapes %s (sparse) and %s (dense) do not broadcast: dim %lld is %lld vs %lld", fn, sa,
+                            sd, (long long)k, (long long)as[k], (long long)ds[k]);
         }
     }
     int64_t vol, rep = 1;
@@ -110,8 +111,7 @@ static spt_status bcast(const char *fn, int op, const spt_tensor *a, const spt_d
                 if (as[dd] == 1 && os[dd] != 1) {
                     v = x % os[dd];
                     x /= os[dd];
-                } else
-                    v = dd < R - ra ? 0 : src[dd - (R - ra)];
+                } else v = dd < R - ra ? 0 : src[dd - (R - ra)];
                 dst[dd] = v;
                 off += v * dstr[dd];
             }

@@ -16,11 +16,13 @@ static const int kind_of[SPT_NUM_DTYPES] = {
 };
 
 static const char *const op_names[SPT_NUM_UNARY_OPS] = {
-    [SPT_OP_ABS] = "abs",     [SPT_OP_NEGATIVE] = "negative", [SPT_OP_SIGN] = "sign",   [SPT_OP_SQUARE] = "square",
-    [SPT_OP_SQRT] = "sqrt",   [SPT_OP_RSQRT] = "rsqrt",       [SPT_OP_EXP] = "exp",     [SPT_OP_LOG1P] = "log1p",
-    [SPT_OP_SIN] = "sin",     [SPT_OP_TAN] = "tan",           [SPT_OP_ASIN] = "asin",   [SPT_OP_ATAN] = "atan",
-    [SPT_OP_ASINH] = "asinh", [SPT_OP_ATANH] = "atanh",       [SPT_OP_TANH] = "tanh",   [SPT_OP_ERF] = "erf",
-    [SPT_OP_FLOOR] = "floor", [SPT_OP_CEIL] = "ceil",         [SPT_OP_ROUND] = "round", [SPT_OP_ONES_LIKE] = "ones_like",
+    [SPT_OP_ABS] = "abs",       [SPT_OP_NEGATIVE] = "negative",   [SPT_OP_SIGN] = "sign",
+    [SPT_OP_SQUARE] = "square", [SPT_OP_SQRT] = "sqrt",           [SPT_OP_RSQRT] = "rsqrt",
+    [SPT_OP_EXP] = "exp",       [SPT_OP_LOG1P] = "log1p",         [SPT_OP_SIN] = "sin",
+    [SPT_OP_TAN] = "tan",       [SPT_OP_ASIN] = "asin",           [SPT_OP_ATAN] = "atan",
+    [SPT_OP_ASINH] = "asinh",   [SPT_OP_ATANH] = "atanh",         [SPT_OP_TANH] = "tanh",
+    [SPT_OP_ERF] = "erf",       [SPT_OP_FLOOR] = "floor",         [SPT_OP_CEIL] = "ceil",
+    [SPT_OP_ROUND] = "round",   [SPT_OP_ONES_LIKE] = "ones_like",
 };
 
 /* Which kinds each op accepts (bit K_*). */
@@ -48,9 +50,7 @@ static const unsigned op_kinds[SPT_NUM_UNARY_OPS] = {
     [SPT_OP_ONES_LIKE] = B(K_BOOL) | B(K_INT) | B(K_UINT) | B(K_FLOAT) | B(K_COMPLEX),
 };
 
-const char *spt_unary_op_name(spt_unary_op op) {
-    return (unsigned)op < SPT_NUM_UNARY_OPS ? op_names[op] : NULL;
-}
+const char *spt_unary_op_name(spt_unary_op op) { return (unsigned)op < SPT_NUM_UNARY_OPS ? op_names[op] : NULL; }
 
 spt_status spt_unary_op_from_name(const char *name, spt_unary_op *out) {
     if (!name || !out) return spt__err(SPT_EINVAL, "spt_unary_op_from_name: NULL argument");
@@ -119,50 +119,52 @@ static double _Complex complex_op(int op, double _Complex z) {
 
 /* Integers: abs and negative wrap (|MIN| = MIN, as two's complement), square wraps, round is the
  * identity. Computed in uint64_t, so never signed-overflow UB. */
-#define INT_BODY(T, x)                                                                             \
-    (op == SPT_OP_ABS        ? ((x) < 0 ? (T)(0 - (uint64_t)(x)) : (x))                            \
-     : op == SPT_OP_NEGATIVE ? (T)(0 - (uint64_t)(x))                                              \
-     : op == SPT_OP_SIGN     ? (T)((x) > 0 ? 1 : (x) < 0 ? -1 : 0)                                 \
-     : op == SPT_OP_SQUARE   ? (T)((uint64_t)(x) * (uint64_t)(x))                                  \
-     : op == SPT_OP_ROUND    ? (x)                                                                 \
+#define INT_BODY(T, x)                                                                                                 \
+    (op == SPT_OP_ABS        ? ((x) < 0 ? (T)(0 - (uint64_t)(x)) : (x))                                                \
+     : op == SPT_OP_NEGATIVE ? (T)(0 - (uint64_t)(x))                                                                  \
+     : op == SPT_OP_SIGN     ? (T)((x) > 0   ? 1                                                                       \
+                                   : (x) < 0 ? -1                                                                      \
+                                             : 0)                                                                      \
+     : op == SPT_OP_SQUARE   ? (T)((uint64_t)(x) * (uint64_t)(x))                                                      \
+     : op == SPT_OP_ROUND    ? (x)                                                                                     \
                              : (T)1)
-#define UINT_BODY(T, x)                                                                            \
-    (op == SPT_OP_ABS        ? (x)                                                                 \
-     : op == SPT_OP_SIGN     ? (T)((x) > 0)                                                        \
-     : op == SPT_OP_SQUARE   ? (T)((uint64_t)(x) * (uint64_t)(x))                                  \
-     : op == SPT_OP_ROUND    ? (x)                                                                 \
-                             : (T)1)
+#define UINT_BODY(T, x)                                                                                                \
+    (op == SPT_OP_ABS      ? (x)                                                                                       \
+     : op == SPT_OP_SIGN   ? (T)((x) > 0)                                                                              \
+     : op == SPT_OP_SQUARE ? (T)((uint64_t)(x) * (uint64_t)(x))                                                        \
+     : op == SPT_OP_ROUND  ? (x)                                                                                       \
+                           : (T)1)
 
-#define UN_BOOL(E, T)                                                                              \
-    static void un_##E(int op, const void *in, void *out, int64_t lo, int64_t hi) {                \
-        (void)op, (void)in;                                                                        \
-        for (int64_t i = lo; i < hi; i++) ((T *)out)[i] = true;                                    \
+#define UN_BOOL(E, T)                                                                                                  \
+    static void un_##E(int op, const void *in, void *out, int64_t lo, int64_t hi) {                                    \
+        (void)op, (void)in;                                                                                            \
+        for (int64_t i = lo; i < hi; i++) ((T *)out)[i] = true;                                                        \
     }
-#define UN_INT(E, T)                                                                               \
-    static void un_##E(int op, const void *in, void *out, int64_t lo, int64_t hi) {                \
-        const T *x_ = in;                                                                          \
-        T *y_ = out;                                                                               \
-        for (int64_t i = lo; i < hi; i++) y_[i] = INT_BODY(T, x_[i]);                              \
+#define UN_INT(E, T)                                                                                                   \
+    static void un_##E(int op, const void *in, void *out, int64_t lo, int64_t hi) {                                    \
+        const T *x_ = in;                                                                                              \
+        T *y_ = out;                                                                                                   \
+        for (int64_t i = lo; i < hi; i++) y_[i] = INT_BODY(T, x_[i]);                                                  \
     }
-#define UN_UINT(E, T)                                                                              \
-    static void un_##E(int op, const void *in, void *out, int64_t lo, int64_t hi) {                \
-        const T *x_ = in;                                                                          \
-        T *y_ = out;                                                                               \
-        for (int64_t i = lo; i < hi; i++) y_[i] = UINT_BODY(T, x_[i]);                             \
+#define UN_UINT(E, T)                                                                                                  \
+    static void un_##E(int op, const void *in, void *out, int64_t lo, int64_t hi) {                                    \
+        const T *x_ = in;                                                                                              \
+        T *y_ = out;                                                                                                   \
+        for (int64_t i = lo; i < hi; i++) y_[i] = UINT_BODY(T, x_[i]);                                                 \
     }
 /* Floats are computed in double and rounded once to the dtype. */
-#define UN_FLOAT(E, T)                                                                             \
-    static void un_##E(int op, const void *in, void *out, int64_t lo, int64_t hi) {                \
-        const T *x_ = in;                                                                          \
-        T *y_ = out;                                                                               \
-        for (int64_t i = lo; i < hi; i++) y_[i] = (T)real_op(op, (double)x_[i]);                   \
+#define UN_FLOAT(E, T)                                                                                                 \
+    static void un_##E(int op, const void *in, void *out, int64_t lo, int64_t hi) {                                    \
+        const T *x_ = in;                                                                                              \
+        T *y_ = out;                                                                                                   \
+        for (int64_t i = lo; i < hi; i++) y_[i] = (T)real_op(op, (double)x_[i]);                                       \
     }
 /* Complex abs has a real result (its own loop below). */
-#define UN_COMPLEX(E, T)                                                                           \
-    static void un_##E(int op, const void *in, void *out, int64_t lo, int64_t hi) {                \
-        const T *x_ = in;                                                                          \
-        T *y_ = out;                                                                               \
-        for (int64_t i = lo; i < hi; i++) y_[i] = (T)complex_op(op, (double _Complex)x_[i]);       \
+#define UN_COMPLEX(E, T)                                                                                               \
+    static void un_##E(int op, const void *in, void *out, int64_t lo, int64_t hi) {                                    \
+        const T *x_ = in;                                                                                              \
+        T *y_ = out;                                                                                                   \
+        for (int64_t i = lo; i < hi; i++) y_[i] = (T)complex_op(op, (double _Complex)x_[i]);                           \
     }
 #define UN_STRING(E, T)
 
@@ -187,7 +189,8 @@ static const un_fn un_table[SPT_NUM_DTYPES] = {
 static spt_status same_pattern(const char *fn, const spt_tensor *t, spt_dtype dtype, spt_tensor **out) {
     spt_status st = spt__tensor_alloc_uninit(fn, dtype, t->rank, t->shape, t->nnz, t->order, out);
     if (st != SPT_OK) return st;
-    if (t->nnz > 0 && t->rank > 0) memcpy((*out)->indices, t->indices, (size_t)t->nnz * (size_t)t->rank * sizeof(int64_t));
+    if (t->nnz > 0 && t->rank > 0)
+        memcpy((*out)->indices, t->indices, (size_t)t->nnz * (size_t)t->rank * sizeof(int64_t));
     (*out)->flags = t->flags;
     return SPT_OK;
 }
@@ -208,7 +211,8 @@ spt_status spt_map_values(const spt_tensor *t, spt_unary_op op, spt_tensor **out
         spt_dtype rd = t->dtype == SPT_COMPLEX64 ? SPT_FLOAT32 : SPT_FLOAT64;
         SPT__CHECK(same_pattern(fn, t, rd, &o));
         if (rd == SPT_FLOAT32)
-            for (int64_t i = 0; i < n; i++) ((float *)o->values)[i] = (float)cabs((double _Complex)((const float _Complex *)t->values)[i]);
+            for (int64_t i = 0; i < n; i++)
+                ((float *)o->values)[i] = (float)cabs((double _Complex)((const float _Complex *)t->values)[i]);
         else
             for (int64_t i = 0; i < n; i++) ((double *)o->values)[i] = cabs(((const double _Complex *)t->values)[i]);
     } else {
@@ -234,14 +238,14 @@ fail:
 #define SUB_UINT SUB_INT
 #define SUB_FLOAT(T, a, b) ((T)((a) - (b)))
 #define SUB_COMPLEX SUB_FLOAT
-#define BIN_DEF(E, T, KIND)                                                                        \
-    static void bin_##E(int op, const void *a, const void *b, void *out, int64_t n) {              \
-        const T *a_ = a, *b_ = b;                                                                  \
-        T *o_ = out;                                                                               \
-        for (int64_t i = 0; i < n; i++)                                                            \
-            o_[i] = op == SPT_OP_ADD        ? SPT__ADD_##KIND(T, a_[i], b_[i])                     \
-                    : op == SPT_OP_SUBTRACT ? SUB_##KIND(T, a_[i], b_[i])                          \
-                                            : SPT__MUL_##KIND(T, a_[i], b_[i]);                    \
+#define BIN_DEF(E, T, KIND)                                                                                            \
+    static void bin_##E(int op, const void *a, const void *b, void *out, int64_t n) {                                  \
+        const T *a_ = a, *b_ = b;                                                                                      \
+        T *o_ = out;                                                                                                   \
+        for (int64_t i = 0; i < n; i++)                                                                                \
+            o_[i] = op == SPT_OP_ADD        ? SPT__ADD_##KIND(T, a_[i], b_[i])                                         \
+                    : op == SPT_OP_SUBTRACT ? SUB_##KIND(T, a_[i], b_[i])                                              \
+                                            : SPT__MUL_##KIND(T, a_[i], b_[i]);                                        \
     }
 #define X(E, name, T, KIND) SPT__WHEN(BIN_OK(KIND), BIN_DEF(E, T, KIND))
 #include "spt_dtypes.def"
@@ -280,7 +284,8 @@ spt_status spt_map_values2(const spt_tensor *a, const spt_tensor *b, spt_binary_
     const int64_t n = a->nnz, r = a->rank;
     for (int64_t i = 0; i < n; i++)
         if (spt__cmp_rows(a->indices + i * r, b->indices + i * r, r, NULL) != 0)
-            return spt__err(SPT_EINVAL, "%s: the operands must have the same indices (entry %lld differs)", fn, (long long)i);
+            return spt__err(SPT_EINVAL, "%s: the operands must have the same indices (entry %lld differs)", fn,
+                            (long long)i);
     SPT__TRY(spt__ensure_valid(fn, a));
     SPT__CHECK(same_pattern(fn, a, a->dtype, &o));
     f((int)op, a->values, b->values, o->values, n);

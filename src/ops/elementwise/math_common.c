@@ -31,7 +31,7 @@ int spt__nchunks(int64_t n, int64_t w) {
 }
 
 spt_status spt__sorted_keys(const char *fn, const spt_tensor *t, uint64_t **keys, int64_t **perm, bool *unique,
-                           bool *ordinal) {
+                            bool *ordinal) {
     spt_status st;
     *keys = NULL;
     *perm = NULL;
@@ -62,7 +62,7 @@ spt_status spt__mode_operand_check(const char *fn, const spt_tensor *t, const sp
 }
 
 spt_status spt__sorted_keys2(const char *fn, const spt_tensor *a, const spt_tensor *b, uint64_t **ka, uint64_t **kb,
-                            int64_t **pa, int64_t **pb, bool *ua, bool *ub) {
+                             int64_t **pa, int64_t **pb, bool *ua, bool *ub) {
     spt_status st = SPT_OK;
     *ka = *kb = NULL;
     *pa = *pb = NULL;
@@ -146,7 +146,8 @@ spt_status spt__merge2(const char *fn, const spt_tensor *a, const spt_tensor *b,
     for (int c = 1; c < nch; c++) {
         if (base[c] != total && cnt[c] > 0) {
             memmove(o->indices + total * a->rank, o->indices + base[c] * a->rank, (size_t)cnt[c] * rb);
-            memmove((char *)o->values + (size_t)total * es, (char *)o->values + (size_t)base[c] * es, (size_t)cnt[c] * es);
+            memmove((char *)o->values + (size_t)total * es, (char *)o->values + (size_t)base[c] * es,
+                    (size_t)cnt[c] * es);
         }
         total += cnt[c];
     }

@@ -87,7 +87,8 @@ typedef struct {
 static inline bool spt__mb_among(const void *ctx, int64_t i) {
     const spt__mb_target *t = ctx;
     const spt__mb *m = t->m;
-    return spt__mb_key(m->ia + i * m->rank, m->sh, m->rank) <= spt__mb_key(m->ib + (t->d - i - 1) * m->rank, m->sh, m->rank);
+    return spt__mb_key(m->ia + i * m->rank, m->sh, m->rank) <=
+           spt__mb_key(m->ib + (t->d - i - 1) * m->rank, m->sh, m->rank);
 }
 /* split(d) (see the top), searched in i between the split (pi, pj) of a diagonal pi + pj <= d + 1
  * already known (the split is monotone in d: pi <= i <= pi + d - (pi + pj)). */

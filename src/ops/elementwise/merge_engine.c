@@ -22,9 +22,7 @@ _Atomic int64_t spt__add_late_merges = 0;
 
 /* How long to wait for a peer's block before merging it again: about two blocks' time (took: this
  * thread's fastest block). */
-static int64_t patience(int64_t took) {
-    return spt__add_patience_ns >= 0 ? spt__add_patience_ns : 2 * took + 10000;
-}
+static int64_t patience(int64_t took) { return spt__add_patience_ns >= 0 ? spt__add_patience_ns : 2 * took + 10000; }
 
 static int64_t now_ns(void) {
     struct timespec ts;
@@ -35,8 +33,8 @@ static int64_t now_ns(void) {
 /* Merge block k (diagonals [k * BLOCK, min(n, (k + 1) * BLOCK))) into buf from the split (*pi, *pj) of a
  * diagonal at or before its start ((0, 0) always is); the lanes' counts in c[0], c[1]; (*pi, *pj) becomes
  * the split of the block's end. */
-static void merge_one(const spt__mb *m, spt__mb_fn merge, int64_t k, int64_t n, size_t rows_bytes, char *buf, int64_t *pi,
-                      int64_t *pj, int64_t c[2]) {
+static void merge_one(const spt__mb *m, spt__mb_fn merge, int64_t k, int64_t n, size_t rows_bytes, char *buf,
+                      int64_t *pi, int64_t *pj, int64_t c[2]) {
     const int64_t d0 = k * BLOCK, d1 = d0 + BLOCK < n ? d0 + BLOCK : n, dm = d0 + (d1 - d0) / 2;
     spt__mb_lane L[2];
     spt__mb_split(m, d0, *pi, *pj, &L[0].i, &L[0].j);
@@ -89,8 +87,7 @@ static inline bool add_base(const spt__mb *m, spt__mb_fn merge, int64_t n, size_
             atomic_fetch_add_explicit(&spt__add_late_merges, 1, memory_order_relaxed);
             cj = sc[0] + sc[1];
             int64_t unknown = -1;
-            atomic_compare_exchange_strong_explicit(&cnt[j], &unknown, cj, memory_order_release,
-                                                    memory_order_relaxed);
+            atomic_compare_exchange_strong_explicit(&cnt[j], &unknown, cj, memory_order_release, memory_order_relaxed);
         }
         since = 0;
         base += cj;
@@ -104,9 +101,11 @@ static inline bool add_base(const spt__mb *m, spt__mb_fn merge, int64_t n, size_
  * merge (thread tid's share): a page fault inside a block would hold up the threads looking back at it. */
 static void add_first_touch(int64_t *oi, char *ov, int64_t n, int64_t r, size_t es, int tid, int nt) {
     const size_t ib = (size_t)(n * r) * sizeof(int64_t), vb = (size_t)n * es;
-    for (size_t p = ib / (size_t)nt * (size_t)tid, pe = tid == nt - 1 ? ib : ib / (size_t)nt * (size_t)(tid + 1); p < pe; p += 4096)
+    for (size_t p = ib / (size_t)nt * (size_t)tid, pe = tid == nt - 1 ? ib : ib / (size_t)nt * (size_t)(tid + 1);
+         p < pe; p += 4096)
         ((volatile char *)oi)[p] = 0;
-    for (size_t p = vb / (size_t)nt * (size_t)tid, pe = tid == nt - 1 ? vb : vb / (size_t)nt * (size_t)(tid + 1); p < pe; p += 4096)
+    for (size_t p = vb / (size_t)nt * (size_t)tid, pe = tid == nt - 1 ? vb : vb / (size_t)nt * (size_t)(tid + 1);
+         p < pe; p += 4096)
         ((volatile char *)ov)[p] = 0;
 }
 
@@ -233,4 +232,3 @@ bool spt__mb_eligible(const spt_tensor *a, const spt_tensor *b) {
     return a && b && a->rank > 0 && a->dtype == b->dtype && same_shape(a, b) && canonical(a) && canonical(b) &&
            linear_fits(a);
 }
-

@@ -58,12 +58,13 @@ static inline __attribute__((always_inline)) __m256i fixv(int vop, __m256i v, __
 
 /* One level of the bitonic sort: partner lane by the 4x64 permute `imm`; where `low` is set the lane keeps
  * the smaller key, elsewhere the larger. */
-#define LEVEL4(imm, low)                                                                                     \
-    do {                                                                                                     \
-        const __m256i pk_ = _mm256_permute4x64_epi64(k, imm), pi_ = _mm256_permute4x64_epi64(id, imm);       \
-        const __m256i keep_ = _mm256_or_si256(_mm256_and_si256(gtu(pk_, k), low), _mm256_andnot_si256(low, gtu(k, pk_))); \
-        k = _mm256_blendv_epi8(pk_, k, keep_);                                                               \
-        id = _mm256_blendv_epi8(pi_, id, keep_);                                                             \
+#define LEVEL4(imm, low)                                                                                               \
+    do {                                                                                                               \
+        const __m256i pk_ = _mm256_permute4x64_epi64(k, imm), pi_ = _mm256_permute4x64_epi64(id, imm);                 \
+        const __m256i keep_ = _mm256_or_si256(_mm256_and_si256(gtu(pk_, k), low),                                      \
+                                              _mm256_andnot_si256(low, gtu(k, pk_)));                                  \
+        k = _mm256_blendv_epi8(pk_, k, keep_);                                                                         \
+        id = _mm256_blendv_epi8(pi_, id, keep_);                                                                       \
     } while (0)
 
 /* The vector step: the next four entries of the lane, when four are left in the lane and in both key
@@ -74,7 +75,8 @@ static inline __attribute__((always_inline)) bool vstep(const spt__mb *m, lane_s
                                                         const int64_t R, const int vop) {
     const int64_t i = s->i, j = s->j, w = s->w, ai = i - s->i0, bj = j - s->j0, left = s->dend - i - j;
     if (left < 4 || ai + 4 >= s->la || bj + 4 >= s->lb) return false;
-    const __m256i A = _mm256_loadu_si256((const __m256i *)(s->ka + ai)), B = _mm256_loadu_si256((const __m256i *)(s->kb + bj));
+    const __m256i A = _mm256_loadu_si256((const __m256i *)(s->ka + ai)),
+                  B = _mm256_loadu_si256((const __m256i *)(s->kb + bj));
     const __m256i Br = _mm256_permute4x64_epi64(B, 0x1B);
     const __m256i tb = gtu(A, Br); /* lane takes b's key */
     __m256i k = _mm256_blendv_epi8(A, Br, tb);
@@ -83,7 +85,7 @@ static inline __attribute__((always_inline)) bool vstep(const spt__mb *m, lane_s
     LEVEL4(0xB1, _mm256_set_epi64x(0, -1, 0, -1));
     const int nb4 = __builtin_popcount((unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(tb))), na4 = 4 - nb4;
     const uint64_t top = (uint64_t)_mm256_extract_epi64(k, 3); /* the largest */
-    const __m256i next = _mm256_permute4x64_epi64(k, 0xF9); /* lanes 1, 2, 3, 3 */
+    const __m256i next = _mm256_permute4x64_epi64(k, 0xF9);    /* lanes 1, 2, 3, 3 */
     if ((_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(k, next))) & 7) || s->ka[ai + na4] == top ||
         s->kb[bj + nb4] == top)
         return false;
@@ -99,7 +101,8 @@ static inline __attribute__((always_inline)) bool vstep(const spt__mb *m, lane_s
     _mm256_storeu_si256((__m256i *)(ov + w), v);
     /* the four source rows' addresses: a's or b's base plus (id & 3) rows */
     const int64_t *ia = m->ia + i * R, *ib = m->ib + j * R;
-    const __m256i base = _mm256_blendv_epi8(_mm256_set1_epi64x((int64_t)(intptr_t)ia), _mm256_set1_epi64x((int64_t)(intptr_t)ib), fromb);
+    const __m256i base = _mm256_blendv_epi8(_mm256_set1_epi64x((int64_t)(intptr_t)ia),
+                                            _mm256_set1_epi64x((int64_t)(intptr_t)ib), fromb);
     const __m256i off = _mm256_mul_epu32(_mm256_and_si256(id, _mm256_set1_epi64x(3)), _mm256_set1_epi64x(R * 8));
     const int64_t *src[4];
     _mm256_storeu_si256((__m256i *)src, _mm256_add_epi64(base, off));
@@ -111,8 +114,7 @@ static inline __attribute__((always_inline)) bool vstep(const spt__mb *m, lane_s
             const int64_t z2 = row[2];
             _mm_storeu_si128((__m128i *)dst, _mm_loadu_si128((const __m128i *)row));
             dst[2] = z2;
-        } else
-            memcpy(dst, row, (size_t)R * sizeof(int64_t));
+        } else memcpy(dst, row, (size_t)R * sizeof(int64_t));
     }
     s->w = w + 4;
     s->i = i + na4;

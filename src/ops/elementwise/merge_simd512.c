@@ -25,7 +25,8 @@
 
 /* The eight output index rows of a step, rank 3: the 24 words of a's eight rows and of b's eight rows
  * (a word s in 0..47 of the two) permuted into the 24 output words, word (q, d) = src(id[q]) * 3 + d. */
-static inline __attribute__((always_inline)) void rows3(const int64_t *ra, const int64_t *rb, __m512i id, int64_t *out) {
+static inline __attribute__((always_inline)) void rows3(const int64_t *ra, const int64_t *rb, __m512i id,
+                                                        int64_t *out) {
     const __m512i a0 = _mm512_loadu_si512(ra), a1 = _mm512_loadu_si512(ra + 8), a2 = _mm512_loadu_si512(ra + 16);
     const __m512i b0 = _mm512_loadu_si512(rb), b1 = _mm512_loadu_si512(rb + 8), b2 = _mm512_loadu_si512(rb + 16);
     const __m512i id3 = _mm512_add_epi64(_mm512_add_epi64(id, id), id); /* first word of each source row */
@@ -37,13 +38,15 @@ static inline __attribute__((always_inline)) void rows3(const int64_t *ra, const
         /* s in [0, 16): a0|a1, [16, 32): a2|b0, [32, 48): b1|b2 (vpermt2q reads the low 4 bits) */
         const __m512i x = _mm512_permutex2var_epi64(a0, s, a1), y = _mm512_permutex2var_epi64(a2, s, b0);
         const __m512i z = _mm512_permutex2var_epi64(b1, s, b2);
-        const __mmask8 m1 = _mm512_cmpge_epi64_mask(s, _mm512_set1_epi64(16)), m2 = _mm512_cmpge_epi64_mask(s, _mm512_set1_epi64(32));
+        const __mmask8 m1 = _mm512_cmpge_epi64_mask(s, _mm512_set1_epi64(16)),
+                       m2 = _mm512_cmpge_epi64_mask(s, _mm512_set1_epi64(32));
         _mm512_storeu_si512(out + 8 * o, _mm512_mask_blend_epi64(m2, _mm512_mask_blend_epi64(m1, x, y), z));
     }
 }
 
 /* Rank 2: 16 words of each operand's eight rows, word (q, d) = src(id[q]) * 2 + d. */
-static inline __attribute__((always_inline)) void rows2(const int64_t *ra, const int64_t *rb, __m512i id, int64_t *out) {
+static inline __attribute__((always_inline)) void rows2(const int64_t *ra, const int64_t *rb, __m512i id,
+                                                        int64_t *out) {
     const __m512i a0 = _mm512_loadu_si512(ra), a1 = _mm512_loadu_si512(ra + 8);
     const __m512i b0 = _mm512_loadu_si512(rb), b1 = _mm512_loadu_si512(rb + 8);
     const __m512i id2 = _mm512_add_epi64(id, id);
@@ -52,7 +55,8 @@ static inline __attribute__((always_inline)) void rows2(const int64_t *ra, const
     for (int o = 0; o < 2; o++) {
         const __m512i s = _mm512_add_epi64(_mm512_permutexvar_epi64(_mm512_loadu_si512(qq[o]), id2), d);
         const __m512i x = _mm512_permutex2var_epi64(a0, s, a1), y = _mm512_permutex2var_epi64(b0, s, b1);
-        _mm512_storeu_si512(out + 8 * o, _mm512_mask_blend_epi64(_mm512_cmpge_epi64_mask(s, _mm512_set1_epi64(16)), x, y));
+        _mm512_storeu_si512(out + 8 * o,
+                            _mm512_mask_blend_epi64(_mm512_cmpge_epi64_mask(s, _mm512_set1_epi64(16)), x, y));
     }
 }
 
@@ -87,13 +91,13 @@ static inline __attribute__((always_inline)) __m512i fixv(int vop, __m512i v, __
 }
 
 /* One level of the bitonic sort: partner = lane ^ s (perm), the lower lane of each pair keeps the min. */
-#define LEVEL(perm, lowmask)                                                                           \
-    do {                                                                                               \
-        const __m512i pk_ = _mm512_permutexvar_epi64(perm, k), pi_ = _mm512_permutexvar_epi64(perm, id); \
-        const __mmask8 keep_ = (__mmask8)((_mm512_cmplt_epu64_mask(k, pk_) & (lowmask)) |             \
-                                          (_mm512_cmpgt_epu64_mask(k, pk_) & (__mmask8)~(lowmask)));   \
-        k = _mm512_mask_blend_epi64(keep_, pk_, k);                                                    \
-        id = _mm512_mask_blend_epi64(keep_, pi_, id);                                                  \
+#define LEVEL(perm, lowmask)                                                                                           \
+    do {                                                                                                               \
+        const __m512i pk_ = _mm512_permutexvar_epi64(perm, k), pi_ = _mm512_permutexvar_epi64(perm, id);               \
+        const __mmask8 keep_ = (__mmask8)((_mm512_cmplt_epu64_mask(k, pk_) & (lowmask)) |                              \
+                                          (_mm512_cmpgt_epu64_mask(k, pk_) & (__mmask8) ~(lowmask)));                  \
+        k = _mm512_mask_blend_epi64(keep_, pk_, k);                                                                    \
+        id = _mm512_mask_blend_epi64(keep_, pi_, id);                                                                  \
     } while (0)
 
 /* The vector step: the next eight entries of the lane, when eight are left in the lane and in both key

@@ -9,8 +9,8 @@
 static int cpu_best(void) {
 #if SPT__SIMD_X86
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq"))
         return SPT__SIMD_AVX512;
     if (__builtin_cpu_supports("avx2")) return SPT__SIMD_AVX2;
 #endif

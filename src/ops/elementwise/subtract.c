@@ -24,10 +24,11 @@
 /* b's entries alone are negated (0 - y): in the vector lane for the 8-byte dtypes */
 #define MERGE_BLOCK_FN block
 #define MERGE_IDENTITY 0
-#define MERGE_VOP                                                                                                   \
-    (SPT__E == SPT_FLOAT64 ? SPT__MB_V_NEGB_F64 : SPT__E == SPT_INT64 ? SPT__MB_V_NEGB_I64                        \
-     : SPT__E == SPT_COMPLEX64                                        ? SPT__MB_V_NEGB_C64                        \
-                                                                      : SPT__MB_V_NONE)
+#define MERGE_VOP                                                                                                      \
+    (SPT__E == SPT_FLOAT64     ? SPT__MB_V_NEGB_F64                                                                    \
+     : SPT__E == SPT_INT64     ? SPT__MB_V_NEGB_I64                                                                    \
+     : SPT__E == SPT_COMPLEX64 ? SPT__MB_V_NEGB_C64                                                                    \
+                               : SPT__MB_V_NONE)
 #define SPT__TEMPLATE "ops/elementwise/template/merge_block.c"
 #include "ops/each_dtype.h"
 

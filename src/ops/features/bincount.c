@@ -10,13 +10,13 @@
 #define BC_OK(KIND) SPT__KINDS_REAL(KIND)
 
 /* out[o] = sum of w[src[k]] for k in [lo, hi), in that order (integers wrap). */
-#define BC_SUM(E, T, KIND)                                                                         \
-    static void wsum_##E(const void *w, const int64_t *src, int64_t lo, int64_t hi, void *out, int64_t o) { \
-        const T *w_ = w;                                                                           \
-        T acc_ = 0;                                                                                \
-        for (int64_t k = lo; k < hi; k++) acc_ = SPT__ADD_##KIND(T, acc_, w_[src[k]]);             \
-        ((T *)out)[o] = acc_;                                                                      \
-    }                                                                                              \
+#define BC_SUM(E, T, KIND)                                                                                             \
+    static void wsum_##E(const void *w, const int64_t *src, int64_t lo, int64_t hi, void *out, int64_t o) {            \
+        const T *w_ = w;                                                                                               \
+        T acc_ = 0;                                                                                                    \
+        for (int64_t k = lo; k < hi; k++) acc_ = SPT__ADD_##KIND(T, acc_, w_[src[k]]);                                 \
+        ((T *)out)[o] = acc_;                                                                                          \
+    }                                                                                                                  \
     static void wset_##E(void *out, int64_t o, int64_t v) { ((T *)out)[o] = (T)v; }
 #define X(E, name, T, KIND) SPT__WHEN(BC_OK(KIND), BC_SUM(E, T, KIND))
 #include "spt_dtypes.def"
@@ -133,8 +133,8 @@ static bool bc_row_start(const void *ctx, int64_t i) {
  * values are sorted with their positions (bc_sort) and its groups written in (row, value) order -- one
  * pass, no global sort. Threads take chunks of whole rows; chunk k writes its groups from entry bnd[k] of
  * an output of n entries, and the pieces are then moved together and the output truncated. */
-static spt_status bc_rows(const char *fn, const bc_in *in, int64_t m, int64_t maxv, int64_t maxlength, bool binary, spt_dtype odt,
-                          const int64_t *oshape, spt_tensor **out) {
+static spt_status bc_rows(const char *fn, const bc_in *in, int64_t m, int64_t maxv, int64_t maxlength, bool binary,
+                          spt_dtype odt, const int64_t *oshape, spt_tensor **out) {
     const int64_t n = in->n;
     spt_tensor *o = NULL;
     spt_status st = spt__tensor_alloc_uninit(fn, odt, 2, oshape, m > 0 ? n : 0, NULL, &o);
@@ -160,7 +160,8 @@ static spt_status bc_rows(const char *fn, const bc_in *in, int64_t m, int64_t ma
             if (b - a > cap) {
                 spt__free(buf);
                 cap = b - a;
-                buf = (size_t)cap <= SIZE_MAX / (4 * sizeof(int64_t)) ? spt__malloc((size_t)cap * 4 * sizeof(int64_t)) : NULL;
+                buf = (size_t)cap <= SIZE_MAX / (4 * sizeof(int64_t)) ? spt__malloc((size_t)cap * 4 * sizeof(int64_t))
+                                                                      : NULL;
                 if (!buf) {
                     nomem = 1;
                     break;
@@ -222,7 +223,8 @@ static spt_status bc_rows(const char *fn, const bc_in *in, int64_t m, int64_t ma
     for (int c = 1; c < nch; c++) {
         if (ng[c] && total != bnd[c]) {
             memmove(o->indices + 2 * total, o->indices + 2 * bnd[c], (size_t)ng[c] * 2 * sizeof(int64_t));
-            memmove((char *)o->values + (size_t)total * es, (char *)o->values + (size_t)bnd[c] * es, (size_t)ng[c] * es);
+            memmove((char *)o->values + (size_t)total * es, (char *)o->values + (size_t)bnd[c] * es,
+                    (size_t)ng[c] * es);
         }
         total += ng[c];
     }
@@ -409,9 +411,12 @@ fail:
 static spt_status check_params(const char *fn, int64_t axis, int64_t minlength, int64_t maxlength, bool binary,
                                bool weighted, spt_dtype vdt, spt_dtype wdt) {
     if (axis != 0 && axis != -1)
-        return spt__err(SPT_EINVAL, "%s: unsupported axis value %lld: only 0 and -1 are supported", fn, (long long)axis);
-    if (minlength < -1) return spt__err(SPT_EINVAL, "%s: minlength must be >= -1 (SPT_UNSET), got %lld", fn, (long long)minlength);
-    if (maxlength < -1) return spt__err(SPT_EINVAL, "%s: maxlength must be >= -1 (SPT_UNSET), got %lld", fn, (long long)maxlength);
+        return spt__err(SPT_EINVAL, "%s: unsupported axis value %lld: only 0 and -1 are supported", fn,
+                        (long long)axis);
+    if (minlength < -1)
+        return spt__err(SPT_EINVAL, "%s: minlength must be >= -1 (SPT_UNSET), got %lld", fn, (long long)minlength);
+    if (maxlength < -1)
+        return spt__err(SPT_EINVAL, "%s: maxlength must be >= -1 (SPT_UNSET), got %lld", fn, (long long)maxlength);
     if (binary && weighted)
         return spt__err(SPT_EINVAL, "%s: arguments binary_output and weights are mutually exclusive", fn);
     if (!spt_dtype_is_integer(vdt))
@@ -431,26 +436,37 @@ spt_status spt_bincount(const spt_tensor *values, const spt_tensor *weights, int
                           weights ? weights->dtype : SPT_FLOAT32));
     if (weights) {
         if (weights->rank != values->rank)
-            return spt__err(SPT_EINVAL, "%s: 'weights' and 'values' must have the same dense shape (ranks %lld and %lld)", fn,
+            return spt__err(SPT_EINVAL,
+                            "%s: 'weights' and 'values' must have the same dense shape (ranks %lld and %lld)", fn,
                             (long long)weights->rank, (long long)values->rank);
         for (int64_t d = 0; d < values->rank; d++)
             if (weights->shape[d] != values->shape[d])
-                return spt__err(SPT_EINVAL, "%s: 'weights' and 'values' must have the same dense shape (dim %lld: %lld vs %lld)",
+                return spt__err(SPT_EINVAL,
+                                "%s: 'weights' and 'values' must have the same dense shape (dim %lld: %lld vs %lld)",
                                 fn, (long long)d, (long long)weights->shape[d], (long long)values->shape[d]);
         if (weights->nnz != values->nnz)
-            return spt__err(SPT_EINVAL, "%s: 'weights' and 'values' must have the same indices (%lld vs %lld entries)", fn,
-                            (long long)weights->nnz, (long long)values->nnz);
+            return spt__err(SPT_EINVAL, "%s: 'weights' and 'values' must have the same indices (%lld vs %lld entries)",
+                            fn, (long long)weights->nnz, (long long)values->nnz);
         const int64_t r = values->rank;
         for (int64_t i = 0; i < values->nnz; i++)
             if (spt__cmp_rows(values->indices + i * r, weights->indices + i * r, r, NULL))
-                return spt__err(SPT_EINVAL, "%s: 'weights' and 'values' must have the same indices (entry %lld differs)", fn,
+                return spt__err(SPT_EINVAL,
+                                "%s: 'weights' and 'values' must have the same indices (entry %lld differs)", fn,
                                 (long long)i);
     }
     if (axis == -1 && values->rank == 0)
-        return spt__err(SPT_EINVAL, "%s: the shape argument requires at least one element (rank-0 values with axis -1)", fn);
+        return spt__err(SPT_EINVAL, "%s: the shape argument requires at least one element (rank-0 values with axis -1)",
+                        fn);
     SPT__TRY(spt__ensure_valid(fn, values));
-    bc_in in = {values->nnz, values->dtype, values->values, axis == -1 && values->rank >= 2, values->indices,
-                values->rank, 1, values->rank >= 1 ? values->shape[0] : 1, weights ? weights->values : NULL,
+    bc_in in = {values->nnz,
+                values->dtype,
+                values->values,
+                axis == -1 && values->rank >= 2,
+                values->indices,
+                values->rank,
+                1,
+                values->rank >= 1 ? values->shape[0] : 1,
+                weights ? weights->values : NULL,
                 weights ? weights->dtype : SPT_FLOAT32};
     return bincount(fn, &in, minlength, maxlength, binary_output, out);
 }
@@ -470,15 +486,23 @@ spt_status spt_bincount_dense(const spt_dense *values, const spt_dense *weights,
             char a[SPT__IDXBUF], b[SPT__IDXBUF];
             spt__fmt_index(a, sizeof a, weights->shape, weights->rank);
             spt__fmt_index(b, sizeof b, values->shape, values->rank);
-            return spt__err(SPT_EINVAL, "%s: 'weights' and 'values' must have the same shape (weights %s, values %s)", fn, a, b);
+            return spt__err(SPT_EINVAL, "%s: 'weights' and 'values' must have the same shape (weights %s, values %s)",
+                            fn, a, b);
         }
     }
     if (axis == -1 && (values->rank < 1 || values->rank > 2))
         return spt__err(SPT_EINVAL, "%s: input must be a 1 or 2-dimensional tensor with axis -1, got rank %lld", fn,
                         (long long)values->rank);
     bool per_row = axis == -1 && values->rank == 2;
-    bc_in in = {values->size, values->dtype, values->data, per_row, NULL, 0,
-                per_row ? values->shape[1] : 1, per_row ? values->shape[0] : 1, weights ? weights->data : NULL,
+    bc_in in = {values->size,
+                values->dtype,
+                values->data,
+                per_row,
+                NULL,
+                0,
+                per_row ? values->shape[1] : 1,
+                per_row ? values->shape[0] : 1,
+                weights ? weights->data : NULL,
                 weights ? weights->dtype : SPT_FLOAT32};
     return bincount(fn, &in, minlength, maxlength, binary_output, out);
 }

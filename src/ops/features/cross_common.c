@@ -13,8 +13,8 @@ typedef struct {
     const spt_tensor *sp; /* NULL for a dense input */
     const spt_dense *d;
     spt_dtype dtype;
-    int64_t *perm; /* sparse: entries in row order (NULL when already in row order) */
-    int64_t cur;   /* sparse: cursor into the row-ordered entries */
+    int64_t *perm;        /* sparse: entries in row order (NULL when already in row order) */
+    int64_t cur;          /* sparse: cursor into the row-ordered entries */
     int64_t first, count; /* the current row's features: sorted positions [first, first+count) or dense cols */
 } cross_col;
 
@@ -109,20 +109,21 @@ static spt_status cross_check_inputs(const char *fn, const spt_cross_input *inpu
         const spt_tensor *sp = inputs[i].sparse;
         const spt_dense *d = inputs[i].dense;
         if ((sp == NULL) == (d == NULL))
-            return spt__err(SPT_EINVAL, "%s: input %lld must be exactly one of a sparse tensor and a dense array", fn, (long long)i);
+            return spt__err(SPT_EINVAL, "%s: input %lld must be exactly one of a sparse tensor and a dense array", fn,
+                            (long long)i);
         int64_t rank = sp ? sp->rank : d->rank;
         spt_dtype dt = sp ? sp->dtype : d->dtype;
         if (rank != 2)
-            return spt__err(SPT_EINVAL, "%s: %s input %lld must be a matrix (rank 2), got rank %lld", fn, sp ? "sparse" : "dense",
-                            (long long)i, (long long)rank);
+            return spt__err(SPT_EINVAL, "%s: %s input %lld must be a matrix (rank 2), got rank %lld", fn,
+                            sp ? "sparse" : "dense", (long long)i, (long long)rank);
         if (dt != SPT_STRING && !spt_dtype_is_integer(dt))
             return spt__err(SPT_EDTYPE, "%s: input %lld has dtype %s; features must be strings or integers (int64)", fn,
                             (long long)i, spt_dtype_name(dt));
         int64_t b = sp ? sp->shape[0] : d->shape[0];
         if (batch < 0) batch = b;
         else if (b != batch)
-            return spt__err(SPT_EINVAL, "%s: Expected batch size %lld got %lld (input %lld)", fn, (long long)batch, (long long)b,
-                            (long long)i);
+            return spt__err(SPT_EINVAL, "%s: Expected batch size %lld got %lld (input %lld)", fn, (long long)batch,
+                            (long long)b, (long long)i);
     }
     *pbatch = batch;
     return SPT_OK;
@@ -151,7 +152,8 @@ static spt_status cross_count(const char *fn, cross_col *cols, int64_t nc, int64
                               bool batch_rows_empty, int64_t *ptotal, int64_t *pwidth) {
     int64_t total = 0, width = 0;
     reset(cols, nc);
-    for (int64_t row = batch_rows_empty ? -1 : next_row(cols, -1, batch, all_dense); row >= 0; row = next_row(cols, row, batch, all_dense)) {
+    for (int64_t row = batch_rows_empty ? -1 : next_row(cols, -1, batch, all_dense); row >= 0;
+         row = next_row(cols, row, batch, all_dense)) {
         if (!seek_row(cols, nc, row)) continue;
         int64_t p = 1;
         for (int64_t j = 0; j < nc; j++)
@@ -178,7 +180,8 @@ spt_status spt__cross(const char *fn, const spt_cross_input *inputs, int64_t n, 
     *out = NULL;
     if (n < 1 || !inputs) return spt__err(SPT_EINVAL, "%s: at least one input is needed (got %lld)", fn, (long long)n);
     if (!hashed && sep_len > 0 && !sep) return spt__err(SPT_EINVAL, "%s: separator is NULL", fn);
-    if (!hashed && sep_len < 0) return spt__err(SPT_EINVAL, "%s: separator length %lld is negative", fn, (long long)sep_len);
+    if (!hashed && sep_len < 0)
+        return spt__err(SPT_EINVAL, "%s: separator length %lld is negative", fn, (long long)sep_len);
     if (hashed && num_buckets < 0)
         return spt__err(SPT_EINVAL, "%s: num_buckets must be >= 0, got %lld", fn, (long long)num_buckets);
     int64_t batch = -1;
@@ -228,8 +231,10 @@ spt_status spt__cross(const char *fn, const spt_cross_input *inputs, int64_t n, 
             o->indices[2 * e + 1] = k;
             if (hashed) {
                 uint64_t h = hash_key;
-                for (int64_t j = 0; j < nc; j++) h = spt_fingerprint_cat64(h, feature_hash(&cols[j], feat_index(&cols[j], row, odo[j])));
-                ((int64_t *)o->values)[e] = (int64_t)(num_buckets > 0 ? h % (uint64_t)num_buckets : h % (uint64_t)INT64_MAX);
+                for (int64_t j = 0; j < nc; j++)
+                    h = spt_fingerprint_cat64(h, feature_hash(&cols[j], feat_index(&cols[j], row, odo[j])));
+                ((int64_t *)o->values)[e] = (int64_t)(num_buckets > 0 ? h % (uint64_t)num_buckets
+                                                                      : h % (uint64_t)INT64_MAX);
             } else {
                 blen = 0;
                 for (int64_t j = 0; j < nc; j++) {

@@ -37,10 +37,10 @@ typedef double emb_v2d __attribute__((vector_size(16)));
 #undef EMB_NAME
 
 /* emb_add_<t>_<W>: the add loop for rows of W elements, in vectors. */
-#define EMB_FIXED(E, W)                                                                                    \
-    static void emb_add_##E##_##W(const emb_ctx *c, const void *const *src, const int64_t *row, const double *w, \
-                                  int64_t lo, int64_t hi) {                                                \
-        emb_add_rows_##E(c, src, row, w, lo, hi, W, true);                                                 \
+#define EMB_FIXED(E, W)                                                                                                \
+    static void emb_add_##E##_##W(const emb_ctx *c, const void *const *src, const int64_t *row, const double *w,       \
+                                  int64_t lo, int64_t hi) {                                                            \
+        emb_add_rows_##E(c, src, row, w, lo, hi, W, true);                                                             \
     }
 EMB_FIXED(f32, 16)
 EMB_FIXED(f32, 32)
@@ -82,8 +82,8 @@ static double weight_at(const spt_tensor *w, int64_t i) {
     return w->dtype == SPT_FLOAT32 ? (double)((const float *)w->values)[i] : ((const double *)w->values)[i];
 }
 /* Resolve an id over the shards ("mod"): shard id % P, row id / P. */
-static inline spt_status resolve(const char *fn, const emb_ctx *c, int64_t id, const char *what, int64_t i, int64_t *shard,
-                          int64_t *prow) {
+static inline spt_status resolve(const char *fn, const emb_ctx *c, int64_t id, const char *what, int64_t i,
+                                 int64_t *shard, int64_t *prow) {
     if (id < 0) return spt__err(SPT_ERANGE, "%s: %s[%lld] = %lld is negative", fn, what, (long long)i, (long long)id);
     if (c->nshards == 1) { /* one table: no division */
         *shard = 0;
@@ -96,7 +96,8 @@ static inline spt_status resolve(const char *fn, const emb_ctx *c, int64_t id, c
         int64_t vocab = 0;
         for (int64_t p = 0; p < c->nshards; p++) vocab += c->shards[p]->shape[0];
         return spt__err(SPT_ERANGE, "%s: %s[%lld] = %lld is not in [0, %lld) (%lld shard%s, mod strategy)", fn, what,
-                        (long long)i, (long long)id, (long long)vocab, (long long)c->nshards, c->nshards == 1 ? "" : "s");
+                        (long long)i, (long long)id, (long long)vocab, (long long)c->nshards,
+                        c->nshards == 1 ? "" : "s");
     }
     return SPT_OK;
 }
@@ -111,12 +112,12 @@ static spt_status emb_check_params(const char *fn, const spt_dense *const *param
             return spt__err(SPT_EDTYPE, "%s: params must be float32 or float64, params[%lld] is %s", fn, (long long)p,
                             spt_dtype_name(q->dtype));
         if (q->dtype != p0->dtype)
-            return spt__err(SPT_EDTYPE, "%s: params[%lld] is %s, params[0] %s", fn, (long long)p, spt_dtype_name(q->dtype),
-                            spt_dtype_name(p0->dtype));
+            return spt__err(SPT_EDTYPE, "%s: params[%lld] is %s, params[0] %s", fn, (long long)p,
+                            spt_dtype_name(q->dtype), spt_dtype_name(p0->dtype));
         if (q->rank < 1) return spt__err(SPT_EINVAL, "%s: params[%lld] must have rank >= 1", fn, (long long)p);
         if (q->rank != p0->rank)
-            return spt__err(SPT_EINVAL, "%s: params[%lld] has rank %lld, params[0] %lld", fn, (long long)p, (long long)q->rank,
-                            (long long)p0->rank);
+            return spt__err(SPT_EINVAL, "%s: params[%lld] has rank %lld, params[0] %lld", fn, (long long)p,
+                            (long long)q->rank, (long long)p0->rank);
         for (int64_t d = 1; d < q->rank; d++)
             if (q->shape[d] != p0->shape[d])
                 return spt__err(SPT_EINVAL, "%s: params[%lld] has dim %lld = %lld, params[0] %lld", fn, (long long)p,
@@ -184,7 +185,8 @@ spt_status spt__embedding(const char *fn, const spt_dense *const *params, int64_
     double *ew = NULL;
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
-    if (nparams < 1 || !params) return spt__err(SPT_EINVAL, "%s: params must hold at least one array (got %lld)", fn, (long long)nparams);
+    if (nparams < 1 || !params)
+        return spt__err(SPT_EINVAL, "%s: params must hold at least one array (got %lld)", fn, (long long)nparams);
     if (!ids) return spt__err(SPT_EINVAL, "%s: the id tensor is NULL", fn);
     if (combiner != SPT_COMBINER_SUM && combiner != SPT_COMBINER_MEAN && combiner != SPT_COMBINER_SQRTN)
         return spt__err(SPT_EINVAL, "%s: combiner %d is not one of sum, mean, sqrtn", fn, (int)combiner);
@@ -192,7 +194,8 @@ spt_status spt__embedding(const char *fn, const spt_dense *const *params, int64_
     const spt_dense *p0 = params[0];
     if (!spt_dtype_is_integer(ids->dtype))
         return spt__err(SPT_EDTYPE, "%s: ids must be integers, not %s", fn, spt_dtype_name(ids->dtype));
-    if (ids->rank < 2) return spt__err(SPT_EINVAL, "%s: the id tensor must have rank >= 2, got %lld", fn, (long long)ids->rank);
+    if (ids->rank < 2)
+        return spt__err(SPT_EINVAL, "%s: the id tensor must have rank >= 2, got %lld", fn, (long long)ids->rank);
     SPT__TRY(emb_check_weights(fn, ids, weights, p0->dtype));
     SPT__TRY(spt__ensure_valid(fn, ids));
     /* output rows: dim 0 (embedding_lookup_sparse) or every dim but the last (safe_...) */
@@ -204,7 +207,8 @@ spt_status spt__embedding(const char *fn, const spt_dense *const *params, int64_
             return spt__err(SPT_EOVERFLOW, "%s: the output has more than 2^63-1 rows", fn);
     }
     if (nrow_dims + p0->rank - 1 > SPT_MAX_RANK)
-        return spt__err(SPT_EINVAL, "%s: the output rank %lld exceeds SPT_MAX_RANK", fn, (long long)(nrow_dims + p0->rank - 1));
+        return spt__err(SPT_EINVAL, "%s: the output rank %lld exceeds SPT_MAX_RANK", fn,
+                        (long long)(nrow_dims + p0->rank - 1));
     for (int64_t d = 1; d < p0->rank; d++) {
         oshape[nrow_dims + d - 1] = p0->shape[d];
         /* a factor of params[0]'s volume, unless params[0] has no row (then no id resolves, and the
@@ -264,8 +268,8 @@ spt_status spt__embedding(const char *fn, const spt_dense *const *params, int64_
     if (safe && default_id != SPT_UNSET) /* rows left empty get params[default_id] (one entry of weight 1) */
         for (int64_t row = 0; row < rows; row++) {
             if (!seen[row])
-                memcpy((char *)o->data + (size_t)(row * width) * es, (const char *)params[dsh]->data + (size_t)(dpr * width) * es,
-                       (size_t)width * es);
+                memcpy((char *)o->data + (size_t)(row * width) * es,
+                       (const char *)params[dsh]->data + (size_t)(dpr * width) * es, (size_t)width * es);
         }
     *out = o;
     o = NULL;

@@ -14,7 +14,8 @@ spt_status spt_to_indicator(const spt_tensor *t, int64_t vocab_size, spt_dense *
     const int64_t n = t->nnz, r = t->rank > 0 ? t->rank : 1;
     if (!spt_dtype_is_integer(t->dtype))
         return spt__err(SPT_EDTYPE, "%s: values must be integer ids, got %s", fn, spt_dtype_name(t->dtype));
-    if (vocab_size < 0) return spt__err(SPT_EINVAL, "%s: vocab_size must be non-negative, got %lld", fn, (long long)vocab_size);
+    if (vocab_size < 0)
+        return spt__err(SPT_EINVAL, "%s: vocab_size must be non-negative, got %lld", fn, (long long)vocab_size);
     int64_t shape[SPT_MAX_RANK];
     for (int64_t k = 0; k < r - 1; k++) shape[k] = t->shape[k];
     shape[r - 1] = vocab_size;

@@ -4,8 +4,8 @@
 #include "ops/grad/grad_internal.h"
 
 /* out[e] = grad[position in sum of t's entry e], or 0 when the sum does not hold its index. */
-static spt_status pass_back(const char *fn, const spt_tensor *t, const spt__keyidx *ks,
-                            const spt_dense *grad, spt_dense **out) {
+static spt_status pass_back(const char *fn, const spt_tensor *t, const spt__keyidx *ks, const spt_dense *grad,
+                            spt_dense **out) {
     SPT__TRY(spt__ensure_valid(fn, t));
     SPT__TRY(spt__grad_new_vec(t->dtype, t->nnz, out));
     for (int64_t e = 0; e < t->nnz; e++) {
@@ -15,8 +15,8 @@ static spt_status pass_back(const char *fn, const spt_tensor *t, const spt__keyi
     return SPT_OK;
 }
 
-spt_status spt_add_grad(const spt_tensor *a, const spt_tensor *b, const spt_tensor *sum, const spt_dense *backprop_val_grad,
-                        spt_dense **a_val_grad, spt_dense **b_val_grad) {
+spt_status spt_add_grad(const spt_tensor *a, const spt_tensor *b, const spt_tensor *sum,
+                        const spt_dense *backprop_val_grad, spt_dense **a_val_grad, spt_dense **b_val_grad) {
     static const char fn[] = "spt_add_grad";
     spt_status st = SPT_OK;
     if (!a_val_grad || !b_val_grad) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);

@@ -22,7 +22,8 @@ spt_status spt_sparse_dense_matmul_grad(const spt_tensor *a, const spt_dense *b,
         return spt__err(SPT_EINVAL, "%s: Cannot multiply A and B because inner dimension does not match: %lld vs. %lld",
                         fn, (long long)K, (long long)bk);
     if (grad->shape[0] != M || grad->shape[1] != N)
-        return spt__err(SPT_EINVAL, "%s: grad must be [%lld, %lld], the product's shape", fn, (long long)M, (long long)N);
+        return spt__err(SPT_EINVAL, "%s: grad must be [%lld, %lld], the product's shape", fn, (long long)M,
+                        (long long)N);
     SPT__TRY(spt__ensure_valid(fn, a));
     spt_dense *ga = NULL, *gb = NULL, *t = NULL;
     const spt_dtype dt = a->dtype;
@@ -41,8 +42,7 @@ spt_status spt_sparse_dense_matmul_grad(const spt_tensor *a, const spt_dense *b,
         /* op(A)^T G: A^T G when op is the identity, A G when op(A) = A^T */
         SPT__CHECK(spt_sparse_dense_matmul(a, grad, !adjoint_a, false, &t));
         if (!adjoint_b) gb = t;
-        else { /* dB = (op(A)^T G)^T, a [N, K] matrix */
-            SPT__CHECK(spt__dense_new(fn, dt, 2, (int64_t[]){N, K}, &gb));
+        else { /* dB = (op(A)^T G)^T, a [N, K] matrix */ SPT__CHECK(spt__dense_new(fn, dt, 2, (int64_t[]){N, K}, &gb));
             for (int64_t k = 0; k < K; k++)
                 for (int64_t n = 0; n < N; n++) spt__gs(dt, gb->data, n * K + k, spt__gv(dt, t->data, k * N + n));
             spt_dense_free(t);

@@ -5,8 +5,9 @@
  * sends it to x when x >= y). Operands must have no repeated index. */
 #include "ops/grad/grad_internal.h"
 
-static spt_status minmax_grad(const char *fn, bool is_max, const spt_tensor *a, const spt_tensor *b, const spt_tensor *c,
-                              const spt_dense *grad, spt_dense **a_val_grad, spt_dense **b_val_grad) {
+static spt_status minmax_grad(const char *fn, bool is_max, const spt_tensor *a, const spt_tensor *b,
+                              const spt_tensor *c, const spt_dense *grad, spt_dense **a_val_grad,
+                              spt_dense **b_val_grad) {
     spt_status st = SPT_OK;
     SPT__TRY(spt__grad_binary_args(fn, a, b, c, grad, a_val_grad, b_val_grad));
     const spt_dtype dt = a->dtype;

@@ -15,7 +15,8 @@ spt_status spt_slice_grad(const spt_dense *backprop_val_grad, const spt_tensor *
     const int64_t r = input->rank;
     if (output->rank != r) return spt__err(SPT_EINVAL, "%s: input and output ranks differ", fn);
     for (int64_t d = 0; d < r; d++)
-        if (start[d] < 0) return spt__err(SPT_EINVAL, "%s: start[%lld] = %lld is negative", fn, (long long)d, (long long)start[d]);
+        if (start[d] < 0)
+            return spt__err(SPT_EINVAL, "%s: start[%lld] = %lld is negative", fn, (long long)d, (long long)start[d]);
     SPT__TRY(spt__grad_vec(fn, "backprop_val_grad", backprop_val_grad, input->dtype, output->nnz));
     SPT__TRY(spt__ensure_valid(fn, input));
     spt_dense *g = NULL;
@@ -29,8 +30,10 @@ spt_status spt_slice_grad(const spt_dense *backprop_val_grad, const spt_tensor *
     }
     if (j != output->nnz) {
         spt_dense_free(g);
-        return spt__err(SPT_EINVAL, "%s: output entry %lld is not an entry of the input shifted by start (output must "
-                        "be spt_slice(input, start, ...))", fn, (long long)j);
+        return spt__err(SPT_EINVAL,
+                        "%s: output entry %lld is not an entry of the input shifted by start (output must "
+                        "be spt_slice(input, start, ...))",
+                        fn, (long long)j);
     }
     *val_grad = g;
     return SPT_OK;

@@ -36,8 +36,8 @@ spt_status spt_sparse_sparse_matmul_grad(const spt_tensor *a, const spt_tensor *
     const int64_t r = a->rank;
     if ((r != 2 && r != 3) || b->rank != r || c->rank != r)
         return spt__err(SPT_EINVAL, "%s: a, b and c must all have rank 2 or all rank 3", fn);
-    if (a->shape[r - 1] != b->shape[r - 2] || c->shape[r - 2] != a->shape[r - 2] || c->shape[r - 1] != b->shape[r - 1] ||
-        (r == 3 && (b->shape[0] != a->shape[0] || c->shape[0] != a->shape[0])))
+    if (a->shape[r - 1] != b->shape[r - 2] || c->shape[r - 2] != a->shape[r - 2] ||
+        c->shape[r - 1] != b->shape[r - 1] || (r == 3 && (b->shape[0] != a->shape[0] || c->shape[0] != a->shape[0])))
         return spt__err(SPT_EINVAL, "%s: c's shape is not the shape of a x b", fn);
     SPT__TRY(spt__grad_vec(fn, "grad", grad, a->dtype, c->nnz));
     SPT__TRY(spt__ensure_valid(fn, a));

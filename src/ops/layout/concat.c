@@ -15,9 +15,9 @@ typedef struct {
     const spt_tensor *t;
     int64_t *perm; /* NULL: already row-major sorted */
     int64_t pos;
-    int64_t end;   /* one past the last entry to merge */
-    int64_t off;   /* offset of the concat coordinate */
-    uint64_t key;  /* prefix key of the head entry (linear keys) */
+    int64_t end;         /* one past the last entry to merge */
+    int64_t off;         /* offset of the concat coordinate */
+    uint64_t key;        /* prefix key of the head entry (linear keys) */
     const int64_t *head; /* its index row (prefixes past 64 bits: compared as rows) */
 } stream;
 
@@ -110,7 +110,8 @@ static inline __attribute__((always_inline)) int64_t prefix_rows(int64_t *dst, c
 /* Copy the run of stream x from entry i (at most up to ie) whose prefix (dims before a) is that of entry
  * i, to output position pos with the concat coordinate offset: one pass that reads each row once.
  * Returns the run's length. */
-static int64_t copy_prefix_run(spt_tensor *t, int64_t pos, const stream *x, int64_t i, int64_t ie, int64_t a, size_t es) {
+static int64_t copy_prefix_run(spt_tensor *t, int64_t pos, const stream *x, int64_t i, int64_t ie, int64_t a,
+                               size_t es) {
     const int64_t r = t->rank;
     const int64_t *src = x->t->indices + i * r;
     int64_t *dst = t->indices + pos * r;
@@ -137,7 +138,8 @@ static void merge_two(spt_tensor *t, int64_t pos, const stream *s, int64_t a, co
     int64_t i = x->pos, j = y->pos;
     const int64_t ie = x->end, je = y->end, r = t->rank;
     if (i < ie && j < je) {
-        uint64_t ka = spt__keyplan_linear(pp, x->t->indices + i * r), kb = spt__keyplan_linear(pp, y->t->indices + j * r);
+        uint64_t ka = spt__keyplan_linear(pp, x->t->indices + i * r),
+                 kb = spt__keyplan_linear(pp, y->t->indices + j * r);
         for (;;) {
             if (ka <= kb) { /* ties: the lower input number first */
                 const int64_t c = copy_prefix_run(t, pos, x, i, ie, a, es);
@@ -239,7 +241,8 @@ static spt_status concat_shape(const char *fn, const spt_tensor *const *inputs, 
     for (int64_t i = 0; i < n; i++) {
         const spt_tensor *x = inputs[i];
         if (x->rank != r)
-            return spt__err(SPT_EINVAL, "%s: Ranks of all input tensors must match: expected %lld but got %lld at position %lld",
+            return spt__err(SPT_EINVAL,
+                            "%s: Ranks of all input tensors must match: expected %lld but got %lld at position %lld",
                             fn, (long long)r, (long long)x->rank, (long long)i);
         if (x->dtype != t0->dtype)
             return spt__err(SPT_EDTYPE, "%s: input %lld has dtype %s, input 0 has %s", fn, (long long)i,
@@ -249,8 +252,10 @@ static spt_status concat_shape(const char *fn, const spt_tensor *const *inputs, 
             if (expand_nonconcat_dim) {
                 if (x->shape[d] > shape[d]) shape[d] = x->shape[d];
             } else if (x->shape[d] != shape[d]) {
-                return spt__err(SPT_EINVAL, "%s: Input shapes must match: expected %lld for dimension %lld but got %lld at position %lld",
-                                fn, (long long)shape[d], (long long)d, (long long)x->shape[d], (long long)i);
+                return spt__err(
+                    SPT_EINVAL,
+                    "%s: Input shapes must match: expected %lld for dimension %lld but got %lld at position %lld", fn,
+                    (long long)shape[d], (long long)d, (long long)x->shape[d], (long long)i);
             }
         }
         if (spt__add_i64(shape[a], x->shape[a], &shape[a]))

@@ -11,8 +11,8 @@ spt_status spt_expand_dims(const spt_tensor *t, int64_t axis, spt_tensor **out) 
     if (!t) return spt__err(SPT_EINVAL, "%s: tensor is NULL", fn);
     const int64_t r = t->rank, n = t->nnz;
     if (axis < -r - 1 || axis > r)
-        return spt__err(SPT_ERANGE, "%s: axis %lld is outside [-%lld, %lld] for a rank-%lld tensor", fn, (long long)axis,
-                        (long long)(r + 1), (long long)r, (long long)r);
+        return spt__err(SPT_ERANGE, "%s: axis %lld is outside [-%lld, %lld] for a rank-%lld tensor", fn,
+                        (long long)axis, (long long)(r + 1), (long long)r, (long long)r);
     if (r + 1 > SPT_MAX_RANK)
         return spt__err(SPT_EINVAL, "%s: rank %lld + 1 exceeds SPT_MAX_RANK (%d)", fn, (long long)r, SPT_MAX_RANK);
     const int64_t a = axis < 0 ? axis + r + 1 : axis;

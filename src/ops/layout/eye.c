@@ -20,7 +20,7 @@ spt_status spt_eye(int64_t num_rows, int64_t num_columns, spt_dtype dtype, spt_t
     SPT__TRY(spt__tensor_alloc_uninit(fn, dtype, 2, shape, n, NULL, &o));
     for (int64_t i = 0; i < n; i++) o->indices[2 * i] = o->indices[2 * i + 1] = i;
     switch (dtype) {
-#define X(E, name, T, KIND)                                                                        \
+#define X(E, name, T, KIND)                                                                                            \
     SPT__WHEN(EYE_OK(KIND), case E : for (int64_t i = 0; i < n; i++)((T *)o->values)[i] = (T)1; break;)
 #include "spt_dtypes.def"
 #undef X

@@ -26,8 +26,8 @@ spt_status spt_fill_empty_rows(const spt_tensor *t, const void *default_value, s
     for (int64_t i = 0; i < n; i++) {
         int64_t row = t->indices[i * r];
         if (row < 0 || row >= rows)
-            return spt__err(SPT_ERANGE, "%s: indices(%lld, 0) is invalid: %lld >= %lld", fn, (long long)i, (long long)row,
-                            (long long)rows);
+            return spt__err(SPT_ERANGE, "%s: indices(%lld, 0) is invalid: %lld >= %lld", fn, (long long)i,
+                            (long long)row, (long long)rows);
     }
     SPT__TRY(spt__ensure_valid(fn, t));
     cur = spt__alloc_array(fn, rows, 1, sizeof(int64_t), true, &st);
@@ -58,7 +58,9 @@ spt_status spt_fill_empty_rows(const spt_tensor *t, const void *default_value, s
             for (int64_t i = 0; i < n; i++) rmap[i] = i;
     } else {
         static const spt_str empty_str = {"", 0};
-        const void *dv = default_value ? default_value : t->dtype == SPT_STRING ? (const void *)&empty_str : spt__zero_elem;
+        const void *dv = default_value            ? default_value
+                         : t->dtype == SPT_STRING ? (const void *)&empty_str
+                                                  : spt__zero_elem;
         bool *ri = ind ? ind->data : NULL;
         /* counts -> first slot of each row; an empty row gets its default entry now */
         int64_t s = 0;

@@ -12,17 +12,17 @@
 #define NE_STRING(a, b) ((a).len != (b).len || ((a).len > 0 && memcmp((a).data, (b).data, (size_t)(a).len) != 0))
 
 /* Positions of differing elements: counts them, and writes them when pos != NULL. */
-#define X(E, name, T, KIND)                                                                        \
-    static int64_t scan_##E(const void *data, int64_t n, const void *dv, int64_t *pos) {          \
-        const T *x = data;                                                                         \
-        const T d = *(const T *)dv;                                                                \
-        int64_t c = 0;                                                                             \
-        for (int64_t i = 0; i < n; i++)                                                            \
-            if (NE_##KIND(x[i], d)) {                                                              \
-                if (pos) pos[c] = i;                                                               \
-                c++;                                                                               \
-            }                                                                                      \
-        return c;                                                                                  \
+#define X(E, name, T, KIND)                                                                                            \
+    static int64_t scan_##E(const void *data, int64_t n, const void *dv, int64_t *pos) {                               \
+        const T *x = data;                                                                                             \
+        const T d = *(const T *)dv;                                                                                    \
+        int64_t c = 0;                                                                                                 \
+        for (int64_t i = 0; i < n; i++)                                                                                \
+            if (NE_##KIND(x[i], d)) {                                                                                  \
+                if (pos) pos[c] = i;                                                                                   \
+                c++;                                                                                                   \
+            }                                                                                                          \
+        return c;                                                                                                      \
     }
 #include "spt_dtypes.def"
 #undef X

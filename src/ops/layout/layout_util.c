@@ -70,23 +70,23 @@ fail:
 
 /* Per-dtype id readers, generated for the integer kinds: the index of the first id outside [0, vocab)
  * or -1; ids are stored when `ids` is non-NULL. */
-#define ID_INT(E, T)                                                                               \
-    static int64_t ids_##E(const void *v, int64_t n, int64_t vocab, int64_t *ids) {               \
-        const T *x = v;                                                                            \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            if (x[i] < 0 || (int64_t)x[i] >= vocab) return i;                                      \
-            if (ids) ids[i] = (int64_t)x[i];                                                       \
-        }                                                                                          \
-        return -1;                                                                                 \
+#define ID_INT(E, T)                                                                                                   \
+    static int64_t ids_##E(const void *v, int64_t n, int64_t vocab, int64_t *ids) {                                    \
+        const T *x = v;                                                                                                \
+        for (int64_t i = 0; i < n; i++) {                                                                              \
+            if (x[i] < 0 || (int64_t)x[i] >= vocab) return i;                                                          \
+            if (ids) ids[i] = (int64_t)x[i];                                                                           \
+        }                                                                                                              \
+        return -1;                                                                                                     \
     }
-#define ID_UINT(E, T)                                                                              \
-    static int64_t ids_##E(const void *v, int64_t n, int64_t vocab, int64_t *ids) {               \
-        const T *x = v;                                                                            \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            if ((uint64_t)x[i] >= (uint64_t)vocab) return i;                                       \
-            if (ids) ids[i] = (int64_t)x[i];                                                       \
-        }                                                                                          \
-        return -1;                                                                                 \
+#define ID_UINT(E, T)                                                                                                  \
+    static int64_t ids_##E(const void *v, int64_t n, int64_t vocab, int64_t *ids) {                                    \
+        const T *x = v;                                                                                                \
+        for (int64_t i = 0; i < n; i++) {                                                                              \
+            if ((uint64_t)x[i] >= (uint64_t)vocab) return i;                                                           \
+            if (ids) ids[i] = (int64_t)x[i];                                                                           \
+        }                                                                                                              \
+        return -1;                                                                                                     \
     }
 #define ID_BOOL(E, T)
 #define ID_FLOAT(E, T)
@@ -120,7 +120,8 @@ spt_status spt__layout_ids(const char *fn, const spt_tensor *t, int64_t vocab, i
         long long v = 0;
         unsigned long long u = 0;
         const char *p = (const char *)t->values + (size_t)bad * es;
-        bool is_unsigned = t->dtype == SPT_UINT8 || t->dtype == SPT_UINT16 || t->dtype == SPT_UINT32 || t->dtype == SPT_UINT64;
+        bool is_unsigned = t->dtype == SPT_UINT8 || t->dtype == SPT_UINT16 || t->dtype == SPT_UINT32 ||
+                           t->dtype == SPT_UINT64;
         switch (es) {
         case 1: v = is_unsigned ? (long long)*(const uint8_t *)p : *(const int8_t *)p; break;
         case 2: v = is_unsigned ? (long long)*(const uint16_t *)p : *(const int16_t *)p; break;
@@ -130,10 +131,10 @@ spt_status spt__layout_ids(const char *fn, const spt_tensor *t, int64_t vocab, i
             else v = *(const int64_t *)p;
         }
         if (is_unsigned && es == 8)
-            return spt__err(SPT_ERANGE, "%s: id %llu of entry %lld (index %s) is outside [0, %lld)", fn, u, (long long)bad, a,
-                            (long long)vocab);
-        return spt__err(SPT_ERANGE, "%s: id %lld of entry %lld (index %s) is outside [0, %lld)", fn, v, (long long)bad, a,
-                        (long long)vocab);
+            return spt__err(SPT_ERANGE, "%s: id %llu of entry %lld (index %s) is outside [0, %lld)", fn, u,
+                            (long long)bad, a, (long long)vocab);
+        return spt__err(SPT_ERANGE, "%s: id %lld of entry %lld (index %s) is outside [0, %lld)", fn, v, (long long)bad,
+                        a, (long long)vocab);
     }
     return SPT_OK;
 }

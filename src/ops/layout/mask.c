@@ -20,7 +20,8 @@ spt_status spt_mask_indices(const int64_t *indices, int64_t n, const int64_t *ma
     spt_status st = SPT_OK;
     if (!nkeep) return spt__err(SPT_EINVAL, "%s: nkeep is NULL", fn);
     *nkeep = 0;
-    if (n < 0 || m < 0) return spt__err(SPT_EINVAL, "%s: counts must be >= 0, got n = %lld, m = %lld", fn, (long long)n, (long long)m);
+    if (n < 0 || m < 0)
+        return spt__err(SPT_EINVAL, "%s: counts must be >= 0, got n = %lld, m = %lld", fn, (long long)n, (long long)m);
     if ((n > 0 && (!indices || !keep)) || (m > 0 && !mask_indices))
         return spt__err(SPT_EINVAL, "%s: NULL array with a positive count", fn);
     int64_t *s = NULL;

@@ -12,7 +12,8 @@ spt_status spt_merge(const spt_tensor *const *sp_ids, int64_t n_ids, const spt_t
     int64_t *ids = NULL;
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
-    if (n_ids < 1 || !sp_ids) return spt__err(SPT_EINVAL, "%s: need at least one id tensor, got %lld", fn, (long long)n_ids);
+    if (n_ids < 1 || !sp_ids)
+        return spt__err(SPT_EINVAL, "%s: need at least one id tensor, got %lld", fn, (long long)n_ids);
     if (n_vocab != n_ids)
         return spt__err(SPT_EINVAL, "%s: sp_ids and vocab_size have to have equal lengths (%lld vs %lld)", fn,
                         (long long)n_ids, (long long)n_vocab);
@@ -25,7 +26,8 @@ spt_status spt_merge(const spt_tensor *const *sp_ids, int64_t n_ids, const spt_t
     const int64_t r = t0->rank, n = t0->nnz;
     if (r < 1) return spt__err(SPT_EINVAL, "%s: the id tensors must have rank >= 1", fn);
     const int64_t nr = r - 1 + n_ids;
-    if (nr > SPT_MAX_RANK) return spt__err(SPT_EINVAL, "%s: the output rank %lld exceeds %d", fn, (long long)nr, SPT_MAX_RANK);
+    if (nr > SPT_MAX_RANK)
+        return spt__err(SPT_EINVAL, "%s: the output rank %lld exceeds %d", fn, (long long)nr, SPT_MAX_RANK);
     for (int64_t k = 0; k < n_ids; k++) {
         if (!spt_dtype_is_integer(sp_ids[k]->dtype))
             return spt__err(SPT_EDTYPE, "%s: id tensor %lld has dtype %s, need integer ids", fn, (long long)k,
@@ -34,7 +36,8 @@ spt_status spt_merge(const spt_tensor *const *sp_ids, int64_t n_ids, const spt_t
             return spt__err(SPT_EINVAL, "%s: id tensor %lld has %lld entries, id tensor 0 has %lld", fn, (long long)k,
                             (long long)sp_ids[k]->nnz, (long long)n);
         if (vocab_sizes[k] < 0)
-            return spt__err(SPT_EINVAL, "%s: vocab_size[%lld] = %lld is negative", fn, (long long)k, (long long)vocab_sizes[k]);
+            return spt__err(SPT_EINVAL, "%s: vocab_size[%lld] = %lld is negative", fn, (long long)k,
+                            (long long)vocab_sizes[k]);
     }
     if (sp_values->nnz != n)
         return spt__err(SPT_EINVAL, "%s: sp_values has %lld entries but sp_ids has %lld", fn, (long long)sp_values->nnz,

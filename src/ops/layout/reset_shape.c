@@ -17,9 +17,10 @@ spt_status spt_reset_shape(const spt_tensor *t, const int64_t *new_shape, spt_te
                 char a[SPT__IDXBUF], b[SPT__IDXBUF];
                 spt__fmt_index(a, sizeof a, new_shape, r);
                 spt__fmt_index(b, sizeof b, t->shape, r);
-                return spt__err(SPT_EINVAL,
-                                "%s: Requested new_shape should have dimension sizes >= sp_input.shape: %s vs %s (dim %lld)",
-                                fn, a, b, (long long)d);
+                return spt__err(
+                    SPT_EINVAL,
+                    "%s: Requested new_shape should have dimension sizes >= sp_input.shape: %s vs %s (dim %lld)", fn, a,
+                    b, (long long)d);
             }
         SPT__TRY(spt__ensure_valid(fn, t));
         for (int64_t d = 0; d < r; d++) shape[d] = new_shape[d];

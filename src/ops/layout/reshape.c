@@ -81,8 +81,9 @@ static spt_status check_big(const char *fn, const spt_tensor *t, int64_t *shape,
         if (big_cmp(&vol, &prod) != 0) {
             big_dec(&vol, a, sizeof a);
             big_dec(&prod, b, sizeof b);
-            return spt__err(SPT_EINVAL, "%s: Input to reshape is a tensor with %s dense values, but the requested shape has %s",
-                            fn, a, b);
+            return spt__err(SPT_EINVAL,
+                            "%s: Input to reshape is a tensor with %s dense values, but the requested shape has %s", fn,
+                            a, b);
         }
         return SPT_OK;
     }
@@ -100,10 +101,11 @@ static spt_status check_big(const char *fn, const spt_tensor *t, int64_t *shape,
     if (big_cmp(&x, &vol) != 0) {
         big_dec(&vol, a, sizeof a);
         big_dec(&prod, b, sizeof b);
-        return spt__err(SPT_EINVAL,
-                        "%s: Input to reshape is a SparseTensor with %s dense values, but the requested shape requires a "
-                        "multiple of %s (with an inferred dim of at most %lld)",
-                        fn, a, b, (long long)INT64_MAX);
+        return spt__err(
+            SPT_EINVAL,
+            "%s: Input to reshape is a SparseTensor with %s dense values, but the requested shape requires a "
+            "multiple of %s (with an inferred dim of at most %lld)",
+            fn, a, b, (long long)INT64_MAX);
     }
     shape[unknown] = (int64_t)lo;
     return SPT_OK;
@@ -157,10 +159,13 @@ spt_status spt_reshape(const spt_tensor *t, int64_t new_rank, const int64_t *new
         shape[unknown] = volume / product;
     } else if (product != volume) {
         if (volume < 0)
-            return spt__err(SPT_EINVAL, "%s: Input to reshape is a tensor with more than %lld dense values, but the requested shape has %lld",
-                            fn, (long long)INT64_MAX, (long long)product);
-        return spt__err(SPT_EINVAL, "%s: Input to reshape is a tensor with %lld dense values, but the requested shape has %lld",
-                        fn, (long long)volume, (long long)product);
+            return spt__err(
+                SPT_EINVAL,
+                "%s: Input to reshape is a tensor with more than %lld dense values, but the requested shape has %lld",
+                fn, (long long)INT64_MAX, (long long)product);
+        return spt__err(SPT_EINVAL,
+                        "%s: Input to reshape is a tensor with %lld dense values, but the requested shape has %lld", fn,
+                        (long long)volume, (long long)product);
     }
     SPT__TRY(spt__ensure_valid(fn, t));
     const int64_t n = t->nnz, r = t->rank;
@@ -201,7 +206,8 @@ spt_status spt_reshape(const spt_tensor *t, int64_t new_rank, const int64_t *new
     if (n > 0) memcpy(o->values, t->values, (size_t)n * spt_dtype_size(t->dtype));
     SPT__CHECK(spt__layout_own_strings(o));
     /* the row-major offset is unchanged, so row-major sortedness carries over */
-    if (spt_tensor_is_row_major(t, true)) spt__set_row_major(o, SPT__F_VALID | (t->flags & (SPT__F_SORTED | SPT__F_UNIQUE)));
+    if (spt_tensor_is_row_major(t, true))
+        spt__set_row_major(o, SPT__F_VALID | (t->flags & (SPT__F_SORTED | SPT__F_UNIQUE)));
     else o->flags = SPT__F_VALID;
     *out = o;
     return SPT_OK;

@@ -12,8 +12,8 @@ static int64_t read_int(const spt_dense *a, int64_t i) {
 static void fmt_dims(char *buf, size_t cap, const spt_dense *a) { spt__fmt_index(buf, cap, a->shape, a->rank); }
 
 spt_status spt_sparse_to_dense(const spt_dense *sparse_indices, const spt_dense *output_shape,
-                               const spt_dense *sparse_values, const spt_dense *default_value,
-                               bool validate_indices, spt_dense **out) {
+                               const spt_dense *sparse_values, const spt_dense *default_value, bool validate_indices,
+                               spt_dense **out) {
     static const char fn[] = "spt_sparse_to_dense";
     char a[SPT__IDXBUF], b[SPT__IDXBUF];
     spt_status st;
@@ -51,8 +51,7 @@ spt_status spt_sparse_to_dense(const spt_dense *sparse_indices, const spt_dense 
     if (default_value->dtype != sparse_values->dtype)
         return spt__err(SPT_EDTYPE, "%s: default_value dtype %s differs from sparse_values dtype %s", fn,
                         spt_dtype_name(default_value->dtype), spt_dtype_name(sparse_values->dtype));
-    if (r > SPT_MAX_RANK)
-        return spt__err(SPT_EINVAL, "%s: rank %lld exceeds %d", fn, (long long)r, SPT_MAX_RANK);
+    if (r > SPT_MAX_RANK) return spt__err(SPT_EINVAL, "%s: rank %lld exceeds %d", fn, (long long)r, SPT_MAX_RANK);
     int64_t shape[SPT_MAX_RANK] = {0};
     for (int64_t k = 0; k < r; k++) shape[k] = read_int(output_shape, k);
     int64_t volume;
@@ -86,8 +85,9 @@ spt_status spt_sparse_to_dense(const spt_dense *sparse_indices, const spt_dense 
                 if ((uint64_t)t->indices[i * r + k] >= (uint64_t)shape[k]) {
                     spt__fmt_index(a, sizeof a, shape, r);
                     spt__fmt_index(b, sizeof b, t->indices + i * r, r);
-                    st = spt__err(SPT_ERANGE, "%s: Indices are not valid (out of bounds).  Shape: %s (indices[%lld] = %s)",
-                                  fn, a, (long long)i, b);
+                    st = spt__err(SPT_ERANGE,
+                                  "%s: Indices are not valid (out of bounds).  Shape: %s (indices[%lld] = %s)", fn, a,
+                                  (long long)i, b);
                     goto fail;
                 }
         t->flags |= SPT__F_VALID;

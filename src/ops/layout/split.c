@@ -9,14 +9,16 @@ spt_status spt_split(const spt_tensor *t, int64_t axis, int64_t num_split, spt_t
     int64_t *piece = NULL, *count = NULL, *fill = NULL;
     if (!outs) return spt__err(SPT_EINVAL, "%s: outs is NULL", fn);
     if (!t) return spt__err(SPT_EINVAL, "%s: tensor is NULL", fn);
-    if (num_split < 1) return spt__err(SPT_EINVAL, "%s: Input num_split should be at least 1, got %lld", fn, (long long)num_split);
+    if (num_split < 1)
+        return spt__err(SPT_EINVAL, "%s: Input num_split should be at least 1, got %lld", fn, (long long)num_split);
     const int64_t r = t->rank, n = t->nnz;
     int64_t a;
     SPT__TRY(spt__layout_axis(fn, "Input axis", axis, r, &a));
     const int64_t size = t->shape[a];
     if (num_split > size)
-        return spt__err(SPT_EINVAL, "%s: Input num_split should be between 1 and the splitting dimension size (%lld), got %lld",
-                        fn, (long long)size, (long long)num_split);
+        return spt__err(SPT_EINVAL,
+                        "%s: Input num_split should be between 1 and the splitting dimension size (%lld), got %lld", fn,
+                        (long long)size, (long long)num_split);
     for (int64_t k = 0; k < num_split; k++) outs[k] = NULL;
     SPT__TRY(spt__ensure_valid(fn, t));
     /* res > 0 implies num_split >= 2, so q + 1 and res * (q + 1) <= size cannot overflow */

@@ -40,7 +40,8 @@ static void scatter(const spt_tensor *t, spt_dense *out) {
         return;
     }
 #pragma omp parallel for schedule(static, 1) num_threads(nth)
-    for (int c = 0; c < nth; c++) scatter_range(t, out, n / nth * c + n % nth * c / nth, n / nth * (c + 1) + n % nth * (c + 1) / nth);
+    for (int c = 0; c < nth; c++)
+        scatter_range(t, out, n / nth * c + n % nth * c / nth, n / nth * (c + 1) + n % nth * (c + 1) / nth);
 }
 /* The default value is all zero bytes (NULL, a numeric zero, or the empty string). */
 static bool zero_value(spt_dtype dtype, const void *value) {
@@ -157,7 +158,8 @@ static spt_status new_dense(const char *fn, const spt_tensor *t, bool zeroed, sp
     if (t->volume < 0) { /* a valid sparse shape, but no dense array can hold it */
         char buf[SPT__IDXBUF];
         spt__fmt_index(buf, sizeof buf, t->shape, t->rank);
-        return spt__err(SPT_EOVERFLOW, "%s: the dense output of shape %s would have more than INT64_MAX elements", fn, buf);
+        return spt__err(SPT_EOVERFLOW, "%s: the dense output of shape %s would have more than INT64_MAX elements", fn,
+                        buf);
     }
     if (t->dtype == SPT_STRING || t->volume == 0) return spt__dense_new(fn, t->dtype, t->rank, t->shape, out);
     size_t bytes;
@@ -189,7 +191,8 @@ spt_status spt_to_dense(const spt_tensor *t, const void *default_value, bool val
             if (c >= 0) {
                 char a[SPT__IDXBUF];
                 spt__fmt_index(a, sizeof a, t->indices + i * r, r);
-                return spt__err(SPT_EINVAL, c > 0 ? "%s: indices[%lld] = %s is out of order" : "%s: indices[%lld] = %s is repeated",
+                return spt__err(SPT_EINVAL,
+                                c > 0 ? "%s: indices[%lld] = %s is out of order" : "%s: indices[%lld] = %s is repeated",
                                 fn, (long long)i, a);
             }
         }

@@ -83,7 +83,7 @@ spt_status spt_sparse_dense_bmm(const spt_tensor *a, const spt_dense *b, bool ad
         if (!bt) goto fail;
         for (int64_t p = 0; p < nb; p++)
             spt__mm_adjb[a->dtype]((const char *)b->data + (size_t)(p * b0 * b1) * es, b0, b1,
-                                 (char *)bt + (size_t)(p * b0 * b1) * es);
+                                   (char *)bt + (size_t)(p * b0 * b1) * es);
         bp = bt;
     }
     int nch = spt__nchunks(n, 2 + N);

@@ -9,11 +9,11 @@
 #define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
 /* dst[o + j * ds] += src[j] for j < n */
-#define DEF_ADDRUN(E, T, KIND)                                                                         \
-    static void addrun_##E(const void *src, int64_t n, void *dst, int64_t ds) {                       \
-        const T *s_ = src;                                                                             \
-        T *d_ = dst;                                                                                   \
-        for (int64_t j_ = 0; j_ < n; j_++) d_[j_ * ds] = SPT__ADD_##KIND(T, d_[j_ * ds], s_[j_]);     \
+#define DEF_ADDRUN(E, T, KIND)                                                                                         \
+    static void addrun_##E(const void *src, int64_t n, void *dst, int64_t ds) {                                        \
+        const T *s_ = src;                                                                                             \
+        T *d_ = dst;                                                                                                   \
+        for (int64_t j_ = 0; j_ < n; j_++) d_[j_ * ds] = SPT__ADD_##KIND(T, d_[j_ * ds], s_[j_]);                      \
     }
 #define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF_ADDRUN(E, T, KIND))
 #include "spt_dtypes.def"
@@ -60,11 +60,11 @@ typedef struct {
 
 /* dst[pos[i]] = src[i] for i in [lo, hi), elements of es bytes */
 static void scatter(void *dst, const void *src, const int64_t *pos, int64_t lo, int64_t hi, size_t es) {
-#define SCATTER(T)                                                                                     \
-    do {                                                                                               \
-        T *d_ = dst;                                                                                   \
-        const T *s_ = src;                                                                             \
-        for (int64_t i = lo; i < hi; i++) d_[pos[i]] = s_[i];                                          \
+#define SCATTER(T)                                                                                                     \
+    do {                                                                                                               \
+        T *d_ = dst;                                                                                                   \
+        const T *s_ = src;                                                                                             \
+        for (int64_t i = lo; i < hi; i++) d_[pos[i]] = s_[i];                                                          \
     } while (0)
     switch (es) {
     case 1: SCATTER(uint8_t); break;
@@ -73,7 +73,8 @@ static void scatter(void *dst, const void *src, const int64_t *pos, int64_t lo, 
     case 8: SCATTER(uint64_t); break;
     case 16: SCATTER(pair64); break;
     default:
-        for (int64_t i = lo; i < hi; i++) memcpy((char *)dst + (size_t)pos[i] * es, (const char *)src + (size_t)i * es, es);
+        for (int64_t i = lo; i < hi; i++)
+            memcpy((char *)dst + (size_t)pos[i] * es, (const char *)src + (size_t)i * es, es);
     }
 #undef SCATTER
 }
@@ -191,7 +192,8 @@ void spt__dense_rearrange(spt_dtype dt, const void *src, int64_t sr, const int64
         if (sums) add_table[dt](s + (size_t)base * es, inner, o + (size_t)off * es, ist);
         else if (ist == 1) memcpy(o + (size_t)off * es, s + (size_t)base * es, (size_t)inner * es);
         else
-            for (int64_t j = 0; j < inner; j++) memcpy(o + (size_t)(off + j * ist) * es, s + (size_t)(base + j) * es, es);
+            for (int64_t j = 0; j < inner; j++)
+                memcpy(o + (size_t)(off + j * ist) * es, s + (size_t)(base + j) * es, es);
         /* next run: the odometer over the src dims before the last */
         for (int64_t d = sr - 2; d >= 0; d--) {
             if (++idx[d] < sshape[d]) {
@@ -211,8 +213,10 @@ spt_status spt__contract_result(const char *fn, spt_dtype dt, int64_t rank, cons
     *out = NULL;
     if (spt_shape_volume(rank, shape, &vol) != SPT_OK || spt__bytes3(vol, 1, spt_dtype_size(dt), &bytes)) {
         spt__fmt_index(buf, sizeof buf, shape, rank);
-        return spt__err(SPT_EOVERFLOW, "%s: the dense result %s does not fit in memory's address range (its volume "
-                        "or byte size overflows)", fn, buf);
+        return spt__err(SPT_EOVERFLOW,
+                        "%s: the dense result %s does not fit in memory's address range (its volume "
+                        "or byte size overflows)",
+                        fn, buf);
     }
     spt_status st = spt_dense_new(dt, rank, shape, out);
     if (st == SPT_ENOMEM) {

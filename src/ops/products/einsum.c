@@ -28,7 +28,10 @@ static spt_status parse(const char *fn, const char *sub, spec *p) {
         if (c < 128 && isalpha(c)) {
             if (p->len[t] == MAXLEN)
                 return spt__err(SPT_EINVAL, "%s: %s has more than %d indices", fn,
-                                t == 2 ? "the output" : t == 0 ? "operand 0" : "operand 1", MAXLEN);
+                                t == 2   ? "the output"
+                                : t == 0 ? "operand 0"
+                                         : "operand 1",
+                                MAXLEN);
             p->s[t][p->len[t]++] = (char)c;
         } else if (c == ',') {
             if (t != 0)
@@ -40,24 +43,30 @@ static spt_status parse(const char *fn, const char *sub, spec *p) {
                 return spt__err(SPT_EINVAL, "%s: '-' not followed by '>' at position %zu of \"%s\"", fn, i, sub);
             if (t == 2) return spt__err(SPT_EINVAL, "%s: a second '->' at position %zu of \"%s\"", fn, i, sub);
             if (t == 0)
-                return spt__err(SPT_EINVAL, "%s: '->' at position %zu of \"%s\" follows one operand; two are needed", fn,
-                                i, sub);
+                return spt__err(SPT_EINVAL, "%s: '->' at position %zu of \"%s\" follows one operand; two are needed",
+                                fn, i, sub);
             t = 2;
             p->explicit_out = true;
             i++;
         } else if (c == '.') {
             return spt__err(SPT_EINVAL, "%s: ellipsis ('...') at position %zu of \"%s\" is not supported", fn, i, sub);
         } else if (c >= 32 && c < 127) {
-            return spt__err(SPT_EINVAL, "%s: invalid character '%c' at position %zu of the subscripts (letters a-z, "
-                            "A-Z, ',', '->' and spaces only)", fn, (char)c, i);
+            return spt__err(SPT_EINVAL,
+                            "%s: invalid character '%c' at position %zu of the subscripts (letters a-z, "
+                            "A-Z, ',', '->' and spaces only)",
+                            fn, (char)c, i);
         } else {
-            return spt__err(SPT_EINVAL, "%s: invalid byte 0x%02x at position %zu of the subscripts (letters a-z, "
-                            "A-Z, ',', '->' and spaces only)", fn, (unsigned)c, i);
+            return spt__err(SPT_EINVAL,
+                            "%s: invalid byte 0x%02x at position %zu of the subscripts (letters a-z, "
+                            "A-Z, ',', '->' and spaces only)",
+                            fn, (unsigned)c, i);
         }
     }
     if (t == 0)
-        return spt__err(SPT_EINVAL, "%s: \"%s\" names one operand; two are needed (\"sparse,dense\" or "
-                        "\"sparse,dense->output\")", fn, sub);
+        return spt__err(SPT_EINVAL,
+                        "%s: \"%s\" names one operand; two are needed (\"sparse,dense\" or "
+                        "\"sparse,dense->output\")",
+                        fn, sub);
     return SPT_OK;
 }
 
@@ -79,8 +88,8 @@ typedef struct {
 /* The operands against the parsed subscripts: ranks, dtypes. */
 static spt_status check_operands(const char *fn, const spec *p, const spt_tensor *a, const spt_dense *b) {
     if (p->len[0] != a->rank)
-        return spt__err(SPT_EINVAL, "%s: operand 0 has %lld subscripts (\"%s\") but the sparse tensor has rank %lld", fn,
-                        (long long)p->len[0], p->s[0], (long long)a->rank);
+        return spt__err(SPT_EINVAL, "%s: operand 0 has %lld subscripts (\"%s\") but the sparse tensor has rank %lld",
+                        fn, (long long)p->len[0], p->s[0], (long long)a->rank);
     if (p->len[1] != b->rank)
         return spt__err(SPT_EINVAL, "%s: operand 1 has %lld subscripts (\"%s\") but the dense array has rank %lld", fn,
                         (long long)p->len[1], p->s[1], (long long)b->rank);
@@ -100,15 +109,15 @@ static spt_status place_letters(const char *fn, spec *p, const spt_tensor *a, co
         for (int64_t d = 0; d < p->len[t]; d++) {
             int c = p->s[t][d];
             if (pos[c] >= 0)
-                return spt__err(SPT_EINVAL, "%s: operand %d repeats index '%c' (\"%s\"); diagonals are not supported", fn,
-                                t, (char)c, p->s[t]);
+                return spt__err(SPT_EINVAL, "%s: operand %d repeats index '%c' (\"%s\"); diagonals are not supported",
+                                fn, t, (char)c, p->s[t]);
             pos[c] = d;
         }
     }
     for (int c = 0; c < 128; c++)
         if (l->pa[c] >= 0 && l->pb[c] >= 0 && a->shape[l->pa[c]] != b->shape[l->pb[c]])
-            return spt__err(SPT_EINVAL, "%s: index '%c' has size %lld in the sparse operand and %lld in the dense one", fn,
-                            (char)c, (long long)a->shape[l->pa[c]], (long long)b->shape[l->pb[c]]);
+            return spt__err(SPT_EINVAL, "%s: index '%c' has size %lld in the sparse operand and %lld in the dense one",
+                            fn, (char)c, (long long)a->shape[l->pa[c]], (long long)b->shape[l->pb[c]]);
     if (!p->explicit_out) /* numpy's implicit output: the letters seen once, in alphabetical (ASCII) order */
         for (int c = 0; c < 128; c++)
             if ((l->pa[c] >= 0) != (l->pb[c] >= 0)) p->s[2][p->len[2]++] = (char)c;

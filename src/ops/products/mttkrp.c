@@ -42,8 +42,9 @@ spt_status spt_mttkrp(const spt_tensor *t, const spt_dense *const *factors, int6
     const int64_t N = t->rank;
     if (N < 2) return spt__err(SPT_EINVAL, "%s: the tensor must have rank >= 2, not %lld", fn, (long long)N);
     if (nfactors != N)
-        return spt__err(SPT_EINVAL, "%s: %lld factors given for a rank-%lld tensor (one per mode, the kept mode's ignored)",
-                        fn, (long long)nfactors, (long long)N);
+        return spt__err(SPT_EINVAL,
+                        "%s: %lld factors given for a rank-%lld tensor (one per mode, the kept mode's ignored)", fn,
+                        (long long)nfactors, (long long)N);
     if (mode < 0 || mode >= N)
         return spt__err(SPT_ERANGE, "%s: mode %lld is out of range [0, %lld)", fn, (long long)mode, (long long)N);
     mttkrp_fn f = table[t->dtype];

@@ -132,7 +132,8 @@ spt_status spt__mttkrp_fibers(const char *fn, const spt_tensor *t, int64_t mode,
     spt__mttkrp_job j = {vals, ix, NULL, n, N, mode, leaf, R, fd, out};
     (void)spt__simd(); /* chosen before the threads start */
 #pragma omp parallel for schedule(static, 1) num_threads(nch)
-    for (int c = 0; c < nch; c++) spt__mttkrp_fiber(t->dtype, &j, bnd[c], bnd[c + 1], (char *)scr + (size_t)c * 2 * R * es);
+    for (int c = 0; c < nch; c++)
+        spt__mttkrp_fiber(t->dtype, &j, bnd[c], bnd[c + 1], (char *)scr + (size_t)c * 2 * R * es);
 done:
     spt__free(scr);
     spt__free(hist);

@@ -10,7 +10,7 @@
 #define MF_AHEAD 8 /* measured: 8 beats 4, 16 and 32 ([1e4]^3, R 16, factor rows in L2/L3) */
 
 static inline __attribute__((always_inline)) void MF(prefetch)(const spt__mttkrp_job *j, int64_t p, const T *const *F,
-                                                           const int64_t R) {
+                                                               const int64_t R) {
     const int64_t *perm = j->perm;
     if (perm && p + MF_AHEAD < j->n) {
         int64_t q = perm[p + MF_AHEAD];
@@ -30,7 +30,7 @@ static inline __attribute__((always_inline)) void MF(prefetch)(const spt__mttkrp
 /* out[i] = sum over the fibers of row i of (sum_e v_e F_leaf[ix_e[leaf]]) * prod_{other m} F_m[ix[m]], the
  * fibers in entry order, each fiber's entries in order, the other modes in increasing order. */
 static inline __attribute__((always_inline)) void MF(body)(const spt__mttkrp_job *j, int64_t lo, int64_t hi, T *ra,
-                                                       T *fa, const int64_t R) {
+                                                           T *fa, const int64_t R) {
     const T *v = j->vals;
     const int64_t *ix = j->ix, *perm = j->perm;
     const int64_t N = j->N, mode = j->mode, leaf = j->leaf;
@@ -103,12 +103,8 @@ static inline __attribute__((always_inline)) void MF(body)(const spt__mttkrp_job
 static void MF(run)(const spt__mttkrp_job *j, int64_t lo, int64_t hi, T *scr) {
 #if SPT__SIMD_X86
     switch (spt__simd()) {
-    case SPT__SIMD_AVX512:
-        MF(run_avx512)(j, lo, hi, scr);
-        return;
-    case SPT__SIMD_AVX2:
-        MF(run_avx2)(j, lo, hi, scr);
-        return;
+    case SPT__SIMD_AVX512: MF(run_avx512)(j, lo, hi, scr); return;
+    case SPT__SIMD_AVX2: MF(run_avx2)(j, lo, hi, scr); return;
     }
 #endif
     MF(run_scalar)(j, lo, hi, scr);

@@ -32,8 +32,8 @@ static const rows_fn rows_table[SPT_NUM_DTYPES] = {
 /* Rows of at most this many products use the sort accumulator (at most 2^SPT__GEMM_POS_BITS). */
 #define SORT_MAX ((int64_t)1 << SPT__GEMM_POS_BITS)
 
-bool spt__gemm_reserve(spt__gemm_chunk *c, const spt__gemm *g, size_t es, int64_t need, int64_t lneed,
-                       int64_t hneed, int64_t pneed, bool dense) {
+bool spt__gemm_reserve(spt__gemm_chunk *c, const spt__gemm *g, size_t es, int64_t need, int64_t lneed, int64_t hneed,
+                       int64_t pneed, bool dense) {
     if (!c->fixed && c->n + need > c->cap) {
         int64_t cap = c->cap ? c->cap : 1024;
         while (cap < c->n + need) cap *= 2;
@@ -146,9 +146,9 @@ void spt__gemm_sort(int64_t *a, int64_t n, int64_t *tmp, int64_t ncols, int low)
 
 /* One operand in compressed row form: rows are keys batch * nrows + row; only non-empty rows kept. */
 typedef struct {
-    int64_t nr;   /* non-empty rows */
-    int64_t *rid; /* their keys, ascending */
-    int64_t *ptr; /* nr + 1 */
+    int64_t nr;    /* non-empty rows */
+    int64_t *rid;  /* their keys, ascending */
+    int64_t *ptr;  /* nr + 1 */
     int64_t *perm; /* sorted position -> entry (NULL = identity) */
 } csr;
 
@@ -226,7 +226,8 @@ static spt_status gemm_check(const char *fn, const spt_tensor *a, const spt_tens
     if (a->dtype != b->dtype)
         return spt__err(SPT_EDTYPE, "%s: b's dtype %s differs from a's %s", fn, spt_dtype_name(b->dtype),
                         spt_dtype_name(a->dtype));
-    if (!rows_table[a->dtype]) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(a->dtype));
+    if (!rows_table[a->dtype])
+        return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(a->dtype));
     const int64_t r = a->rank, nbatch = r == 3 ? a->shape[0] : 1;
     if (r == 3 && b->shape[0] != nbatch)
         return spt__err(SPT_EINVAL, "%s: batch sizes differ: %lld vs %lld", fn, (long long)nbatch,
@@ -389,7 +390,8 @@ static int64_t gemm_run(rows_fn f, const spt__gemm *g, const int64_t *rb, int nc
                 for (; placed < nch && done_[placed]; placed++) {
                     spt__gemm_chunk *k = &ch[placed];
                     if (k->st == SPT_OK && k->n && base[placed] != nnz) {
-                        memmove(o->indices + nnz * r, o->indices + base[placed] * r, (size_t)(k->n * r) * sizeof(int64_t));
+                        memmove(o->indices + nnz * r, o->indices + base[placed] * r,
+                                (size_t)(k->n * r) * sizeof(int64_t));
                         memmove((char *)o->values + (size_t)nnz * es, (char *)o->values + (size_t)base[placed] * es,
                                 (size_t)k->n * es);
                     }
@@ -479,10 +481,21 @@ spt_status spt_sparse_sparse_matmul(const spt_tensor *a, const spt_tensor *b, bo
     const size_t es = spt_dtype_size(a->dtype);
     SPT__CHECK(gemm_sorted_values(fn, a, ca.perm, es, &avals));
     SPT__CHECK(gemm_sorted_values(fn, b, cb.perm, es, &bvals));
-    spt__gemm g = {ca.ptr, afl, abr, ca.rid, bcol, avals ? avals : a->values, bvals ? bvals : b->values,
-                   adjoint_a && spt_dtype_is_complex(a->dtype), adjoint_b && spt_dtype_is_complex(a->dtype),
-                   keep_zeros, s.M, N, N <= DENSE_MAX ? DENSE_MAX : 0,
-                   (N - 1) >> (62 - SPT__GEMM_POS_BITS) ? 0 : SORT_MAX, 0};
+    spt__gemm g = {ca.ptr,
+                   afl,
+                   abr,
+                   ca.rid,
+                   bcol,
+                   avals ? avals : a->values,
+                   bvals ? bvals : b->values,
+                   adjoint_a && spt_dtype_is_complex(a->dtype),
+                   adjoint_b && spt_dtype_is_complex(a->dtype),
+                   keep_zeros,
+                   s.M,
+                   N,
+                   N <= DENSE_MAX ? DENSE_MAX : 0,
+                   (N - 1) >> (62 - SPT__GEMM_POS_BITS) ? 0 : SORT_MAX,
+                   0};
     g.hseed = gemm_seed(&g, a);
     int64_t base[SPT__MAX_CHUNKS + 1];
     bool direct;

@@ -46,10 +46,10 @@ typedef struct spt__gemm {
 
 /* One chunk's output and scratch (owned by the chunk; freed by the driver). */
 typedef struct spt__gemm_chunk {
-    int64_t *idx;  /* output index rows of `rank` coordinates */
-    int64_t rank;  /* 2, or 3 (batch first) */
-    bool fixed;    /* idx/val are the final output, sized for every row's bound: never grown */
-    void *val;     /* output values */
+    int64_t *idx; /* output index rows of `rank` coordinates */
+    int64_t rank; /* 2, or 3 (batch first) */
+    bool fixed;   /* idx/val are the final output, sized for every row's bound: never grown */
+    void *val;    /* output values */
     int64_t n, cap;
     int64_t *hkey; /* hash accumulator keys (-1 = free) */
     void *hval;
@@ -66,8 +66,8 @@ typedef struct spt__gemm_chunk {
 /* Make room for `need` more output entries, a list of `lneed` columns or keys, a hash of capacity
  * `hneed` (0: none), `pneed` product values (0: none) and, if `dense`, the dense accumulator; false
  * (c->st set) on failure. */
-bool spt__gemm_reserve(spt__gemm_chunk *c, const spt__gemm *g, size_t es, int64_t need, int64_t lneed,
-                       int64_t hneed, int64_t pneed, bool dense);
+bool spt__gemm_reserve(spt__gemm_chunk *c, const spt__gemm *g, size_t es, int64_t need, int64_t lneed, int64_t hneed,
+                       int64_t pneed, bool dense);
 /* Sort n distinct non-negative keys ascending, keys below ncols << low (tmp: n slots of scratch). The
  * buckets and radix digits use only the bits from `low` up; a radix pass is stable, so keys whose high
  * parts tie keep their input order -- ascending when the low bits are the input position. */

@@ -52,7 +52,8 @@ spt_status spt_tensordot(const spt_tensor *a, const spt_dense *b, const int64_t 
         if (a->shape[xa[k]] != b->shape[xb[k]])
             return spt__err(SPT_EINVAL,
                             "%s: shape mismatch for the sum: a's mode %lld has size %lld, b's mode %lld has size %lld "
-                            "(pair %lld)", fn, (long long)xa[k], (long long)a->shape[xa[k]], (long long)xb[k],
+                            "(pair %lld)",
+                            fn, (long long)xa[k], (long long)a->shape[xa[k]], (long long)xb[k],
                             (long long)b->shape[xb[k]], (long long)k);
     const int64_t orank = N + M - 2 * naxes;
     if (orank > SPT_MAX_RANK)

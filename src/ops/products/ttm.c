@@ -68,13 +68,15 @@ spt_status spt_ttm(const spt_tensor *t, const spt_dense *u, int64_t mode, spt_te
     ut = spt__alloc_array(fn, K, J, es, false, &st); /* ut[k, j] = u[j, k] */
     if (!ut) goto fail;
     for (int64_t k = 0; k < K && on > 0; k++) /* on == 0: J may be huge with K == 0, nothing to copy */
-        for (int64_t j = 0; j < J; j++) memcpy((char *)ut + (size_t)(k * J + j) * es, (const char *)u->data + (size_t)(j * K + k) * es, es);
+        for (int64_t j = 0; j < J; j++)
+            memcpy((char *)ut + (size_t)(k * J + j) * es, (const char *)u->data + (size_t)(j * K + k) * es, es);
     SPT__CHECK(spt__tensor_alloc_uninit(fn, t->dtype, N, oshape, on, order, &o));
     int nch = spt__nchunks(nf, J * (n / (nf ? nf : 1) + 1));
     int64_t bnd[SPT__MAX_CHUNKS + 1];
     spt__chunks(nf, nch, bnd, NULL, NULL);
 #pragma omp parallel for schedule(static, 1) num_threads(nch)
-    for (int c = 0; c < nch; c++) f(t->values, t->indices, N, mode, perm, fs, bnd[c], bnd[c + 1], ut, J, o->indices, o->values);
+    for (int c = 0; c < nch; c++)
+        f(t->values, t->indices, N, mode, perm, fs, bnd[c], bnd[c + 1], ut, J, o->indices, o->values);
     o->flags = SPT__F_VALID | SPT__F_SORTED | SPT__F_UNIQUE;
     spt__free(ut);
     spt__free(fs);

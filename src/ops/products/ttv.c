@@ -6,12 +6,12 @@
 
 #define OK(KIND) SPT__KINDS_NUMERIC(KIND)
 
-#define DEF_SCALE(E, T, KIND)                                                                           \
-    static void scale_##E(const void *vals, const int64_t *ix, int64_t N, int64_t mode, const void *vec, int64_t n, \
-                          void *out) {                                                                 \
-        const T *v_ = vals, *x_ = vec;                                                                 \
-        T *o_ = out;                                                                                   \
-        for (int64_t i_ = 0; i_ < n; i_++) o_[i_] = SPT__MUL_##KIND(T, v_[i_], x_[ix[i_ * N + mode]]); \
+#define DEF_SCALE(E, T, KIND)                                                                                          \
+    static void scale_##E(const void *vals, const int64_t *ix, int64_t N, int64_t mode, const void *vec, int64_t n,    \
+                          void *out) {                                                                                 \
+        const T *v_ = vals, *x_ = vec;                                                                                 \
+        T *o_ = out;                                                                                                   \
+        for (int64_t i_ = 0; i_ < n; i_++) o_[i_] = SPT__MUL_##KIND(T, v_[i_], x_[ix[i_ * N + mode]]);                 \
     }
 #define X(E, name, T, KIND) SPT__WHEN(OK(KIND), DEF_SCALE(E, T, KIND))
 #include "spt_dtypes.def"
@@ -27,7 +27,8 @@ static const scale_fn table[SPT_NUM_DTYPES] = {
 spt_status spt__mode_product_args(const char *fn, const spt_tensor *t, const spt_dense *d, int64_t mode, int64_t drank,
                                   spt_tensor **out) {
     SPT__TRY(spt__mode_operand_check(fn, t, d, mode, drank == 1 ? "vector" : "matrix", out));
-    if (!spt__mm_rows[t->dtype]) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(t->dtype));
+    if (!spt__mm_rows[t->dtype])
+        return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(t->dtype));
     if (drank == 1 && (d->rank != 1 || d->shape[0] != t->shape[mode]))
         return spt__err(SPT_EINVAL, "%s: the vector must have rank 1 and length %lld (mode %lld's size)", fn,
                         (long long)t->shape[mode], (long long)mode);

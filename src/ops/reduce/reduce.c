@@ -37,7 +37,7 @@ static bool prefix_start(const void *ctx, int64_t i) {
 /* True when the entries are non-decreasing in the p leading dims. */
 static bool prefix_sorted(const prefix_ctx *c, int64_t n, int nch) {
     int64_t bad = 0;
-    (void)nch; /* unused without OpenMP */
+    (void)nch;                                    /* unused without OpenMP */
     for (int64_t i = 1; i < n && i < 4096; i++) { /* an unsorted input usually shows it early */
         const int64_t *b = c->ix + i * c->r, *a = b - c->r;
         int64_t k = 0;
@@ -135,7 +135,7 @@ static spt_status reduce_direct(const rplan *p, const spt__reduce_src *s, int ki
         if (!rp) fresh = spt__rowptr_new(t);
     }
     int64_t work = n > INT64_MAX / (R + 1) ? INT64_MAX : n * R, bnd[SPT__MAX_CHUNKS + 1];
-    if (rp) work = n; /* the values only */
+    if (rp) work = n;                                                       /* the values only */
     work = work > INT64_MAX - p->ovol / 4 ? INT64_MAX : work + p->ovol / 4; /* the entries, the cells */
     const int nch = spt__nchunks(work, 1);
     uint64_t cell[SPT__MAX_CHUNKS + 1];
@@ -495,7 +495,8 @@ spt_status spt__reduce(const char *fn, const spt_tensor *t, const int64_t *axes,
     if (dout && p.ovol < 0) {
         char buf[SPT__IDXBUF];
         spt__fmt_index(buf, sizeof buf, p.oshape, p.orank);
-        return spt__err(SPT_EOVERFLOW, "%s: the dense output of shape %s would have more than INT64_MAX elements", fn, buf);
+        return spt__err(SPT_EOVERFLOW, "%s: the dense output of shape %s would have more than INT64_MAX elements", fn,
+                        buf);
     }
     if (dout && p.nk > 0 && n > 0 && p.ovol > 0) { /* strategy 2 */
         spt__reduce_src src;

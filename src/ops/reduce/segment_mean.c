@@ -3,6 +3,6 @@
 #include "ops/reduce/segment.h"
 
 spt_status spt_segment_mean(const spt_dense *data, const spt_dense *indices, const spt_dense *segment_ids,
-                     int64_t num_segments, spt_dense **out) {
+                            int64_t num_segments, spt_dense **out) {
     return spt__segment_reduce("spt_segment_mean", SPT__SEG_MEAN, data, indices, segment_ids, num_segments, out);
 }

@@ -29,11 +29,11 @@ static bool seg_start(const void *ctx, int64_t i) {
 /* How far ahead the kernels prefetch data rows. The address is formed in integer arithmetic (an index
  * not yet checked may lie outside data; a prefetch never faults). */
 #define SEG_AHEAD 12
-#define SEG_PREFETCH(c, base, i, hi, rowbytes)                                                            \
-    do {                                                                                                  \
-        if ((i) + SEG_AHEAD < (hi))                                                                       \
-            __builtin_prefetch((const void *)((uintptr_t)(base) +                                         \
-                                              (uintptr_t)spt__int_at((c)->idx, (i) + SEG_AHEAD) * (rowbytes))); \
+#define SEG_PREFETCH(c, base, i, hi, rowbytes)                                                                         \
+    do {                                                                                                               \
+        if ((i) + SEG_AHEAD < (hi))                                                                                    \
+            __builtin_prefetch(                                                                                        \
+                (const void *)((uintptr_t)(base) + (uintptr_t)spt__int_at((c)->idx, (i) + SEG_AHEAD) * (rowbytes)));   \
     } while (0)
 
 /* The chunk pass per dtype (template/segment_rows.c says what it checks and computes). */
@@ -122,7 +122,8 @@ static seg_fn seg_pick(spt_dtype dt, int64_t inner) {
 
 static spt_status check_ivec(const char *fn, const char *what, const spt_dense *v) {
     if (!v) return spt__err(SPT_EINVAL, "%s: %s is NULL", fn, what);
-    if (v->rank != 1) return spt__err(SPT_EINVAL, "%s: %s should be a vector (got rank %lld)", fn, what, (long long)v->rank);
+    if (v->rank != 1)
+        return spt__err(SPT_EINVAL, "%s: %s should be a vector (got rank %lld)", fn, what, (long long)v->rank);
     if (v->dtype != SPT_INT32 && v->dtype != SPT_INT64)
         return spt__err(SPT_EDTYPE, "%s: %s must be int32 or int64, not %s", fn, what, spt_dtype_name(v->dtype));
     return SPT_OK;
@@ -139,7 +140,8 @@ static spt_status seg_check_order(const char *fn, const spt_dense *segment_ids, 
         if (spt__int_at(segment_ids, i) < spt__int_at(segment_ids, i - 1) && i < bad) bad = i;
     if (bad < n)
         return spt__err(SPT_EINVAL, "%s: segment ids are not increasing: segment_ids[%lld] = %lld after %lld", fn,
-                        (long long)bad, (long long)spt__int_at(segment_ids, bad), (long long)spt__int_at(segment_ids, bad - 1));
+                        (long long)bad, (long long)spt__int_at(segment_ids, bad),
+                        (long long)spt__int_at(segment_ids, bad - 1));
     return SPT_OK;
 }
 
@@ -178,7 +180,8 @@ spt_status spt__segment_reduce(const char *fn, spt__seg_mode mode, const spt_den
         return spt__err(SPT_EINVAL, "%s: segment_ids and indices should have same size (%lld vs %lld)", fn,
                         (long long)segment_ids->size, (long long)n);
     if (num_segments < SPT_UNSET)
-        return spt__err(SPT_EINVAL, "%s: num_segments must be >= 0 or SPT_UNSET, got %lld", fn, (long long)num_segments);
+        return spt__err(SPT_EINVAL, "%s: num_segments must be >= 0 or SPT_UNSET, got %lld", fn,
+                        (long long)num_segments);
     bool float_ok = data->dtype == SPT_FLOAT32 || data->dtype == SPT_FLOAT64;
     if (!seg_table[data->dtype] || (mode != SPT__SEG_SUM && !float_ok))
         return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported (%s)", fn, spt_dtype_name(data->dtype),
@@ -190,15 +193,17 @@ spt_status spt__segment_reduce(const char *fn, spt__seg_mode mode, const spt_den
     if (n > 0) {
         int64_t last = spt__int_at(segment_ids, n - 1);
         if (num_segments != SPT_UNSET && last >= num_segments)
-            return spt__err(SPT_ERANGE, "%s: segment ids must be < num_segments: segment_ids[%lld] = %lld, num_segments = %lld",
-                            fn, (long long)(n - 1), (long long)last, (long long)num_segments);
+            return spt__err(SPT_ERANGE,
+                            "%s: segment ids must be < num_segments: segment_ids[%lld] = %lld, num_segments = %lld", fn,
+                            (long long)(n - 1), (long long)last, (long long)num_segments);
         int64_t first_id = spt__int_at(segment_ids, 0);
         if (first_id < 0)
             return spt__err(SPT_ERANGE, "%s: segment ids must be >= 0: segment_ids[0] = %lld", fn, (long long)first_id);
         if (num_segments == SPT_UNSET) {
             if (last == INT64_MAX) {
                 SPT__TRY(seg_check_order(fn, segment_ids, n));
-                return spt__err(SPT_EOVERFLOW, "%s: the last segment id %lld + 1 does not fit in int64", fn, (long long)last);
+                return spt__err(SPT_EOVERFLOW, "%s: the last segment id %lld + 1 does not fit in int64", fn,
+                                (long long)last);
             }
             rows = last + 1;
         }
@@ -247,8 +252,9 @@ spt_status spt__segment_reduce(const char *fn, spt__seg_mode mode, const spt_den
         if (!ok) {
             spt_dense_free(o);
             st = seg_check_all(fn, indices, segment_ids, n, nrows);
-            return st != SPT_OK ? st
-                                : spt__err(SPT_EINTERNAL, "%s: the segment kernel found a fault the checks did not", fn);
+            return st != SPT_OK
+                       ? st
+                       : spt__err(SPT_EINTERNAL, "%s: the segment kernel found a fault the checks did not", fn);
         }
     }
     *out = o;

@@ -53,7 +53,8 @@ spt_status spt_softmax(const spt_tensor *t, spt_tensor **out) {
         return spt__err(SPT_EINVAL, "%s: Input should have rank >= 2, but received shape: %s", fn, s);
     }
     softmax_fn f = table[t->dtype];
-    if (!f) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported (float32, float64)", fn, spt_dtype_name(t->dtype));
+    if (!f)
+        return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported (float32, float64)", fn, spt_dtype_name(t->dtype));
     bool unique, ordinal;
     SPT__CHECK(spt__sorted_keys(fn, t, &keys, &perm, &unique, &ordinal));
     SPT__CHECK(spt__tensor_alloc_uninit(fn, t->dtype, r, t->shape, n, NULL, &o));

@@ -9,18 +9,18 @@
 
 #include "ops/kernel.h"
 
-#define SPT__DEF_SOFTMAX(NAME, T)                                                                       \
-    static void NAME(const void *vals, const int64_t *perm, int64_t lo, int64_t hi, void *ov) {         \
-        const T *v_ = vals;                                                                            \
-        T *o_ = ov;                                                                                    \
-        T mx_ = v_[perm ? perm[lo] : lo];                                                              \
-        for (int64_t i_ = lo + 1; i_ < hi; i_++) mx_ = SPT__MAXV(mx_, v_[perm ? perm[i_] : i_]);         \
-        double sum_ = 0;                                                                               \
-        for (int64_t i_ = lo; i_ < hi; i_++) {                                                         \
-            double e_ = exp((double)v_[perm ? perm[i_] : i_] - (double)mx_);                           \
-            o_[i_] = (T)e_;                                                                            \
-            sum_ += e_;                                                                                \
-        }                                                                                              \
+#define SPT__DEF_SOFTMAX(NAME, T)                                                                                      \
+    static void NAME(const void *vals, const int64_t *perm, int64_t lo, int64_t hi, void *ov) {                        \
+        const T *v_ = vals;                                                                                            \
+        T *o_ = ov;                                                                                                    \
+        T mx_ = v_[perm ? perm[lo] : lo];                                                                              \
+        for (int64_t i_ = lo + 1; i_ < hi; i_++) mx_ = SPT__MAXV(mx_, v_[perm ? perm[i_] : i_]);                       \
+        double sum_ = 0;                                                                                               \
+        for (int64_t i_ = lo; i_ < hi; i_++) {                                                                         \
+            double e_ = exp((double)v_[perm ? perm[i_] : i_] - (double)mx_);                                           \
+            o_[i_] = (T)e_;                                                                                            \
+            sum_ += e_;                                                                                                \
+        }                                                                                                              \
         for (int64_t i_ = lo; i_ < hi; i_++) o_[i_] = (T)(exp((double)v_[perm ? perm[i_] : i_] - (double)mx_) / sum_); \
     }
 

@@ -17,7 +17,8 @@ spt_status spt__deserialize_tf(const char *fn, const spt_dense *serialized, spt_
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
     if (!serialized) return spt__err(SPT_EINVAL, "%s: serialized is NULL", fn);
-    if ((unsigned)dtype >= SPT_NUM_DTYPES) return spt__err(SPT_EDTYPE, "%s: dtype %d is not an spt dtype", fn, (int)dtype);
+    if ((unsigned)dtype >= SPT_NUM_DTYPES)
+        return spt__err(SPT_EDTYPE, "%s: dtype %d is not an spt dtype", fn, (int)dtype);
     if (serialized->dtype != SPT_STRING)
         return spt__err(SPT_EDTYPE, "%s: serialized must hold strings, got %s", fn, spt_dtype_name(serialized->dtype));
     const int64_t r = serialized->rank;

@@ -70,7 +70,8 @@ spt_status spt__serialize_part(const char *fn, const spt_tensor *t, const int64_
         for (int64_t d = 0; d < r; d++, p += 8) put_u64(p, (uint64_t)ix[d]);
     }
     if (t->dtype == SPT_STRING) {
-        for (int64_t k = 0; k < n; k++, p += 8) put_u64(p, (uint64_t)((const spt_str *)t->values)[keep ? keep[k] : k].len);
+        for (int64_t k = 0; k < n; k++, p += 8)
+            put_u64(p, (uint64_t)((const spt_str *)t->values)[keep ? keep[k] : k].len);
         for (int64_t k = 0; k < n; k++) {
             const spt_str *s = (const spt_str *)t->values + (keep ? keep[k] : k);
             if (s->len) memcpy(p, s->data, (size_t)s->len);
@@ -79,7 +80,8 @@ spt_status spt__serialize_part(const char *fn, const spt_tensor *t, const int64_
     } else if (t->dtype == SPT_BOOL) {
         for (int64_t k = 0; k < n; k++) *p++ = ((const bool *)t->values)[keep ? keep[k] : k] ? 1 : 0;
     } else if (keep) {
-        for (int64_t k = 0; k < n; k++, p += es) copy_le(p, (const unsigned char *)t->values + (size_t)keep[k] * es, 1, es);
+        for (int64_t k = 0; k < n; k++, p += es)
+            copy_le(p, (const unsigned char *)t->values + (size_t)keep[k] * es, 1, es);
     } else {
         copy_le(p, t->values, n, es);
         p += (size_t)n * es;
@@ -97,43 +99,47 @@ spt_status spt__deserialize_one(const char *fn, int64_t item, const void *data, 
     const unsigned char *b = data;
     if (!data && len > 0) return spt__err(SPT_EINVAL, "%s: serialized[%lld] is NULL", fn, (long long)item);
     if (len < SER_HEADER + SER_TRAILER)
-        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: %zu bytes is shorter than the %d-byte header and checksum", fn,
-                        (long long)item, len, SER_HEADER + SER_TRAILER);
+        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: %zu bytes is shorter than the %d-byte header and checksum",
+                        fn, (long long)item, len, SER_HEADER + SER_TRAILER);
     if (memcmp(b, SER_MAGIC, 4) != 0)
-        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: not an spt serialized tensor (bad magic)", fn, (long long)item);
+        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: not an spt serialized tensor (bad magic)", fn,
+                        (long long)item);
     unsigned version = b[4] | (unsigned)b[5] << 8;
     if (version != SER_VERSION)
-        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: format version %u is not supported (this build reads %d)", fn,
-                        (long long)item, version, SER_VERSION);
+        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: format version %u is not supported (this build reads %d)",
+                        fn, (long long)item, version, SER_VERSION);
     uint64_t want = get_u64(b + len - SER_TRAILER), got = spt_fingerprint64(b, len - SER_TRAILER);
-    if (want != got) return spt__err(SPT_EPARSE, "%s: serialized[%lld]: checksum mismatch (damaged bytes)", fn, (long long)item);
+    if (want != got)
+        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: checksum mismatch (damaged bytes)", fn, (long long)item);
     if (b[6] >= SPT_NUM_DTYPES || b[7] != 0)
-        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: bad dtype code %u or reserved byte %u", fn, (long long)item, b[6], b[7]);
+        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: bad dtype code %u or reserved byte %u", fn, (long long)item,
+                        b[6], b[7]);
     const spt_dtype dt = (spt_dtype)b[6];
     const uint64_t ur = get_u64(b + 8), un = get_u64(b + 16);
     if (ur > SPT_MAX_RANK)
-        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: rank %llu exceeds %d", fn, (long long)item, (unsigned long long)ur,
-                        SPT_MAX_RANK);
+        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: rank %llu exceeds %d", fn, (long long)item,
+                        (unsigned long long)ur, SPT_MAX_RANK);
     if (un > (uint64_t)INT64_MAX)
-        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: entry count %llu", fn, (long long)item, (unsigned long long)un);
+        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: entry count %llu", fn, (long long)item,
+                        (unsigned long long)un);
     const int64_t r = (int64_t)ur, n = (int64_t)un;
     const size_t es = spt_dtype_size(dt), avail = len - SER_HEADER - SER_TRAILER;
     /* every count against the bytes present, before anything is allocated */
     size_t need = 0, part;
     bool bad = spt__bytes3(r, 1, 8, &part) || spt__add_sz(need, part, &need) || spt__bytes3(n, r, 8, &part) ||
-               spt__add_sz(need, part, &need) ||
-               spt__bytes3(n, 1, dt == SPT_STRING ? 8 : es, &part) || spt__add_sz(need, part, &need);
+               spt__add_sz(need, part, &need) || spt__bytes3(n, 1, dt == SPT_STRING ? 8 : es, &part) ||
+               spt__add_sz(need, part, &need);
     if (bad || need > avail || (dt != SPT_STRING && need != avail))
-        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: rank %lld and %lld entries of %s need %s bytes, %zu present", fn,
-                        (long long)item, (long long)r, (long long)n, spt_dtype_name(dt), bad ? "more than size_t" : "other than",
-                        avail);
+        return spt__err(SPT_EPARSE, "%s: serialized[%lld]: rank %lld and %lld entries of %s need %s bytes, %zu present",
+                        fn, (long long)item, (long long)r, (long long)n, spt_dtype_name(dt),
+                        bad ? "more than size_t" : "other than", avail);
     const unsigned char *p = b + SER_HEADER;
     int64_t shape[SPT_MAX_RANK];
     for (int64_t d = 0; d < r; d++, p += 8) {
         uint64_t v = get_u64(p);
         if (v > (uint64_t)INT64_MAX)
-            return spt__err(SPT_EPARSE, "%s: serialized[%lld]: shape[%lld] = %llu is negative as int64", fn, (long long)item,
-                            (long long)d, (unsigned long long)v);
+            return spt__err(SPT_EPARSE, "%s: serialized[%lld]: shape[%lld] = %llu is negative as int64", fn,
+                            (long long)item, (long long)d, (unsigned long long)v);
         shape[d] = (int64_t)v;
     }
     const unsigned char *ixp = p, *vp = p + (size_t)n * (size_t)r * 8;
@@ -146,15 +152,17 @@ spt_status spt__deserialize_one(const char *fn, int64_t item, const void *data, 
                                 (long long)item, (long long)k, (unsigned long long)l);
         }
         if (bytes != avail - need)
-            return spt__err(SPT_EPARSE, "%s: serialized[%lld]: %zu string bytes expected, %zu present", fn, (long long)item,
-                            bytes, avail - need);
+            return spt__err(SPT_EPARSE, "%s: serialized[%lld]: %zu string bytes expected, %zu present", fn,
+                            (long long)item, bytes, avail - need);
     }
     SPT__TRY(spt__tensor_alloc_uninit(fn, dt, r, shape, n, NULL, &t));
     for (int64_t i = 0; i < n * r; i++) {
         uint64_t v = get_u64(ixp + (size_t)i * 8);
         if (v >= (uint64_t)shape[i % r]) {
-            st = spt__err(SPT_ERANGE, "%s: serialized[%lld]: indices[%lld][%lld] = %lld is outside the shape (dim %lld)", fn,
-                          (long long)item, (long long)(i / r), (long long)(i % r), (long long)(int64_t)v, (long long)shape[i % r]);
+            st = spt__err(SPT_ERANGE,
+                          "%s: serialized[%lld]: indices[%lld][%lld] = %lld is outside the shape (dim %lld)", fn,
+                          (long long)item, (long long)(i / r), (long long)(i % r), (long long)(int64_t)v,
+                          (long long)shape[i % r]);
             goto fail;
         }
         t->indices[i] = (int64_t)v;
@@ -171,7 +179,8 @@ spt_status spt__deserialize_one(const char *fn, int64_t item, const void *data, 
     } else if (dt == SPT_BOOL) {
         for (int64_t k = 0; k < n; k++) {
             if (vp[k] > 1) {
-                st = spt__err(SPT_EPARSE, "%s: serialized[%lld]: bool value %lld is byte %u", fn, (long long)item, (long long)k, vp[k]);
+                st = spt__err(SPT_EPARSE, "%s: serialized[%lld]: bool value %lld is byte %u", fn, (long long)item,
+                              (long long)k, vp[k]);
                 goto fail;
             }
             ((bool *)t->values)[k] = vp[k] != 0;

@@ -21,15 +21,16 @@ spt_status spt__deserialize_stack(const char *fn, int64_t count, int64_t batch_r
         if (k == 0) {
             rank = it->rank;
             if (batch_rank + rank > SPT_MAX_RANK) {
-                st = spt__err(SPT_EINVAL, "%s: batch rank %lld + item rank %lld exceeds SPT_MAX_RANK", fn, (long long)batch_rank,
-                              (long long)rank);
+                st = spt__err(SPT_EINVAL, "%s: batch rank %lld + item rank %lld exceeds SPT_MAX_RANK", fn,
+                              (long long)batch_rank, (long long)rank);
                 goto fail;
             }
             for (int64_t d = 0; d < rank; d++) shape[batch_rank + d] = it->shape[d];
         } else if (it->rank != rank) {
-            st = spt__err(SPT_EINVAL, "%s: Inconsistent shape across SparseTensors: rank prior to SparseTensor[%lld] was: %lld "
-                          "but rank of SparseTensor[%lld] is: %lld", fn, (long long)k, (long long)rank, (long long)k,
-                          (long long)it->rank);
+            st = spt__err(SPT_EINVAL,
+                          "%s: Inconsistent shape across SparseTensors: rank prior to SparseTensor[%lld] was: %lld "
+                          "but rank of SparseTensor[%lld] is: %lld",
+                          fn, (long long)k, (long long)rank, (long long)k, (long long)it->rank);
             goto fail;
         }
         for (int64_t d = 0; d < rank; d++)

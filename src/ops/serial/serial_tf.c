@@ -15,12 +15,9 @@ spt_status spt__tf_sparse_put(const char *fn, const spt_tensor *t, const int64_t
     const int64_t r = t->rank - drop, vshape[1] = {n};
     for (int part = 0; part < 3 && st == SPT_OK; part++) {
         w.len = 0;
-        if (part == 0)
-            spt__tensor_proto_put_index(&w, t->indices, t->rank, drop, r, pick, n);
-        else if (part == 1)
-            spt__tensor_proto_put(&w, t->dtype, 1, vshape, t->values, pick, n);
-        else
-            spt__tensor_proto_put(&w, SPT_INT64, 1, &r, t->shape + drop, NULL, r);
+        if (part == 0) spt__tensor_proto_put_index(&w, t->indices, t->rank, drop, r, pick, n);
+        else if (part == 1) spt__tensor_proto_put(&w, t->dtype, 1, vshape, t->values, pick, n);
+        else spt__tensor_proto_put(&w, SPT_INT64, 1, &r, t->shape + drop, NULL, r);
         if (!w.ok) st = spt__err(SPT_ENOMEM, "%s: out of memory for a serialized TensorProto", fn);
         else st = spt_dense_set_string(d, base + part, (const char *)w.b, (int64_t)w.len);
     }
@@ -48,8 +45,8 @@ spt_status spt__tf_sparse_get(const char *fn, int64_t k, const spt_str *parts, s
     char nb[24];
     if (p[0].dtype != SPT_INT64 || p[0].rank != 2) {
         st = p[0].rank != 2 ? shape_err(fn, k, 0, "an index matrix", &p[0])
-                            : spt__err(SPT_EINVAL, "%s: serialized_sparse[%lld, 0] holds %s indices, not int64", fn, (long long)k,
-                                       spt__tf_dtype_name(p[0].code, nb));
+                            : spt__err(SPT_EINVAL, "%s: serialized_sparse[%lld, 0] holds %s indices, not int64", fn,
+                                       (long long)k, spt__tf_dtype_name(p[0].code, nb));
         goto fail;
     }
     if (p[1].rank != 1) {
@@ -57,41 +54,45 @@ spt_status spt__tf_sparse_get(const char *fn, int64_t k, const spt_str *parts, s
         goto fail;
     }
     if (p[1].dtype != dtype) {
-        st = spt__err(SPT_EINVAL, "%s: Requested SparseTensor of type %s but SparseTensor[%lld].values.dtype() == %s", fn,
-                      spt__tf_dtype_name(spt__tf_dtype_code(dtype), nb), (long long)k,
+        st = spt__err(SPT_EINVAL, "%s: Requested SparseTensor of type %s but SparseTensor[%lld].values.dtype() == %s",
+                      fn, spt__tf_dtype_name(spt__tf_dtype_code(dtype), nb), (long long)k,
                       spt__tf_dtype_name(p[1].code, what[0]));
         goto fail;
     }
     if (p[2].dtype != SPT_INT64 || p[2].rank != 1) {
         st = p[2].rank != 1 ? shape_err(fn, k, 2, "a shape vector", &p[2])
-                            : spt__err(SPT_EINVAL, "%s: serialized_sparse[%lld, 2] holds a %s shape, not int64", fn, (long long)k,
-                                       spt__tf_dtype_name(p[2].code, nb));
+                            : spt__err(SPT_EINVAL, "%s: serialized_sparse[%lld, 2] holds a %s shape, not int64", fn,
+                                       (long long)k, spt__tf_dtype_name(p[2].code, nb));
         goto fail;
     }
     const int64_t n = p[0].shape[0], r = p[0].shape[1];
     if (p[1].shape[0] != n || p[2].shape[0] != r) {
-        st = spt__err(SPT_EINVAL, "%s: serialized_sparse[%lld]: indices of shape [%lld,%lld] do not match %lld values and a "
-                      "rank-%lld dense_shape", fn, (long long)k, (long long)n, (long long)r, (long long)p[1].shape[0],
-                      (long long)p[2].shape[0]);
+        st = spt__err(SPT_EINVAL,
+                      "%s: serialized_sparse[%lld]: indices of shape [%lld,%lld] do not match %lld values and a "
+                      "rank-%lld dense_shape",
+                      fn, (long long)k, (long long)n, (long long)r, (long long)p[1].shape[0], (long long)p[2].shape[0]);
         goto fail;
     }
     if (r > SPT_MAX_RANK) {
-        st = spt__err(SPT_EINVAL, "%s: serialized_sparse[%lld]: rank %lld exceeds SPT_MAX_RANK", fn, (long long)k, (long long)r);
+        st = spt__err(SPT_EINVAL, "%s: serialized_sparse[%lld]: rank %lld exceeds SPT_MAX_RANK", fn, (long long)k,
+                      (long long)r);
         goto fail;
     }
     const int64_t *shape = p[2].data;
     for (int64_t d = 0; d < r; d++)
         if (shape[d] < 0) {
-            st = spt__err(SPT_EINVAL, "%s: serialized_sparse[%lld]: dense_shape[%lld] = %lld is negative", fn, (long long)k,
-                          (long long)d, (long long)shape[d]);
+            st = spt__err(SPT_EINVAL, "%s: serialized_sparse[%lld]: dense_shape[%lld] = %lld is negative", fn,
+                          (long long)k, (long long)d, (long long)shape[d]);
             goto fail;
         }
     SPT__CHECK(spt__tensor_alloc_uninit(fn, dtype, r, shape, n, NULL, &t));
     const int64_t *ix = p[0].data;
     for (int64_t i = 0; i < n * r; i++) {
         if (ix[i] < 0 || ix[i] >= shape[i % r]) {
-            st = spt__err(SPT_ERANGE, "%s: serialized_sparse[%lld]: indices[%lld] = %lld in dim %lld is outside the shape "
-                          "(dim %lld)", fn, (long long)k, (long long)(i / r), (long long)ix[i], (long long)(i % r),
+            st = spt__err(SPT_ERANGE,
+                          "%s: serialized_sparse[%lld]: indices[%lld] = %lld in dim %lld is outside the shape "
+                          "(dim %lld)",
+                          fn, (long long)k, (long long)(i / r), (long long)ix[i], (long long)(i % r),
                           (long long)shape[i % r]);
             goto fail;
         }

@@ -12,7 +12,8 @@ spt_status spt_serialize_many_sparse(const spt_tensor *t, spt_dense **out) {
     *out = NULL;
     if (!t) return spt__err(SPT_EINVAL, "%s: tensor is NULL", fn);
     if (t->rank < 2)
-        return spt__err(SPT_EINVAL, "%s: Rank of input SparseTensor should be > 1, but saw rank: %lld", fn, (long long)t->rank);
+        return spt__err(SPT_EINVAL, "%s: Rank of input SparseTensor should be > 1, but saw rank: %lld", fn,
+                        (long long)t->rank);
     SPT__TRY(spt__ensure_valid(fn, t));
     const int64_t rows = t->shape[0], oshape[2] = {rows, 3};
     SPT__TRY(spt__rows_of(fn, t, &start, &keep));

@@ -4,7 +4,7 @@
 #include "ops/serial/serial_internal.h"
 
 spt_status spt_unpack_many_sparse(const void *const *data, const size_t *lens, int64_t n, spt_dtype dtype,
-                                       spt_tensor **out) {
+                                  spt_tensor **out) {
     if (n < 0) {
         if (out) *out = NULL;
         return spt__err(SPT_EINVAL, "spt_unpack_many_sparse: n = %lld is negative", (long long)n);

@@ -22,8 +22,8 @@ static spt_status read_item(const char *fn, int64_t k, void *ctx, spt_tensor **o
     return SPT_OK;
 }
 
-spt_status spt_unpack_sparse(const void *const *data, const size_t *lens, int64_t batch_rank, const int64_t *batch_shape,
-                             spt_dtype dtype, spt_tensor **out) {
+spt_status spt_unpack_sparse(const void *const *data, const size_t *lens, int64_t batch_rank,
+                             const int64_t *batch_shape, spt_dtype dtype, spt_tensor **out) {
     static const char fn[] = "spt_unpack_sparse";
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     *out = NULL;
@@ -32,7 +32,8 @@ spt_status spt_unpack_sparse(const void *const *data, const size_t *lens, int64_
     int64_t count = 1;
     for (int64_t d = 0; d < batch_rank; d++) {
         if (batch_shape[d] < 0)
-            return spt__err(SPT_EINVAL, "%s: batch_shape[%lld] = %lld is negative", fn, (long long)d, (long long)batch_shape[d]);
+            return spt__err(SPT_EINVAL, "%s: batch_shape[%lld] = %lld is negative", fn, (long long)d,
+                            (long long)batch_shape[d]);
         if (spt__mul_i64(count, batch_shape[d], &count))
             return spt__err(SPT_EOVERFLOW, "%s: the batch has more than 2^63-1 items", fn);
     }

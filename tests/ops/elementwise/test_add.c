@@ -233,11 +233,11 @@ static void check_all_threads(const spt_tensor *a, const spt_tensor *b, double t
 /* Offsets 0..vol-1 kept by pattern p (a different mix of a-only, b-only and shared cells each). */
 static bool in_a(int p, int64_t c, int64_t vol) {
     switch (p) {
-    case 0: return true;                      /* a and b the same cells: every cell a pair */
-    case 1: return c % 3 != 2;                /* pairs at two of three cells */
-    case 2: return c < vol / 2;               /* a entirely before b */
-    case 3: return c >= vol / 2;              /* a entirely after b */
-    case 4: return (c / 4096) % 2 == 0;       /* runs as long as the lanes */
+    case 0: return true;                       /* a and b the same cells: every cell a pair */
+    case 1: return c % 3 != 2;                 /* pairs at two of three cells */
+    case 2: return c < vol / 2;                /* a entirely before b */
+    case 3: return c >= vol / 2;               /* a entirely after b */
+    case 4: return (c / 4096) % 2 == 0;        /* runs as long as the lanes */
     default: return (c * 2654435761u) % 7 < 4; /* scattered */
     }
 }
@@ -418,7 +418,8 @@ static void test_wide_key_fallback(void **state) {
         spt_set_num_threads(th);
         ASSERT_OK(spt_add(wa, wb, 0.5, &wo));
         assert_int_equal(spt_tensor_nnz(wo), spt_tensor_nnz(o));
-        assert_memory_equal(spt_tensor_indices(wo), spt_tensor_indices(o), (size_t)spt_tensor_nnz(o) * 3 * sizeof(int64_t));
+        assert_memory_equal(spt_tensor_indices(wo), spt_tensor_indices(o),
+                            (size_t)spt_tensor_nnz(o) * 3 * sizeof(int64_t));
         assert_memory_equal(spt_tensor_values(wo), spt_tensor_values(o), (size_t)spt_tensor_nnz(o) * sizeof(double));
         assert_true(spt_tensor_is_row_major(wo, true));
         spt_tensor_free(wo);
@@ -461,14 +462,21 @@ static void test_blocked_merge_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_threshold),  cmocka_unit_test(test_threshold_only_on_coinciding),
-        cmocka_unit_test(test_unsorted_and_duplicates), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_empty),      cmocka_unit_test(test_property),
-        cmocka_unit_test(test_threads),    cmocka_unit_test(test_alloc_sweep),
-        cmocka_unit_test(test_blocked_merge_patterns), cmocka_unit_test(test_blocked_merge_late_peer),
+        cmocka_unit_test(test_threshold),
+        cmocka_unit_test(test_threshold_only_on_coinciding),
+        cmocka_unit_test(test_unsorted_and_duplicates),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_property),
+        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_blocked_merge_patterns),
+        cmocka_unit_test(test_blocked_merge_late_peer),
         cmocka_unit_test(test_blocked_merge_cancel),
-        cmocka_unit_test(test_blocked_merge_empty_side), cmocka_unit_test(test_blocked_merge_dtypes),
-        cmocka_unit_test(test_wide_key_fallback), cmocka_unit_test(test_blocked_merge_alloc_sweep),
+        cmocka_unit_test(test_blocked_merge_empty_side),
+        cmocka_unit_test(test_blocked_merge_dtypes),
+        cmocka_unit_test(test_wide_key_fallback),
+        cmocka_unit_test(test_blocked_merge_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -96,7 +96,8 @@ static void test_property(void **state) {
         ASSERT_OK(spt_add_dense(a, b, &o));
         double complex *ref = mt_dense_sum(a, NULL);
         for (int64_t i = 0; i < vol; i++)
-            mt_assert_close(dt, mt_get(dt, spt_dense_data(o), i), ref[i] + mt_get(dt, spt_dense_data(b), i), "add_dense", i);
+            mt_assert_close(dt, mt_get(dt, spt_dense_data(o), i), ref[i] + mt_get(dt, spt_dense_data(b), i),
+                            "add_dense", i);
         free(ref);
         spt_dense_free(o);
         spt_dense_free(b);
@@ -137,8 +138,12 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_basic_and_duplicates), cmocka_unit_test(test_errors), cmocka_unit_test(test_empty),
-        cmocka_unit_test(test_property),             cmocka_unit_test(test_threads), cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_basic_and_duplicates),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_property),
+        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -76,7 +76,13 @@ static void test_patterns(void **state) {
     double *va = malloc(sizeof(double) * n), *vb = malloc(sizeof(double) * n);
     for (int pat = 0; pat < 3; pat++) {
         for (int64_t e = 0; e < n; e++) {
-            int64_t ca = pat == 0 ? 2 * e : pat == 1 ? 3 * e : e, cb = pat == 0 ? 2 * e + 1 : pat == 1 ? 6 * e : e % 7 == 0 ? n + e : e;
+            int64_t ca = pat == 0   ? 2 * e
+                         : pat == 1 ? 3 * e
+                                    : e,
+                    cb = pat == 0     ? 2 * e + 1
+                         : pat == 1   ? 6 * e
+                         : e % 7 == 0 ? n + e
+                                      : e;
             ia[2 * e] = ca / 1000, ia[2 * e + 1] = ca % 1000, ib[2 * e] = cb / 1000, ib[2 * e + 1] = cb % 1000;
             va[e] = (double)e, vb[e] = pat == 2 ? -(double)e : 0.5;
         }
@@ -112,6 +118,6 @@ static void test_threads_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_forms), cmocka_unit_test(test_patterns),
-                                        cmocka_unit_test(test_threads_sweep)};
+                                       cmocka_unit_test(test_threads_sweep)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

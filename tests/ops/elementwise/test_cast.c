@@ -145,7 +145,9 @@ static void test_strings_and_errors(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_float_to_int), cmocka_unit_test(test_int_rules), cmocka_unit_test(test_all_pairs),
+        cmocka_unit_test(test_float_to_int),
+        cmocka_unit_test(test_int_rules),
+        cmocka_unit_test(test_all_pairs),
         cmocka_unit_test(test_strings_and_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

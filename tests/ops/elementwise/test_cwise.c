@@ -193,7 +193,8 @@ static void test_property(void **state) {
                 int64_t k = r - dr + j, c = dshape[j] == 1 ? 0 : spt_tensor_indices(a)[i * r + k];
                 off = off * dshape[j] + c;
             }
-            double complex want = ref_op(op, dt, mt_get(dt, spt_tensor_values(a), i), mt_get(dt, spt_dense_data(d), off));
+            double complex want = ref_op(op, dt, mt_get(dt, spt_tensor_values(a), i),
+                                         mt_get(dt, spt_dense_data(d), off));
             /* unsigned results wrap: compare modulo the type */
             double complex got = mt_get(dt, spt_tensor_values(o), i);
             if (mt_unsigned(dt) || spt_dtype_is_integer(dt)) {
@@ -244,8 +245,8 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_broadcast), cmocka_unit_test(test_integer_division), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_empty),     cmocka_unit_test(test_property),         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_broadcast),   cmocka_unit_test(test_integer_division), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_empty),       cmocka_unit_test(test_property),         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

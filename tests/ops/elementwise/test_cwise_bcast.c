@@ -73,8 +73,7 @@ static void test_random(void **state) {
                     for (int64_t k = R - rd; k < R; k++) doff = doff * ds[k] + (ds[k] == 1 ? 0 : oi[k]);
                     double complex x = mt_get(dt, spt_tensor_values(a), src), y = mt_get(dt, spt_dense_data(d), doff);
                     double complex want = op ? x / y : x * y;
-                    if (op && !spt_dtype_is_float(dt) && !spt_dtype_is_complex(dt))
-                        want = trunc(creal(x) / creal(y));
+                    if (op && !spt_dtype_is_float(dt) && !spt_dtype_is_complex(dt)) want = trunc(creal(x) / creal(y));
                     mt_assert_close(dt, mt_get(dt, spt_tensor_values(o), i), want, op ? "divide" : "multiply", i);
                 }
                 spt_tensor_free(o);
@@ -136,8 +135,9 @@ static void test_any_volume(void **state) {
     ASSERT_OK(spt_dense_new_from(SPT_FLOAT64, 4, (int64_t[]){1, 3, 1, 1}, d3, &d));
     ASSERT_OK(spt_multiply_dense(a, d, &o));
     spt_test_expect_tensor(o, 4, (int64_t[]){2902330, 3, 25495389, 2143368}, 6,
-                           (int64_t[]){0, 0, 7, 0, 0, 1, 7, 0, 0, 2, 7, 0, 2902329, 0, 25495388, 2143367, 2902329, 1,
-                                       25495388, 2143367, 2902329, 2, 25495388, 2143367},
+                           (int64_t[]){0,       0, 7,        0,       0,       1, 7,        0,
+                                       0,       2, 7,        0,       2902329, 0, 25495388, 2143367,
+                                       2902329, 1, 25495388, 2143367, 2902329, 2, 25495388, 2143367},
                            (double[]){3, 30, 300, 2, 20, 200});
     spt_tensor_free(o);
     spt_dense_free(d);
@@ -170,11 +170,8 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example),
-        cmocka_unit_test(test_random),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_any_volume),
-        cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_example),    cmocka_unit_test(test_random),      cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_any_volume), cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -143,7 +143,9 @@ static void check_all(spt_dtype dt, int64_t r, const int64_t *shape, double pa, 
                 spt_tensor *o = NULL;
                 spt_set_num_threads(th);
                 ASSERT_OK(run_op(op, a, b, &o));
-                if (getenv("MF_DEBUG")) fprintf(stderr, "op %d dtype %s rank %lld level %d threads %d\n", op, spt_dtype_name(dt), (long long)r, lvl, th);
+                if (getenv("MF_DEBUG"))
+                    fprintf(stderr, "op %d dtype %s rank %lld level %d threads %d\n", op, spt_dtype_name(dt),
+                            (long long)r, lvl, th);
                 mt_assert_same_tensor(ref, o);
                 spt_tensor_free(o);
                 cases_run++;
@@ -289,7 +291,7 @@ int main(void) {
     (void)mg_check; /* the shared header's dense model: the plain merge is this file's reference */
     (void)mt_assert_same_tensor;
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_dtypes_ranks), cmocka_unit_test(test_edges),
-                                        cmocka_unit_test(test_wide_keys), cmocka_unit_test(test_one_sided_values),
-                                        cmocka_unit_test(test_threads_sweep)};
+                                       cmocka_unit_test(test_wide_keys), cmocka_unit_test(test_one_sided_values),
+                                       cmocka_unit_test(test_threads_sweep)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -135,10 +135,10 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_basic),    cmocka_unit_test(test_implicit_zero_participates),
-        cmocka_unit_test(test_errors),   cmocka_unit_test(test_empty),    cmocka_unit_test(test_nan),
-        cmocka_unit_test(test_property), cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_basic),   cmocka_unit_test(test_implicit_zero_participates),
+        cmocka_unit_test(test_errors),  cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_nan),     cmocka_unit_test(test_property),
+        cmocka_unit_test(test_threads), cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -102,7 +102,8 @@ static void test_alloc_sweep(void **state) {
     spt_test_alloc_install();
     mt_seed(6);
     int64_t s[2] = {5, 6};
-    spt_tensor *a = mt_rand_tensor(SPT_FLOAT32, 2, s, 14, true, false), *b = mt_rand_tensor(SPT_FLOAT32, 2, s, 14, true, false);
+    spt_tensor *a = mt_rand_tensor(SPT_FLOAT32, 2, s, 14, true, false),
+               *b = mt_rand_tensor(SPT_FLOAT32, 2, s, 14, true, false);
     mt_call c = {.op = call_mul, .a = a, .b = b};
     mt_call_sweep(&c);
     spt_tensor_free(a);

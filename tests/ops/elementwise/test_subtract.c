@@ -77,7 +77,8 @@ static void test_alloc_sweep(void **state) {
     spt_test_alloc_install();
     mt_seed(6);
     int64_t s[2] = {5, 6};
-    spt_tensor *a = mt_rand_tensor(SPT_FLOAT32, 2, s, 14, false, false), *b = mt_rand_tensor(SPT_FLOAT32, 2, s, 14, false, true);
+    spt_tensor *a = mt_rand_tensor(SPT_FLOAT32, 2, s, 14, false, false),
+               *b = mt_rand_tensor(SPT_FLOAT32, 2, s, 14, false, true);
     mt_call c = {.op = call_sub, .a = a, .b = b};
     mt_call_sweep(&c);
     spt_tensor_free(a);

@@ -413,10 +413,8 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dense),
-        cmocka_unit_test(test_sparse),
-        cmocka_unit_test(test_random), cmocka_unit_test(test_row_sorted), cmocka_unit_test(test_row_sorted_big),
-        cmocka_unit_test(test_one_row_paths),
+        cmocka_unit_test(test_dense),       cmocka_unit_test(test_sparse),         cmocka_unit_test(test_random),
+        cmocka_unit_test(test_row_sorted),  cmocka_unit_test(test_row_sorted_big), cmocka_unit_test(test_one_row_paths),
         cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
@@ -461,11 +459,14 @@ static conf_result bincount(const conf_case *c) {
         r = conf_fail(c, "cannot build the arguments");
     } else {
         int64_t axis = conf_opt_int(c->args, "axis", 0); /* absent or null: 0 */
-        int64_t minl = conf_opt_int(c->args, "minlength", SPT_UNSET), maxl = conf_opt_int(c->args, "maxlength", SPT_UNSET);
+        int64_t minl = conf_opt_int(c->args, "minlength", SPT_UNSET),
+                maxl = conf_opt_int(c->args, "maxlength", SPT_UNSET);
         bool bin = json_is_true(json_object_get(c->args, "binary_output"));
         if (vs && wd) st = spt__err(SPT_EINVAL, "spt_bincount: weights must be a SparseTensor when values is one");
         else if (vd && ws) st = spt__err(SPT_EINVAL, "spt_bincount_dense: weights must be dense when values is");
-        else st = vs ? spt_bincount(vs, ws, axis, minl, maxl, bin, &out) : spt_bincount_dense(vd, wd, axis, minl, maxl, bin, &out);
+        else
+            st = vs ? spt_bincount(vs, ws, axis, minl, maxl, bin, &out)
+                    : spt_bincount_dense(vd, wd, axis, minl, maxl, bin, &out);
         r = conf_finish_sparse(c, st, out);
     }
     spt_tensor_free(vs);
@@ -493,8 +494,8 @@ static conf_result count_sparse_output(const conf_case *c) {
     }
     json_decref(vj);
     if (st == SPT_OK)
-        st = spt_bincount(vs, ws, -1, conf_opt_int(c->args, "minlength", SPT_UNSET), conf_opt_int(c->args, "maxlength", SPT_UNSET),
-                          bin, &out);
+        st = spt_bincount(vs, ws, -1, conf_opt_int(c->args, "minlength", SPT_UNSET),
+                          conf_opt_int(c->args, "maxlength", SPT_UNSET), bin, &out);
     conf_result r = conf_status(c, st);
     if (r == CONF_CONTINUE) {
         json_t *exp = json_object_get(c->root, "result");

@@ -61,7 +61,8 @@ static void test_shards_and_order(void **state) {
     /* shard p holds rows p, p + 3, ...: shard 0 = rows 0, 3; shard 1 = row 1; shard 2 = row 2 */
     int64_t s0[2] = {2, 2}, s1[2] = {1, 2};
     float r0[4] = {1, 2, 7, 8}, r1[2] = {3, 4}, r2[2] = {5, 6};
-    spt_dense *sh[3] = {tt_dense(SPT_FLOAT32, 2, s0, r0), tt_dense(SPT_FLOAT32, 2, s1, r1), tt_dense(SPT_FLOAT32, 2, s1, r2)};
+    spt_dense *sh[3] = {tt_dense(SPT_FLOAT32, 2, s0, r0), tt_dense(SPT_FLOAT32, 2, s1, r1),
+                        tt_dense(SPT_FLOAT32, 2, s1, r2)};
     int64_t s[2] = {3, 2}, ix[8] = {2, 0, 0, 1, 1, 0, 0, 0};
     int64_t idv[4] = {2, 1, 3, 0};
     spt_tensor *ids;
@@ -256,11 +257,8 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_combiners),
-        cmocka_unit_test(test_shards_and_order),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_threaded), cmocka_unit_test(test_float32_widths),
-        cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_combiners), cmocka_unit_test(test_shards_and_order), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_threaded),  cmocka_unit_test(test_float32_widths),   cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -274,5 +272,6 @@ int main(void) {
 
 static conf_result embedding_lookup_sparse(const conf_case *c) { return conf_embedding(c, false); }
 
-CONF_HANDLERS(test_embedding_lookup_sparse, {"embedding_lookup_sparse", embedding_lookup_sparse, CONF_OP(spt_embedding_lookup_sparse)})
+CONF_HANDLERS(test_embedding_lookup_sparse,
+              {"embedding_lookup_sparse", embedding_lookup_sparse, CONF_OP(spt_embedding_lookup_sparse)})
 #endif

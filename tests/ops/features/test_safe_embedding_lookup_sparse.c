@@ -72,5 +72,6 @@ int main(void) {
 
 static conf_result safe_embedding_lookup_sparse(const conf_case *c) { return conf_embedding(c, true); }
 
-CONF_HANDLERS(test_safe_embedding_lookup_sparse, {"safe_embedding_lookup_sparse", safe_embedding_lookup_sparse, CONF_OP(spt_safe_embedding_lookup_sparse)})
+CONF_HANDLERS(test_safe_embedding_lookup_sparse,
+              {"safe_embedding_lookup_sparse", safe_embedding_lookup_sparse, CONF_OP(spt_safe_embedding_lookup_sparse)})
 #endif

@@ -115,9 +115,7 @@ static void test_property(void **state) {
     }
 }
 
-static spt_status sweep_op(lt_sweep *x) {
-    return spt_to_indicator(x->in[0], 4, &x->dout[0]);
-}
+static spt_status sweep_op(lt_sweep *x) { return spt_to_indicator(x->in[0], 4, &x->dout[0]); }
 
 static void test_alloc_sweep(void **state) {
     (void)state;
@@ -132,8 +130,10 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_int32), cmocka_unit_test(test_rank3_and_errors),
-        cmocka_unit_test(test_property), cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_int32),
+        cmocka_unit_test(test_rank3_and_errors),
+        cmocka_unit_test(test_property),
+        cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

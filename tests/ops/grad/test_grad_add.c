@@ -21,7 +21,8 @@ static void test_fd(void **state) {
     mt_seed(61);
     for (int trial = 0; trial < 10; trial++) {
         int64_t shape[3] = {1 + mt_int(4), 1 + mt_int(4), 1 + mt_int(3)}, r = 1 + trial % 3, vol = mt_volume(r, shape);
-        ctx_t c = {gt_tensor(r, shape, mt_int(vol + 1), false, trial & 1), gt_tensor(r, shape, mt_int(vol + 1), false, false), NULL};
+        ctx_t c = {gt_tensor(r, shape, mt_int(vol + 1), false, trial & 1),
+                   gt_tensor(r, shape, mt_int(vol + 1), false, false), NULL};
         spt_tensor *s;
         ASSERT_OK(spt_add(c.a, c.b, 0, &s));
         c.w = malloc((size_t)(spt_tensor_nnz(s) + 1) * sizeof(double));

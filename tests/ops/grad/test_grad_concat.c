@@ -43,7 +43,8 @@ static void test_fd(void **state) {
         spt_dense *g32 = gt_dense_f32(g);
         ASSERT_OK(spt_concat_grad((const spt_tensor *const *)in32, c.n, c.axis, c.expand, g32, gi32));
         for (int64_t i = 0; i < c.n; i++) {
-            gt_fd_check(loss, &c, spt_tensor_values_mut(c.in[i]), spt_tensor_nnz(c.in[i]), spt_dense_data(gi[i]), "concat_grad");
+            gt_fd_check(loss, &c, spt_tensor_values_mut(c.in[i]), spt_tensor_nnz(c.in[i]), spt_dense_data(gi[i]),
+                        "concat_grad");
             gt_assert_f32(gi32[i], gi[i]);
             spt_dense_free(gi[i]);
             spt_dense_free(gi32[i]);
@@ -85,7 +86,8 @@ static void test_alloc_sweep(void **state) {
     (void)state;
     spt_test_alloc_install();
     mt_seed(142);
-    spt_tensor *a = gt_tensor(2, (int64_t[]){3, 2}, 4, false, false), *b = gt_tensor(2, (int64_t[]){3, 3}, 4, false, false);
+    spt_tensor *a = gt_tensor(2, (int64_t[]){3, 2}, 4, false, false),
+               *b = gt_tensor(2, (int64_t[]){3, 3}, 4, false, false);
     double w[8] = {0};
     spt_dense *g = gt_vec(w, 8);
     gt_call c = {.op = sweep_op, .a = a, .b = b, .g = g};
@@ -96,6 +98,7 @@ static void test_alloc_sweep(void **state) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_fd), cmocka_unit_test(test_errors), cmocka_unit_test(test_alloc_sweep)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_fd), cmocka_unit_test(test_errors),
+                                       cmocka_unit_test(test_alloc_sweep)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

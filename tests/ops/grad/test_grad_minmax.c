@@ -23,8 +23,8 @@ static void test_fd(void **state) {
     mt_seed(151);
     for (int trial = 0; trial < 16; trial++) {
         int64_t r = 1 + trial % 3, shape[3] = {1 + mt_int(4), 1 + mt_int(3), 1 + mt_int(3)}, vol = mt_volume(r, shape);
-        ctx_t c = {gt_tensor(r, shape, mt_int(vol + 1), false, trial & 2), gt_tensor(r, shape, mt_int(vol + 1), false, false),
-                   trial & 1, NULL};
+        ctx_t c = {gt_tensor(r, shape, mt_int(vol + 1), false, trial & 2),
+                   gt_tensor(r, shape, mt_int(vol + 1), false, false), trial & 1, NULL};
         spt_tensor *o;
         ASSERT_OK((c.max ? spt_maximum : spt_minimum)(c.a, c.b, &o));
         c.w = malloc((size_t)(spt_tensor_nnz(o) + 1) * sizeof(double));
@@ -68,7 +68,8 @@ static void test_alloc_sweep(void **state) {
     (void)state;
     spt_test_alloc_install();
     mt_seed(152);
-    spt_tensor *a = gt_tensor(2, (int64_t[]){3, 3}, 5, false, false), *b = gt_tensor(2, (int64_t[]){3, 3}, 5, false, false), *o;
+    spt_tensor *a = gt_tensor(2, (int64_t[]){3, 3}, 5, false, false),
+               *b = gt_tensor(2, (int64_t[]){3, 3}, 5, false, false), *o;
     ASSERT_OK(spt_minimum(a, b, &o));
     double w[10] = {0};
     spt_dense *g = gt_vec(w, spt_tensor_nnz(o));
@@ -81,6 +82,7 @@ static void test_alloc_sweep(void **state) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_fd), cmocka_unit_test(test_ties_and_errors), cmocka_unit_test(test_alloc_sweep)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_fd), cmocka_unit_test(test_ties_and_errors),
+                                       cmocka_unit_test(test_alloc_sweep)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

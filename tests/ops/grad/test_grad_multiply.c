@@ -21,7 +21,8 @@ static void test_fd(void **state) {
     mt_seed(131);
     for (int trial = 0; trial < 12; trial++) {
         int64_t r = 1 + trial % 3, shape[3] = {1 + mt_int(4), 1 + mt_int(3), 1 + mt_int(3)}, vol = mt_volume(r, shape);
-        ctx_t c = {gt_tensor(r, shape, mt_int(vol + 2), trial & 1, trial & 2), gt_tensor(r, shape, mt_int(vol + 2), trial & 4, false), NULL};
+        ctx_t c = {gt_tensor(r, shape, mt_int(vol + 2), trial & 1, trial & 2),
+                   gt_tensor(r, shape, mt_int(vol + 2), trial & 4, false), NULL};
         spt_tensor *o;
         ASSERT_OK(spt_multiply(c.a, c.b, &o));
         c.w = malloc((size_t)(spt_tensor_nnz(o) + 1) * sizeof(double));
@@ -55,7 +56,8 @@ static void test_alloc_sweep(void **state) {
     (void)state;
     spt_test_alloc_install();
     mt_seed(132);
-    spt_tensor *a = gt_tensor(2, (int64_t[]){3, 3}, 6, false, false), *b = gt_tensor(2, (int64_t[]){3, 3}, 6, false, false), *o;
+    spt_tensor *a = gt_tensor(2, (int64_t[]){3, 3}, 6, false, false),
+               *b = gt_tensor(2, (int64_t[]){3, 3}, 6, false, false), *o;
     ASSERT_OK(spt_multiply(a, b, &o));
     double w[9] = {0};
     spt_dense *g = gt_vec(w, spt_tensor_nnz(o));
@@ -68,6 +70,7 @@ static void test_alloc_sweep(void **state) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_fd), cmocka_unit_test(test_errors), cmocka_unit_test(test_alloc_sweep)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_fd), cmocka_unit_test(test_errors),
+                                       cmocka_unit_test(test_alloc_sweep)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,6 +93,7 @@ static void test_alloc_sweep(void **state) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_fd), cmocka_unit_test(test_errors), cmocka_unit_test(test_alloc_sweep)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_fd), cmocka_unit_test(test_errors),
+                                       cmocka_unit_test(test_alloc_sweep)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

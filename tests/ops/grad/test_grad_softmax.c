@@ -45,7 +45,8 @@ static void test_fd(void **state) {
             spt_dense *gr = gt_vec(wr, n), *gir;
             ASSERT_OK(spt_softmax_grad(rev, gr, &gir));
             for (int64_t i = 0; i < n; i++)
-                assert_true(fabs(((const double *)spt_dense_data(gir))[i] - ((const double *)spt_dense_data(gi))[n - 1 - i]) < 1e-12);
+                assert_true(fabs(((const double *)spt_dense_data(gir))[i] -
+                                 ((const double *)spt_dense_data(gi))[n - 1 - i]) < 1e-12);
             spt_dense_free(gir);
             spt_dense_free(gr);
             spt_tensor_free(rev);
@@ -98,6 +99,7 @@ static void test_alloc_sweep(void **state) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_fd), cmocka_unit_test(test_errors), cmocka_unit_test(test_alloc_sweep)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_fd), cmocka_unit_test(test_errors),
+                                       cmocka_unit_test(test_alloc_sweep)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,8 +77,12 @@ static void test_alloc_sweep(void **state) {
     (void)state;
     spt_test_alloc_install();
     mt_seed(122);
-    sweep_t c = {gt_tensor(2, (int64_t[]){3, 4}, 6, false, false), gt_tensor(2, (int64_t[]){4, 3}, 6, false, false),
-                 NULL, NULL, NULL, NULL};
+    sweep_t c = {gt_tensor(2, (int64_t[]){3, 4}, 6, false, false),
+                 gt_tensor(2, (int64_t[]){4, 3}, 6, false, false),
+                 NULL,
+                 NULL,
+                 NULL,
+                 NULL};
     ASSERT_OK(spt_sparse_sparse_matmul(c.a, c.b, false, false, true, &c.c));
     double w[16] = {0};
     c.g = gt_vec(w, spt_tensor_nnz(c.c));

@@ -15,7 +15,8 @@ static void test_concat3_axis1(void **state) {
     int64_t s1[2] = {3, 3}, s2[2] = {3, 5}, s3[2] = {3, 2};
     int64_t i1[8] = {0, 2, 1, 0, 2, 0, 2, 2}, i2[8] = {1, 1, 2, 0, 2, 3, 2, 4}, i3[4] = {1, 0, 2, 0};
     float v1[4] = {1, 2, 3, 4}, v2[4] = {1, 2, 1, 0}, v3[2] = {1, 2};
-    spt_tensor *t[3] = {mk(SPT_FLOAT32, 2, s1, 4, i1, v1), mk(SPT_FLOAT32, 2, s2, 4, i2, v2), mk(SPT_FLOAT32, 2, s3, 2, i3, v3)};
+    spt_tensor *t[3] = {mk(SPT_FLOAT32, 2, s1, 4, i1, v1), mk(SPT_FLOAT32, 2, s2, 4, i2, v2),
+                        mk(SPT_FLOAT32, 2, s3, 2, i3, v3)};
     spt_tensor *c;
     ASSERT_OK(spt_concat((const spt_tensor *const *)t, 3, 1, false, &c));
     int64_t ws[2] = {3, 10}, wi[20] = {0, 2, 1, 0, 1, 4, 1, 8, 2, 0, 2, 2, 2, 3, 2, 6, 2, 7, 2, 8};
@@ -52,10 +53,11 @@ static void test_strings_docstring(void **state) {
 static void test_expand_nonconcat_dim(void **state) {
     (void)state;
     int64_t s1[2] = {3, 3}, s2[2] = {3, 5}, s3[2] = {3, 2}, s4[2] = {2, 3};
-    int64_t i1[8] = {0, 2, 1, 0, 2, 0, 2, 2}, i2[8] = {1, 1, 2, 0, 2, 3, 2, 4}, i3[4] = {1, 0, 2, 0}, i4[6] = {0, 1, 1, 0, 1, 2};
+    int64_t i1[8] = {0, 2, 1, 0, 2, 0, 2, 2}, i2[8] = {1, 1, 2, 0, 2, 3, 2, 4}, i3[4] = {1, 0, 2, 0},
+            i4[6] = {0, 1, 1, 0, 1, 2};
     float v1[4] = {1, 2, 3, 4}, v2[4] = {1, 2, 1, 0}, v3[2] = {1, 2}, v4[3] = {1, 1, 2};
-    spt_tensor *t[4] = {mk(SPT_FLOAT32, 2, s1, 4, i1, v1), mk(SPT_FLOAT32, 2, s2, 4, i2, v2), mk(SPT_FLOAT32, 2, s3, 2, i3, v3),
-                        mk(SPT_FLOAT32, 2, s4, 3, i4, v4)};
+    spt_tensor *t[4] = {mk(SPT_FLOAT32, 2, s1, 4, i1, v1), mk(SPT_FLOAT32, 2, s2, 4, i2, v2),
+                        mk(SPT_FLOAT32, 2, s3, 2, i3, v3), mk(SPT_FLOAT32, 2, s4, 3, i4, v4)};
     spt_tensor *c = NULL;
     ASSERT_ST(SPT_EINVAL, spt_concat((const spt_tensor *const *)t, 4, 0, false, &c));
     assert_null(c);
@@ -113,7 +115,8 @@ static void test_unsorted_and_single(void **state) {
 static void test_empty_and_zero_dims(void **state) {
     (void)state;
     int64_t s1[3] = {2, 3, 4}, s2[3] = {2, 7, 4}, s3[3] = {2, 0, 4};
-    spt_tensor *t[3] = {mk(SPT_FLOAT64, 3, s1, 0, NULL, NULL), mk(SPT_FLOAT64, 3, s2, 0, NULL, NULL), mk(SPT_FLOAT64, 3, s3, 0, NULL, NULL)};
+    spt_tensor *t[3] = {mk(SPT_FLOAT64, 3, s1, 0, NULL, NULL), mk(SPT_FLOAT64, 3, s2, 0, NULL, NULL),
+                        mk(SPT_FLOAT64, 3, s3, 0, NULL, NULL)};
     spt_tensor *c;
     ASSERT_OK(spt_concat((const spt_tensor *const *)t, 3, 1, false, &c));
     int64_t ws[3] = {2, 10, 4};
@@ -249,7 +252,8 @@ static void expect_same(const spt_tensor *x, const spt_tensor *y) {
             assert_memory_equal(a[i].data, b[i].data, a[i].len + 1);
         }
     } else {
-        assert_memory_equal(spt_tensor_values(x), spt_tensor_values(y), (size_t)n * spt_dtype_size(spt_tensor_dtype(x)));
+        assert_memory_equal(spt_tensor_values(x), spt_tensor_values(y),
+                            (size_t)n * spt_dtype_size(spt_tensor_dtype(x)));
     }
 }
 
@@ -277,7 +281,8 @@ static void check_two(const spt_tensor *a, const spt_tensor *b, int64_t axis, bo
 
 static void test_two_sorted_inputs(void **state) {
     (void)state;
-    static const spt_dtype dts[] = {SPT_FLOAT64, SPT_INT8, SPT_COMPLEX128, SPT_STRING, SPT_BOOL, SPT_INT32, SPT_COMPLEX64};
+    static const spt_dtype dts[] = {SPT_FLOAT64, SPT_INT8,  SPT_COMPLEX128, SPT_STRING,
+                                    SPT_BOOL,    SPT_INT32, SPT_COMPLEX64};
     lt_rng g = {99};
     int64_t *oa = malloc(sizeof(int64_t) * 200000), *ob = malloc(sizeof(int64_t) * 200000);
     assert_non_null(oa);
@@ -347,9 +352,7 @@ static void test_two_sorted_wide_prefix(void **state) {
     spt_tensor_free(b);
 }
 
-static spt_status sweep_op(lt_sweep *x) {
-    return spt_concat(x->in, 3, x->arg, true, &x->out[0]);
-}
+static spt_status sweep_op(lt_sweep *x) { return spt_concat(x->in, 3, x->arg, true, &x->out[0]); }
 
 static void test_alloc_sweep(void **state) {
     (void)state;
@@ -366,12 +369,17 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_concat3_axis1),       cmocka_unit_test(test_strings_docstring),
-        cmocka_unit_test(test_expand_nonconcat_dim), cmocka_unit_test(test_unsorted_and_single),
+        cmocka_unit_test(test_concat3_axis1),
+        cmocka_unit_test(test_strings_docstring),
+        cmocka_unit_test(test_expand_nonconcat_dim),
+        cmocka_unit_test(test_unsorted_and_single),
         cmocka_unit_test(test_seed003_expand_example),
-        cmocka_unit_test(test_empty_and_zero_dims), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_property_dense),      cmocka_unit_test(test_alloc_sweep),
-        cmocka_unit_test(test_two_sorted_inputs),   cmocka_unit_test(test_two_sorted_wide_prefix),
+        cmocka_unit_test(test_empty_and_zero_dims),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_property_dense),
+        cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_two_sorted_inputs),
+        cmocka_unit_test(test_two_sorted_wide_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

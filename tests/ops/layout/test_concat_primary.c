@@ -40,7 +40,7 @@ static void test_seed_orders(void **state) {
         spt_tensor *x = lt_rand_tensor(&g, 3, sh[i], 3, false);
         int64_t n = spt_tensor_nnz(x);
         spt_str *sv = calloc((size_t)n + 1, sizeof *sv);
-        char (*buf)[8] = calloc((size_t)n + 1, 8);
+        char(*buf)[8] = calloc((size_t)n + 1, 8);
         for (int64_t k = 0; k < n; k++) {
             sv[k].len = snprintf(buf[k], 8, "s%lld", (long long)(((const int64_t *)spt_tensor_values(x))[k]));
             sv[k].data = buf[k];
@@ -174,9 +174,7 @@ static void test_property_dense(void **state) {
     }
 }
 
-static spt_status sweep_op(lt_sweep *x) {
-    return spt_concat_primary(x->in, 2, &x->out[0]);
-}
+static spt_status sweep_op(lt_sweep *x) { return spt_concat_primary(x->in, 2, &x->out[0]); }
 
 static void test_alloc_sweep(void **state) {
     (void)state;

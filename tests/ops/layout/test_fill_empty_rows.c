@@ -204,8 +204,10 @@ static void test_property(void **state) {
         const int64_t *rm = spt_dense_data(rev), *oi = spt_tensor_indices(o);
         for (int64_t i = 0; i < n; i++) {
             assert_memory_equal(oi + rm[i] * r, spt_tensor_indices(t) + i * r, (size_t)r * 8);
-            assert_int_equal(((const int64_t *)spt_tensor_values(o))[rm[i]], ((const int64_t *)spt_tensor_values(t))[i]);
-            if (i > 0 && spt_tensor_indices(t)[i * r] == spt_tensor_indices(t)[(i - 1) * r]) assert_true(rm[i] > rm[i - 1]);
+            assert_int_equal(((const int64_t *)spt_tensor_values(o))[rm[i]],
+                             ((const int64_t *)spt_tensor_values(t))[i]);
+            if (i > 0 && spt_tensor_indices(t)[i * r] == spt_tensor_indices(t)[(i - 1) * r])
+                assert_true(rm[i] > rm[i - 1]);
         }
         for (int64_t k = 1; k < spt_tensor_nnz(o); k++) assert_true(oi[(k - 1) * r] <= oi[k * r]);
         free(cnt);
@@ -237,9 +239,9 @@ static void test_alloc_sweep(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fill_number),      cmocka_unit_test(test_unordered),
-        cmocka_unit_test(test_seed003_example),
-        cmocka_unit_test(test_pass_through_strings), cmocka_unit_test(test_empty_and_errors),
-        cmocka_unit_test(test_property),         cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_seed003_example),  cmocka_unit_test(test_pass_through_strings),
+        cmocka_unit_test(test_empty_and_errors), cmocka_unit_test(test_property),
+        cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -257,16 +259,19 @@ static conf_result sparse_fill_empty_rows(const conf_case *c) {
     JUDGE(c, st);
     st = conf_dense(json_object_get(c->args, "default_value"), spt_tensor_dtype(t), &dv);
     if (st == SPT_OK && spt_dense_rank(dv) != 0)
-        st = spt__err(SPT_EINVAL, "spt_fill_empty_rows: default_value must be a scalar, saw rank %lld", (long long)spt_dense_rank(dv));
+        st = spt__err(SPT_EINVAL, "spt_fill_empty_rows: default_value must be a scalar, saw rank %lld",
+                      (long long)spt_dense_rank(dv));
     if (st == SPT_OK) st = spt_fill_empty_rows(t, spt_dense_data(dv), &out, &ind, &rev);
     conf_result r = conf_status(c, st);
     if (r == CONF_CONTINUE) {
         json_t *exp = conf_result_of(c);
         r = conf_layout_sparse(c, exp, out);
         json_t *je = exp ? json_object_get(exp, "empty_row_indicator") : NULL;
-        if (r == CONF_PASS && je) r = conf_expect_values(c, je, SPT_BOOL, spt_dense_data(ind), spt_dense_size(ind), NULL);
+        if (r == CONF_PASS && je)
+            r = conf_expect_values(c, je, SPT_BOOL, spt_dense_data(ind), spt_dense_size(ind), NULL);
         json_t *jr = exp ? json_object_get(exp, "reverse_index_map") : NULL;
-        if (r == CONF_PASS && jr) r = conf_expect_values(c, jr, SPT_INT64, spt_dense_data(rev), spt_dense_size(rev), NULL);
+        if (r == CONF_PASS && jr)
+            r = conf_expect_values(c, jr, SPT_INT64, spt_dense_data(rev), spt_dense_size(rev), NULL);
     }
     spt_tensor_free(out);
     spt_dense_free(dv);

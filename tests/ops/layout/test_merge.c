@@ -170,9 +170,9 @@ static void test_huge_n_ids(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_huge_n_ids),
-        cmocka_unit_test(test_single),   cmocka_unit_test(test_high_dim), cmocka_unit_test(test_strings_empty_mismatch),
-        cmocka_unit_test(test_property), cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_huge_n_ids), cmocka_unit_test(test_single),
+        cmocka_unit_test(test_high_dim),   cmocka_unit_test(test_strings_empty_mismatch),
+        cmocka_unit_test(test_property),   cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -192,8 +192,8 @@ static conf_result sparse_merge(const conf_case *c) {
     int64_t vocab[SPT_MAX_RANK];
     long nv = conf_ints(json_object_get(c->args, "vocab_size"), vocab, SPT_MAX_RANK);
     if (st == SPT_OK)
-        st = spt_merge((const spt_tensor *const *)ids, n, vals, vocab, nv, json_is_true(json_object_get(c->args, "already_sorted")),
-                       &out);
+        st = spt_merge((const spt_tensor *const *)ids, n, vals, vocab, nv,
+                       json_is_true(json_object_get(c->args, "already_sorted")), &out);
     conf_result r = conf_status(c, st);
     if (r == CONF_CONTINUE) r = conf_layout_sparse(c, conf_result_of(c), out);
     spt_tensor_free(out);

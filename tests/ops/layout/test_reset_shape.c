@@ -113,9 +113,7 @@ static void test_property_dense(void **state) {
     }
 }
 
-static spt_status sweep_op(lt_sweep *x) {
-    return spt_reset_shape(x->in[0], NULL, &x->out[0]);
-}
+static spt_status sweep_op(lt_sweep *x) { return spt_reset_shape(x->in[0], NULL, &x->out[0]); }
 
 static void test_alloc_sweep(void **state) {
     (void)state;
@@ -125,8 +123,8 @@ static void test_alloc_sweep(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic_and_tight), cmocka_unit_test(test_empty_strings_rank0),
-        cmocka_unit_test(test_seed003_example),
-        cmocka_unit_test(test_property_dense),  cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_seed003_example), cmocka_unit_test(test_property_dense),
+        cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -148,8 +146,7 @@ static conf_result sparse_reset_shape(const conf_case *c) {
         if (k != spt_tensor_rank(t))
             st = spt__err(SPT_EINVAL, "spt_reset_shape: new_shape has %ld dims, the tensor has rank %lld", k,
                           (long long)spt_tensor_rank(t));
-        else
-            st = spt_reset_shape(t, shape, &out);
+        else st = spt_reset_shape(t, shape, &out);
     } else {
         st = spt_reset_shape(t, NULL, &out);
     }

@@ -125,8 +125,8 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tf_cases),       cmocka_unit_test(test_empty_zero_rank0_strings),
-        cmocka_unit_test(test_large_offsets),  cmocka_unit_test(test_property_dense),
+        cmocka_unit_test(test_tf_cases),      cmocka_unit_test(test_empty_zero_rank0_strings),
+        cmocka_unit_test(test_large_offsets), cmocka_unit_test(test_property_dense),
         cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
@@ -147,10 +147,12 @@ static conf_result sparse_reshape(const conf_case *c) {
         st = conf_sparse(json_object_get(a, "sp"), false, &t);
     } else { /* raw-op form: input_indices, input_shape, new_shape (values do not matter) */
         json_t *ji = json_object_get(a, "input_indices");
-        size_t n = json_is_array(ji) ? json_array_size(ji) : (size_t)json_integer_value(json_array_get(json_object_get(ji, "dims"), 0));
+        size_t n = json_is_array(ji) ? json_array_size(ji)
+                                     : (size_t)json_integer_value(json_array_get(json_object_get(ji, "dims"), 0));
         json_t *vals = json_array();
         for (size_t i = 0; i < n; i++) json_array_append_new(vals, json_real(0));
-        json_t *sp = json_pack("{s:O,s:o,s:O}", "indices", ji, "values", vals, "shape", json_object_get(a, "input_shape"));
+        json_t *sp = json_pack("{s:O,s:o,s:O}", "indices", ji, "values", vals, "shape",
+                               json_object_get(a, "input_shape"));
         st = conf_sparse(sp, false, &t);
         json_decref(sp);
         jshape = json_object_get(a, "new_shape");

@@ -93,7 +93,8 @@ static void test_property_dense(void **state) {
         int64_t *want = calloc((size_t)vol + 1, sizeof *want);
         for (int64_t i = 0; i < n; i++) {
             m[i] = lt_int(&g, 2);
-            if (m[i]) want[lt_offset(r, sh, spt_tensor_indices(t) + i * r)] = ((const int64_t *)spt_tensor_values(t))[i];
+            if (m[i])
+                want[lt_offset(r, sh, spt_tensor_indices(t) + i * r)] = ((const int64_t *)spt_tensor_values(t))[i];
         }
         ASSERT_OK(spt_retain(t, m, n, &o));
         lt_expect_dense(o, r, sh, want);
@@ -118,9 +119,9 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_basic),          cmocka_unit_test(test_strings_empty_rank0),
-        cmocka_unit_test(test_seed003_example),
-        cmocka_unit_test(test_property_dense), cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_basic),           cmocka_unit_test(test_strings_empty_rank0),
+        cmocka_unit_test(test_seed003_example), cmocka_unit_test(test_property_dense),
+        cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -129,7 +129,7 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_seed_slice),     cmocka_unit_test(test_huge_size_strings),
+        cmocka_unit_test(test_seed_slice),       cmocka_unit_test(test_huge_size_strings),
         cmocka_unit_test(test_rank0_and_errors), cmocka_unit_test(test_property_dense),
         cmocka_unit_test(test_alloc_sweep),
     };
@@ -155,8 +155,7 @@ static conf_result slice_common(const conf_case *c) {
     else if (nz != spt_tensor_rank(t))
         st = spt__err(SPT_EINVAL, "spt_slice: Expected size to be a vector of length %lld but got length %ld",
                       (long long)spt_tensor_rank(t), nz);
-    else
-        st = spt_slice(t, start, size, &out);
+    else st = spt_slice(t, start, size, &out);
     conf_result r = conf_status(c, st);
     if (r == CONF_CONTINUE) r = conf_layout_sparse(c, conf_result_of(c), out);
     spt_tensor_free(out);

@@ -64,8 +64,10 @@ static void test_errors_in_order(void **state) {
     double v2[2] = {1, 2}, v3[3] = {1, 2, 3}, z = 0;
     spt_dense *ix = arr(SPT_INT64, 1, s2, i2), *os = arr(SPT_INT64, 1, s1, shape), *sv = arr(SPT_FLOAT64, 1, s2, v2);
     spt_dense *dv = arr(SPT_FLOAT64, 0, NULL, &z), *out = NULL;
-    spt_dense *ix3 = arr(SPT_INT64, 3, d111, i2), *os2 = arr(SPT_INT64, 2, d21, i2), *osn = arr(SPT_INT64, 1, s2, shape2);
-    spt_dense *sv3 = arr(SPT_FLOAT64, 1, s3, v3), *sv21 = arr(SPT_FLOAT64, 2, d21, v2), *dvv = arr(SPT_FLOAT64, 1, s2, v2);
+    spt_dense *ix3 = arr(SPT_INT64, 3, d111, i2), *os2 = arr(SPT_INT64, 2, d21, i2),
+              *osn = arr(SPT_INT64, 1, s2, shape2);
+    spt_dense *sv3 = arr(SPT_FLOAT64, 1, s3, v3), *sv21 = arr(SPT_FLOAT64, 2, d21, v2),
+              *dvv = arr(SPT_FLOAT64, 1, s2, v2);
     spt_dense *ixf = arr(SPT_FLOAT64, 1, s2, v2);
     ASSERT_ST(SPT_EINVAL, spt_sparse_to_dense(ix3, os, sv, dv, true, &out));
     ASSERT_MSG("should be a scalar, vector, or matrix");

@@ -148,9 +148,7 @@ static void test_property_dense(void **state) {
     }
 }
 
-static spt_status sweep_op(lt_sweep *x) {
-    return spt_split(x->in[0], 1, 3, x->out);
-}
+static spt_status sweep_op(lt_sweep *x) { return spt_split(x->in[0], 1, 3, x->out); }
 
 static void test_alloc_sweep(void **state) {
     (void)state;
@@ -159,10 +157,9 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_seed_split),     cmocka_unit_test(test_uneven_cols_strings),
-        cmocka_unit_test(test_seed003_example),
-        cmocka_unit_test(test_empty_and_errors), cmocka_unit_test(test_property_dense),
-        cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_seed_split),      cmocka_unit_test(test_uneven_cols_strings),
+        cmocka_unit_test(test_seed003_example), cmocka_unit_test(test_empty_and_errors),
+        cmocka_unit_test(test_property_dense),  cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -198,8 +195,10 @@ static conf_result split_common(const conf_case *c) {
         json_t *exp = conf_result_of(c);
         json_t *list = exp && json_is_array(exp) ? exp : exp ? json_object_get(exp, "outputs") : NULL;
         r = CONF_PASS;
-        if (list && (int64_t)json_array_size(list) != num) r = conf_fail(c, "%lld pieces, expected %zu", (long long)num, json_array_size(list));
-        for (int64_t k = 0; list && r == CONF_PASS && k < num; k++) r = conf_layout_sparse(c, json_array_get(list, (size_t)k), outs[k]);
+        if (list && (int64_t)json_array_size(list) != num)
+            r = conf_fail(c, "%lld pieces, expected %zu", (long long)num, json_array_size(list));
+        for (int64_t k = 0; list && r == CONF_PASS && k < num; k++)
+            r = conf_layout_sparse(c, json_array_get(list, (size_t)k), outs[k]);
     }
     if (st == SPT_OK)
         for (int64_t k = 0; k < num; k++) spt_tensor_free(outs[k]);

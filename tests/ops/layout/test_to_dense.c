@@ -154,7 +154,9 @@ static void test_fill_uneven_chunks(void **state) {
             spt_set_num_threads(threads);
             ASSERT_OK(spt_to_dense_into(t, d, true, NULL));
             for (int64_t i = 0; i < shape[0]; i++)
-                if (x[i]) fail_msg("size %lld, %d threads: element %lld not cleared", (long long)shape[0], threads, (long long)i);
+                if (x[i])
+                    fail_msg("size %lld, %d threads: element %lld not cleared", (long long)shape[0], threads,
+                             (long long)i);
         }
         spt_set_num_threads(0);
         spt_dense_free(d);
@@ -254,10 +256,8 @@ static conf_result st_to_dense(const conf_case *c) {
     conf_result res;
     if (json_is_false(json_object_get(c->expect, "returns")))
         res = st != SPT_OK ? CONF_PASS : conf_fail(c, "expected a refusal, got success");
-    else if (st != SPT_OK)
-        res = conf_fail(c, "%s: %s", spt_status_name(st), spt_last_error());
-    else
-        res = conf_expect_dense(c, json_object_get(c->expect, "dense"), d, NULL);
+    else if (st != SPT_OK) res = conf_fail(c, "%s: %s", spt_status_name(st), spt_last_error());
+    else res = conf_expect_dense(c, json_object_get(c->expect, "dense"), d, NULL);
     spt_dense_free(d);
     spt_tensor_free(t);
     return res;

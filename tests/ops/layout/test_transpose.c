@@ -99,9 +99,7 @@ static void test_property_dense(void **state) {
     }
 }
 
-static spt_status sweep_op(lt_sweep *x) {
-    return spt_transpose(x->in[0], NULL, &x->out[0]);
-}
+static spt_status sweep_op(lt_sweep *x) { return spt_transpose(x->in[0], NULL, &x->out[0]); }
 
 static void test_alloc_sweep(void **state) {
     (void)state;
@@ -110,8 +108,10 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_docstring),      cmocka_unit_test(test_strings_empty_errors),
-        cmocka_unit_test(test_property_dense), cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_docstring),
+        cmocka_unit_test(test_strings_empty_errors),
+        cmocka_unit_test(test_property_dense),
+        cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -131,8 +131,7 @@ static conf_result sparse_transpose(const conf_case *c) {
     bool given = jp && !json_is_null(jp);
     if (given && conf_ints(jp, perm, SPT_MAX_RANK) != spt_tensor_rank(t))
         st = spt__err(SPT_EINVAL, "spt_transpose: perm length differs from the rank");
-    else
-        st = spt_transpose(t, given ? perm : NULL, &out);
+    else st = spt_transpose(t, given ? perm : NULL, &out);
     conf_result r = conf_status(c, st);
     if (r == CONF_CONTINUE) r = conf_layout_sparse(c, conf_result_of(c), out);
     spt_tensor_free(out);

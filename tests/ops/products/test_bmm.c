@@ -6,8 +6,7 @@ static void check_bmm(const spt_tensor *a, const spt_dense *b, bool adja, bool a
     spt_dtype dt = spt_tensor_dtype(a);
     const int64_t *as = spt_tensor_shape(a), *bsh = spt_dense_shape(b);
     bool shared = spt_dense_rank(b) == 2;
-    int64_t P = as[0], M = as[1 + adja], K = as[2 - adja], b0 = bsh[!shared], b1 = bsh[1 + !shared],
-            N = adjb ? b0 : b1;
+    int64_t P = as[0], M = as[1 + adja], K = as[2 - adja], b0 = bsh[!shared], b1 = bsh[1 + !shared], N = adjb ? b0 : b1;
     assert_int_equal(spt_dense_rank(o), 3);
     assert_int_equal(spt_dense_shape(o)[0], P);
     assert_int_equal(spt_dense_shape(o)[1], M);
@@ -104,7 +103,8 @@ static void test_threads(void **state) {
     spt_tensor *a = mt_big_tensor(SPT_FLOAT64, 3, sa, 40000, false);
     spt_dense *b;
     ASSERT_OK(spt_dense_new(SPT_FLOAT64, 3, sb, &b));
-    for (int64_t i = 0; i < spt_dense_size(b); i++) mt_set(SPT_FLOAT64, spt_dense_data_mut(b), i, mt_value(SPT_FLOAT64));
+    for (int64_t i = 0; i < spt_dense_size(b); i++)
+        mt_set(SPT_FLOAT64, spt_dense_data_mut(b), i, mt_value(SPT_FLOAT64));
     mt_call c = {.op = call_bmm, .a = a, .d = b};
     mt_call_threads(&c);
     spt_dense_free(b);

@@ -83,8 +83,8 @@ static void test_exact(void **state) {
     spt_tensor *a;
     spt_dense *b, *o;
     /* a = [[1, 0, 2], [0, 3, 0]], b [3, 2] */
-    ASSERT_OK(spt_tensor_new(SPT_INT64, 2, (int64_t[]){2, 3}, 3, (int64_t[]){1, 1, 0, 0, 0, 2},
-                             (int64_t[]){3, 1, 2}, NULL, &a));
+    ASSERT_OK(spt_tensor_new(SPT_INT64, 2, (int64_t[]){2, 3}, 3, (int64_t[]){1, 1, 0, 0, 0, 2}, (int64_t[]){3, 1, 2},
+                             NULL, &a));
     ASSERT_OK(spt_dense_new_from(SPT_INT64, 2, (int64_t[]){3, 2}, (int64_t[]){1, 2, 3, 4, 5, 6}, &b));
     const int64_t mm[4] = {11, 14, 9, 12}, mmt[4] = {11, 9, 14, 12};
     const char *forms[] = {"ij,jk->ik", "ij,jk", " i j , j k -> i k ", "ab,bc->ac"};
@@ -198,8 +198,8 @@ static void test_sizes(void **state) {
     int64_t big = (int64_t)1 << 62;
     spt_tensor *a;
     spt_dense *b, *o;
-    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 3, (int64_t[]){big, big, 3}, 3, (int64_t[]){big - 1, 5, 2, 0, big - 1, 0, 7, 7, 2},
-                             (double[]){1, 2, 4}, NULL, &a));
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 3, (int64_t[]){big, big, 3}, 3,
+                             (int64_t[]){big - 1, 5, 2, 0, big - 1, 0, 7, 7, 2}, (double[]){1, 2, 4}, NULL, &a));
     ASSERT_OK(spt_dense_new_from(SPT_FLOAT64, 2, (int64_t[]){3, 2}, (double[]){1, 2, 3, 4, 5, 6}, &b));
     ASSERT_OK(spt_einsum("ijk,kr->r", a, b, &o));
     assert_true(((const double *)spt_dense_data(o))[0] == 1 * 5 + 2 * 1 + 4 * 5);
@@ -242,8 +242,8 @@ static void test_threads(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random),  cmocka_unit_test(test_exact),   cmocka_unit_test(test_parse_errors),
-        cmocka_unit_test(test_sizes),   cmocka_unit_test(test_threads), cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_random), cmocka_unit_test(test_exact),   cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_sizes),  cmocka_unit_test(test_threads), cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -98,8 +98,8 @@ static void test_duplicates_and_unsorted(void **state) {
 
 static void test_errors(void **state) {
     (void)state;
-    int64_t s32[2] = {3, 2}, ix[2] = {1, 10}, s23[2] = {2, 3}, row7[2] = {7, 0}, s231[3] = {2, 3, 1}, ix3[3] = {0, 0, 0},
-            one[1] = {3};
+    int64_t s32[2] = {3, 2}, ix[2] = {1, 10}, s23[2] = {2, 3}, row7[2] = {7, 0}, s231[3] = {2, 3, 1},
+            ix3[3] = {0, 0, 0}, one[1] = {3};
     float v = 10;
     float bv[10] = {1, 1, 1, 1, 1, 2, 2, 2, 2, 2};
     spt_tensor *a;
@@ -255,7 +255,8 @@ static void test_threads(void **state) {
                 spt_tensor *a = mt_big_tensor(dts[di], 2, shape, 100000, sorted);
                 spt_dense *b;
                 ASSERT_OK(spt_dense_new(dts[di], 2, adj ? bts : bs, &b));
-                for (int64_t i = 0; i < spt_dense_size(b); i++) mt_set(dts[di], spt_dense_data_mut(b), i, mt_value(dts[di]));
+                for (int64_t i = 0; i < spt_dense_size(b); i++)
+                    mt_set(dts[di], spt_dense_data_mut(b), i, mt_value(dts[di]));
                 mt_call c = {.op = call_matmul_adj_a, .a = a, .d = b, .flag = adj};
                 mt_call_threads(&c); /* per-element storage order: identical even for floats */
                 spt_dense_free(b);
@@ -284,9 +285,15 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_adjoints), cmocka_unit_test(test_complex_adjoint), cmocka_unit_test(test_duplicates_and_unsorted),
-        cmocka_unit_test(test_errors),   cmocka_unit_test(test_empty),           cmocka_unit_test(test_matvec),
-        cmocka_unit_test(test_property), cmocka_unit_test(test_threads),         cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_adjoints),
+        cmocka_unit_test(test_complex_adjoint),
+        cmocka_unit_test(test_duplicates_and_unsorted),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_matvec),
+        cmocka_unit_test(test_property),
+        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,7 +36,8 @@ static void check(const spt_tensor *t, spt_dense *const *F, int64_t mode, const 
             ref[ix[mode] * R + r] += p;
         }
     }
-    for (int64_t i = 0; i < Im * R; i++) mt_assert_close(dt, mt_get(dt, spt_dense_data(o), i), wrap(dt, ref[i]), "mttkrp", i);
+    for (int64_t i = 0; i < Im * R; i++)
+        mt_assert_close(dt, mt_get(dt, spt_dense_data(o), i), wrap(dt, ref[i]), "mttkrp", i);
     free(ref);
 }
 
@@ -171,8 +172,8 @@ static void check_fibers(const spt_tensor *t, spt_dense *const *F, int64_t mode,
         double got = creal(mt_get(dt, spt_dense_data(o), i));
         long double tol = 4.0L * (long double)(cnt[i / R] + 4) * eps * mag[i];
         if (fabsl((long double)got - ref[i]) > tol) {
-            fprintf(stderr, "mttkrp fibers: element %lld: %.17g, reference %.17Lg (tolerance %.3Lg)\n", (long long)i, got,
-                    ref[i], tol);
+            fprintf(stderr, "mttkrp fibers: element %lld: %.17g, reference %.17Lg (tolerance %.3Lg)\n", (long long)i,
+                    got, ref[i], tol);
             fail();
         }
     }
@@ -285,8 +286,8 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example), cmocka_unit_test(test_random),     cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_threads), cmocka_unit_test(test_alloc_sweep), cmocka_unit_test(test_fibers),
+        cmocka_unit_test(test_example),      cmocka_unit_test(test_random),      cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_threads),      cmocka_unit_test(test_alloc_sweep), cmocka_unit_test(test_fibers),
         cmocka_unit_test(test_fibers_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

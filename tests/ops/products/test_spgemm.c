@@ -118,8 +118,7 @@ static void test_random_all_dtypes(void **state) {
         spt_dtype dt = MT_NUMERIC[di];
         bool narrow = spt_dtype_size(dt) == 1;
         for (int trial = 0; trial < 24; trial++) {
-            int64_t r = trial % 2 ? 3 : 2, P = 1 + mt_int(3), M = mt_int(5), K = mt_int(narrow ? 3 : 6),
-                    N = mt_int(6);
+            int64_t r = trial % 2 ? 3 : 2, P = 1 + mt_int(3), M = mt_int(5), K = mt_int(narrow ? 3 : 6), N = mt_int(6);
             bool adja = trial & 2, adjb = trial & 4, keep = trial & 8, sorted = trial & 16;
             int64_t sa[3] = {P, adja ? K : M, adja ? M : K}, sb[3] = {P, adjb ? N : K, adjb ? K : N};
             spt_tensor *a, *b;
@@ -146,7 +145,8 @@ static void test_random_all_dtypes(void **state) {
 static void test_accumulators(void **state) {
     (void)state;
     mt_seed(7);
-    const int64_t cases[][4] = {{30, 40, 5000, 400}, {20, 50, 300, 900}, {10, 200, 64, 3000}, {40, 8, 200000, 300}, {20, 50, 1000, 1250}};
+    const int64_t cases[][4] = {
+        {30, 40, 5000, 400}, {20, 50, 300, 900}, {10, 200, 64, 3000}, {40, 8, 200000, 300}, {20, 50, 1000, 1250}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         int64_t sa[2] = {cases[c][0], cases[c][1]}, sb[2] = {cases[c][1], cases[c][2]};
         spt_tensor *a = mt_rand_tensor(SPT_FLOAT64, 2, sa, cases[c][0] * 4, false, c % 2);
@@ -211,8 +211,7 @@ static void test_empty_and_huge(void **state) {
     ASSERT_OK(spt_tensor_new(SPT_INT64, 2, (int64_t[]){big, 4}, 2, ia, va, NULL, &a));
     ASSERT_OK(spt_tensor_new(SPT_INT64, 2, (int64_t[]){4, big}, 2, ib, vb, NULL, &b));
     ASSERT_OK(spt_sparse_sparse_matmul(a, b, false, false, false, &o));
-    spt_test_expect_tensor(o, 2, (int64_t[]){big, big}, 2, (int64_t[]){5, 0, big - 1, big - 7},
-                           (int64_t[]){24, 15});
+    spt_test_expect_tensor(o, 2, (int64_t[]){big, big}, 2, (int64_t[]){5, 0, big - 1, big - 7}, (int64_t[]){24, 15});
     spt_tensor_free(o);
     spt_tensor_free(a);
     spt_tensor_free(b);
@@ -349,13 +348,16 @@ static void test_accumulator_choice(void **state) {
 
 /* Batched operands on two threads: the chunks write finished [batch, row, col] index rows into the
  * output and are moved down into place as they finish. */
-static spt_status call_gemm_batched(mt_call *c) { return spt_sparse_sparse_matmul(c->a, c->b, false, c->flag, false, &c->o); }
+static spt_status call_gemm_batched(mt_call *c) {
+    return spt_sparse_sparse_matmul(c->a, c->b, false, c->flag, false, &c->o);
+}
 
 static void test_threads_batched(void **state) {
     (void)state;
     mt_seed(11);
     int64_t sa[3] = {4, 800, 500}, sb[3] = {4, 500, 700};
-    spt_tensor *a = mt_big_tensor(SPT_FLOAT64, 3, sa, 20000, true), *b = mt_big_tensor(SPT_FLOAT64, 3, sb, 20000, false);
+    spt_tensor *a = mt_big_tensor(SPT_FLOAT64, 3, sa, 20000, true),
+               *b = mt_big_tensor(SPT_FLOAT64, 3, sb, 20000, false);
     mt_call c = {.op = call_gemm_batched, .a = a, .b = b};
     mt_call_threads(&c);
     spt_tensor_free(a);
@@ -368,7 +370,8 @@ static void test_threads(void **state) {
     (void)state;
     mt_seed(3);
     int64_t sa[2] = {3000, 2000}, sb[2] = {2000, 3000};
-    spt_tensor *a = mt_big_tensor(SPT_FLOAT64, 2, sa, 60000, false), *b = mt_big_tensor(SPT_FLOAT64, 2, sb, 60000, true);
+    spt_tensor *a = mt_big_tensor(SPT_FLOAT64, 2, sa, 60000, false),
+               *b = mt_big_tensor(SPT_FLOAT64, 2, sb, 60000, true);
     mt_call c = {.op = call_gemm, .a = a, .b = b};
     mt_call_threads(&c);
     spt_tensor_free(a);
@@ -380,7 +383,8 @@ static void test_alloc_sweep(void **state) {
     spt_test_alloc_install();
     mt_seed(5);
     int64_t sa[3] = {2, 6, 5}, sb[3] = {2, 5, 7};
-    spt_tensor *a = mt_rand_tensor(SPT_INT32, 3, sa, 20, true, false), *b = mt_rand_tensor(SPT_INT32, 3, sb, 20, true, true);
+    spt_tensor *a = mt_rand_tensor(SPT_INT32, 3, sa, 20, true, false),
+               *b = mt_rand_tensor(SPT_INT32, 3, sb, 20, true, true);
     mt_call c = {.op = call_gemm, .a = a, .b = b};
     mt_call_sweep(&c);
     /* a dense-accumulator row and a wide hashed row */
@@ -401,11 +405,17 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example),       cmocka_unit_test(test_complex_adjoint),
-        cmocka_unit_test(test_random_all_dtypes), cmocka_unit_test(test_accumulators),
-        cmocka_unit_test(test_outer_product), cmocka_unit_test(test_empty_and_huge), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_threads),        cmocka_unit_test(test_alloc_sweep),
-        cmocka_unit_test(test_accumulator_choice), cmocka_unit_test(test_threads_batched),
+        cmocka_unit_test(test_example),
+        cmocka_unit_test(test_complex_adjoint),
+        cmocka_unit_test(test_random_all_dtypes),
+        cmocka_unit_test(test_accumulators),
+        cmocka_unit_test(test_outer_product),
+        cmocka_unit_test(test_empty_and_huge),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_accumulator_choice),
+        cmocka_unit_test(test_threads_batched),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

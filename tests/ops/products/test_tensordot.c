@@ -222,9 +222,7 @@ static void test_alloc_sweep(void **state) {
     spt_tensor_free(t);
 }
 
-static spt_status call_thr(mt_call *c) {
-    return spt_tensordot(c->a, c->d, (int64_t[]){1}, (int64_t[]){0}, 1, &c->od);
-}
+static spt_status call_thr(mt_call *c) { return spt_tensordot(c->a, c->d, (int64_t[]){1}, (int64_t[]){0}, 1, &c->od); }
 
 static void test_threads(void **state) {
     (void)state;
@@ -283,8 +281,8 @@ static void test_bands(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random),   cmocka_unit_test(test_exact),   cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_sizes),    cmocka_unit_test(test_threads), cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_random), cmocka_unit_test(test_exact),   cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_sizes),  cmocka_unit_test(test_threads), cmocka_unit_test(test_alloc_sweep),
         cmocka_unit_test(test_bands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

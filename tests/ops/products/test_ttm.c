@@ -129,7 +129,8 @@ static void test_threads(void **state) {
     spt_tensor *t = mt_big_tensor(SPT_FLOAT64, 3, s, 200000, false);
     spt_dense *u;
     ASSERT_OK(spt_dense_new(SPT_FLOAT64, 2, (int64_t[]){8, 300}, &u));
-    for (int64_t i = 0; i < spt_dense_size(u); i++) mt_set(SPT_FLOAT64, spt_dense_data_mut(u), i, mt_value(SPT_FLOAT64));
+    for (int64_t i = 0; i < spt_dense_size(u); i++)
+        mt_set(SPT_FLOAT64, spt_dense_data_mut(u), i, mt_value(SPT_FLOAT64));
     mt_call c = {.op = call_thr, .a = t, .d = u};
     mt_call_threads(&c);
     spt_dense_free(u);
@@ -138,11 +139,8 @@ static void test_threads(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_any_volume),
-        cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_random),  cmocka_unit_test(test_errors),      cmocka_unit_test(test_any_volume),
+        cmocka_unit_test(test_threads), cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

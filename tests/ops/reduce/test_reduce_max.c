@@ -130,8 +130,9 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_docstring), cmocka_unit_test(test_implicit_zeros_ignored), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_empty),     cmocka_unit_test(test_property),               cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_docstring),   cmocka_unit_test(test_implicit_zeros_ignored),
+        cmocka_unit_test(test_errors),      cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_property),    cmocka_unit_test(test_threads),
         cmocka_unit_test(test_alloc_sweep), cmocka_unit_test(test_nan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,15 +30,15 @@ static void fold_rows(const spt_tensor *t, bool max, void *out) {
             continue;
         }
         switch (dt) {
-#define ACC(E, T, U) /* max in T; sum wrapping in U, the unsigned type of the same width */        \
-    case E: {                                                                                      \
-        T a, b;                                                                                    \
-        memcpy(&a, o, sizeof a);                                                                   \
-        memcpy(&b, v, sizeof b);                                                                   \
-        if (max) a = a < b ? b : a;                                                                \
-        else a = (T)((U)a + (U)b);                                                                 \
-        memcpy(o, &a, sizeof a);                                                                   \
-        break;                                                                                     \
+#define ACC(E, T, U) /* max in T; sum wrapping in U, the unsigned type of the same width */                            \
+    case E: {                                                                                                          \
+        T a, b;                                                                                                        \
+        memcpy(&a, o, sizeof a);                                                                                       \
+        memcpy(&b, v, sizeof b);                                                                                       \
+        if (max) a = a < b ? b : a;                                                                                    \
+        else a = (T)((U)a + (U)b);                                                                                     \
+        memcpy(o, &a, sizeof a);                                                                                       \
+        break;                                                                                                         \
     }
             ACC(SPT_INT8, int8_t, uint8_t)
             ACC(SPT_INT16, int16_t, uint16_t)
@@ -228,10 +228,10 @@ static void test_size_bound(void **state) {
 static void test_edge_rows(void **state) {
     (void)state;
     static const int64_t counts[4][9] = {
-        {40, 0, 0, 0, 0, 0, 0, 0, 0},  /* all in the first row */
-        {0, 0, 0, 0, 0, 0, 0, 0, 40},  /* all in the last row */
-        {1, 0, 0, 0, 38, 0, 0, 0, 1},  /* first and last row once */
-        {0, 9, 9, 0, 4, 0, 9, 9, 0},   /* both ends empty */
+        {40, 0, 0, 0, 0, 0, 0, 0, 0}, /* all in the first row */
+        {0, 0, 0, 0, 0, 0, 0, 0, 40}, /* all in the last row */
+        {1, 0, 0, 0, 38, 0, 0, 0, 1}, /* first and last row once */
+        {0, 9, 9, 0, 4, 0, 9, 9, 0},  /* both ends empty */
     };
     int64_t shape[2] = {9, 5}, ix[80];
     double v[40];
@@ -382,9 +382,12 @@ static void test_alloc_failure(void **state) {
 int main(void) {
     spt_test_alloc_install(); /* before anything is allocated: the sweep's frees go through it too */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_same_bits_every_dtype), cmocka_unit_test(test_size_bound),
-        cmocka_unit_test(test_edge_rows),             cmocka_unit_test(test_mutation_drops),
-        cmocka_unit_test(test_clone),                 cmocka_unit_test(test_alloc_failure),
+        cmocka_unit_test(test_same_bits_every_dtype),
+        cmocka_unit_test(test_size_bound),
+        cmocka_unit_test(test_edge_rows),
+        cmocka_unit_test(test_mutation_drops),
+        cmocka_unit_test(test_clone),
+        cmocka_unit_test(test_alloc_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

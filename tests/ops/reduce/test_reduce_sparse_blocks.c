@@ -9,8 +9,8 @@
 
 /* The expected sparse result: each cell that has entries, its left fold in storage order (first value,
  * then + or max), in row-major order of the kept dims; index rows of the output rank. */
-static int64_t fold_sparse(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep, bool max,
-                           int64_t **oix, double **ov) {
+static int64_t fold_sparse(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep, bool max, int64_t **oix,
+                           double **ov) {
     const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t), *sh = spt_tensor_shape(t), *ix = spt_tensor_indices(t);
     const double *v = spt_tensor_values(t);
     bool red[4] = {false, false, false, false};
@@ -53,22 +53,26 @@ static int64_t fold_sparse(const spt_tensor *t, const int64_t *axes, int64_t nax
     return m;
 }
 
-static void expect_fold(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep, bool max, const char *what) {
+static void expect_fold(const spt_tensor *t, const int64_t *axes, int64_t naxes, bool keep, bool max,
+                        const char *what) {
     int64_t *rix;
     double *rv;
     const int64_t m = fold_sparse(t, axes, naxes, keep, max, &rix, &rv);
     for (int th = 1; th <= 4; th++) {
         spt_tensor *s;
         spt_set_num_threads(th);
-        ASSERT_OK(max ? spt_reduce_max_sparse(t, axes, naxes, keep, &s) : spt_reduce_sum_sparse(t, axes, naxes, keep, &s));
+        ASSERT_OK(max ? spt_reduce_max_sparse(t, axes, naxes, keep, &s)
+                      : spt_reduce_sum_sparse(t, axes, naxes, keep, &s));
         const int64_t orank = spt_tensor_rank(s);
-        if (spt_tensor_nnz(s) != m) fail_msg("%s threads %d: %lld entries, want %lld", what, th, (long long)spt_tensor_nnz(s), (long long)m);
+        if (spt_tensor_nnz(s) != m)
+            fail_msg("%s threads %d: %lld entries, want %lld", what, th, (long long)spt_tensor_nnz(s), (long long)m);
         if (m && memcmp(spt_tensor_indices(s), rix, (size_t)(m * orank) * sizeof *rix))
             fail_msg("%s threads %d: indices differ", what, th);
         const double *got = spt_tensor_values(s);
         for (int64_t i = 0; i < m; i++)
             if (memcmp(&got[i], &rv[i], sizeof *rv))
-                fail_msg("%s threads %d: entry %lld is %a, the fold in storage order %a", what, th, (long long)i, got[i], rv[i]);
+                fail_msg("%s threads %d: entry %lld is %a, the fold in storage order %a", what, th, (long long)i,
+                         got[i], rv[i]);
         assert_true(spt_tensor_known_sorted(s));
         spt_tensor_free(s);
     }
@@ -115,7 +119,8 @@ static void test_exact_every_path(void **state) {
         for (int oi = -1; oi < 4; oi++) /* -1: unsorted entries */
             for (int flagged = 0; flagged < 2; flagged++) {
                 if (oi < 0 && flagged) continue;
-                spt_tensor *t = order_tensor(shapes[si], 45000, /* 4 chunks at 4 threads */ oi < 0 ? NULL : orders[oi], flagged);
+                spt_tensor *t = order_tensor(shapes[si], 45000, /* 4 chunks at 4 threads */ oi < 0 ? NULL : orders[oi],
+                                             flagged);
                 for (int a = 0; a < 4; a++)
                     for (int keep = 0; keep < 2; keep++)
                         for (int max = 0; max < 2 - keep; max++) {
@@ -164,7 +169,8 @@ static void test_dtypes(void **state) {
             spt_dense *d;
             for (int th = 1; th <= 4; th++) {
                 spt_set_num_threads(th);
-                ASSERT_OK(max ? spt_reduce_max_sparse(t, ax, 1, false, &s[th - 1]) : spt_reduce_sum_sparse(t, ax, 1, false, &s[th - 1]));
+                ASSERT_OK(max ? spt_reduce_max_sparse(t, ax, 1, false, &s[th - 1])
+                              : spt_reduce_sum_sparse(t, ax, 1, false, &s[th - 1]));
             }
             spt_set_num_threads(1);
             ASSERT_OK(max ? spt_reduce_max(t, ax, 1, false, &d) : spt_reduce_sum(t, ax, 1, false, &d));

@@ -366,10 +366,17 @@ static void test_direct_paths_exact(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_docstring),  cmocka_unit_test(test_sparse_output), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_empty_and_zero_dims), cmocka_unit_test(test_huge_sparse_output),
-        cmocka_unit_test(test_complex),    cmocka_unit_test(test_integer_wraps), cmocka_unit_test(test_property),
-        cmocka_unit_test(test_threads),    cmocka_unit_test(test_all_axes_lanes),    cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_docstring),
+        cmocka_unit_test(test_sparse_output),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_empty_and_zero_dims),
+        cmocka_unit_test(test_huge_sparse_output),
+        cmocka_unit_test(test_complex),
+        cmocka_unit_test(test_integer_wraps),
+        cmocka_unit_test(test_property),
+        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_all_axes_lanes),
+        cmocka_unit_test(test_alloc_sweep),
         cmocka_unit_test(test_direct_paths_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

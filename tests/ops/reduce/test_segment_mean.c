@@ -9,7 +9,8 @@ static void test_mean(void **state) {
     float d[40];
     for (int k = 0; k < 40; k++) d[k] = (float)(k + 1);
     int64_t ix[4] = {8, 3, 0, 9}, ids[4] = {1, 2, 2, 2};
-    spt_dense *data = tt_dense(SPT_FLOAT32, 2, s, d), *i = tt_vec(SPT_INT64, 4, ix), *g = tt_vec(SPT_INT64, 4, ids), *out = NULL;
+    spt_dense *data = tt_dense(SPT_FLOAT32, 2, s, d), *i = tt_vec(SPT_INT64, 4, ix), *g = tt_vec(SPT_INT64, 4, ids),
+              *out = NULL;
     ASSERT_OK(spt_segment_mean(data, i, g, 4, &out));
     float want[16] = {0, 0, 0, 0, 33, 34, 35, 36, 17, 18, 19, 20, 0, 0, 0, 0};
     assert_int_equal(spt_dense_shape(out)[0], 4);

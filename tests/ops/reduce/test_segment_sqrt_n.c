@@ -7,7 +7,8 @@ static void test_sqrt_n(void **state) {
     (void)state;
     double v[4] = {1, 2, 3, 4};
     int64_t ix[4] = {0, 1, 2, 3}, ids[4] = {0, 0, 0, 0}, ids2[4] = {0, 0, 2, 2};
-    spt_dense *d = tt_vec(SPT_FLOAT64, 4, v), *i = tt_vec(SPT_INT64, 4, ix), *g = tt_vec(SPT_INT64, 4, ids), *out = NULL;
+    spt_dense *d = tt_vec(SPT_FLOAT64, 4, v), *i = tt_vec(SPT_INT64, 4, ix), *g = tt_vec(SPT_INT64, 4, ids),
+              *out = NULL;
     ASSERT_OK(spt_segment_sqrt_n(d, i, g, SPT_UNSET, &out));
     assert_int_equal(spt_dense_size(out), 1);
     assert_true(((const double *)spt_dense_data(out))[0] == 5.0); /* 10 / sqrt(4) */

@@ -60,17 +60,19 @@ static void test_int_and_ranks(void **state) {
     (void)state;
     int8_t v[3] = {100, 100, -128};
     int64_t ix[4] = {0, 0, 1, 2}, ids[4] = {0, 0, 1, 1};
-    spt_dense *data = tt_vec(SPT_INT8, 3, v), *i = tt_vec(SPT_INT64, 4, ix), *s = tt_vec(SPT_INT64, 4, ids), *out = NULL;
+    spt_dense *data = tt_vec(SPT_INT8, 3, v), *i = tt_vec(SPT_INT64, 4, ix), *s = tt_vec(SPT_INT64, 4, ids),
+              *out = NULL;
     ASSERT_OK(spt_segment_sum(data, i, s, SPT_UNSET, &out));
     const int8_t *o = spt_dense_data(out);
     assert_int_equal(o[0], -56); /* 200 wraps */
-    assert_int_equal(o[1], -28);  /* 100 - 128 */
+    assert_int_equal(o[1], -28); /* 100 - 128 */
     spt_dense_free(out);
     spt_dense_free(data);
     int64_t sh[3] = {3, 2, 2};
     int64_t d3[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
     int64_t ix3[3] = {2, 0, 1}, ids3[3] = {0, 0, 2};
-    spt_dense *data3 = tt_dense(SPT_INT64, 3, sh, d3), *i3 = tt_vec(SPT_INT64, 3, ix3), *s3 = tt_vec(SPT_INT64, 3, ids3);
+    spt_dense *data3 = tt_dense(SPT_INT64, 3, sh, d3), *i3 = tt_vec(SPT_INT64, 3, ix3),
+              *s3 = tt_vec(SPT_INT64, 3, ids3);
     ASSERT_OK(spt_segment_sum(data3, i3, s3, SPT_UNSET, &out));
     int64_t want[12] = {8, 10, 12, 14, 0, 0, 0, 0, 4, 5, 6, 7};
     assert_int_equal(spt_dense_rank(out), 3);
@@ -298,9 +300,9 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid_and_hole), cmocka_unit_test(test_int_and_ranks), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_threaded_reference), cmocka_unit_test(test_threaded_faults),
-        cmocka_unit_test(test_alloc_sweep),
+        cmocka_unit_test(test_valid_and_hole),  cmocka_unit_test(test_int_and_ranks),
+        cmocka_unit_test(test_errors),          cmocka_unit_test(test_threaded_reference),
+        cmocka_unit_test(test_threaded_faults), cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

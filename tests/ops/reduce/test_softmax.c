@@ -90,7 +90,8 @@ static void test_property(void **state) {
             for (int64_t j = 0; j < i; j++) rank_in_cell += mt_offset(o, j) == mt_offset(o, i);
             double x = 0;
             for (int64_t j = 0, seen = 0; j < spt_tensor_nnz(t); j++)
-                if (mt_offset(t, j) == mt_offset(o, i) && seen++ == rank_in_cell) x = creal(mt_get(dt, spt_tensor_values(t), j));
+                if (mt_offset(t, j) == mt_offset(o, i) && seen++ == rank_in_cell)
+                    x = creal(mt_get(dt, spt_tensor_values(t), j));
             mt_assert_close(dt, mt_get(dt, spt_tensor_values(o), i), exp(x - mx) / sum, "softmax", i);
         }
         spt_tensor_free(o);
@@ -125,8 +126,9 @@ static void test_alloc_sweep(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rows),     cmocka_unit_test(test_unsorted_and_duplicates), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_empty),    cmocka_unit_test(test_property),                cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_rows),        cmocka_unit_test(test_unsorted_and_duplicates),
+        cmocka_unit_test(test_errors),      cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_property),    cmocka_unit_test(test_threads),
         cmocka_unit_test(test_alloc_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -180,7 +180,8 @@ static void test_damaged(void **state) {
         o = (spt_tensor *)1;
         ASSERT_ST(forge[k].want, read1(b, len, SPT_STRING, &o));
         assert_null(o);
-        if (!strstr(spt_last_error(), forge[k].msg)) fail_msg("forge %zu: \"%s\" lacks \"%s\"", k, spt_last_error(), forge[k].msg);
+        if (!strstr(spt_last_error(), forge[k].msg))
+            fail_msg("forge %zu: \"%s\" lacks \"%s\"", k, spt_last_error(), forge[k].msg);
     }
     memcpy(b, buf, len);
     b[0] = 'X';

@@ -97,7 +97,8 @@ static conf_result serialize(const conf_case *c) {
 }
 
 /* Leaves (sparse tensors) of a nested list, in row-major order, and the nesting as the batch shape. */
-static bool collect(const json_t *j, int depth, int64_t *bshape, int *brank, spt_tensor **leaves, size_t *nl, size_t cap) {
+static bool collect(const json_t *j, int depth, int64_t *bshape, int *brank, spt_tensor **leaves, size_t *nl,
+                    size_t cap) {
     if (json_is_object(j)) {
         if (!json_object_get(j, "indices") || *nl == cap) return false;
         if (*brank < 0) *brank = depth;
@@ -114,7 +115,8 @@ static bool collect(const json_t *j, int depth, int64_t *bshape, int *brank, spt
 
 static conf_result deserialize(const conf_case *c) {
     json_t *ser = json_object_get(c->args, "serialized");
-    if (json_is_object(ser) && !json_object_get(ser, "indices")) return CONF_SKIP; /* raw bytes / dims: tests/tf_formats */
+    if (json_is_object(ser) && !json_object_get(ser, "indices"))
+        return CONF_SKIP; /* raw bytes / dims: tests/tf_formats */
     enum { CAP = 64 };
     spt_tensor *leaves[CAP];
     int64_t bshape[SPT_MAX_RANK];

@@ -5,7 +5,7 @@
  * key held by both, sums each side's run and writes the product at w + count (when write). Returns the
  * count. */
 static int64_t SPT__NAME(isect)(const isect_ctx *m, int64_t i, int64_t ie, int64_t j, int64_t je, int64_t w,
-                         bool write) {
+                                bool write) {
     const SPT__T *av = m->va, *bv = m->vb;
     SPT__T *out = m->ov;
     int64_t c = 0;

@@ -29,7 +29,8 @@ static __attribute__((noinline)) int MB_N(both)(const spt__mb *m, const void *x,
  * without a branch; w advances unless the entry is a dropped value of a coinciding pair. */
 static inline __attribute__((always_inline)) void MB_N(step)(spt__mb_lane *x, const int64_t *ia, const int64_t *ib,
                                                              const SPT__T *va, const SPT__T *vb, const int64_t *sh,
-                                                             int64_t *bi, SPT__T *bv, const int64_t R, const spt__mb *m) {
+                                                             int64_t *bi, SPT__T *bv, const int64_t R,
+                                                             const spt__mb *m) {
     const int64_t *ra = ia + x->i * R, *rb = ib + x->j * R;
     const uint64_t ka = spt__mb_key(ra, sh, R), kb = spt__mb_key(rb, sh, R);
     const uint64_t mb = -(uint64_t)(kb < ka);

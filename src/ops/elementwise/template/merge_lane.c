@@ -21,12 +21,24 @@ static inline __attribute__((always_inline)) uint64_t fix1(int vop, bool fb, uin
     memcpy(&z, &bits, 8);
     switch (vop) {
     case SPT__MB_V_NEGB_F64: x = fb ? 0 - x : x; break;
-    case SPT__MB_V_NEGB_I64: y = fb ? (int64_t)((uint64_t)0 - (uint64_t)y) : y; memcpy(&x, &y, 8); break;
-    case SPT__MB_V_NEGB_C64: z = fb ? (float _Complex)(0 - z) : z; memcpy(&x, &z, 8); break;
+    case SPT__MB_V_NEGB_I64:
+        y = fb ? (int64_t)((uint64_t)0 - (uint64_t)y) : y;
+        memcpy(&x, &y, 8);
+        break;
+    case SPT__MB_V_NEGB_C64:
+        z = fb ? (float _Complex)(0 - z) : z;
+        memcpy(&x, &z, 8);
+        break;
     case SPT__MB_V_MAX_F64: x = fb ? SPT__MAXV_NAN(0.0, x) : SPT__MAXV_NAN(x, 0.0); break;
     case SPT__MB_V_MIN_F64: x = fb ? SPT__MINV_NAN(0.0, x) : SPT__MINV_NAN(x, 0.0); break;
-    case SPT__MB_V_MAX_I64: y = fb ? SPT__MAXV((int64_t)0, y) : SPT__MAXV(y, (int64_t)0); memcpy(&x, &y, 8); break;
-    case SPT__MB_V_MIN_I64: y = fb ? SPT__MINV((int64_t)0, y) : SPT__MINV(y, (int64_t)0); memcpy(&x, &y, 8); break;
+    case SPT__MB_V_MAX_I64:
+        y = fb ? SPT__MAXV((int64_t)0, y) : SPT__MAXV(y, (int64_t)0);
+        memcpy(&x, &y, 8);
+        break;
+    case SPT__MB_V_MIN_I64:
+        y = fb ? SPT__MINV((int64_t)0, y) : SPT__MINV(y, (int64_t)0);
+        memcpy(&x, &y, 8);
+        break;
     default: return bits;
     }
     memcpy(&bits, &x, 8);

@@ -16,7 +16,11 @@ static inline SPT__T SPT__NAME(min2)(SPT__T a, SPT__T b) { return SPT__MINV_NAN(
 #define MERGE_BONLY(y) SPT__NAME(max2)((SPT__T)0, y)
 #include "ops/elementwise/template/merge.c"
 #define MERGE_BLOCK_FN bmax
-#define MERGE_VOP (SPT__E == SPT_FLOAT64 ? SPT__MB_V_MAX_F64 : SPT__E == SPT_INT64 ? SPT__MB_V_MAX_I64 : SPT__E == SPT_UINT64 ? SPT__MB_V_ID : SPT__MB_V_NONE)
+#define MERGE_VOP                                                                                                      \
+    (SPT__E == SPT_FLOAT64  ? SPT__MB_V_MAX_F64                                                                        \
+     : SPT__E == SPT_INT64  ? SPT__MB_V_MAX_I64                                                                        \
+     : SPT__E == SPT_UINT64 ? SPT__MB_V_ID                                                                             \
+                            : SPT__MB_V_NONE)
 #include "ops/elementwise/template/merge_block.c"
 #undef MERGE_BLOCK_FN
 #undef MERGE_VOP

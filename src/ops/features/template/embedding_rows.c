@@ -10,8 +10,8 @@
  *   emb_finish_<t>    rows [lo, hi) divided as the combiner says (div_no_nan: 0 / 0 gives 0). */
 
 static inline __attribute__((always_inline)) void EMB_NAME(emb_add_rows)(const emb_ctx *c, const void *const *src,
-                                                                        const int64_t *row, const double *w,
-                                                                        int64_t lo, int64_t hi, int64_t wd, bool vec) {
+                                                                         const int64_t *row, const double *w,
+                                                                         int64_t lo, int64_t hi, int64_t wd, bool vec) {
     enum { L = (int)(sizeof(EMB_V) / sizeof(EMB_T)) };
     const int64_t lines = wd * (int64_t)sizeof(EMB_T) / 64 + 1 < 8 ? wd * (int64_t)sizeof(EMB_T) / 64 + 1 : 8;
     for (int64_t i = lo; i < hi; i++) {

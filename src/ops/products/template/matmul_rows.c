@@ -7,7 +7,7 @@
  *     out[m, :] += a'_e * b[k, :] (a' = conj(a) if conj_a), n columns, in that order;
  *   mm_adjb_<enum>(b, rows, cols, bt): bt (cols x rows) = conj(b)^T. */
 static void SPT__NAME(mm_rows)(const void *vals, const int64_t *ix, const int64_t *perm, int64_t lo, int64_t hi,
-                     int mcol, bool conj_a, const void *b, int64_t n, void *out) {
+                               int mcol, bool conj_a, const void *b, int64_t n, void *out) {
     const SPT__T *v = vals, *bd = b;
     SPT__T *o = out;
     for (int64_t i = lo; i < hi; i++) {
@@ -20,9 +20,8 @@ static void SPT__NAME(mm_rows)(const void *vals, const int64_t *ix, const int64_
         SPT__T a = conj_a ? SPT__KOP(CONJ)(SPT__T, v[e]) : v[e];
         SPT__T *orow = o + m * n;
         const SPT__T *brow = bd + k * n;
-        #pragma omp simd
-        for (int64_t j = 0; j < n; j++)
-            orow[j] = SPT__KOP(ADD)(SPT__T, orow[j], SPT__KOP(MUL)(SPT__T, a, brow[j]));
+#pragma omp simd
+        for (int64_t j = 0; j < n; j++) orow[j] = SPT__KOP(ADD)(SPT__T, orow[j], SPT__KOP(MUL)(SPT__T, a, brow[j]));
     }
 }
 static void SPT__NAME(mm_adjb)(const void *b, int64_t rows, int64_t cols, void *bt) {

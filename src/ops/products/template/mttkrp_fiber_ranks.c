@@ -20,8 +20,7 @@ MF_TARGET static void MF(MF_NAME)(const spt__mttkrp_job *j, int64_t lo, int64_t 
         MF(body)(j, lo, hi, a, b, 32);
         break;
     }
-    default:
-        MF(body)(j, lo, hi, scr, scr + j->R, j->R);
+    default: MF(body)(j, lo, hi, scr, scr + j->R, j->R);
     }
 }
 #undef MF_TARGET

@@ -34,8 +34,7 @@ static inline __attribute__((always_inline)) int64_t SPT__NAME(gemm_products)(co
                     stamp[col] = r;
                     dacc[col] = p;
                     list[cnt++] = col;
-                } else
-                    dacc[col] = SPT__KOP(ADD)(SPT__T, dacc[col], p);
+                } else dacc[col] = SPT__KOP(ADD)(SPT__T, dacc[col], p);
             } else {
                 int64_t h = spt__gemm_hash(col, g->hseed, mask);
                 while (hk[h] != -1 && hk[h] != col) h = (h + 1) & mask;
@@ -43,8 +42,7 @@ static inline __attribute__((always_inline)) int64_t SPT__NAME(gemm_products)(co
                     hk[h] = col;
                     hv[h] = p;
                     list[cnt++] = col;
-                } else
-                    hv[h] = SPT__KOP(ADD)(SPT__T, hv[h], p);
+                } else hv[h] = SPT__KOP(ADD)(SPT__T, hv[h], p);
             }
         }
     }
@@ -58,7 +56,7 @@ typedef struct {
 } SPT__NAME(gemm_out);
 
 /* Append the index row ([batch,] row, col) and the value v, unless v is zero and zeros are not kept. */
-static inline void SPT__NAME(gemm_emit)(const spt__gemm *g, SPT__NAME(gemm_out) *o, int64_t col, SPT__T v) {
+static inline void SPT__NAME(gemm_emit)(const spt__gemm *g, SPT__NAME(gemm_out) * o, int64_t col, SPT__T v) {
     if (!g->keep_zeros && v == (SPT__T)0) return;
     if (o->rk == 3) *o->oi++ = o->lb;
     o->oi[0] = o->lm;
@@ -69,7 +67,7 @@ static inline void SPT__NAME(gemm_emit)(const spt__gemm *g, SPT__NAME(gemm_out) 
 
 /* Sort accumulator: sort the cnt keys column << POS_BITS | position, sum equal columns in position order. */
 static inline void SPT__NAME(gemm_emit_sorted)(const spt__gemm *g, spt__gemm_chunk *c, int64_t cnt,
-                                               SPT__NAME(gemm_out) *o) {
+                                               SPT__NAME(gemm_out) * o) {
     int64_t *list = c->list;
     const SPT__T *pv = c->pval;
     spt__gemm_sort(list, cnt, c->tmp, g->ncols, SPT__GEMM_POS_BITS);
@@ -85,7 +83,7 @@ static inline void SPT__NAME(gemm_emit_sorted)(const spt__gemm *g, spt__gemm_chu
 
 /* Dense accumulator: the row's columns in order (a scan of the stamps when there are many), then their sums. */
 static inline void SPT__NAME(gemm_emit_dense)(const spt__gemm *g, spt__gemm_chunk *c, int64_t r, int64_t cnt,
-                                              SPT__NAME(gemm_out) *o) {
+                                              SPT__NAME(gemm_out) * o) {
     const int64_t N = g->ncols, *stamp = c->stamp;
     int64_t *list = c->list;
     const SPT__T *dacc = c->dval;
@@ -93,14 +91,13 @@ static inline void SPT__NAME(gemm_emit_dense)(const spt__gemm *g, spt__gemm_chun
         cnt = 0;
         for (int64_t q = 0; q < N; q++)
             if (stamp[q] == r) list[cnt++] = q;
-    } else
-        spt__gemm_sort(list, cnt, c->tmp, N, 0);
+    } else spt__gemm_sort(list, cnt, c->tmp, N, 0);
     for (int64_t q = 0; q < cnt; q++) SPT__NAME(gemm_emit)(g, o, list[q], dacc[list[q]]);
 }
 
 /* Hash accumulator: the distinct columns sorted, each column's sum found again in the table. */
 static inline void SPT__NAME(gemm_emit_hashed)(const spt__gemm *g, spt__gemm_chunk *c, int64_t cnt, int64_t mask,
-                                               SPT__NAME(gemm_out) *o) {
+                                               SPT__NAME(gemm_out) * o) {
     int64_t *list = c->list;
     const int64_t *hk = c->hkey;
     const SPT__T *hv = c->hval;

@@ -4,8 +4,8 @@
  * the fibers [flo, fhi) (fiber q holds sorted positions fs[q] .. fs[q+1]) writes out values q*J + j =
  * sum_e v_e * ut[k_e * J + j] and index rows copied from the fiber's first entry with j at `mode`. */
 static void SPT__NAME(ttm)(const void *vals, const int64_t *ix, int64_t N, int64_t mode, const int64_t *perm,
-                    const int64_t *fs, int64_t flo, int64_t fhi, const void *ut, int64_t J, int64_t *oi,
-                    void *ov) {
+                           const int64_t *fs, int64_t flo, int64_t fhi, const void *ut, int64_t J, int64_t *oi,
+                           void *ov) {
     const SPT__T *v = vals, *u = ut;
     SPT__T *o = ov;
     for (int64_t q = flo; q < fhi; q++) {

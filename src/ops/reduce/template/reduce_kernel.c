@@ -96,10 +96,9 @@ static inline void SPT__NAME(zero_cells)(SPT__T *o, uint64_t w, uint64_t e) {
  * row pointer slots up to the next key get the entry that starts it. The key of entry i: `general`, its
  * row-major key over every kept dim; otherwise its coordinate in the one kept dim. Always inlined with
  * constant `general` and rp, so each use is its own loop. */
-static inline __attribute__((always_inline)) void SPT__NAME(runs_loop)(const spt__reduce_src *s, int64_t lo,
-                                                                      int64_t hi, SPT__T *o, bool general,
-                                                                      uint32_t *rp, uint64_t *pw, uint64_t *pk,
-                                                                      SPT__T *pa) {
+static inline __attribute__((always_inline)) void SPT__NAME(runs_loop)(const spt__reduce_src *s, int64_t lo, int64_t hi,
+                                                                       SPT__T *o, bool general, uint32_t *rp,
+                                                                       uint64_t *pw, uint64_t *pk, SPT__T *pa) {
     const SPT__T *v = s->vals;
     const int64_t R = s->R, *ix = s->ix, *c = s->ix + s->K[0];
     uint64_t w = *pw, k = *pk;
@@ -157,8 +156,8 @@ static inline void SPT__NAME(block_put)(SPT__T *blk, unsigned char *seen, uint64
  * dim and one inner dim (a 3-D tensor's axis 1), read straight from the index rows. Always inlined with a
  * constant `two`, so each case is its own loop. */
 static inline __attribute__((always_inline)) void SPT__NAME(blocks_loop)(const spt__reduce_src *s, int64_t lo,
-                                                                        int64_t hi, SPT__T *o, unsigned char *seen,
-                                                                        bool two, uint64_t *pw) {
+                                                                         int64_t hi, SPT__T *o, unsigned char *seen,
+                                                                         bool two, uint64_t *pw) {
     const SPT__T *v = s->vals;
     SPT__T *blk = NULL;
     const int64_t R = s->R, *ix = s->ix, q = s->q, nk = s->nk;
@@ -237,9 +236,9 @@ static void SPT__NAME(rows)(const void *vals, const uint32_t *rp, uint64_t r0, u
     }
 }
 
-static const spt__reduce_kernel SPT__NAME(reduce_kernel) = {
-    SPT__NAME(seg),  SPT__NAME(combine), SPT__NAME(scatter), LANES_FN,
-    SPT__NAME(runs), SPT__NAME(blocks),  SPT__NAME(runs_rp), SPT__NAME(rows)};
+static const spt__reduce_kernel SPT__NAME(reduce_kernel) = {SPT__NAME(seg),     SPT__NAME(combine), SPT__NAME(scatter),
+                                                            LANES_FN,           SPT__NAME(runs),    SPT__NAME(blocks),
+                                                            SPT__NAME(runs_rp), SPT__NAME(rows)};
 
 #undef RED
 #undef LANES_FN
