@@ -7,82 +7,28 @@
 
 #include <stdlib.h>
 
-/* out[0..nc) += op(a) * op(B)[k, 0..nc), per numeric dtype; integers wrap (unsigned arithmetic). */
-#define MM_GEN(E, T, MUL, ADD, CONJ)                                                               \
-    static void madd_##E(void *outrow, const void *av, int64_t ai, const void *b, int64_t bcols, int64_t k, \
-                         int64_t nc, bool adj_a, bool adj_b) {                                     \
-        T *o = outrow;                                                                             \
-        const T *B = b;                                                                            \
-        T a = ((const T *)av)[ai];                                                                 \
-        if (adj_a) a = CONJ(a);                                                                    \
-        if (adj_b)                                                                                 \
-            for (int64_t j = 0; j < nc; j++) { T x = CONJ(B[j * bcols + k]); o[j] = ADD(o[j], MUL(a, x)); } \
-        else                                                                                       \
-            for (int64_t j = 0; j < nc; j++) { T x = B[k * bcols + j]; o[j] = ADD(o[j], MUL(a, x)); } \
-    }
-#define ID(x) (x)
-#define WMUL(a, b) ((uint64_t)(a) * (uint64_t)(b))
-#define WADD(a, b) ((uint64_t)(a) + (uint64_t)(b))
-#define NMUL(a, b) ((a) * (b))
-#define NADD(a, b) ((a) + (b))
-#define GEN_BOOL(E, T)
-#define GEN_STRING(E, T)
-#define GEN_INT(E, T) MM_GEN(E, T, (T)WMUL, (T)WADD, ID)
-#define GEN_UINT(E, T) MM_GEN(E, T, (T)WMUL, (T)WADD, ID)
-#define GEN_FLOAT(E, T) MM_GEN(E, T, NMUL, NADD, ID)
-#define GEN_COMPLEX(E, T) MM_GEN(E, T, NMUL, NADD, (T)conj)
-#define X(E, name, T, KIND) GEN_##KIND(E, T)
-#include "spt_dtypes.def"
-#undef X
+/* The per-dtype loops (template/matmul_row.c), numeric dtypes only: madd_<enum> and acc_<enum>. */
+#define OK(KIND) SPT__KINDS_NUMERIC(KIND)
+#define SPT__TEMPLATE "mpi/template/matmul_row.c"
+#include "ops/each_dtype.h"
 
 typedef void (*madd_fn)(void *, const void *, int64_t, const void *, int64_t, int64_t, int64_t, bool, bool);
-#define TAB_BOOL(E) NULL
-#define TAB_STRING(E) NULL
-#define TAB_INT(E) madd_##E
-#define TAB_UINT(E) madd_##E
-#define TAB_FLOAT(E) madd_##E
-#define TAB_COMPLEX(E) madd_##E
 static const madd_fn madd_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) [E] = TAB_##KIND(E),
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = madd_##E, )
 #include "spt_dtypes.def"
 #undef X
 };
 
-/* acc[0..n) += x[0..n) elementwise */
-#define ACC_GEN(E, T, ADD)                                                                         \
-    static void acc_##E(void *acc, const void *x, int64_t n) {                                     \
-        T *a = acc;                                                                                \
-        const T *s = x;                                                                            \
-        for (int64_t i = 0; i < n; i++) a[i] = ADD(a[i], s[i]);                                    \
-    }
-#undef GEN_INT
-#undef GEN_UINT
-#undef GEN_FLOAT
-#undef GEN_COMPLEX
-#define GEN_INT(E, T) ACC_GEN(E, T, (T)WADD)
-#define GEN_UINT(E, T) ACC_GEN(E, T, (T)WADD)
-#define GEN_FLOAT(E, T) ACC_GEN(E, T, NADD)
-#define GEN_COMPLEX(E, T) ACC_GEN(E, T, NADD)
-#define X(E, name, T, KIND) GEN_##KIND(E, T)
-#include "spt_dtypes.def"
-#undef X
 typedef void (*acc_fn)(void *, const void *, int64_t);
-#undef TAB_INT
-#undef TAB_UINT
-#undef TAB_FLOAT
-#undef TAB_COMPLEX
-#define TAB_INT(E) acc_##E
-#define TAB_UINT(E) acc_##E
-#define TAB_FLOAT(E) acc_##E
-#define TAB_COMPLEX(E) acc_##E
 static const acc_fn acc_table[SPT_NUM_DTYPES] = {
-#define X(E, name, T, KIND) [E] = TAB_##KIND(E),
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = acc_##E, )
 #include "spt_dtypes.def"
 #undef X
 };
 
 /* The common argument checks (everything but B's shape). */
-static spt_status check_args(const char *fn, const spt_tensor *t, const spt_dense *b, int root, int P, spt_dense **out) {
+static spt_status check_args(const char *fn, const spt_tensor *t, const spt_dense *b, int root, int P,
+                             spt_dense **out) {
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     if (root < -1 || root >= P) return spt__err(SPT_EINVAL, "%s: root %d is not -1 or a rank in [0, %d)", fn, root, P);
     if (!b) return spt__err(SPT_EINVAL, "%s: B is NULL", fn);
@@ -91,7 +37,8 @@ static spt_status check_args(const char *fn, const spt_tensor *t, const spt_dens
     if (b->dtype != t->dtype)
         return spt__err(SPT_EDTYPE, "%s: A is %s but B is %s", fn, spt_dtype_name(t->dtype), spt_dtype_name(b->dtype));
     if (!madd_table[t->dtype])
-        return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported (integers, floats, complex)", fn, spt_dtype_name(t->dtype));
+        return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported (integers, floats, complex)", fn,
+                        spt_dtype_name(t->dtype));
     return SPT_OK;
 }
 
@@ -133,7 +80,8 @@ spt_status spt__mpi_sum_windows(spt_mpi_ctx *ctx, const char *fn, spt_dtype dtyp
         const acc_fn acc = acc_table[dtype];
         for (int q = 0; q < P; q++)
             if (wl[2 * q + 1])
-                acc((char *)res->data + (size_t)(wl[2 * q] * NC) * es, q == me ? block : rbuf + rd[q], wl[2 * q + 1] * NC);
+                acc((char *)res->data + (size_t)(wl[2 * q] * NC) * es, q == me ? block : rbuf + rd[q],
+                    wl[2 * q + 1] * NC);
     }
     if (root == -1) SPT__CHECK(spt__mpi_bcast_bytes(ctx, fn, res->data, res->size * (int64_t)es, 0));
     if (mine) {
@@ -181,8 +129,8 @@ fail:
     return st;
 }
 
-spt_status spt_dtensor_sparse_dense_matmul(const spt_dtensor *a, const spt_dense *b, bool adjoint_a,
-                                           bool adjoint_b, int root, spt_dense **out) {
+spt_status spt_dtensor_sparse_dense_matmul(const spt_dtensor *a, const spt_dense *b, bool adjoint_a, bool adjoint_b,
+                                           int root, spt_dense **out) {
     static const char fn[] = "spt_dtensor_sparse_dense_matmul";
     spt_status st = SPT_OK;
     if (!a) return spt__err(SPT_EINVAL, "%s: A is NULL", fn);
@@ -227,10 +175,11 @@ int64_t spt__mpi_lower_i64(const int64_t *v, int64_t n, int64_t x) {
 /* The blocks of B: info[3q..3q+3) = (first row, rows, columns) of rank q's block, gathered, checked to
  * follow each other from row 0 with one column count; *KBtot the rows of the stored B. Collective;
  * errors agreed (the checks run on replicated data). */
-spt_status spt__mpi_rows_blocks(spt_mpi_ctx *ctx, const char *fn, spt_status st, const spt_dense *b_rows, int64_t b_begin,
-                              int64_t **info, int64_t *KBtot) {
+spt_status spt__mpi_rows_blocks(spt_mpi_ctx *ctx, const char *fn, spt_status st, const spt_dense *b_rows,
+                                int64_t b_begin, int64_t **info, int64_t *KBtot) {
     const int P = ctx->size;
-    int64_t mine[3] = {st == SPT_OK ? b_begin : -1, st == SPT_OK ? b_rows->shape[0] : -1, st == SPT_OK ? b_rows->shape[1] : -1};
+    int64_t mine[3] = {st == SPT_OK ? b_begin : -1, st == SPT_OK ? b_rows->shape[0] : -1,
+                       st == SPT_OK ? b_rows->shape[1] : -1};
     if (st == SPT_OK) *info = spt__alloc_array(fn, 3, P, sizeof(int64_t), false, &st);
     SPT__AGREE(ctx, fn);
     SPT__CHECK(spt__mpi_allgather_i64(ctx, fn, mine, 3, *info));
@@ -238,8 +187,10 @@ spt_status spt__mpi_rows_blocks(spt_mpi_ctx *ctx, const char *fn, spt_status st,
     *KBtot = 0;
     for (int q = 0; q < P && st == SPT_OK; q++) {
         if (in[3 * q] != *KBtot)
-            st = spt__err(SPT_EINVAL, "%s: rank %d's block of B starts at row %lld, expected %lld (the blocks of ranks "
-                          "0..P-1 must cover B's rows in order)", fn, q, (long long)in[3 * q], (long long)*KBtot);
+            st = spt__err(SPT_EINVAL,
+                          "%s: rank %d's block of B starts at row %lld, expected %lld (the blocks of ranks "
+                          "0..P-1 must cover B's rows in order)",
+                          fn, q, (long long)in[3 * q], (long long)*KBtot);
         else if (in[3 * q + 2] != in[2])
             st = spt__err(SPT_EINVAL, "%s: rank %d's block of B has %lld columns, rank 0's %lld", fn, q,
                           (long long)in[3 * q + 2], (long long)in[2]);
@@ -314,7 +265,8 @@ spt_status spt__mpi_rows_requests(const char *fn, int P, int me, spt__mpi_rows_f
 
 /* The answers to the nin requests got[] of the other ranks into reply: my row of B (BC values) or my
  * part of column k (one value per row of my block). Local. */
-static void rows_answer(const spt__mpi_rows_fetch *f, const spt_dense *b_rows, const int64_t *got, int64_t nin, char *reply) {
+static void rows_answer(const spt__mpi_rows_fetch *f, const spt_dense *b_rows, const int64_t *got, int64_t nin,
+                        char *reply) {
     const int64_t myrows = b_rows->shape[0], BC = f->BC, per = f->adjoint_b ? myrows : BC;
     const size_t es = f->es;
     const char *B = b_rows->data;
@@ -349,7 +301,8 @@ static void rows_place(const spt__mpi_rows_fetch *f, const spt_dense *b_rows, in
         const int64_t r0 = info[3 * q], rq = info[3 * q + 1];
         for (int64_t c = 0; c < nk; c++)
             for (int64_t j = 0; j < rq; j++) {
-                const char *src = q == me ? B + (size_t)(j * BC + need[c]) * es : in + rdp[q] + (size_t)(c * rq + j) * es;
+                const char *src = q == me ? B + (size_t)(j * BC + need[c]) * es
+                                          : in + rdp[q] + (size_t)(c * rq + j) * es;
                 memcpy(fetched + (size_t)((r0 + j) * nk + c) * es, src, es);
             }
     }
@@ -358,7 +311,7 @@ static void rows_place(const spt__mpi_rows_fetch *f, const spt_dense *b_rows, in
 /* The two exchanges: the requests out (row numbers), the answers back, placed into fetched.
  * Collective; errors agreed. */
 spt_status spt__mpi_rows_exchange(spt_mpi_ctx *ctx, const char *fn, spt__mpi_rows_fetch *f, const spt_dense *b_rows,
-                                char *fetched) {
+                                  char *fetched) {
     spt_status st = SPT_OK;
     const int P = ctx->size, me = ctx->rank;
     int64_t *cnt = f->cnt, *got = NULL;
@@ -428,8 +381,14 @@ spt_status spt_dtensor_sparse_dense_matmul_rows(const spt_dtensor *a, const spt_
     if (kc)
         for (int64_t i = 0; i < n; i++) kc[i] = spt__mpi_lower_i64(need, nk, t->indices[2 * i + kcol]);
     /* 2. the requests, and room for the fetched rows */
-    f = (spt__mpi_rows_fetch){.info = info, .need = need, .nk = nk, .BC = BC, .NC = NC, .b_begin = b_begin,
-                     .adjoint_b = adjoint_b, .es = spt_dtype_size(t->dtype)};
+    f = (spt__mpi_rows_fetch){.info = info,
+                              .need = need,
+                              .nk = nk,
+                              .BC = BC,
+                              .NC = NC,
+                              .b_begin = b_begin,
+                              .adjoint_b = adjoint_b,
+                              .es = spt_dtype_size(t->dtype)};
     if (st == SPT_OK) st = spt__mpi_rows_requests(fn, P, me, &f);
     if (st == SPT_OK) fetched = spt__alloc_array(fn, nk, NC, f.es, true, &st);
     SPT__AGREE(ctx, fn);

@@ -60,8 +60,8 @@ static bool key_volume(const spt_sparse_map *sm, int64_t i, int64_t *vol) {
  * weight w_i = inner volume + dependent indices (0 for an empty domain). Rank p's outer block starts at
  * its first key (rank 0's at 0) and ends where the next one starts (the last at ovol). kb[p] = the
  * first key of rank p (P+1 entries), bounds[p] = the first outer index of rank p (P+1 entries). */
-static spt_status sparsify_partition(const char *fn, const spt_sparse_map *sm, const int64_t *outer_shape,
-                                     int64_t ovol, int P, int64_t *kb, int64_t *bounds) {
+static spt_status sparsify_partition(const char *fn, const spt_sparse_map *sm, const int64_t *outer_shape, int64_t ovol,
+                                     int P, int64_t *kb, int64_t *bounds) {
     const int64_t nk = sm->nkeys, NI = sm->ind_rank;
     unsigned __int128 W = 0, acc = 0;
     int64_t total = 0;
@@ -119,8 +119,8 @@ static void sparsify_geometry(const spt_tensor *t, const spt_sparse_map *sm, int
 
 /* Mark (mark[pos] = q) the entries of the piece that the keys [k0, k1) of rank q read -- the last stored
  * of each needed index row, once -- and count them into *cnt. */
-static void sparsify_mark(const spt__keyplan *kp, const spt_tensor *t, const spt_sparse_map *sm,
-                          const sparsify_geom *g, int64_t k0, int64_t k1, int q, int64_t *mark, int64_t *cnt) {
+static void sparsify_mark(const spt__keyplan *kp, const spt_tensor *t, const spt_sparse_map *sm, const sparsify_geom *g,
+                          int64_t k0, int64_t k1, int q, int64_t *mark, int64_t *cnt) {
     const int64_t R = t->rank, NI = sm->ind_rank, D = sm->dep_rank;
     int64_t x[SPT_MAX_RANK];
     for (int64_t i = k0; i < k1; i++) {
@@ -253,9 +253,8 @@ fail:
     return st;
 }
 
-spt_status spt_dtensor_sparsify(const spt_dtensor *T, const spt_sparse_map *sm, int64_t nmap,
-                                const int64_t *ind2mode, const int64_t *outer_shape, int64_t *begin,
-                                int64_t *end, spt_tot **out) {
+spt_status spt_dtensor_sparsify(const spt_dtensor *T, const spt_sparse_map *sm, int64_t nmap, const int64_t *ind2mode,
+                                const int64_t *outer_shape, int64_t *begin, int64_t *end, spt_tot **out) {
     static const char fn[] = "spt_dtensor_sparsify";
     if (!T) return spt__err(SPT_EINVAL, "%s: T is NULL", fn);
     return sparsify_piece(T->ctx, fn, T->local, sm, nmap, ind2mode, outer_shape, begin, end, out);
@@ -302,8 +301,10 @@ spt_status spt_dtensor_sparsify_dense(spt_mpi_ctx *ctx, const spt_dense *T_rows,
                           spt_dtype_name((spt_dtype)f[0]), (long long)f[1], spt_dtype_name((spt_dtype)info[0]),
                           (long long)info[1]);
         else if (f[2] != rows)
-            st = spt__err(SPT_EINVAL, "%s: rank %d's block starts at row %lld, expected %lld (the blocks of ranks 0..P-1 "
-                          "must cover T's rows in order)", fn, q, (long long)f[2], (long long)rows);
+            st = spt__err(SPT_EINVAL,
+                          "%s: rank %d's block starts at row %lld, expected %lld (the blocks of ranks 0..P-1 "
+                          "must cover T's rows in order)",
+                          fn, q, (long long)f[2], (long long)rows);
         for (int64_t d = 1; d < info[1] && st == SPT_OK; d++)
             if (f[3 + d] != info[3 + d])
                 st = spt__err(SPT_EINVAL, "%s: rank %d's block has dim %lld = %lld, rank 0's %lld", fn, q, (long long)d,
@@ -356,6 +357,37 @@ fail:
 
 #define TMETA (4 + SPT_MAX_RANK)
 
+/* The gathered ToT on the root: the ranks' records in rank order (the root's own from local), inner offsets
+ * recomputed from the inner shapes. */
+static void tot_assemble(spt_tot *res, const spt_tot *local, const int64_t *info, const char *rbuf, const int64_t *rd,
+                         int root, int P) {
+    const int64_t OR = local->outer_rank, IR = local->inner_rank;
+    const size_t es = spt_dtype_size(local->dtype);
+    int64_t e = 0;
+    res->voff[0] = 0;
+    for (int q = 0; q < P; q++) {
+        const int64_t nq = info[4 * q], vq = info[4 * q + 1];
+        const char *p = rbuf + rd[q];
+        /* (byte pointers: a record need not be 8-byte aligned after another rank's values) */
+        const char *qo = (const char *)local->outer, *qs = (const char *)local->inner_shape;
+        const char *qv = local->values;
+        if (q != root) {
+            qo = p;
+            qs = p + nq * OR * 8;
+            qv = p + nq * OR * 8 + nq * IR * 8;
+        }
+        if (nq > 0 && OR > 0) memcpy(res->outer + e * OR, qo, (size_t)(nq * OR) * 8);
+        if (nq > 0 && IR > 0) memcpy(res->inner_shape + e * IR, qs, (size_t)(nq * IR) * 8);
+        for (int64_t k = 0; k < nq; k++) {
+            int64_t vol = 1;
+            for (int64_t j = 0; j < IR; j++) vol *= res->inner_shape[(e + k) * IR + j];
+            res->voff[e + k + 1] = res->voff[e + k] + vol;
+        }
+        if (vq) memcpy((char *)res->values + (size_t)res->voff[e] * es, qv, (size_t)vq * es);
+        e += nq;
+    }
+}
+
 spt_status spt_mpi_tot_gather(spt_mpi_ctx *ctx, const spt_tot *local, int root, spt_tot **out) {
     static const char fn[] = "spt_mpi_tot_gather";
     spt_status st = SPT_OK;
@@ -384,10 +416,12 @@ spt_status spt_mpi_tot_gather(spt_mpi_ctx *ctx, const spt_tot *local, int root, 
         char a[SPT__IDXBUF], b[SPT__IDXBUF];
         spt__fmt_index(a, sizeof a, meta + 4, meta[1]);
         spt__fmt_index(b, sizeof b, meta0 + 4, meta0[1]);
-        st = spt__err(SPT_EINVAL, "%s: ToT metadata (dtype %s, outer shape %s, inner rank %lld) differs from rank 0's "
-                      "(dtype %s, outer shape %s, inner rank %lld)", fn, spt_dtype_name(local->dtype), a,
-                      (long long)meta[2], spt_dtype_name((spt_dtype)meta0[0]) ? spt_dtype_name((spt_dtype)meta0[0]) : "?",
-                      b, (long long)meta0[2]);
+        st = spt__err(SPT_EINVAL,
+                      "%s: ToT metadata (dtype %s, outer shape %s, inner rank %lld) differs from rank 0's "
+                      "(dtype %s, outer shape %s, inner rank %lld)",
+                      fn, spt_dtype_name(local->dtype), a, (long long)meta[2],
+                      spt_dtype_name((spt_dtype)meta0[0]) ? spt_dtype_name((spt_dtype)meta0[0]) : "?", b,
+                      (long long)meta0[2]);
     }
     SPT__AGREE(ctx, fn);
     const int64_t OR = local->outer_rank, IR = local->inner_rank, n = local->n;
@@ -404,8 +438,10 @@ spt_status spt_mpi_tot_gather(spt_mpi_ctx *ctx, const spt_tot *local, int root, 
     for (int q = 0; q < P && st == SPT_OK; q++) {
         const int64_t *f = info + 4 * q;
         if (f[0] && f[2] <= last)
-            st = spt__err(SPT_EINVAL, "%s: rank %d's first outer element (linear index %lld) does not follow rank %lld's "
-                          "last (%lld)", fn, q, (long long)f[2], (long long)lastq, (long long)last);
+            st = spt__err(SPT_EINVAL,
+                          "%s: rank %d's first outer element (linear index %lld) does not follow rank %lld's "
+                          "last (%lld)",
+                          fn, q, (long long)f[2], (long long)lastq, (long long)last);
         if (f[0]) last = f[3], lastq = q;
         if (spt__add_i64(N, f[0], &N) || spt__add_i64(V, f[1], &V))
             st = spt__err(SPT_EOVERFLOW, "%s: the gathered ToT overflows int64", fn);
@@ -440,29 +476,7 @@ spt_status spt_mpi_tot_gather(spt_mpi_ctx *ctx, const spt_tot *local, int root, 
     SPT__AGREE(ctx, fn);
     SPT__CHECK(spt__mpi_alltoallv(ctx, fn, sbuf, sc, sd, rbuf, rc, rd));
     if (me == root) {
-        int64_t e = 0;
-        res->voff[0] = 0;
-        for (int q = 0; q < P; q++) {
-            const int64_t nq = info[4 * q], vq = info[4 * q + 1];
-            const char *p = rbuf + rd[q];
-            /* (byte pointers: a record need not be 8-byte aligned after another rank's values) */
-            const char *qo = (const char *)local->outer, *qs = (const char *)local->inner_shape;
-            const char *qv = local->values;
-            if (q != root) {
-                qo = p;
-                qs = p + nq * OR * 8;
-                qv = p + nq * OR * 8 + nq * IR * 8;
-            }
-            if (nq > 0 && OR > 0) memcpy(res->outer + e * OR, qo, (size_t)(nq * OR) * 8);
-            if (nq > 0 && IR > 0) memcpy(res->inner_shape + e * IR, qs, (size_t)(nq * IR) * 8);
-            for (int64_t k = 0; k < nq; k++) {
-                int64_t vol = 1;
-                for (int64_t j = 0; j < IR; j++) vol *= res->inner_shape[(e + k) * IR + j];
-                res->voff[e + k + 1] = res->voff[e + k] + vol;
-            }
-            if (vq) memcpy((char *)res->values + (size_t)res->voff[e] * es, qv, (size_t)vq * es);
-            e += nq;
-        }
+        tot_assemble(res, local, info, rbuf, rd, root, P);
         *out = res;
         res = NULL;
     }

@@ -34,11 +34,13 @@ static int spt_of_code(int code) {
 }
 
 const char *spt__tf_dtype_name(int code, char *buf) {
-    static const struct { int code; const char *name; } names[] = {
-        {1, "float"}, {2, "double"}, {3, "int32"}, {4, "uint8"}, {5, "int16"}, {6, "int8"}, {7, "string"},
-        {8, "complex64"}, {9, "int64"}, {10, "bool"}, {11, "qint8"}, {12, "quint8"}, {13, "qint32"},
-        {14, "bfloat16"}, {15, "qint16"}, {16, "quint16"}, {17, "uint16"}, {18, "complex128"}, {19, "half"},
-        {20, "resource"}, {21, "variant"}, {22, "uint32"}, {23, "uint64"}};
+    static const struct {
+        int code;
+        const char *name;
+    } names[] = {{1, "float"},   {2, "double"},    {3, "int32"},    {4, "uint8"},    {5, "int16"},   {6, "int8"},
+                 {7, "string"},  {8, "complex64"}, {9, "int64"},    {10, "bool"},    {11, "qint8"},  {12, "quint8"},
+                 {13, "qint32"}, {14, "bfloat16"}, {15, "qint16"},  {16, "quint16"}, {17, "uint16"}, {18, "complex128"},
+                 {19, "half"},   {20, "resource"}, {21, "variant"}, {22, "uint32"},  {23, "uint64"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (names[i].code == code) return names[i].name;
     snprintf(buf, 24, "DT_%d", code);
@@ -116,7 +118,8 @@ void spt__tensor_proto_put(spt__buf *w, spt_dtype dt, int64_t rank, const int64_
         if (!pick && host_le()) {
             spt__buf_bytes(w, values, content);
         } else {
-            for (int64_t k = 0; k < n; k++) put_elem_le(w, (const unsigned char *)values + (size_t)(pick ? pick[k] : k) * es, es);
+            for (int64_t k = 0; k < n; k++)
+                put_elem_le(w, (const unsigned char *)values + (size_t)(pick ? pick[k] : k) * es, es);
         }
     }
 }
@@ -186,7 +189,11 @@ static uint32_t typed_field(int code, int *fixed) {
     switch (code) {
     case 1: *fixed = 4; return 5;
     case 2: *fixed = 8; return 6;
-    case 3: case 4: case 5: case 6: case 17: return 7;
+    case 3:
+    case 4:
+    case 5:
+    case 6:
+    case 17: return 7;
     case 7: return 8;
     case 8: *fixed = 4; return 9;
     case 9: return 10;
@@ -208,15 +215,18 @@ static void store_scalar(spt_dtype dt, void *out, int64_t k, uint64_t v) {
     case SPT_UINT8: ((uint8_t *)out)[k] = (uint8_t)v; break;
     case SPT_UINT16: ((uint16_t *)out)[k] = (uint16_t)v; break;
     case SPT_UINT32: ((uint32_t *)out)[k] = (uint32_t)v; break;
-    case SPT_INT64: case SPT_UINT64: ((uint64_t *)out)[k] = v; break;
-    case SPT_FLOAT32: case SPT_COMPLEX64: {
+    case SPT_INT64:
+    case SPT_UINT64: ((uint64_t *)out)[k] = v; break;
+    case SPT_FLOAT32:
+    case SPT_COMPLEX64: {
         uint32_t u = (uint32_t)v;
         float f;
         memcpy(&f, &u, 4);
         ((float *)out)[k] = f;
         break;
     }
-    case SPT_FLOAT64: case SPT_COMPLEX128: {
+    case SPT_FLOAT64:
+    case SPT_COMPLEX128: {
         double d;
         memcpy(&d, &v, 8);
         ((double *)out)[k] = d;
@@ -266,6 +276,104 @@ static int64_t typed_scalars(const unsigned char *p, size_t len, uint32_t num, i
     return s < 0 ? -1 : k;
 }
 
+/* The elements from tensor_content (packed little-endian bytes, or varint lengths then bytes for strings). */
+static spt_status decode_content(const char *fn, const char *what, const unsigned char *content, size_t content_len,
+                                 spt__tproto *t) {
+    const int64_t n = t->n;
+    const size_t es = spt_dtype_size(t->dtype);
+    spt_status st = SPT_OK;
+    if (t->dtype == SPT_STRING) {
+        spt__pb q = {content, content + content_len};
+        uint64_t total = 0;
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t l;
+            if (!spt__pb_varint(&q, &l) || l > content_len) return bad(fn, what, "tensor_content", "bad string length");
+            total += l;
+        }
+        if (total != (uint64_t)(q.end - q.p))
+            return bad(fn, what, "tensor_content", "string lengths do not add up to the bytes present");
+        t->data = spt__alloc_array(fn, n, 1, sizeof(spt_str), false, &st);
+        if (!t->data) return st;
+        spt__pb q2 = {content, content + content_len};
+        const char *sp = (const char *)q.p;
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t l = 0;
+            spt__pb_varint(&q2, &l);
+            ((spt_str *)t->data)[i] = (spt_str){sp, (int64_t)l};
+            sp += l;
+        }
+        return SPT_OK;
+    }
+    size_t need;
+    if (spt__bytes3(n, 1, es, &need) || need != content_len) {
+        char m[160];
+        snprintf(m, sizeof m, "%zu bytes for %lld elements of %s", content_len, (long long)n, spt_dtype_name(t->dtype));
+        return bad(fn, what, "tensor_content", m);
+    }
+    t->data = spt__alloc_array(fn, n, 1, es, false, &st);
+    if (!t->data) return st;
+    if (t->dtype == SPT_BOOL) {
+        for (int64_t i = 0; i < n; i++) ((bool *)t->data)[i] = content[i] != 0;
+    } else if (host_le()) {
+        memcpy(t->data, content, need);
+    } else {
+        size_t part = es == 16 ? 8 : es == 8 && (t->dtype == SPT_COMPLEX64) ? 4 : es;
+        unsigned char *o = t->data;
+        for (size_t i = 0; i < need; i += part)
+            for (size_t j = 0; j < part; j++) o[i + j] = content[i + part - 1 - j];
+    }
+    return SPT_OK;
+}
+
+/* The elements from the typed value fields (int_val, float_val, ..., string_val); a shorter list repeats its last
+ * value, as TensorFlow does, up to SPT__TPROTO_FILL_MAX elements. */
+static spt_status decode_typed(const char *fn, const char *what, const unsigned char *b, size_t len, spt__tproto *t) {
+    const int64_t n = t->n;
+    const size_t es = spt_dtype_size(t->dtype);
+    spt_status st = SPT_OK;
+    spt__pb_field f;
+    const char *why = NULL;
+    int k;
+    int fixed;
+    uint32_t num = typed_field(t->code, &fixed);
+    const bool cplx = t->dtype == SPT_COMPLEX64 || t->dtype == SPT_COMPLEX128;
+    int64_t have = 0;
+    if (t->dtype == SPT_STRING) {
+        spt__pb q = {b, b + len};
+        while ((k = spt__pb_next(&q, &f, &why)) > 0)
+            if (f.num == 8) {
+                if (f.wire != SPT__PB_LEN) return bad(fn, what, "string_val", "wrong wire type");
+                have++;
+            }
+    } else {
+        have = typed_scalars(b, len, num, fixed, t->dtype, NULL, 0, &why);
+        if (have < 0) return bad(fn, what, "value list", why);
+        if (cplx) have /= 2;
+    }
+    if (n > have && n > SPT__TPROTO_FILL_MAX) {
+        char m[160];
+        snprintf(m, sizeof m,
+                 "the shape holds %lld elements but %lld values are present (spt repeats the last value up "
+                 "to %lld elements only)",
+                 (long long)n, (long long)have, (long long)SPT__TPROTO_FILL_MAX);
+        return bad(fn, what, "value list", m);
+    }
+    t->data = spt__alloc_array(fn, n, 1, es, true, &st);
+    if (!t->data) return st;
+    if (n == 0 || have == 0) return SPT_OK; /* zeros, "" for strings */
+    const int64_t take = have < n ? have : n;
+    if (t->dtype == SPT_STRING) {
+        spt__pb q = {b, b + len};
+        int64_t i = 0;
+        while (i < take && spt__pb_next(&q, &f, &why) > 0)
+            if (f.num == 8) ((spt_str *)t->data)[i++] = (spt_str){(const char *)f.data, (int64_t)f.len};
+    } else {
+        typed_scalars(b, len, num, fixed, t->dtype, t->data, cplx ? 2 * take : take, &why);
+    }
+    for (int64_t i = take; i < n; i++) spt__copy_elem(t->data, i, t->data, take - 1, es);
+    return SPT_OK;
+}
+
 spt_status spt__tproto_decode(const char *fn, const char *what, const void *bytes, size_t len, spt__tproto *t) {
     memset(t, 0, sizeof *t);
     const unsigned char *b = bytes;
@@ -294,96 +402,15 @@ spt_status spt__tproto_decode(const char *fn, const char *what, const void *byte
     int d = spt_of_code(t->code);
     if (d < 0) {
         char nb[24];
-        return spt__err(t->code == 0 ? SPT_EPARSE : SPT_EDTYPE, "%s: %s: TensorProto dtype %s is not one spt has", fn, what,
-                        spt__tf_dtype_name(t->code, nb));
+        return spt__err(t->code == 0 ? SPT_EPARSE : SPT_EDTYPE, "%s: %s: TensorProto dtype %s is not one spt has", fn,
+                        what, spt__tf_dtype_name(t->code, nb));
     }
     t->dtype = (spt_dtype)d;
     int64_t n = 1;
     for (int64_t i = 0; i < t->rank; i++)
         if (spt__mul_i64(n, t->shape[i], &n)) return bad(fn, what, "tensor_shape", "the element count overflows int64");
     t->n = n;
-    const size_t es = spt_dtype_size(t->dtype);
-    spt_status st = SPT_OK;
-    if (has_content) {
-        if (t->dtype == SPT_STRING) {
-            spt__pb q = {content, content + content_len};
-            uint64_t total = 0;
-            for (int64_t i = 0; i < n; i++) {
-                uint64_t l;
-                if (!spt__pb_varint(&q, &l) || l > content_len) return bad(fn, what, "tensor_content", "bad string length");
-                total += l;
-            }
-            if (total != (uint64_t)(q.end - q.p))
-                return bad(fn, what, "tensor_content", "string lengths do not add up to the bytes present");
-            t->data = spt__alloc_array(fn, n, 1, sizeof(spt_str), false, &st);
-            if (!t->data) return st;
-            spt__pb q2 = {content, content + content_len};
-            const char *sp = (const char *)q.p;
-            for (int64_t i = 0; i < n; i++) {
-                uint64_t l = 0;
-                spt__pb_varint(&q2, &l);
-                ((spt_str *)t->data)[i] = (spt_str){sp, (int64_t)l};
-                sp += l;
-            }
-            return SPT_OK;
-        }
-        size_t need;
-        if (spt__bytes3(n, 1, es, &need) || need != content_len) {
-            char m[160];
-            snprintf(m, sizeof m, "%zu bytes for %lld elements of %s", content_len, (long long)n, spt_dtype_name(t->dtype));
-            return bad(fn, what, "tensor_content", m);
-        }
-        t->data = spt__alloc_array(fn, n, 1, es, false, &st);
-        if (!t->data) return st;
-        if (t->dtype == SPT_BOOL) {
-            for (int64_t i = 0; i < n; i++) ((bool *)t->data)[i] = content[i] != 0;
-        } else if (host_le()) {
-            memcpy(t->data, content, need);
-        } else {
-            size_t part = es == 16 ? 8 : es == 8 && (t->dtype == SPT_COMPLEX64) ? 4 : es;
-            unsigned char *o = t->data;
-            for (size_t i = 0; i < need; i += part)
-                for (size_t j = 0; j < part; j++) o[i + j] = content[i + part - 1 - j];
-        }
-        return SPT_OK;
-    }
-    /* the typed fields */
-    int fixed;
-    uint32_t num = typed_field(t->code, &fixed);
-    const bool cplx = t->dtype == SPT_COMPLEX64 || t->dtype == SPT_COMPLEX128;
-    int64_t have = 0;
-    if (t->dtype == SPT_STRING) {
-        spt__pb q = {b, b + len};
-        while ((k = spt__pb_next(&q, &f, &why)) > 0)
-            if (f.num == 8) {
-                if (f.wire != SPT__PB_LEN) return bad(fn, what, "string_val", "wrong wire type");
-                have++;
-            }
-    } else {
-        have = typed_scalars(b, len, num, fixed, t->dtype, NULL, 0, &why);
-        if (have < 0) return bad(fn, what, "value list", why);
-        if (cplx) have /= 2;
-    }
-    if (n > have && n > SPT__TPROTO_FILL_MAX) {
-        char m[160];
-        snprintf(m, sizeof m, "the shape holds %lld elements but %lld values are present (spt repeats the last value up "
-                 "to %lld elements only)", (long long)n, (long long)have, (long long)SPT__TPROTO_FILL_MAX);
-        return bad(fn, what, "value list", m);
-    }
-    t->data = spt__alloc_array(fn, n, 1, es, true, &st);
-    if (!t->data) return st;
-    if (n == 0 || have == 0) return SPT_OK; /* zeros, "" for strings */
-    const int64_t take = have < n ? have : n;
-    if (t->dtype == SPT_STRING) {
-        spt__pb q = {b, b + len};
-        int64_t i = 0;
-        while (i < take && spt__pb_next(&q, &f, &why) > 0)
-            if (f.num == 8) ((spt_str *)t->data)[i++] = (spt_str){(const char *)f.data, (int64_t)f.len};
-    } else {
-        typed_scalars(b, len, num, fixed, t->dtype, t->data, cplx ? 2 * take : take, &why);
-    }
-    for (int64_t i = take; i < n; i++) spt__copy_elem(t->data, i, t->data, take - 1, es);
-    return SPT_OK;
+    return has_content ? decode_content(fn, what, content, content_len, t) : decode_typed(fn, what, b, len, t);
 }
 
 void spt__tproto_free(spt__tproto *t) {

@@ -37,8 +37,7 @@ static bool class_matches(const char *cls, spt_status st) {
 
 conf_result conf_status(const conf_case *c, spt_status st) {
     if (!conf_expects_error(c)) {
-        if (st != SPT_OK)
-            return conf_fail(c, "expected success, got %s: %s", spt_status_name(st), spt_last_error());
+        if (st != SPT_OK) return conf_fail(c, "expected success, got %s: %s", spt_status_name(st), spt_last_error());
         return CONF_CONTINUE;
     }
     const char *cls;
@@ -52,7 +51,8 @@ conf_result conf_status(const conf_case *c, spt_status st) {
     }
     cls = json_string_value(json_object_get(c->expect, "error"));
     if (st == SPT_OK) return conf_fail(c, "expected error %s, got success", cls);
-    if (!class_matches(cls, st)) return conf_fail(c, "expected %s, got %s: %s", cls, spt_status_name(st), spt_last_error());
+    if (!class_matches(cls, st))
+        return conf_fail(c, "expected %s, got %s: %s", cls, spt_status_name(st), spt_last_error());
     const char *m = json_string_value(json_object_get(c->expect, "message"));
     if (!m) m = json_string_value(json_object_get(c->expect, "message_contains"));
     if (m && !strstr(spt_last_error(), m))
@@ -111,26 +111,33 @@ static bool is_leaf(const json_t *j, spt_dtype dt) {
 
 static void set_elem(spt_dtype dt, void *buf, int64_t i, const json_t *v) {
     switch (dt) {
-#define SETI(E, T) case E: ((T *)buf)[i] = (T)inum(v); break;
-    SETI(SPT_INT8, int8_t) SETI(SPT_INT16, int16_t) SETI(SPT_INT32, int32_t) SETI(SPT_INT64, int64_t)
-    SETI(SPT_UINT8, uint8_t) SETI(SPT_UINT16, uint16_t) SETI(SPT_UINT32, uint32_t)
-    case SPT_UINT64: ((uint64_t *)buf)[i] = json_is_integer(v) ? (uint64_t)json_integer_value(v) : (uint64_t)num(v); break;
+    case SPT_INT8: ((int8_t *)buf)[i] = (int8_t)inum(v); break;
+    case SPT_INT16: ((int16_t *)buf)[i] = (int16_t)inum(v); break;
+    case SPT_INT32: ((int32_t *)buf)[i] = (int32_t)inum(v); break;
+    case SPT_INT64: ((int64_t *)buf)[i] = (int64_t)inum(v); break;
+    case SPT_UINT8: ((uint8_t *)buf)[i] = (uint8_t)inum(v); break;
+    case SPT_UINT16: ((uint16_t *)buf)[i] = (uint16_t)inum(v); break;
+    case SPT_UINT32: ((uint32_t *)buf)[i] = (uint32_t)inum(v); break;
+    case SPT_UINT64:
+        ((uint64_t *)buf)[i] = json_is_integer(v) ? (uint64_t)json_integer_value(v) : (uint64_t)num(v);
+        break;
     case SPT_BOOL: ((bool *)buf)[i] = num(v) != 0; break;
     case SPT_FLOAT32: ((float *)buf)[i] = (float)num(v); break;
     case SPT_FLOAT64: ((double *)buf)[i] = num(v); break;
     case SPT_COMPLEX64:
-        ((float _Complex *)buf)[i] = json_is_array(v) ? (float)num(json_array_get(v, 0)) + (float)num(json_array_get(v, 1)) * I
-                                                      : (float)num(v);
+        ((float _Complex *)buf)[i] = json_is_array(v)
+                                         ? (float)num(json_array_get(v, 0)) + (float)num(json_array_get(v, 1)) * I
+                                         : (float)num(v);
         break;
     case SPT_COMPLEX128:
-        ((double _Complex *)buf)[i] = json_is_array(v) ? num(json_array_get(v, 0)) + num(json_array_get(v, 1)) * I : num(v);
+        ((double _Complex *)buf)[i] = json_is_array(v) ? num(json_array_get(v, 0)) + num(json_array_get(v, 1)) * I
+                                                       : num(v);
         break;
     case SPT_STRING:
         ((spt_str *)buf)[i].data = json_is_string(v) ? json_string_value(v) : "";
         ((spt_str *)buf)[i].len = json_is_string(v) ? (int64_t)json_string_length(v) : 0;
         break;
     default: break;
-#undef SETI
     }
 }
 
@@ -163,8 +170,7 @@ spt_status conf_dense(const json_t *j, spt_dtype dtype, spt_dense **out) {
     if (json_is_object(j) && json_object_get(j, "dims")) {
         long r = conf_ints(json_object_get(j, "dims"), dims, SPT_MAX_RANK);
         if (r < 0) return SPT_EINVAL;
-        if (json_is_true(json_object_get(j, "claimed")))
-            return spt_dense_wrap(dtype, r, dims, NULL, NULL, NULL, out);
+        if (json_is_true(json_object_get(j, "claimed"))) return spt_dense_wrap(dtype, r, dims, NULL, NULL, NULL, out);
         spt_status st = spt_dense_new(dtype, r, dims, out);
         if (st != SPT_OK) return st;
         const char *gen = json_string_value(json_object_get(j, "gen"));
@@ -269,7 +275,8 @@ static bool close_enough(double a, double b, double atol, double rtol) {
 conf_result conf_expect_values(const conf_case *c, const json_t *exp, spt_dtype dt, const void *vals, int64_t n,
                                const json_t *tol) {
     if (!json_is_array(exp) || (int64_t)json_array_size(exp) != n)
-        return conf_fail(c, "expected %zu values, got %lld", json_is_array(exp) ? json_array_size(exp) : 0, (long long)n);
+        return conf_fail(c, "expected %zu values, got %lld", json_is_array(exp) ? json_array_size(exp) : 0,
+                         (long long)n);
     size_t es = spt_dtype_size(dt);
     unsigned char want[16];
     double atol = tolf(tol, "atol", dt == SPT_FLOAT32 || dt == SPT_COMPLEX64 ? 1e-6 : 1e-12);
@@ -317,15 +324,18 @@ conf_result conf_expect_sparse(const conf_case *c, const json_t *exp, const spt_
         if (r != spt_tensor_rank(t)) return conf_fail(c, "rank %lld, expected %ld", (long long)spt_tensor_rank(t), r);
         for (long d = 0; d < r; d++)
             if (shape[d] != spt_tensor_shape(t)[d])
-                return conf_fail(c, "shape[%ld] = %lld, expected %lld", d, (long long)spt_tensor_shape(t)[d], (long long)shape[d]);
+                return conf_fail(c, "shape[%ld] = %lld, expected %lld", d, (long long)spt_tensor_shape(t)[d],
+                                 (long long)shape[d]);
     }
     json_t *ji = json_object_get(exp, "indices");
     if (ji) {
         int64_t n = (int64_t)json_array_size(ji), rk = spt_tensor_rank(t);
-        if (n != spt_tensor_nnz(t)) return conf_fail(c, "nnz %lld, expected %lld", (long long)spt_tensor_nnz(t), (long long)n);
+        if (n != spt_tensor_nnz(t))
+            return conf_fail(c, "nnz %lld, expected %lld", (long long)spt_tensor_nnz(t), (long long)n);
         for (int64_t i = 0; i < n; i++) {
             json_t *row = json_array_get(ji, (size_t)i);
-            if ((int64_t)json_array_size(row) != rk) return conf_fail(c, "index row %lld has the wrong rank", (long long)i);
+            if ((int64_t)json_array_size(row) != rk)
+                return conf_fail(c, "index row %lld has the wrong rank", (long long)i);
             for (int64_t d = 0; d < rk; d++)
                 if (json_integer_value(json_array_get(row, (size_t)d)) != spt_tensor_indices(t)[i * rk + d])
                     return conf_fail(c, "indices[%lld][%lld] = %lld, expected %lld", (long long)i, (long long)d,
@@ -340,28 +350,32 @@ conf_result conf_expect_sparse(const conf_case *c, const json_t *exp, const spt_
     long ro = conf_ints(json_object_get(exp, "order"), order, SPT_MAX_RANK);
     for (long d = 0; d < ro; d++)
         if (order[d] != spt_tensor_order(t)[d])
-            return conf_fail(c, "order[%ld] = %lld, expected %lld", d, (long long)spt_tensor_order(t)[d], (long long)order[d]);
+            return conf_fail(c, "order[%ld] = %lld, expected %lld", d, (long long)spt_tensor_order(t)[d],
+                             (long long)order[d]);
     return CONF_PASS;
 }
 
 conf_result conf_expect_dense(const conf_case *c, const json_t *exp, const spt_dense *d, const json_t *tol) {
     spt_dense *want;
-    if (conf_dense(exp, spt_dense_dtype(d), &want) != SPT_OK) return conf_fail(c, "cannot read the expected dense array");
+    if (conf_dense(exp, spt_dense_dtype(d), &want) != SPT_OK)
+        return conf_fail(c, "cannot read the expected dense array");
     conf_result r = CONF_PASS;
     bool scalar_vs_one = spt_dense_rank(want) == 0 && spt_dense_size(d) == 1;
     if (!scalar_vs_one) {
-        if (spt_dense_rank(want) != spt_dense_rank(d)) r = conf_fail(c, "dense rank %lld, expected %lld",
-                                                                    (long long)spt_dense_rank(d), (long long)spt_dense_rank(want));
+        if (spt_dense_rank(want) != spt_dense_rank(d))
+            r = conf_fail(c, "dense rank %lld, expected %lld", (long long)spt_dense_rank(d),
+                          (long long)spt_dense_rank(want));
         else
             for (int64_t k = 0; k < spt_dense_rank(d) && r == CONF_PASS; k++)
                 if (spt_dense_shape(d)[k] != spt_dense_shape(want)[k])
-                    r = conf_fail(c, "dense dim %lld is %lld, expected %lld", (long long)k, (long long)spt_dense_shape(d)[k],
-                                  (long long)spt_dense_shape(want)[k]);
+                    r = conf_fail(c, "dense dim %lld is %lld, expected %lld", (long long)k,
+                                  (long long)spt_dense_shape(d)[k], (long long)spt_dense_shape(want)[k]);
     }
     if (r == CONF_PASS) {
         int64_t n = spt_dense_size(want);
         const char *wv = spt_dense_data(want);
-        if (spt_dense_size(d) != n) r = conf_fail(c, "dense size %lld, expected %lld", (long long)spt_dense_size(d), (long long)n);
+        if (spt_dense_size(d) != n)
+            r = conf_fail(c, "dense size %lld, expected %lld", (long long)spt_dense_size(d), (long long)n);
         else {
             json_t *list = json_array();
             /* build a JSON list from `want` so conf_expect_values can apply tolerances */
