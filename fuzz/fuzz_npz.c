@@ -76,6 +76,8 @@ static void check_roundtrip(const spt_tensor *t, spt_format flavour, int level) 
     fz_check_status("spt_write_npz", st, NULL);
     if (st != SPT_OK) {
         if (st == SPT_EDTYPE || st == SPT_EINVAL) return; /* a dtype or rank the flavour cannot hold */
+        /* a CSR indptr has one element per row: a shape of 2^62 rows is an honest overflow, not a bug */
+        if (flavour == SPT_FORMAT_NPZ_SCIPY_CSR && (st == SPT_EOVERFLOW || st == SPT_ENOMEM)) return;
         fz_die("spt_write_npz", "cannot write a tensor that was read");
     }
     spt_tensor *back = FZ_SENTINEL;
