@@ -70,6 +70,9 @@ static char *npy_member(fz_in *in, size_t *len) {
 }
 
 static void check_roundtrip(const spt_tensor *t, spt_format flavour, int level) {
+    /* a CSR indptr has one element per row, as the format says: a tiny tensor with 2^31 rows asks for 16 GB
+     * honestly; only shapes whose indptr fits the fuzzer's memory are written as CSR */
+    if (flavour == SPT_FORMAT_NPZ_SCIPY_CSR && spt_tensor_rank(t) == 2 && spt_tensor_shape(t)[0] > (1 << 24)) return;
     char out[256];
     fz_scratch(out, sizeof out, "rt", ".npz");
     spt_status st = spt_write_npz_level(t, out, flavour, level); /* level 0: stored, read back in place */
