@@ -123,6 +123,8 @@ test-shape:
 	@$(PYTHON) tools/check-src-shape.py
 .PHONY: test-shape
 
+# The suite runs the parallel paths on its small inputs too (spt__threads_for's bound off).
+test-c test-san test-tsan: export SPT_PAR_MIN_WORK = 0
 test-c: all $(TESTS_REL) $(REL)/conformance
 	@sh tools/run-tests.sh plain $(TESTS_REL) -- $(REL)/conformance tests/conformance
 
@@ -315,9 +317,12 @@ $(TSAN)/test_shared_reads: tests/core/test_shared_reads.c $(TEST_SUP) $(TSAN)/li
 	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_TSAN) -o $@ $< $(TEST_SUP) $(TSAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
 $(TSAN)/test_threads_race: tests/core/test_threads_race.c $(TEST_SUP) $(TSAN)/libspt.a $(HDRS) $(TEST_HDRS)
 	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_TSAN) -o $@ $< $(TEST_SUP) $(TSAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
-test-tsan: $(TSAN)/test_shared_reads $(TSAN)/test_threads_race
+$(TSAN)/test_block_cache: tests/core/test_block_cache.c $(TEST_SUP) $(TSAN)/libspt.a $(HDRS) $(TEST_HDRS)
+	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_TSAN) -o $@ $< $(TEST_SUP) $(TSAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
+test-tsan: $(TSAN)/test_shared_reads $(TSAN)/test_threads_race $(TSAN)/test_block_cache
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(TSAN)/test_shared_reads
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(TSAN)/test_threads_race
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(TSAN)/test_block_cache
 .PHONY: test-tsan
 # ==== end test-tsan block ====
 

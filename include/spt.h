@@ -190,9 +190,12 @@ bool spt_dtype_is_numeric(spt_dtype d); /* integer, float or complex */
  * the file writers allocate from the C library as before. Not thread-safe: call it before any other spt
  * function runs. `free_fn` receives NULL never.
  * With the C library's allocator, spt keeps up to 8 freed blocks of 8 MiB or more (at most the
- * environment variable SPT_BLOCK_CACHE bytes, default min(RAM / 16, 2 GiB); 0 turns this off) and hands
+ * environment variable SPT_BLOCK_CACHE bytes, default min(RAM / 16, 2 GiB); 0 turns all of this off) and hands
  * them to its next large allocations, so that an op returning a large buffer does not fault in fresh
- * pages on every call; a block kept for more than 2 s goes back to the system at the next large
+ * pages on every call. A freed block larger than that bound (an op's buffers at 10^8 entries) is kept
+ * too, up to SPT_BLOCK_CACHE_LARGE bytes in all (default RAM / 3; 0 turns this off), after telling the
+ * kernel it may take its pages back whenever it needs memory (madvise MADV_FREE): until it does, reusing
+ * the block faults nothing. A block kept for more than 2 s goes back to the system at the next large
  * allocation or free, and calling spt_set_allocator gives every kept block back. A user allocator
  * sees every allocation. */
 typedef void *(*spt_malloc_fn)(size_t size);
@@ -206,7 +209,10 @@ void spt_set_allocator(spt_malloc_fn malloc_fn, spt_realloc_fn realloc_fn, spt_f
  * many threads (RLIMIT_NPROC, a cgroup's pids.max), the count is lowered to about what it allowed.
  * (The OpenMP runtime ends the process when a thread cannot start; checking here keeps that from
  * happening later inside an op; see THREADS at the top for the address-space limit.)
- * spt_get_num_threads() tells the count in effect. May be called while ops run in other threads. */
+ * spt_get_num_threads() tells the count in effect. May be called while ops run in other threads.
+ * Whatever the count, an op with little work (below about 2^20 index and value words: a few 10^5
+ * entries) runs on one thread, since waiting for a second thread on a busy machine costs more than
+ * such an op; the environment variable SPT_PAR_MIN_WORK (read once) sets that bound, 0 removes it. */
 #define SPT_MAX_THREADS 1024
 void spt_set_num_threads(int n);
 int spt_get_num_threads(void);
