@@ -462,6 +462,12 @@ uninstall:
 test-install: all
 	@PYTHON=$(PYTHON) sh tests/install/run.sh
 
+# make readme-ops: README.md's list of ops, generated from src/ops/ops.def (tools/oplist.py);
+# python/tests/test_oplist.py (in make test) fails when it is stale.
+readme-ops:
+	$(PYTHON) tools/oplist.py --readme README.md
+.PHONY: readme-ops
+
 # make doc: build/doc/html/index.html and build/doc/man/man3/spt.3 from include/spt.h
 # (tools/gendoc.py), build/doc/python/*.html from the Python docstrings (pydoc).
 # (spt.mpi is left out: it needs mpi4py and libspt_mpi.so, and importing it initialises MPI)
