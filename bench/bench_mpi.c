@@ -654,7 +654,7 @@ static int report(const char *rawpath, const char *outpath) {
         fprintf(o, "\n");
     }
     peer_targets(o, r, n);
-    fprintf(o, "\n## SpGEMM against CombBLAS (C = A x A, A [65536, 65536] with N/20 entries)\n\n"
+    fprintf(o, "\n## SpGEMM against CombBLAS (C = A x A, A [65536, 65536] with N/20 entries random, N/80 power-law)\n\n"
                "CombBLAS's 2-D SUMMA product (`Mult_AnXBn_Synch`, plus-times on doubles) runs on square process "
                "grids only, so it has no np 2 row. Median wall ms (CPU ms of the slowest rank).\n\n"
                "| matrix | spt np 1 | spt np 2 | spt np 4 | CombBLAS np 1 | CombBLAS np 4 |\n| --- | --- | --- | --- | "
