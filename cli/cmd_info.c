@@ -187,7 +187,9 @@ static bool distinct_all(const spt_tensor *t, mode_row *rows) {
         at[k] = total;
         total += words[k];
     }
-    const int nt = spt_get_num_threads() > 0 ? spt_get_num_threads() : 1;
+    int nt = spt_get_num_threads() > 0 ? spt_get_num_threads() : 1;
+    /* a bitmap per thread: at most as many threads as keep them within the entries' bytes + 64 MiB */
+    while (nt > 1 && (size_t)nt * (size_t)total > (size_t)n + ((size_t)8 << 20)) nt--;
     uint64_t *bits = calloc((size_t)(total ? total : 1) * (size_t)nt, sizeof(uint64_t));
     if (!bits) return false;
 #pragma omp parallel num_threads(nt)
@@ -266,10 +268,12 @@ static int64_t dup_keys(const uint64_t *a, uint64_t *b, int64_t n, int bits) {
     int64_t most = 1;
     for (int d = 0; d < TB; d++)
         if (start[d + 1] - start[d] > most) most = start[d + 1] - start[d];
-    int lg = 3;
+    int lg = 3, ht = nt;
     while (((int64_t)1 << lg) < 2 * most) lg++;
+    /* a hash table per thread: at most as many threads as keep them within twice the keys' bytes + 64 MiB */
+    while (ht > 1 && ((size_t)ht << lg) > (size_t)n * 2 + ((size_t)8 << 20)) ht--;
     bool ok = true;
-#pragma omp parallel num_threads(nt) reduction(+ : dups) reduction(&& : ok)
+#pragma omp parallel num_threads(ht) reduction(+ : dups) reduction(&& : ok)
     {
         uint64_t *tab = malloc(sizeof(uint64_t) << lg);
         ok = tab != NULL;

@@ -58,15 +58,16 @@ static spt_status read_by_content(const char *fn, const char *path, const spt_re
     const char *head;
     size_t hlen;
     st = spt__stream_peek(fn, &s, 32, &head, &hlen);
-    spt_format format = st == SPT_OK ? sniff(head, hlen) : SPT_FORMAT_AUTO;
-    if (st != SPT_OK) {
-    } else if (format == SPT_FORMAT_MTX) st = spt__mtx_stream("spt_read_mtx", &s, opts, out);
-    else if (format == SPT_FORMAT_AUTO && text_is_tns)
-        st = spt__tns_stream("spt_read_tns", &s, opts ? opts : &none, base, out);
-    else if (format == SPT_FORMAT_AUTO) st = unknown(fn, s.name);
-    else if ((st = spt__stream_spool(fn, &s, &f)) == SPT_OK) {
-        st = from_bytes(&f, format, opts, base, out);
-        spt__file_release(&f);
+    const spt_format format = st == SPT_OK ? sniff(head, hlen) : SPT_FORMAT_AUTO;
+    if (st == SPT_OK) {
+        if (format == SPT_FORMAT_MTX) st = spt__mtx_stream("spt_read_mtx", &s, opts, out);
+        else if (format == SPT_FORMAT_AUTO && text_is_tns)
+            st = spt__tns_stream("spt_read_tns", &s, opts ? opts : &none, base, out);
+        else if (format == SPT_FORMAT_AUTO) st = unknown(fn, s.name);
+        else if ((st = spt__stream_spool(fn, &s, &f)) == SPT_OK) { /* zip, .npy: whole, from a file */
+            st = from_bytes(&f, format, opts, base, out);
+            spt__file_release(&f);
+        }
     }
     spt__stream_close(&s);
     return st;
