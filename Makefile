@@ -24,8 +24,10 @@ CPPFLAGS = -Iinclude -Isrc
 CFLAGS_REL  = $(CSTD) $(WARN) -O2 -g -fPIC $(OMPFLAG)
 CFLAGS_SAN  = $(CSTD) $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined $(OMPFLAG)
 LDLIBS_LIB  = -lm
-PKG_LIBS    = $(shell pkg-config --libs libzip libpng libarchive libdeflate zlib 2>/dev/null)
-TEST_LIBS   = -lcmocka -ljansson
+PKG_LIBS    = $(shell pkg-config --libs libpng libarchive libdeflate zlib 2>/dev/null)
+# libzip: only the tests and fuzz harnesses, which check spt's own zip code against another implementation
+ZIP_LIBS    = $(shell pkg-config --libs libzip 2>/dev/null)
+TEST_LIBS   = -lcmocka -ljansson $(ZIP_LIBS)
 
 LIB_SRC   := $(sort $(wildcard src/core/*.c src/sort/*.c src/ops/*/*.c src/io/*.c src/tot/*.c src/tf/*.c))
 CLI_SRC   := $(sort $(wildcard cli/*.c))
@@ -150,10 +152,10 @@ $(REL)/fuzz/obj/%.o: %.c
 $(REL)/fuzz/libspt.a: $(LIB_OBJ_FUZZ)
 	@rm -f $@; ar rcs $@ $^
 $(REL)/fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_DEPS) $(REL)/fuzz/libspt.a
-	$(FUZZ_CC) $(CPPFLAGS) -Ifuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< fuzz/fz.c $(REL)/fuzz/libspt.a $(LDLIBS_LIB) $(PKG_LIBS)
+	$(FUZZ_CC) $(CPPFLAGS) -Ifuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< fuzz/fz.c $(REL)/fuzz/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) $(ZIP_LIBS)
 $(SAN)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay.c $(FUZZ_DEPS) $(SAN)/libspt.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ifuzz $(CFLAGS_SAN) -o $@ fuzz/replay.c $< fuzz/fz.c $(SAN)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS)
+	$(CC) $(CPPFLAGS) -Ifuzz $(CFLAGS_SAN) -o $@ fuzz/replay.c $< fuzz/fz.c $(SAN)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) $(ZIP_LIBS)
 # fuzz_cli also links the command's sources (not its main): cli_parse and each command's run
 FUZZ_CLI_SRC := $(filter-out cli/main.c cli/mpi_main.c cli/demo.c cli/demo_args.c,$(CLI_SRC))
 $(REL)/fuzz/fuzz_cli: fuzz/fuzz_cli.c $(FUZZ_DEPS) $(FUZZ_CLI_SRC) cli/cli.h $(REL)/fuzz/libspt.a
@@ -188,7 +190,7 @@ check-format:
 # ==== MPI (src/mpi/, include/spt_mpi.h, tests/mpi/) ====
 # The distributed layer is compiled with mpicc into build/libspt_mpi.a (link it before build/libspt.a);
 # the core never includes mpi.h. `make MPI=1` adds it to `all`. make test-mpi: tests/mpi/mpi_test at
-# mpirun -np $(MPI_NP), oversubscribed, loopback/shared memory only (recipe: shared/spec/distributed.md),
+# mpirun -np $(MPI_NP), oversubscribed, loopback/shared memory only,
 # plain and under ASan+UBSan, again at np 2 and 3 over TCP on loopback (btl self,tcp), then
 # tests/mpi/cli_mpi.sh (build/spt-mpi vs build/spt, byte for byte), mpi_test --small at np $(MPI_NP_MANY)
 # (8 and 16 ranks on this machine's cores, oversubscribed), and tests/mpi/python_mpi.sh (spt.mpi through
@@ -296,6 +298,15 @@ bench-mpi: $(REL)/bench/bench_mpi $(if $(COMBBLAS_H),$(REL)/bench/bench_combblas
 	@$(MPI_ENV) timeout 600 $(MPIRUN) --quiet -np 2 $(REL)/bench/bench_mpi net $(REL)/bench-mpi/raw.tsv "shared memory (vader)"
 	@$(MPI_ENV) OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo timeout 600 $(MPIRUN) --quiet -np 2 $(REL)/bench/bench_mpi net $(REL)/bench-mpi/raw.tsv "TCP loopback"
 	@$(REL)/bench/bench_mpi report $(REL)/bench-mpi/raw.tsv $(BENCH_MPI_OUT)
+	@$(MAKE) --no-print-directory $(REL)/libspt_mpi.so
+	@if $(PYTHON) -c "import mpi4py" 2>/dev/null; then \
+	  printf '\n## The Python layer (spt.mpi): cost per call over the C call\n\n%s\n\n%s\n%s\n' \
+	    "bench/bench_mpi_py.py: 2000 calls of spt.mpi.reorder_inplace on a sorted one-entry-per-rank DTensor against spt_dtensor_reorder through ctypes without the checks, median of 7 alternating blocks, slowest rank; load $$(cut -d' ' -f1 /proc/loadavg). Target: under 50 us." \
+	    "| P | C call (us) | spt.mpi call (us) | overhead (us) |" "| --- | --- | --- | --- |" >> $(BENCH_MPI_OUT); \
+	  for np in 1 2; do case $$np in 2) bind=core;; *) bind=none;; esac; \
+	    SPT_LIB=$(CURDIR)/$(REL)/libspt_mpi.so PYTHONPATH=$(CURDIR)/python $(MPI_ENV) timeout 300 $(MPIRUN) --quiet --bind-to $$bind \
+	      -x SPT_LIB -x PYTHONPATH -np $$np $(PYTHON) bench/bench_mpi_py.py >> $(BENCH_MPI_OUT) || exit 1; done; \
+	else echo "bench-mpi: $(PYTHON) has no mpi4py: the Python layer's overhead is not measured"; fi
 	@cat $(BENCH_MPI_OUT)
 .PHONY: test-mpi test-mpi-cli mpi-bench bench-mpi
 # ==== end MPI block ====
@@ -404,8 +415,8 @@ PUB_HDRS     = include/spt.h include/spt_dtypes.def include/spt_status.def
 DATA_FILES  := $(sort $(wildcard data/*))
 D            = $(DESTDIR)
 
-# spt.pc for $(PREFIX). Libs.private: what a program linking libspt.a needs besides it. libzip and libpng
-# are named as libraries rather than Requires.private, so that shared use needs no -dev package of them.
+# spt.pc for $(PREFIX). Libs.private: what a program linking libspt.a needs besides it. libpng and the
+# others are named as libraries rather than Requires.private, so that shared use needs no -dev package of them.
 $(REL)/spt.pc: include/spt.h Makefile FORCE
 	@mkdir -p $(dir $@)
 	@{ echo 'prefix=$(PREFIX)'; echo 'exec_prefix=$${prefix}'; echo 'libdir=$${exec_prefix}/lib'; \
@@ -466,6 +477,12 @@ uninstall:
 # SONAME, exported symbols, uninstall, pip install ./python into a fresh venv).
 test-install: all
 	@PYTHON=$(PYTHON) sh tests/install/run.sh
+
+# make readme-ops: README.md's list of ops, generated from src/ops/ops.def (tools/oplist.py);
+# python/tests/test_oplist.py (in make test) fails when it is stale.
+readme-ops:
+	$(PYTHON) tools/oplist.py --readme README.md
+.PHONY: readme-ops
 
 # make doc: build/doc/html/index.html and build/doc/man/man3/spt.3 from include/spt.h
 # (tools/gendoc.py), build/doc/python/*.html from the Python docstrings (pydoc).
