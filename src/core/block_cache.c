@@ -10,10 +10,10 @@
  * already faulted in.
  *
  * Two tiers, at most SPT__BC_SLOTS blocks in all:
- * - resident: blocks of at most `cap` bytes, together at most `cap` (the environment variable
+ * - resident: blocks that fit in what the resident blocks leave of `cap` bytes (the environment variable
  *   SPT_BLOCK_CACHE in bytes, read once; default min(physical memory / 16, 2 GiB); 0 turns the whole
  *   cache off). Their pages stay the process's until the block is reused or given back.
- * - reclaimable: a block larger than `cap` (the buffers of an op at 10^8 entries: GBs) is kept too, up to
+ * - reclaimable: a block that does not fit there (the buffers of an op at 10^8 entries: GBs) is kept, up to
  *   `large` bytes together (SPT_BLOCK_CACHE_LARGE in bytes; default physical memory / 3; 0 turns this tier
  *   off; a third, so that the output of an op at 10^8 rank-3 entries, 6.4 GB, fits on a 24 GiB machine),
  *   after madvise(MADV_FREE) on its pages: the kernel takes those pages back whenever it needs
@@ -118,11 +118,12 @@ void *spt__bc_take(size_t n) {
     return p;
 }
 
-/* The tier a block of `size` bytes goes to: 0 resident, 1 reclaimable, -1 none. */
+/* The tier a block of `size` bytes goes to: 0 resident (while the resident blocks leave room for it, or
+ * when there is no reclaimable tier), 1 reclaimable, -1 none. */
 static int bc_tier(size_t size) {
     pthread_mutex_lock(&bc_mu);
     if (bc_cap == (size_t)-1) bc_configure();
-    int tier = size <= bc_cap ? 0 : size <= bc_large ? 1 : -1;
+    int tier = bc_bytes[0] + size <= bc_cap ? 0 : size <= bc_large ? 1 : size <= bc_cap ? 0 : -1;
     pthread_mutex_unlock(&bc_mu);
     return tier;
 }

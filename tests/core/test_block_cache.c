@@ -145,12 +145,16 @@ static void test_bounds(void **state) {
     for (int k = 0; k < 3; k++) r[k] = touched(10 * MIB);
     for (int k = 0; k < 3; k++) l[k] = touched(40 * MIB);
     unsigned char *huge = touched(100 * MIB);
-    for (int k = 0; k < 3; k++) { /* resident: one 10 MiB block at a time fits 16 MiB */
+    /* one 10 MiB block fits the resident 16 MiB; the next ones, and the 40 MiB blocks, go to the
+     * reclaimable tier, which keeps at most 64 MiB (the newest block always) */
+    for (int k = 0; k < 3; k++) {
         spt__free(r[k]);
-        assert_true(spt__bc_held() >= 10 * MIB && spt__bc_held() <= 16 * MIB);
-        assert_int_equal(spt__bc_held_large(), 0);
+        const size_t resident = spt__bc_held() - spt__bc_held_large();
+        assert_true(resident >= 10 * MIB && resident <= 16 * MIB);
+        assert_true(spt__bc_held_large() <= 64 * MIB);
     }
-    for (int k = 0; k < 3; k++) { /* reclaimable: at most one 40 MiB block in 64 MiB */
+    assert_true(spt__bc_held_large() >= 20 * MIB);
+    for (int k = 0; k < 3; k++) {
         spt__free(l[k]);
         assert_true(spt__bc_held_large() >= 40 * MIB && spt__bc_held_large() <= 64 * MIB);
         assert_true(spt__bc_held() - spt__bc_held_large() <= 16 * MIB);
@@ -167,7 +171,7 @@ static void test_bounds(void **state) {
     memset(p, 9, 39 * MIB);
     long f1 = minflt();
     print_message("reused 39 MiB reclaimable block: %ld minor faults (%zu pages)\n", f1 - f0, 39 * MIB / 4096);
-    assert_int_equal(spt__bc_held_large(), 0);
+    assert_true(spt__bc_held_large() <= 24 * MIB);
     for (size_t i = 0; i < 39 * MIB; i += 4096)
         if (p[i] != 9) fail_msg("byte %zu of a reused block is %d", i, p[i]);
     spt__free(p);
