@@ -190,14 +190,14 @@ bool spt_dtype_is_numeric(spt_dtype d); /* integer, float or complex */
  * the file writers allocate from the C library as before. Not thread-safe: call it before any other spt
  * function runs. `free_fn` receives NULL never.
  * With the C library's allocator, spt keeps up to 8 freed blocks of 8 MiB or more (at most the
- * environment variable SPT_BLOCK_CACHE bytes, default min(RAM / 16, 2 GiB); 0 turns all of this off) and hands
- * them to its next large allocations, so that an op returning a large buffer does not fault in fresh
+ * environment variable SPT_BLOCK_CACHE bytes, default min(RAM / 16, 2 GiB); 0 turns all of this off)
+ * and hands them to its next large allocations, so that an op returning a large buffer does not fault in fresh
  * pages on every call. A freed block that does not fit within that bound (an op's buffers at 10^8
  * entries) is kept too, up to SPT_BLOCK_CACHE_LARGE bytes in all (default RAM / 3; 0 turns this off),
  * after telling the kernel it may take its pages back whenever it needs memory (madvise MADV_FREE):
- * until it does, reusing the block faults nothing. A block kept for more than 2 s goes back to the system at the next large
- * allocation or free, and calling spt_set_allocator gives every kept block back. A user allocator
- * sees every allocation. */
+ * until it does, reusing the block faults nothing. A block kept for more than 2 s goes back to the
+ * system at the next large allocation or free, and calling spt_set_allocator gives every kept block
+ * back. A user allocator sees every allocation. */
 typedef void *(*spt_malloc_fn)(size_t size);
 typedef void *(*spt_realloc_fn)(void *p, size_t size);
 typedef void (*spt_free_fn)(void *p);
