@@ -32,54 +32,6 @@ typedef struct slot {
     bool seen;
 } slot;
 
-/* The number of bytes below 0x80 (each ends one varint): sixteen at a time where the host has SSE2 (a
- * byte counter per lane, summed before it can wrap), then eight at a time. */
-static int64_t count_terminators(const unsigned char *p, size_t n) {
-    int64_t c = 0;
-    size_t i = 0;
-#ifdef __SSE2__
-    const __m128i all = _mm_set1_epi8(-1), zero = _mm_setzero_si128();
-    while (i + 16 <= n) {
-        __m128i acc = zero;
-        for (int k = 0; k < 255 && i + 16 <= n; k++, i += 16) /* a terminator is a byte > -1 as int8 */
-            acc = _mm_sub_epi8(acc, _mm_cmpgt_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i)), all));
-        const __m128i sum = _mm_sad_epu8(acc, zero);
-        c += _mm_cvtsi128_si32(sum) + _mm_cvtsi128_si32(_mm_srli_si128(sum, 8));
-    }
-#endif
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        c += (int64_t)((((~w & UINT64_C(0x8080808080808080)) >> 7) * UINT64_C(0x0101010101010101)) >> 56);
-    }
-    for (; i < n; i++) c += p[i] < 0x80;
-    return c;
-}
-
-/* One varint of a packed list with at least 10 bytes left (no bounds checks): the next byte, or NULL
- * for a varint longer than 10 bytes. Each continuation bit is subtracted rather than masked. */
-static inline const unsigned char *varint10(const unsigned char *p, uint64_t *v) {
-    uint64_t r = p[0], b;
-    if (r < 0x80) return *v = r, p + 1;
-#define SPT__VARINT_STEP(k)                                                                                            \
-    b = p[k];                                                                                                          \
-    r += (b - 1) << (7 * k); /* removes the previous byte's continuation bit */                                        \
-    if (b < 0x80) return *v = r, p + k + 1;
-    SPT__VARINT_STEP(1)
-    SPT__VARINT_STEP(2)
-    SPT__VARINT_STEP(3)
-    SPT__VARINT_STEP(4)
-    SPT__VARINT_STEP(5)
-    SPT__VARINT_STEP(6)
-    SPT__VARINT_STEP(7)
-    SPT__VARINT_STEP(8)
-#undef SPT__VARINT_STEP
-    b = p[9];
-    if (b > 1) return NULL; /* the tenth byte holds one bit; more is no int64 */
-    *v = r + ((b - 1) << 63);
-    return p + 10;
-}
-
 /* Count the values of a list message (checking its framing). */
 static bool count_list(int type, const unsigned char *p, size_t len, int64_t *count, const char **why) {
     spt__pb r = {p, p + len};
@@ -97,7 +49,7 @@ static bool count_list(int type, const unsigned char *p, size_t len, int64_t *co
                 n += (int64_t)(f.len / 4);
             } else {
                 if (f.len && f.data[f.len - 1] >= 0x80) return *why = "packed int64 list ends inside a varint", false;
-                n += count_terminators(f.data, f.len);
+                n += spt__pb_count_varints(f.data, f.len);
             }
         } else if ((type == L_FLOAT && f.wire == SPT__PB_I32) || (type == L_INT64 && f.wire == SPT__PB_VARINT)) {
             n++;
@@ -107,61 +59,6 @@ static bool count_list(int type, const unsigned char *p, size_t len, int64_t *co
     }
     *count = n;
     return k == 0;
-}
-
-/* Bit k set when byte k of the 8 at p ends a varint (is below 0x80). */
-static inline uint64_t ends8(const unsigned char *p) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return (((~w & UINT64_C(0x8080808080808080)) >> 7) * UINT64_C(0x0102040810204080)) >> 56;
-}
-
-/* The value of a varint of at most 8 bytes held in the low bytes of w (little-endian), the bytes above it
- * and the continuation bits cleared: its 7-bit groups joined by three mask-and-shift steps. */
-static inline uint64_t join7(uint64_t w) {
-    w = (w & UINT64_C(0x007f007f007f007f)) | ((w & UINT64_C(0x7f007f007f007f00)) >> 1);
-    w = (w & UINT64_C(0x00003fff00003fff)) | ((w & UINT64_C(0x3fff00003fff0000)) >> 2);
-    return (w & UINT64_C(0x000000000fffffff)) | ((w & UINT64_C(0x0fffffff00000000)) >> 4);
-}
-
-/* Decode a packed int64 list (its framing checked by count_list) into o. On little-endian hosts the ends
- * of the varints of each 64-byte block are found first, as one 64-bit mask; each value is then read as one
- * word at its start (known from the previous end), so the values do not wait on one another byte by byte.
- * A varint of more than 10 bytes, or a tenth byte above 1, is malformed (false). */
-static bool decode_packed_int64(const unsigned char *p, size_t len, int64_t *o) {
-    size_t start = 0; /* the first byte of the next varint */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    for (size_t i = 0; i + 64 <= len; i += 64) {
-        uint64_t m = 0;
-        for (int k = 0; k < 8; k++) m |= ends8(p + i + 8 * k) << (8 * k);
-        while (m) {
-            const size_t end = i + (size_t)__builtin_ctzll(m), n = end - start + 1;
-            m &= m - 1;
-            if (n <= 8 && start + 8 <= len) {
-                uint64_t w;
-                memcpy(&w, p + start, 8);
-                *o++ = (int64_t)join7(w & (~UINT64_C(0) >> (64 - 8 * n)) & UINT64_C(0x7f7f7f7f7f7f7f7f));
-            } else {
-                uint64_t v = 0;
-                if (n > 10 || !varint10(p + start, &v)) return false; /* it stops at its end, n bytes on */
-                *o++ = (int64_t)v;
-            }
-            start = end + 1;
-        }
-    }
-#endif
-    spt__pb q = {p + start, p + len};
-    while (q.end - q.p >= 10) { /* away from the end, no bounds checks */
-        uint64_t v;
-        if (!(q.p = varint10(q.p, &v))) return false;
-        *o++ = (int64_t)v;
-    }
-    while (q.p < q.end) {
-        uint64_t v;
-        if (!spt__pb_varint(&q, &v)) return false;
-        *o++ = (int64_t)v;
-    }
-    return true;
 }
 
 /* Decode the values of a counted list into out (int64_t, float or spt_str pointing into the input). */
@@ -182,9 +79,9 @@ static bool decode_list(int type, const unsigned char *p, size_t len, void *out,
                 memcpy((float *)out + i++, &u, 4);
             }
         } else if (f.wire == SPT__PB_LEN) {
-            if (!decode_packed_int64(f.data, f.len, (int64_t *)out + i))
+            if (!spt__pb_unpack_int64(f.data, f.len, (int64_t *)out + i))
                 return *why = "malformed varint in a packed int64 list", false;
-            i += count_terminators(f.data, f.len);
+            i += spt__pb_count_varints(f.data, f.len);
         } else {
             ((int64_t *)out)[i++] = (int64_t)f.v;
         }
@@ -208,7 +105,7 @@ static bool decode_slot(const slot *s, void *out, const char **why) {
         memcpy(out, s->pk, s->pklen); /* little-endian hosts */
         return true;
     }
-    if (decode_packed_int64(s->pk, s->pklen, out)) return true;
+    if (spt__pb_unpack_int64(s->pk, s->pklen, out)) return true;
     return *why = "malformed varint in a packed int64 list", false;
 }
 
