@@ -1773,8 +1773,7 @@ spt_status spt_encode_examples(const spt_tensor *t, const char *value_key, const
  * out[0..n) as spt_str pointing into the objects (nothing copied; the caller keeps them alive and
  * unchanged while out is used). Each object's pointer-sized word at tag_off must equal tag and its length
  * at len_off be >= 0. Returns n when all are, else the index of the first object that is NULL or is not
- * (every element of out before it filled); -1 when objs or out is NULL with n > 0; 0 for n <= 0. A large
- * batch is read by several threads (spt_set_num_threads). */
+ * (out filled before it); -1 when objs or out is NULL with n > 0; 0 for n <= 0. */
 int64_t spt_strings_gather(const void *const *objs, int64_t n, size_t tag_off, const void *tag, size_t len_off,
                            size_t data_off, spt_str *out);
 

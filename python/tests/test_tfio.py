@@ -212,7 +212,7 @@ def test_batches_of_bytes_objects_reach_c_without_a_copy(tmp_path):
         assert out[:2, 1].tolist() == [2, 1] and ctypes.string_at(int(out[0, 0]), 2) == b"xy"
         assert C.spt_strings_gather(id(t) + items, 4, typ, id(bytes), size, data, None) == -1
         assert C.spt_strings_gather(None, 0, typ, id(bytes), size, data, None) == 0
-        # a batch of several chunks (read by several threads): the first bad object wins wherever it lies
+        # a larger batch, at any thread count: the first bad object is reported wherever it lies
         big = [bytes([i % 251]) * (i % 7) for i in range(20000)]
         nt = spt.get_num_threads()
         try:

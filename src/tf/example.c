@@ -674,8 +674,10 @@ spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *fea
     int64_t bytes = 0;
     for (int64_t b = 0; b < B; b++) bytes += ex[b].len;
     nth = spt__threads_for(bytes / 8);
-    chunks cs = {B, B / (8 * (int64_t)nth), 0}; /* about 8 chunks a thread, of 64 to 4096 Examples */
-    cs.ch = cs.ch < 64 ? 64 : cs.ch > 4096 ? 4096 : cs.ch;
+    /* at least 8 chunks a thread, of 64 to 1024 Examples: the last chunks of a pass, which one thread may
+     * finish alone, stay short */
+    chunks cs = {B, B / (8 * (int64_t)nth), 0};
+    cs.ch = cs.ch < 64 ? 64 : cs.ch > 1024 ? 1024 : cs.ch;
     cs.n = B ? (B - 1) / cs.ch + 1 : 0;
     parts = spt__alloc_array(fn, cs.n ? cs.n : 1, V ? V : 1, sizeof(vpart), true, &st);
     if (!parts) goto fail;
