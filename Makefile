@@ -186,7 +186,7 @@ check-format:
 # ==== MPI (src/mpi/, include/spt_mpi.h, tests/mpi/) ====
 # The distributed layer is compiled with mpicc into build/libspt_mpi.a (link it before build/libspt.a);
 # the core never includes mpi.h. `make MPI=1` adds it to `all`. make test-mpi: tests/mpi/mpi_test at
-# mpirun -np $(MPI_NP), oversubscribed, loopback/shared memory only (recipe: shared/spec/distributed.md),
+# mpirun -np $(MPI_NP), oversubscribed, loopback/shared memory only,
 # plain and under ASan+UBSan, again at np 2 and 3 over TCP on loopback (btl self,tcp), then
 # tests/mpi/cli_mpi.sh (build/spt-mpi vs build/spt, byte for byte), mpi_test --small at np $(MPI_NP_MANY)
 # (8 and 16 ranks on this machine's cores, oversubscribed), and tests/mpi/python_mpi.sh (spt.mpi through
@@ -294,6 +294,15 @@ bench-mpi: $(REL)/bench/bench_mpi $(if $(COMBBLAS_H),$(REL)/bench/bench_combblas
 	@$(MPI_ENV) timeout 600 $(MPIRUN) --quiet -np 2 $(REL)/bench/bench_mpi net $(REL)/bench-mpi/raw.tsv "shared memory (vader)"
 	@$(MPI_ENV) OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo timeout 600 $(MPIRUN) --quiet -np 2 $(REL)/bench/bench_mpi net $(REL)/bench-mpi/raw.tsv "TCP loopback"
 	@$(REL)/bench/bench_mpi report $(REL)/bench-mpi/raw.tsv $(BENCH_MPI_OUT)
+	@$(MAKE) --no-print-directory $(REL)/libspt_mpi.so
+	@if $(PYTHON) -c "import mpi4py" 2>/dev/null; then \
+	  printf '\n## The Python layer (spt.mpi): cost per call over the C call\n\n%s\n\n%s\n%s\n' \
+	    "bench/bench_mpi_py.py: 2000 calls of spt.mpi.reorder_inplace on a sorted one-entry-per-rank DTensor against spt_dtensor_reorder through ctypes without the checks, median of 7 alternating blocks, slowest rank; load $$(cut -d' ' -f1 /proc/loadavg). Target: under 50 us." \
+	    "| P | C call (us) | spt.mpi call (us) | overhead (us) |" "| --- | --- | --- | --- |" >> $(BENCH_MPI_OUT); \
+	  for np in 1 2; do case $$np in 2) bind=core;; *) bind=none;; esac; \
+	    SPT_LIB=$(CURDIR)/$(REL)/libspt_mpi.so PYTHONPATH=$(CURDIR)/python $(MPI_ENV) timeout 300 $(MPIRUN) --quiet --bind-to $$bind \
+	      -x SPT_LIB -x PYTHONPATH -np $$np $(PYTHON) bench/bench_mpi_py.py >> $(BENCH_MPI_OUT) || exit 1; done; \
+	else echo "bench-mpi: $(PYTHON) has no mpi4py: the Python layer's overhead is not measured"; fi
 	@cat $(BENCH_MPI_OUT)
 .PHONY: test-mpi test-mpi-cli mpi-bench bench-mpi
 # ==== end MPI block ====

@@ -20,8 +20,9 @@
  *   mttkrp      mode 0 of the row-major tensor, 3 replicated factors [1000, 16], result on rank 0
  *               (serial: spt_mttkrp); again with the factors in row blocks (spt_dtensor_mttkrp_rows, the
  *               model choosing between fetching the rows each rank reads and replicating)
- *   spgemm      C = A x A, A [2^16, 2^16] with N/20 entries, random or power-law (serial:
- *               spt_sparse_sparse_matmul); at P = 1 A is written to RAW.spgemm-KIND.mtx and at every P the
+ *   spgemm      C = A x A, A [2^16, 2^16] with N/20 entries (random) or N/80 (power-law: its product
+ *               grows about as the square, ~10^7 entries at N = 10^7, where N/20 gave 8 10^7 and CombBLAS's
+ *               run with the check no longer fit in 24 GiB) (serial: spt_sparse_sparse_matmul); at P = 1 A is written to RAW.spgemm-KIND.mtx and at every P the
  *               gathered C to RAW.spgemm-KIND.spt-npP.mtx, for bench_combblas (bench/bench_combblas.cpp)
  * Every row also carries the bytes each rank sent (entries and metadata), the collective calls, the
  * per-phase seconds of the sample sort (max over ranks), the CPU seconds of the slowest rank and the
@@ -190,6 +191,8 @@ static spt_tensor *make_sg(int powerlaw, int64_t lo, int64_t hi) {
     return t;
 }
 static const char *const SG_NAME[2] = {"random", "power-law"};
+/* entries of A: N/20 random, N/80 power-law (see the top of the file) */
+static int64_t sg_entries(int powerlaw, int64_t n) { return powerlaw ? n / 80 : n / 20; }
 
 /* MTTKRP factors: [1000, MT_R], entry (i, r) = ((i * 7 + r) % 5) - 2 */
 #define MT_R 16
@@ -260,7 +263,7 @@ static void serial_rows(FILE *raw, int64_t N, int reps, double load) {
         memset(sg, 0, sizeof sg);
         memset(&smt, 0, sizeof smt);
         for (int pl = 0; pl < 2; pl++) {
-            spt_tensor *g = make_sg(pl, 0, N / 20);
+            spt_tensor *g = make_sg(pl, 0, sg_entries(pl, N));
             if (!g) die("alloc");
             for (int i = 0; i < reps; i++) {
                 spt_tensor *c = NULL;
@@ -395,7 +398,7 @@ static int run(const char *rawpath, int64_t N, int reps) {
     /* SpGEMM C = A x A of the random and the power-law matrix; at P = 1 the inputs and every P's result are
      * written next to RAW (A as .mtx for bench_combblas, C to compare with its result) */
     for (int pl = 0; pl < 2; pl++) {
-        const int64_t ns = N / 20;
+        const int64_t ns = sg_entries(pl, N);
         spt_tensor *gp = make_sg(pl, ns * g_rank / g_P, ns * (g_rank + 1) / g_P), *whole = NULL;
         spt_dtensor *G = NULL, *C = NULL;
         if (!gp || spt_dtensor_from_local(g_ctx, gp, NULL, &G) != SPT_OK) die("spgemm input");
@@ -651,7 +654,7 @@ static int report(const char *rawpath, const char *outpath) {
         fprintf(o, "\n");
     }
     peer_targets(o, r, n);
-    fprintf(o, "\n## SpGEMM against CombBLAS (C = A x A, A [65536, 65536] with N/20 entries)\n\n"
+    fprintf(o, "\n## SpGEMM against CombBLAS (C = A x A, A [65536, 65536] with N/20 entries random, N/80 power-law)\n\n"
                "CombBLAS's 2-D SUMMA product (`Mult_AnXBn_Synch`, plus-times on doubles) runs on square process "
                "grids only, so it has no np 2 row. Median wall ms (CPU ms of the slowest rank).\n\n"
                "| matrix | spt np 1 | spt np 2 | spt np 4 | CombBLAS np 1 | CombBLAS np 4 |\n| --- | --- | --- | --- | "

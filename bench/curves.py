@@ -73,22 +73,14 @@ def peer_env():
 
 
 def run_point(cmd, timeout, env):
-    t0 = time.time()
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-        out, err, rc = p.stdout, p.stderr, p.returncode
-    except subprocess.TimeoutExpired as ex:
-        out = ex.stdout.decode() if isinstance(ex.stdout, bytes) else (ex.stdout or "")
-        err, rc = "timeout after %ds" % timeout, -9
-    recs = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
-    wall = time.time() - t0
+    recs, rc, err, wall = run.run_records(cmd, timeout, env)
     if rc != 0:
         sys.stderr.write("curves: %s exited %s: %s\n" % (" ".join(cmd[1:6]), rc, err.strip()[-400:]))
     if not recs:
         recs = [{"status": "error", "error": ("exit %s: " % rc) + err.strip()[-300:]}]
     for r in recs:
         r["wall_s"] = wall
-        if rc == -9 or rc < 0:
+        if rc < 0:
             r["status"], r["error"] = "error", ("killed (%s)" % rc) + (": " + err.strip()[-200:] if err else "")
     return recs[0]
 

@@ -93,7 +93,9 @@ def peer_env():
     return env
 
 
-def run_child(cmd, timeout, env=None):
+def run_records(cmd, timeout, env=None):
+    """Run one benchmark child; returns (its JSON records, exit code, stderr, wall seconds). A child that
+    overruns timeout is killed: exit code -9, its records so far kept."""
     t0 = time.time()
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
@@ -109,9 +111,14 @@ def run_child(cmd, timeout, env=None):
                 recs.append(json.loads(line))
             except ValueError:
                 pass
+    return recs, rc, err, time.time() - t0
+
+
+def run_child(cmd, timeout, env=None):
+    recs, rc, err, wall = run_records(cmd, timeout, env)
     if rc != 0:
         sys.stderr.write("bench: %s exited %s: %s\n" % (" ".join(cmd), rc, err.strip()[-500:]))
-    sys.stderr.write("bench: %-70s %6.1fs\n" % (" ".join(os.path.basename(c) for c in cmd[:6]), time.time() - t0))
+    sys.stderr.write("bench: %-70s %6.1fs\n" % (" ".join(os.path.basename(c) for c in cmd[:6]), wall))
     return recs
 
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* mttkrp.c -- distributed MTTKRP with replicated factor matrices: each rank runs the serial spt_mttkrp
- * on its piece, over the window of output rows its entries touch (the piece copied with the mode's
- * index shifted to the window), and the windows are summed on the root in rank order. When the
- * tensor is sorted with the mode first, the windows of different ranks meet in at most one row. */
+ * on its piece, into either the window of output rows its entries touch (the piece copied with the mode's
+ * index shifted to the window) or, when the output is small beside that copy, all the output's rows (the
+ * piece as it is, no copy); the rank's rows are summed on the root in rank order. When the tensor is
+ * sorted with the mode first, the windows of different ranks meet in at most one row. */
 #include "priv/mpi_priv.h"
 
 /* The checks of the serial op on an empty tensor of the global metadata. Local. */
@@ -57,7 +58,6 @@ spt_status spt_dtensor_mttkrp(const spt_dtensor *t, const spt_dense *const *fact
     spt_mpi_ctx *ctx = t->ctx;
     const spt_tensor *p = t->local;
     spt_tensor *sh = NULL;
-    spt_dense *blk = NULL;
     const spt_dense *fs[SPT_MAX_RANK];
     int64_t R = 0;
     if (!out) st = spt__err(SPT_EINVAL, "%s: out is NULL", fn);
@@ -85,15 +85,33 @@ spt_status spt_dtensor_mttkrp(const spt_dtensor *t, const spt_dense *const *fact
             st = spt__mpi_rename_err(fn, "spt_mttkrp", st);
         return spt__mpi_agree(ctx, fn, st);
     }
-    int64_t lo = 0;
-    const int64_t rows = spt__mpi_mode_window(p, mode, &lo);
-    for (int64_t k = 0; k < nfactors; k++) fs[k] = k == mode ? NULL : factors[k];
-    st = shifted_piece(fn, p, mode, lo, rows, &sh);
-    if (st == SPT_OK && (st = spt_mttkrp(sh, fs, nfactors, mode, &blk)) != SPT_OK)
+    int64_t lo = 0, rows = spt__mpi_mode_window(p, mode, &lo);
+    const int64_t M = p->shape[mode], es = (int64_t)spt_dtype_size(p->dtype);
+    for (int64_t k = 0; k < nfactors; k++) fs[k] = factors[k];
+    /* The shifted copy costs (8 rank + s) bytes an entry; all M rows instead of the window cost (M - rows) R s
+     * bytes more to zero, fill and send, and the root receives them from every rank: the whole output when
+     * P times that is at most the copy (then the root's buffer grows by at most the average copy). */
+    if (rows < M &&
+        (double)(M - rows) * (double)R * (double)es * ctx->size > (double)p->nnz * (double)(8 * p->rank + es)) {
+        fs[mode] = NULL; /* the window's rows are not the factor's */
+        st = shifted_piece(fn, p, mode, lo, rows, &sh);
+        return spt__mpi_mttkrp_window(ctx, fn, st, sh, sh, fs, nfactors, mode, lo, rows, M, R, root, out);
+    }
+    return spt__mpi_mttkrp_window(ctx, fn, st, p, NULL, fs, nfactors, mode, 0, M, M, R, root, out);
+fail:
+    return st;
+}
+
+spt_status spt__mpi_mttkrp_window(spt_mpi_ctx *ctx, const char *fn, spt_status st, const spt_tensor *piece,
+                                  spt_tensor *owned, const spt_dense *const *fs, int64_t nf, int64_t mode, int64_t lo,
+                                  int64_t rows, int64_t M, int64_t R, int root, spt_dense **out) {
+    spt_dense *blk = NULL;
+    const spt_dtype dt = piece ? piece->dtype : SPT_FLOAT64;
+    if (st == SPT_OK && (st = spt_mttkrp(piece, fs, nf, mode, &blk)) != SPT_OK)
         st = spt__mpi_rename_err(fn, "spt_mttkrp", st);
-    spt_tensor_free(sh);
+    spt_tensor_free(owned);
     SPT__AGREE(ctx, fn);
-    st = spt__mpi_sum_windows(ctx, fn, p->dtype, blk->data, lo, rows, p->shape[mode], R, root, out);
+    st = spt__mpi_sum_windows(ctx, fn, dt, blk->data, lo, rows, M, R, root, out);
 fail:
     spt_dense_free(blk);
     return st;

@@ -213,7 +213,6 @@ spt_status spt_dtensor_mttkrp_rows(const spt_dtensor *t, const spt_dense *const 
     fpart fp[SPT_MAX_RANK];
     memset(fp, 0, sizeof fp);
     spt_tensor *sh = NULL;
-    spt_dense *blk = NULL;
     int64_t R = 0;
     const int64_t nf = nfactors > 0 && nfactors <= SPT_MAX_RANK ? nfactors : 0;
     spt_status st = local_checks(fn, p, factor_rows, row_begin, nfactors, mode, how, root, ctx->size, out);
@@ -239,13 +238,8 @@ spt_status spt_dtensor_mttkrp_rows(const spt_dtensor *t, const spt_dense *const 
         fs[k] = &cf[k];
     }
     st = compact_piece(fn, p, fp, mode, lo, rows, &sh);
-    if (st == SPT_OK && (st = spt_mttkrp(sh, fs, nf, mode, &blk)) != SPT_OK)
-        st = spt__mpi_rename_err(fn, "spt_mttkrp", st);
-    spt_tensor_free(sh);
-    SPT__AGREE(ctx, fn);
-    st = spt__mpi_sum_windows(ctx, fn, p->dtype, blk->data, lo, rows, p->shape[mode], R, root, out);
+    st = spt__mpi_mttkrp_window(ctx, fn, st, sh, sh, fs, nf, mode, lo, rows, p->shape[mode], R, root, out);
 fail:
-    spt_dense_free(blk);
     for (int64_t k = 0; k < SPT_MAX_RANK; k++) {
         spt__free(fp[k].info);
         spt__free(fp[k].need);

@@ -710,10 +710,14 @@ static void run_mttkrp(spt_mpi_ctx *ctx, uint64_t seed, spt_dtype dt, int64_t R,
 }
 
 static void test_mttkrp(spt_mpi_ctx *ctx) {
-    static const int64_t s3[] = {7, 5, 6}, s4[] = {4, 3, 5, 2}, s2[] = {30, 4}, o3[] = {2, 0, 1};
+    static const int64_t s3[] = {7, 5, 6}, s4[] = {4, 3, 5, 2}, s2[] = {30, 4}, o3[] = {2, 0, 1},
+                         slong[] = {3000, 40, 2000};
     uint64_t seed = 6100;
     for (int mode = 0; mode < 4; mode += g_mode_step) {
+        /* each rank computes into all the output's rows when they are few beside its piece (the first
+         * three), into its window of rows over a copy of its piece otherwise (slong, and empty pieces) */
         run_mttkrp(ctx, seed++, SPT_FLOAT64, 3, s3, 80, mode, NULL, 4, -1);
+        run_mttkrp(ctx, seed++, SPT_FLOAT64, 3, slong, 60, mode, NULL, 3, -1);
         run_mttkrp(ctx, seed++, SPT_INT32, 3, s3, 80, mode, o3, 3, mode % g_size);
         run_mttkrp(ctx, seed++, SPT_FLOAT64, 4, s4, 50, mode, NULL, 2, 0);
         run_mttkrp(ctx, seed++, SPT_INT32, 2, s2, 3, mode, NULL, 5, -1); /* N < P possible */

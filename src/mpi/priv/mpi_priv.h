@@ -184,6 +184,14 @@ spt_status spt__mpi_same_meta(spt_mpi_ctx *ctx, const char *fn, const spt_tensor
  * when t is empty). Local. */
 int64_t spt__mpi_mode_window(const spt_tensor *t, int64_t mode, int64_t *lo);
 
+/* The last phase of both distributed MTTKRPs: unless st already failed, the serial spt_mttkrp of this rank's
+ * piece (its mode index shifted to the window [lo, lo + rows) of the M output rows) with the factors fs; the
+ * ranks agree on the outcome; then the windows' [rows, R] blocks are summed on root (spt__mpi_sum_windows).
+ * Frees owned (the piece when it is a copy, or NULL). */
+spt_status spt__mpi_mttkrp_window(spt_mpi_ctx *ctx, const char *fn, spt_status st, const spt_tensor *piece,
+                                  spt_tensor *owned, const spt_dense *const *fs, int64_t nf, int64_t mode, int64_t lo,
+                                  int64_t rows, int64_t M, int64_t R, int root, spt_dense **out);
+
 /* A REPLICATED dense input `what` of op fn: its rank, shape and a checksum of its bytes (strings: their
  * bytes) compared with rank 0's; SPT_EINVAL on every rank, naming the lowest rank whose input differs,
  * when one differs. Collective; errors agreed. */
