@@ -7,9 +7,12 @@ Adding an op touches, by hand: its C file (src/ops/<family>/), its contract in i
 src/ops/ops.def, its C test (tests/ops/<family>/test_<op>.c, which also holds its conformance handler when
 the row says CONF), its vectors (tests/conformance/*.jsonl) and its Python module (python/spt/_<family>.py:
 the registry entry and the wrapper). Everything else follows from the row: the command table, the
-conformance dispatch, the coverage checks below; test_adding_an_op_touches_at_most_six_files counts them."""
+conformance dispatch, the Python run of the vectors (test_conformance.py's derived handler), the
+TensorFlow differential spec (tests/tf/derive.py, for rows marked TF), the README's list of ops (make
+readme-ops), the coverage checks below; test_adding_an_op_touches_at_most_six_files counts them."""
 import os
 import re
+import sys
 
 import pytest
 
@@ -23,6 +26,10 @@ OP_FAMILIES = ["layout", "elementwise", "reduce", "products", "features", "seria
 
 pytestmark = pytest.mark.skipif(not os.path.exists(OPS_DEF), reason="not in the repository (installed copy)")
 
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+if os.path.exists(OPS_DEF):
+    import oplist  # noqa: E402  (tools/oplist.py: the reader of ops.def and of the C tests' registrations)
+
 
 def _read(*parts):
     with open(os.path.join(ROOT, *parts), encoding="utf-8") as f:
@@ -33,33 +40,7 @@ def _strip_c_comments(text):
     return re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
 
 
-class Row:
-    def __init__(self, kind, family, fn, python=None, command=None, checks=""):
-        self.kind, self.family, self.fn, self.python = kind, family, fn, python
-        self.command = None if command in (None, "none") else command
-        self.checks = set(re.findall(r"[A-Z]+", checks or ""))
-
-    def __repr__(self):
-        return self.fn
-
-
-def load_list():
-    rows = []
-    for line in _strip_c_comments(_read("src", "ops", "ops.def")).splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        m = re.fullmatch(r'SPT_OP\((\w+), (spt_\w+), "(\w*)", (\w+), ([A-Z| 0]+)\)', line)
-        if m:
-            rows.append(Row("op", m.group(1), m.group(2), m.group(3), m.group(4), m.group(5)))
-            continue
-        m = re.fullmatch(r"SPT_API\((\w+), (spt_\w+)\)", line)
-        assert m, "src/ops/ops.def: a line that is no row: %r" % line
-        rows.append(Row("api", m.group(1), m.group(2)))
-    return rows
-
-
-ROWS = load_list() if os.path.exists(OPS_DEF) else []
+ROWS = oplist.rows() if os.path.exists(OPS_DEF) else []
 OPS = [r for r in ROWS if r.kind == "op"]
 BY_FN = {r.fn: r for r in ROWS}
 
@@ -162,22 +143,11 @@ def _table_ops(folder, macro):
 
 
 def _c_tests():
-    """Every C test program: tests/<dir>/test_*.c and tests/<dir>/<family>/test_*.c (relative paths)."""
-    out = []
-    for dirpath, _, files in os.walk(os.path.join(ROOT, "tests")):
-        out += [os.path.relpath(os.path.join(dirpath, f), ROOT) for f in files if f.startswith("test_") and f.endswith(".c")]
-    return sorted(out)
+    return oplist.c_tests()
 
 
 def _conformance_handlers():
-    """op -> {test file -> [vector op names]} for every CONF_HANDLERS entry of the C tests."""
-    found = {}
-    for path in _c_tests():
-        text = _strip_c_comments(_read(path))
-        for block in re.findall(r"\bCONF_HANDLERS\((.*?)\)\n#endif", text, re.S):
-            for vec, fn in re.findall(r'\{"(\w+)", \w+, CONF_OP\((spt_\w+)\)\}', block):
-                found.setdefault(fn, {}).setdefault(path, []).append(vec)
-    return found
+    return oplist.conformance_handlers()
 
 
 def _family_folder(path, family):
@@ -299,35 +269,123 @@ def _vector_files():
 
 RECIPE_LIMIT = 6
 
+# The ops whose tests predate the derivations and still need hand-written ones: vectors in TensorFlow's raw-op
+# form or spt's C-level catalogue of which the derived handler runs none (PY: an adapter in
+# python/tests/test_conformance.py), parameters derive.py does not draw (dense operands, masks, per-dim
+# arrays, ids, shards, functions: TF, a spec in tests/tf/ops.py). The list only shrinks: the test fails
+# when a listed op needs fewer files than listed (remove it) and when any other op needs more than six.
+PY, TF = "python/tests/test_conformance.py", "tests/tf/ops.py"
+OLDER_TESTS = {}
+OLDER_TESTS.update(dict.fromkeys([
+    "spt_indices_valid", "spt_group_begin", "spt_to_dense_into", "spt_serialize_sparse",
+    "spt_deserialize_sparse", "spt_inject_index", "spt_uninject_index", "spt_sparsify", "spt_reduce_tot_sum",
+    "spt_read_tns",
+], {PY}))
+OLDER_TESTS.update(dict.fromkeys([
+    "spt_from_dense", "spt_sparse_to_dense", "spt_slice", "spt_retain", "spt_reshape", "spt_merge", "spt_eye",
+    "spt_add_dense", "spt_sparse_dense_cwise_mul", "spt_sparse_dense_cwise_div", "spt_sparse_dense_cwise_add",
+    "spt_sparse_dense_matmul", "spt_to_indicator",
+], {TF}))
+OLDER_TESTS.update(dict.fromkeys([
+    "spt_map_values", "spt_segment_sum", "spt_segment_mean", "spt_segment_sqrt_n", "spt_cross",
+    "spt_cross_hashed", "spt_embedding_lookup_sparse", "spt_safe_embedding_lookup_sparse",
+], {PY, TF}))
+
+
+def _c_test_of(r, handlers):
+    """The op's C test: the one holding its conformance handler, else tests/**/test_<op>.c, else the first C
+    test of its family's folder that calls it (test_op_families_have_c_tests requires one)."""
+    if r.fn in handlers:
+        return next(iter(handlers[r.fn]))
+    tests = _c_tests()
+    named = [t for t in tests if os.path.basename(t) == "test_%s.c" % r.fn[4:]]
+    calling = [t for t in tests if re.search(r"\b%s\(" % r.fn, _read(t))]
+    return (named or [t for t in calling if _family_folder(t, r.family)] or calling or [None])[0]
+
+
+def _python_tests_needed():
+    """op -> {python/tests/test_conformance.py} for the ops with a Python function and vectors of which the
+    derived handler runs none (test_conformance.derive_plan): their vectors reach Python only through a
+    hand handler there. An op with a derived vector is tested from Python without one; hand handlers of
+    its other vectors (older vectors in TensorFlow's raw-op form) are adapters of those vectors."""
+    import test_conformance as TC
+
+    derived, vectors = set(), {}
+    for c in TC.CASES:
+        for r in oplist.vector_ops().get(c["_op"], []):
+            if r.python:
+                vectors.setdefault(r.fn, []).append(c)
+                if TC.derive_plan(c)[0] is not None:
+                    derived.add(r.fn)
+    return {fn: {"python/tests/test_conformance.py"} for fn in vectors if fn not in derived}
+
+
+def _tf_spec_needed(r):
+    """tests/tf/ops.py when the row says TF and tests/tf/derive.py cannot derive the op's spec on spt's side
+    (a parameter of a kind it does not draw): its hand spec there is then needed, not an override."""
+    if "TF" not in r.checks or not r.python:
+        return set()
+    sys.path.insert(0, os.path.join(ROOT, "tests", "tf"))
+    import derive
+
+    return set() if derive.spt_plan(r)[0] is not None else {"tests/tf/ops.py"}
+
+
+def recipe_files(r, handlers, vectors, py_needed):
+    """The files adding the op r touches by hand, found the way the checks find them."""
+    files = {"include/spt.h", "src/ops/ops.def"}
+    src = _defining_file(r.fn)
+    assert src, "%s: no source file of src/ defines it" % r.fn
+    files.add(src)
+    test = _c_test_of(r, handlers)
+    assert test, "%s: no C test calls it" % r.fn
+    files.add(test)
+    if r.fn in handlers:
+        data = set()
+        for vec in handlers[r.fn][test]:
+            data |= vectors.get(vec, set())
+        assert all(os.path.dirname(d) == os.path.join("tests", "conformance") for d in data), data
+        files.add("tests/conformance/*.jsonl")
+    py = _python_files(r.fn)
+    if r.python:
+        assert len(py) == 1, "%s: its registry entry and wrapper are in %s, not one family module" % (r.fn, sorted(py))
+    files |= py
+    files |= py_needed.get(r.fn, set())
+    files |= _tf_spec_needed(r)
+    return files
+
 
 def test_adding_an_op_touches_at_most_six_files():
-    """The files of an op that CONTRIBUTING.md's recipe writes by hand, found the way the checks above find
-    them: the source defining it, include/spt.h, its row in ops.def, the C test holding its conformance
-    handler, the Python module holding both its registry entry and its wrapper, and its vectors. At most
-    RECIPE_LIMIT per op, the vectors counting as one: a new op appends its vectors to one file of
+    """The files of an op that CONTRIBUTING.md's recipe writes by hand, found the way the checks find
+    them: the source defining it, include/spt.h, its row in ops.def, its C test (holding its conformance
+    handler when it has vectors), its vectors, the Python module holding both its registry entry and its
+    wrapper; and the tests the Python layer and TensorFlow need of it when they cannot be derived from the
+    row: a hand handler in python/tests/test_conformance.py for vectors the derived handler cannot run, a
+    hand spec in tests/tf/ops.py for an op marked TF whose spec tests/tf/derive.py cannot draw. A hand
+    handler or spec for an op the derivations serve is an override (test_conformance.py's
+    test_derived_handler_agrees and make test-tf check that the derived ones pass too) and is not counted.
+    At most RECIPE_LIMIT per op besides the older tests OLDER_TESTS lists, the vectors counting as one: a new op appends its vectors to one file of
     tests/conformance/ (tf_ops.jsonl for TensorFlow's cases), although older ops have cases in several of
-    them (TensorFlow's tests, the bad-input catalogues). CHANGELOG.md and the README's op table are written
-    for any change; a fuzz action or a command, when the op has one, adds its harness or cmd_<name>.c."""
+    them (TensorFlow's tests, the bad-input catalogues). README.md's list of ops is generated from the row
+    (make readme-ops) and CHANGELOG.md is written once per change, not per op; a fuzz action or a
+    command, when the op has one, adds its harness or cmd_<name>.c."""
     handlers = _conformance_handlers()
     vectors = _vector_files()
-    too_many = {}
+    py_needed = _python_tests_needed()
+    too_many, stale = {}, {}
     for r in OPS:
-        files = {"include/spt.h", "src/ops/ops.def"}
-        src = _defining_file(r.fn)
-        assert src, "%s: no source file of src/ defines it" % r.fn
-        files.add(src)
-        data = set()
-        if r.fn in handlers:
-            path = next(iter(handlers[r.fn]))
-            files.add(path)
-            for vec in handlers[r.fn][path]:
-                data |= vectors.get(vec, set())
-            assert all(os.path.dirname(d) == os.path.join("tests", "conformance") for d in data), data
-            files.add("tests/conformance/*.jsonl")
-        py = _python_files(r.fn)
-        if r.python:
-            assert len(py) == 1, "%s: its registry entry and wrapper are in %s, not one family module" % (r.fn, sorted(py))
-        files |= py
-        if len(files) > RECIPE_LIMIT:
+        files = recipe_files(r, handlers, vectors, py_needed)
+        older = OLDER_TESTS.get(r.fn, set())
+        if older - files:
+            stale[r.fn] = sorted(older - files)
+        if len(files - older) > RECIPE_LIMIT:
             too_many[r.fn] = sorted(files)
     assert not too_many, "ops whose recipe files number more than %d: %s" % (RECIPE_LIMIT, too_many)
+    assert not stale, "OLDER_TESTS lists files these ops no longer need (remove them): %s" % stale
+    assert set(OLDER_TESTS) <= {r.fn for r in OPS}
+
+
+def test_readme_list_of_ops_is_generated():
+    """README.md's list of ops is tools/oplist.py's table of ops.def (make readme-ops writes it)."""
+    text = _read("README.md")
+    assert oplist.readme_with_table(text) == text, "README.md's list of ops is stale: run make readme-ops"

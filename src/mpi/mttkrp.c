@@ -86,20 +86,23 @@ spt_status spt_dtensor_mttkrp(const spt_dtensor *t, const spt_dense *const *fact
         return spt__mpi_agree(ctx, fn, st);
     }
     int64_t lo = 0, rows = spt__mpi_mode_window(p, mode, &lo);
-    const int64_t M = p->shape[mode], es = (int64_t)spt_dtype_size(p->dtype);
+    const int64_t M = p->shape[mode];
     for (int64_t k = 0; k < nfactors; k++) fs[k] = factors[k];
-    /* The shifted copy costs (8 rank + s) bytes an entry; all M rows instead of the window cost (M - rows) R s
-     * bytes more to zero, fill and send, and the root receives them from every rank: the whole output when
-     * P times that is at most the copy (then the root's buffer grows by at most the average copy). */
-    if (rows < M &&
-        (double)(M - rows) * (double)R * (double)es * ctx->size > (double)p->nnz * (double)(8 * p->rank + es)) {
-        fs[mode] = NULL; /* the window's rows are not the factor's */
-        st = shifted_piece(fn, p, mode, lo, rows, &sh);
-        return spt__mpi_mttkrp_window(ctx, fn, st, sh, sh, fs, nfactors, mode, lo, rows, M, R, root, out);
-    }
-    return spt__mpi_mttkrp_window(ctx, fn, st, p, NULL, fs, nfactors, mode, 0, M, M, R, root, out);
+    if (spt__mpi_mttkrp_all_rows(p, mode, rows, R, ctx->size))
+        return spt__mpi_mttkrp_window(ctx, fn, st, p, NULL, fs, nfactors, mode, 0, M, M, R, root, out);
+    fs[mode] = NULL; /* the window's rows are not the factor's */
+    st = shifted_piece(fn, p, mode, lo, rows, &sh);
+    return spt__mpi_mttkrp_window(ctx, fn, st, sh, sh, fs, nfactors, mode, lo, rows, M, R, root, out);
 fail:
     return st;
+}
+
+bool spt__mpi_mttkrp_all_rows(const spt_tensor *p, int64_t mode, int64_t rows, int64_t R, int P) {
+    /* The copy costs (8 rank + s) bytes an entry; all M rows instead of the window cost (M - rows) R s bytes
+     * more to zero, fill and send, and the root receives them from every rank: all the rows when P times
+     * that is at most the copy (the root's buffer then grows by at most the average copy). */
+    const double es = (double)spt_dtype_size(p->dtype), extra = (double)(p->shape[mode] - rows) * (double)R * es;
+    return extra * P <= (double)p->nnz * (8.0 * (double)p->rank + es);
 }
 
 spt_status spt__mpi_mttkrp_window(spt_mpi_ctx *ctx, const char *fn, spt_status st, const spt_tensor *piece,

@@ -226,6 +226,8 @@ spt_status spt_dtensor_mttkrp_rows(const spt_dtensor *t, const spt_dense *const 
     SPT__CHECK(gather_factors(ctx, fn, p, factor_rows, row_begin, nf, mode, how, R, fp, taken));
     int64_t lo = 0;
     const int64_t rows = spt__mpi_mode_window(p, mode, &lo);
+    bool all_rows = true; /* every factor's rows came, in order: the renumbering would be the identity */
+    for (int64_t k = 0; k < nf; k++) all_rows = all_rows && (k == mode || fp[k].nk == p->shape[k]);
     spt_dense cf[SPT_MAX_RANK];
     int64_t shp[SPT_MAX_RANK][2];
     const spt_dense *fs[SPT_MAX_RANK];
@@ -237,8 +239,13 @@ spt_status spt_dtensor_mttkrp_rows(const spt_dtensor *t, const spt_dense *const 
         cf[k] = (spt_dense){.dtype = p->dtype, .rank = 2, .shape = shp[k], .size = fp[k].nk * R, .data = fp[k].rows};
         fs[k] = &cf[k];
     }
-    st = compact_piece(fn, p, fp, mode, lo, rows, &sh);
-    st = spt__mpi_mttkrp_window(ctx, fn, st, sh, sh, fs, nf, mode, lo, rows, p->shape[mode], R, root, out);
+    if (all_rows && spt__mpi_mttkrp_all_rows(p, mode, rows, R, ctx->size)) { /* the piece as it is */
+        st = spt__mpi_mttkrp_window(ctx, fn, st, p, NULL, fs, nf, mode, 0, p->shape[mode], p->shape[mode], R, root,
+                                    out);
+    } else {
+        st = compact_piece(fn, p, fp, mode, lo, rows, &sh);
+        st = spt__mpi_mttkrp_window(ctx, fn, st, sh, sh, fs, nf, mode, lo, rows, p->shape[mode], R, root, out);
+    }
 fail:
     for (int64_t k = 0; k < SPT_MAX_RANK; k++) {
         spt__free(fp[k].info);

@@ -17,7 +17,7 @@ void conf_register(conf_reg *r) {
 const conf_reg *conf_registered(void) { return registered; }
 
 /* Each public function of ops.def: its family, name and whether the list says it has a handler. */
-enum { CONF = 1, FUZZ = 2 }; /* the CHECKS flags of ops.def */
+enum { CONF = 1, FUZZ = 2, TF = 4 }; /* the CHECKS flags of ops.def */
 static const struct {
     const char *family, *name;
     bool op, conf;

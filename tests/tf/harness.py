@@ -7,7 +7,8 @@ comparison, error-class mapping, the runner).
 Environment: SPT_TF_CASES (cases per op, default 200), SPT_TF_SEED (default 20261124), SPT_TF_OPS (a
 comma-separated subset of op names), SPT_TF_VERBOSE=1 (print every failure in full, not the first 5 per op).
 
-The op table is tests/tf/ops.py (one OpSpec per op: generator, TensorFlow call, spt call, comparator);
+The op table is tests/tf/ops.py (one OpSpec per op: generator, TensorFlow call, spt call, comparator), and
+tests/tf/derive.py derives one for each op src/ops/ops.def marks TF that ops.py does not cover;
 the rules where spt is deliberately stricter than TensorFlow are tests/tf/rules.py; the hostile inputs
 from TensorFlow's advisories are tests/tf/hostile.py. Both libraries run in this one process; TensorFlow
 calls that may crash it (the advisories) run in a worker subprocess (hostile.py).
@@ -589,9 +590,9 @@ class TFIsolatedError(Exception):
 def isolated_main(op):
     import pickle
 
-    import ops as ops_mod
+    import derive
 
-    spec = {s.name: s for s in ops_mod.SPECS}[op]
+    spec = {s.name: s for s in derive.all_specs()}[op]
     case = pickle.loads(sys.stdin.buffer.read())
     try:
         out = ("ok", from_tf(spec.tf(case)))
@@ -685,6 +686,7 @@ def api_differences(pairs):
 
 
 def main():
+    import derive
     import ops as ops_mod
     import rules as rules_mod
     import hostile
@@ -700,11 +702,13 @@ def main():
           % (("takes", "are compared with TF on compressed coordinates (rule P1-any-volume)") if ANY_VOLUME else
              ("rejects", "must raise OverflowError (rule P1-pending)")))
     total_pass = total_fail = 0
-    specs = ops_mod.SPECS
+    specs = derive.all_specs()  # ops.py's, then those derived from the TF rows of ops.def
     covered = set()
     for s in specs:
         covered.update(s.covers)
-    missing = [n for n in spt.available_ops() if n not in covered and n not in ops_mod.NO_TF_COUNTERPART]
+    no_tf = ops_mod.NO_TF_COUNTERPART | derive.no_counterpart_rows()
+    missing = [n for n in spt.available_ops() if n not in covered and n not in no_tf]
+    marks = derive.check(specs)
     for spec in specs:
         if only and spec.name not in only:
             continue
@@ -767,6 +771,11 @@ def main():
     if missing:
         print("spt ops with no entry in tests/tf/ops.py (register them): %s" % ", ".join(missing))
         total_fail += len(missing)
+    for m in marks:
+        print(m)
+    total_fail += len(marks)
+    derived = [s.name for s in specs if s not in ops_mod.SPECS]
+    print("specs derived from ops.def (tests/tf/derive.py): %s" % (", ".join(derived) or "none"))
     print("time %.1fs" % (time.time() - t0))
     print("%d passed, %d failed" % (total_pass, total_fail))
     return 1 if total_fail else 0

@@ -1,7 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The op table of the differential test: one OpSpec per op that spt and TensorFlow both have.
+"""The op table of the differential test: one OpSpec per op that spt and TensorFlow both have and whose spec
+tests/tf/derive.py does not derive from src/ops/ops.def (a row marked TF, its Python function tf.sparse's
+of the same name, its parameters all of the kinds derive.py draws: expand_dims is one). A spec here
+overrides the derived one and is needed when the op does more: huge shapes, faults of its own, raw ops,
+TensorFlow functions outside tf.sparse, gradients.
 
-A new op registers with one entry in SPECS:
+An op registers with one entry in SPECS:
     OpSpec(name, gen, tf_call, spt_call, dtypes=..., covers=[spt function names it exercises])
 gen(rng, dtype) -> Case (or None to draw again); tf_call(case) and spt_call(case) -> the results (sparse
 tensors, numpy arrays, or lists of them), compared by harness.compare. A generator that puts a fault into
@@ -752,15 +756,6 @@ def segment_spec(name):
                   dtypes=FLOATS + (["int32", "int64"] if name == "segment_sum" else []))
 
 
-def g_expand_dims(rng, dt):
-    x = gen_sparse(rng, dt)
-    c = Case(dt, x=x, axis=None if rng.random() < 0.2 else int(rng.integers(-x.rank - 1, x.rank + 1)))
-    if rng.random() < 0.1:  # just outside [-rank - 1, rank]
-        c.args["axis"] = [x.rank + 1, -x.rank - 2][int(rng.integers(0, 2))]
-        c.fault = "bad_axis"
-    return c
-
-
 def g_eye(rng, dt):
     """num_rows and num_columns at 0, -1 (TF: InvalidArgument from its Range op) and small sizes."""
     n = int(rng.integers(-1, 7)) if rng.random() < 0.9 else 0
@@ -962,8 +957,6 @@ def spt_mask(c):
 SPECS += [
     OpSpec("mask", g_mask, tf_mask, spt_mask, dtypes=NUMBER),
     segment_spec("segment_sum"), segment_spec("segment_mean"), segment_spec("segment_sqrt_n"),
-    OpSpec("expand_dims", g_expand_dims, lambda c: tf.sparse.expand_dims(c.x.tf(), axis=c.axis),
-           lambda c: spt.expand_dims(c.x.spt(), axis=c.axis)),
     OpSpec("eye", g_eye, lambda c: tf.sparse.eye(c.n, c.m, dtype=tfdt(c.dtype)),
            lambda c: spt.eye(c.n, c.m, dtype=npdt(c.dtype)), dtypes=NUMBER),
 ] + [unary_spec(n) for n in UNARY_TF] + [
@@ -1134,7 +1127,9 @@ SPECS += [
 ]
 
 # spt functions that have no TensorFlow counterpart to compare with (spt's own extensions, I/O, interop,
-# the tensor-of-tensors layer); each is tested by python/tests and the C tests instead.
+# the tensor-of-tensors layer); each is tested by python/tests and the C tests instead. For an op of
+# src/ops/ops.def its row decides (no TF in CHECKS: no counterpart); the names here are the package's
+# functions outside the list (interop) and, for older ops, the reasons.
 NO_TF_COUNTERPART = {
     "argsort", "validate", "indices_valid", "to_dense_into", "group", "concat_primary", "from_scipy", "to_scipy",
     "from_pydata", "to_pydata", "from_torch", "to_torch", "inject_index", "uninject_index", "sparsify",

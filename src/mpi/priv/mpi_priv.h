@@ -184,6 +184,11 @@ spt_status spt__mpi_same_meta(spt_mpi_ctx *ctx, const char *fn, const spt_tensor
  * when t is empty). Local. */
 int64_t spt__mpi_mode_window(const spt_tensor *t, int64_t mode, int64_t *lo);
 
+/* Whether a rank of P computes its MTTKRP into all the output's rows, on its piece p as it is, rather than
+ * into the window of `rows` rows its entries touch, over a copy of p renumbered to the window: true when
+ * the extra rows cost no more than the copy. Local. */
+bool spt__mpi_mttkrp_all_rows(const spt_tensor *p, int64_t mode, int64_t rows, int64_t R, int P);
+
 /* The last phase of both distributed MTTKRPs: unless st already failed, the serial spt_mttkrp of this rank's
  * piece (its mode index shifted to the window [lo, lo + rows) of the M output rows) with the factors fs; the
  * ranks agree on the outcome; then the windows' [rows, R] blocks are summed on root (spt__mpi_sum_windows).

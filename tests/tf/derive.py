@@ -1,0 +1,236 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Differential specs derived from the list: an op needs no entry in ops.py when its row says TF.
+
+src/ops/ops.def marks TF (in CHECKS) every op whose Python function TensorFlow has. When ops.py has no
+OpSpec covering that Python name, one is derived here: TensorFlow's function is tf.sparse.<python name>
+(spt's Python functions carry tf.sparse's names), the arguments are the parameters both functions take by
+name (an spt parameter TF lacks keeps its default, a TF one spt lacks must have a default), and each is
+drawn by its name and, failing that, by the kind the Python registry gives the C argument of that name:
+
+    sp_input, sp_a, sp_b, a, b, t   (a tensor handle)  a random sparse operand of the case's dtype (all of one
+                                    shape; in bounds: where spt checks indices TF does not, rule P2-index
+                                    needs the op's own spec)
+    sp_inputs   (tensor handles)    1 to 4 such operands of one shape
+    axis                            None (when that is its default), an int in [-rank - 1, rank], now and then
+                                    just outside (fault bad_axis)
+    perm                            None (when nullable), a permutation of the dims, now and then not one
+    keepdims and other flags        True or False
+    default_value  (value)          None (when that is its default) or a value of the dtype
+    dtype          (enum)           the case's dtype
+    an integer with a lower bound   [lo - 1, lo + 7]
+
+An op with a parameter of another kind, or whose TF function is elsewhere, has its OpSpec in ops.py
+(which also holds every spec that does more: huge shapes, faults of its own, raw ops, gradients). The
+run fails naming the op when a TF row has neither, and when a spec compares a function whose row does not
+say TF."""
+import inspect
+import os
+import sys
+
+import numpy as np
+
+import spt
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import oplist  # noqa: E402
+
+# spt_plan needs neither TensorFlow nor the harness (python/tests/test_oplist.py calls it); the rest does
+if "harness" in sys.modules:
+    import tensorflow as tf
+
+    from harness import ALL, Case, gen_sparse, gen_values, npdt, tfdt
+    from ops import NO_TF_COUNTERPART, OpSpec
+
+SPARSE_NAMES = {"sp_input", "sp_a", "sp_b", "a", "b", "t"}
+P_FAULT = 0.1
+
+
+def _registry_args(row):
+    entry = spt._registry.BY_NAME.get(row.fn)
+    if entry is None:
+        return {}, None
+    return {a.name: a for a in entry.args}, (entry.args[0] if entry.args else None)
+
+
+def _kind(p, first, args, arg0):
+    """The generator kind of the wrapper parameter p (an inspect.Parameter), or None."""
+    a = args.get(p.name, arg0 if first else None)
+    role = getattr(a, "role", None)
+    if role == "handle" and a.cls == "tensor" or (role is None and p.name in SPARSE_NAMES):
+        return "sparse"
+    if role == "handles" and a.cls == "tensor":
+        return "sparse_list"
+    if p.name == "axis":
+        return "axis"
+    if p.name == "perm" and role == "i64in":
+        return "perm"
+    if role == "bool" or isinstance(p.default, bool):
+        return "bool"
+    if role == "value":
+        return "value"
+    if role == "enum" and p.name == "dtype":
+        return "dtype"
+    if role == "int" and a.lo is not None and a.lo > -(1 << 62):
+        return "int"
+    return None
+
+
+def spt_plan(row, tf_params=None):
+    """spt's side of the derivation: ([(parameter, kind, inspect.Parameter, registry Arg)], None), or
+    (None, why not). tf_params: the parameter names of TensorFlow's function (None: assume spt's, since the
+    wrappers carry TF 2's names; the differential run checks them)."""
+    fn = getattr(spt, row.python, None)
+    if fn is None:
+        return None, "the package has no spt.%s" % row.python
+    args, arg0 = _registry_args(row)
+    out = []
+    for i, p in enumerate(inspect.signature(fn).parameters.values()):
+        if p.name == "name" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if tf_params is not None and p.name not in tf_params:
+            if p.default is p.empty:
+                return None, "spt.%s's %s is not TF's" % (row.python, p.name)
+            continue
+        k = _kind(p, i == 0, args, arg0)
+        if k is None:
+            if tf_params is None and p.default is not p.empty:
+                continue  # a keyword spt has beyond TF's, or an alias of one: left at its default
+            return None, "spt.%s's %s is of no kind derive.py draws" % (row.python, p.name)
+        out.append((p.name, k, p, args.get(p.name, arg0 if i == 0 else None)))
+    if not any(k in ("sparse", "sparse_list") for _, k, _, _ in out):
+        return None, "spt.%s takes no sparse operand" % row.python
+    return out, None
+
+
+def plan(row):
+    """(TF function, [(parameter, kind, inspect.Parameter, registry Arg)]) or (None, why not)."""
+    tf_fn = getattr(tf.sparse, row.python, None)
+    if tf_fn is None:
+        return None, "tf.sparse has no %s" % row.python
+    try:
+        tf_params = inspect.signature(inspect.unwrap(tf_fn)).parameters
+    except (TypeError, ValueError):
+        return None, "tf.sparse.%s has no signature" % row.python
+    out, why = spt_plan(row, tf_params)
+    if out is None:
+        return None, why
+    for n, q in tf_params.items():
+        if n != "name" and q.default is q.empty and n not in [o[0] for o in out]:
+            return None, "tf.sparse.%s's %s is not spt's" % (row.python, n)
+    return tf_fn, out
+
+
+def _gen(params):
+    def gen(rng, dt):
+        shape = None
+        c = Case(dt)
+        rank = 0
+        for name, kind, p, _ in params:  # the sparse operands first: the others follow their rank
+            if kind == "sparse":
+                sp = gen_sparse(rng, dt, shape=shape)
+                shape, rank = sp.shape, sp.rank
+                c.args[name] = sp
+            elif kind == "sparse_list":
+                sps = [gen_sparse(rng, dt, shape=shape) for _ in range(int(rng.integers(1, 5)))]
+                shape, rank = sps[0].shape, sps[0].rank
+                c.args[name] = sps
+        for name, kind, p, a in params:
+            if kind == "axis":
+                if p.default is None and rng.random() < 0.2:
+                    c.args[name] = None
+                elif rng.random() < P_FAULT:
+                    c.args[name] = [rank + 1, -rank - 2][int(rng.integers(0, 2))]
+                    c.fault = "bad_axis"
+                else:
+                    c.args[name] = int(rng.integers(-rank - 1, rank + 1))
+            elif kind == "perm":
+                if a.nullable and rng.random() < 0.25:
+                    c.args[name] = None
+                else:
+                    perm = rng.permutation(rank).astype(np.int64)
+                    if rank >= 2 and rng.random() < P_FAULT:
+                        perm[0] = perm[1]
+                        c.fault, c.expect = "not_a_permutation", spt.InvalidArgumentError
+                    c.args[name] = perm
+            elif kind == "bool":
+                c.args[name] = bool(rng.random() < 0.5)
+            elif kind == "value":
+                c.args[name] = None if p.default is None and rng.random() < 0.4 else gen_values(rng, dt, 1)[0]
+            elif kind == "dtype":
+                c.args[name] = dt
+            elif kind == "int":
+                c.args[name] = int(rng.integers(a.lo - 1, a.lo + 8))
+        return c
+
+    return gen
+
+
+def _call(fn, params, lib):
+    def call(c):
+        kw = {}
+        for name, kind, _, _ in params:
+            v = c.args[name]
+            if kind == "sparse":
+                v = v.tf() if lib is tf else v.spt()
+            elif kind == "sparse_list":
+                v = [s.tf() if lib is tf else s.spt() for s in v]
+            elif kind == "value" and v is not None:
+                v = tf.constant(v, tfdt(c.dtype)) if lib is tf else v
+            elif kind == "dtype":
+                v = tfdt(v) if lib is tf else npdt(v)
+            kw[name] = v
+        return fn(**kw)
+
+    return call
+
+
+def _rows_by_python():
+    out = {}
+    for r in oplist.rows():
+        if r.kind == "op" and r.python:
+            out.setdefault(r.python, []).append(r)
+    return out
+
+
+def derived_specs(hand):
+    """OpSpecs for the TF rows of ops.def whose Python function no spec of `hand` covers."""
+    covered = {n for s in hand for n in s.covers}
+    out = []
+    for name, rows in _rows_by_python().items():
+        if name in covered or not any("TF" in r.checks for r in rows):
+            continue
+        tf_fn, params = plan(rows[0])
+        if tf_fn is None:
+            continue  # check() names it
+        out.append(OpSpec(name, _gen(params), _call(tf_fn, params, tf), _call(getattr(spt, name), params, spt),
+                          dtypes=ALL))
+    return out
+
+
+def check(specs):
+    """Disagreements between ops.def's TF marks and the specs (hand-written or derived), as text lines."""
+    covered = {n for s in specs for n in s.covers}
+    bad = []
+    for name, rows in _rows_by_python().items():
+        marked = [r.fn for r in rows if "TF" in r.checks]
+        if marked and name not in covered:
+            bad.append("ops.def marks %s TF, but no spec of tests/tf/ops.py covers spt.%s and none is derived (%s)"
+                       % (", ".join(marked), name, plan(rows[0])[1]))
+        elif name in covered and len(marked) != len(rows):
+            bad.append("a spec compares spt.%s with TensorFlow: mark TF in the ops.def rows of %s"
+                       % (name, ", ".join(r.fn for r in rows if "TF" not in r.checks)))
+        elif name in NO_TF_COUNTERPART and marked:
+            bad.append("spt.%s is in NO_TF_COUNTERPART and marked TF in ops.def" % name)
+    return bad
+
+
+def all_specs():
+    """ops.py's specs, then the derived ones."""
+    import ops
+
+    return ops.SPECS + derived_specs(ops.SPECS)
+
+
+def no_counterpart_rows():
+    """The Python names of ops.def rows not marked TF: they have no TensorFlow counterpart (the row says so)."""
+    return {name for name, rows in _rows_by_python().items() if not any("TF" in r.checks for r in rows)}
