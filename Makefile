@@ -542,8 +542,8 @@ test-tf: all
 # ==== segment_sum, bincount, embeddings against TensorFlow (bench/bench_tfsparse.py) ====
 # make bench-tfsparse: segment_sum, bincount and embedding_lookup_sparse, spt and TensorFlow in one process
 # (TensorFlow from the venv of make test-tf); writes bench/results/tfsparse/latest.md. Then TFRecord reading
-# and tf.train.Example parsing (bench/bench_tfbytes.py; BENCH_TFBYTES_ARGS="--file-mb 1024" for the 1 GB file)
-# into bench/results/tfbytes/latest.md.
+# and tf.train.Example parsing (bench/bench_tfbytes.py: a 1 GB file written under build/bench_tfbytes and
+# deleted after; BENCH_TFBYTES_ARGS="--file-mb 256" for a smaller one) into bench/results/tfbytes/latest.md.
 bench-tfsparse: all
 	@sh tests/tf/setup-venv.sh $(TF_VENV) $(PYTHON)
 	@PYTHONPATH=python SPT_LIB=$(REL)/libspt.so TF_CPP_MIN_LOG_LEVEL=2 $(TF_VENV)/bin/python bench/bench_tfsparse.py $(BENCH_ARGS)

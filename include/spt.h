@@ -1738,16 +1738,6 @@ typedef struct spt_feature {
 spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *features, int64_t nfeatures,
                              spt_tensor **sparse_out, spt_dense **dense_out);
 
-/* A batch of byte strings held by n objects of a language runtime (e.g. Python's bytes: the type pointer,
- * the length as a 64-bit signed size and the bytes at fixed offsets of each object), read in one pass into
- * out[0..n) as spt_str pointing into the objects (nothing copied; the caller keeps them alive and
- * unchanged while out is used). Each object's pointer-sized word at tag_off must equal tag and its length
- * at len_off be >= 0. Returns n when all are, else the index of the first object that is NULL or is not
- * (out filled before it); -1 when objs or out is NULL with n > 0; 0 for n <= 0. The offsets are the
- * caller's to get right (the Python package checks them on known objects before using them). */
-int64_t spt_strings_gather(const void *const *objs, int64_t n, size_t tag_off, const void *tag, size_t len_off,
-                           size_t data_off, spt_str *out);
-
 /* One feature found in an Example (spt_example_describe): its key (borrowed from the Example's bytes:
  * key_len bytes, not NUL-terminated), whether a list is set, its dtype (SPT_INT64, SPT_FLOAT32 or
  * SPT_STRING) and its number of values. */
@@ -1778,6 +1768,27 @@ spt_status spt_encode_example(const spt_example_feature *features, int64_t n, vo
  * and rank 2: the values only, for a VarLenFeature). *out is a new string dense [shape[0]]. */
 spt_status spt_encode_examples(const spt_tensor *t, const char *value_key, const char *const *index_keys,
                                spt_dense **out);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* For language bindings: unchecked, like memcpy                                                    */
+/* ------------------------------------------------------------------------------------------------ */
+/*
+ * Not part of the API an application calls: the functions below let a language binding hand a batch of
+ * its own objects to the library without copying them, and they trust the binding as memcpy trusts its
+ * caller. Every pointer and offset is used as given, so a wrong one reads wrong memory: a binding calls
+ * them only with a layout it has checked on objects it knows (spt's Python package checks CPython's on
+ * sample bytes objects at import and otherwise takes its copying path). Applications build a string
+ * dense with spt_dense_wrap or spt_dense_new_from instead.
+ */
+
+/* A batch of byte strings held by n objects of a language runtime (e.g. Python's bytes: the type pointer,
+ * the length as a 64-bit signed size and the bytes at fixed offsets of each object), read into
+ * out[0..n) as spt_str pointing into the objects (nothing copied; the caller keeps them alive and
+ * unchanged while out is used). Each object's pointer-sized word at tag_off must equal tag and its length
+ * at len_off be >= 0. Returns n when all are, else the index of the first object that is NULL or is not
+ * (out filled before it); -1 when objs or out is NULL with n > 0; 0 for n <= 0. */
+int64_t spt_strings_gather(const void *const *objs, int64_t n, size_t tag_off, const void *tag, size_t len_off,
+                           size_t data_off, spt_str *out);
 
 #ifdef __cplusplus
 }
