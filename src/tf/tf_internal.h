@@ -86,6 +86,8 @@ int64_t spt__pb_count_varints(const unsigned char *p, size_t len);
 /* Decode the varints of a packed list (len bytes at p, nothing past them read) into o, which has room for
  * spt__pb_count_varints of them; false when one is longer than 64 bits or the last is cut off. */
 bool spt__pb_unpack_int64(const unsigned char *p, size_t len, int64_t *o);
+/* The same with the portable join, whatever the processor (the tests compare the two). */
+bool spt__pb_unpack_int64_portable(const unsigned char *p, size_t len, int64_t *o);
 
 /* ---- wire format writing (pb.c) ---------------------------------------------------------------- */
 

@@ -111,6 +111,8 @@ static bool pext_fast(void) {
 }
 #endif
 
+bool spt__pb_unpack_int64_portable(const unsigned char *p, size_t len, int64_t *o) { return unpack_shift(p, len, o); }
+
 bool spt__pb_unpack_int64(const unsigned char *p, size_t len, int64_t *o) {
 #if defined(SPT__HAVE_PEXT) && !defined(SPT__NO_PEXT)
     if (pext_fast()) return unpack_pext(p, len, o);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "spt_test.h"
+#include "tf/tf_internal.h"
 
 #define DATA "tests/tf_formats/data/"
 #ifdef __linux__
@@ -897,6 +898,44 @@ static void test_packed_varint_too_long_anywhere(void **state) {
     }
 }
 
+/* The packed int64 decoder's two joins (PEXT where it is fast, the portable shifts everywhere): the same
+ * values as a byte-by-byte reference on lists of every varint length (1-10 bytes, the sign bit, the 64-byte
+ * block edges), and both refuse an 11-byte varint and a list cut inside its last varint. */
+static void test_unpack_forms(void **state) {
+    (void)state;
+    enum { MAXV = 700 };
+    unsigned char *buf = malloc(MAXV * 11 + 16);
+    int64_t want[MAXV], got[MAXV], port[MAXV];
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    assert_non_null(buf);
+    for (int round = 0; round < 400; round++) {
+        const int nv = 1 + round % MAXV;
+        size_t len = 0;
+        for (int i = 0; i < nv; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            const int bitsv = (int)(x % 65); /* 0..64 significant bits: every varint length */
+            uint64_t v = bitsv == 0 ? 0 : (x >> 3 | UINT64_C(1) << 63) >> (64 - bitsv);
+            want[i] = (int64_t)v;
+            len += put_varint(buf + len, v);
+        }
+        memset(got, 0, sizeof got), memset(port, 0, sizeof port);
+        assert_true(spt__pb_unpack_int64(buf, len, got));
+        assert_true(spt__pb_unpack_int64_portable(buf, len, port));
+        assert_memory_equal(got, want, (size_t)nv * sizeof *want);
+        assert_memory_equal(port, want, (size_t)nv * sizeof *want);
+        if (buf[len - 1] < 0x80 && len > 1 && buf[len - 2] >= 0x80) { /* cut inside the last varint */
+            assert_false(spt__pb_unpack_int64(buf, len - 1, got));
+            assert_false(spt__pb_unpack_int64_portable(buf, len - 1, port));
+        }
+    }
+    size_t len = put_varint(buf, 5); /* then an 11-byte varint */
+    for (int i = 0; i < 10; i++) buf[len++] = 0xff;
+    buf[len++] = 0x01;
+    assert_false(spt__pb_unpack_int64(buf, len, got));
+    assert_false(spt__pb_unpack_int64_portable(buf, len, port));
+    free(buf);
+}
+
 /* Errors come in the order of the features, then of the Examples, whatever the thread count: a malformed
  * list of the first feature before a list of another type of the second, even in a later Example. */
 static void test_error_order_any_thread_count(void **state) {
@@ -1010,6 +1049,7 @@ int main(void) {
         cmocka_unit_test(test_every_damage_of_an_example),
         cmocka_unit_test(test_parse_example_varints_and_thread_counts),
         cmocka_unit_test(test_packed_varint_too_long_anywhere),
+        cmocka_unit_test(test_unpack_forms),
         cmocka_unit_test(test_error_order_any_thread_count),
         cmocka_unit_test(test_allocation_sweeps),
     };
