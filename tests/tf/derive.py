@@ -17,7 +17,9 @@ drawn by its name and, failing that, by the kind the Python registry gives the C
     keepdims and other flags        True or False
     default_value  (value)          None (when that is its default) or a value of the dtype
     dtype          (enum)           the case's dtype
-    an integer with a lower bound   [lo - 1, lo + 7]
+    an integer with a lower bound   [lo - 1, lo + 7]; None now and then when that is its default
+
+An op takes a sparse operand or, when it builds a tensor from sizes alone (eye), a dtype.
 
 An op with a parameter of another kind, or whose TF function is elsewhere, has its OpSpec in ops.py
 (which also holds every spec that does more: huge shapes, faults of its own, raw ops, gradients). The
@@ -97,8 +99,8 @@ def spt_plan(row, tf_params=None):
                 continue  # a keyword spt has beyond TF's, or an alias of one: left at its default
             return None, "spt.%s's %s is of no kind derive.py draws" % (row.python, p.name)
         out.append((p.name, k, p, args.get(p.name, arg0 if i == 0 else None)))
-    if not any(k in ("sparse", "sparse_list") for _, k, _, _ in out):
-        return None, "spt.%s takes no sparse operand" % row.python
+    if not any(k in ("sparse", "sparse_list", "dtype") for _, k, _, _ in out):
+        return None, "spt.%s takes no sparse operand and no dtype" % row.python
     return out, None
 
 
@@ -159,7 +161,10 @@ def _gen(params):
             elif kind == "dtype":
                 c.args[name] = dt
             elif kind == "int":
-                c.args[name] = int(rng.integers(a.lo - 1, a.lo + 8))
+                if p.default is None and rng.random() < 0.4:
+                    c.args[name] = None
+                else:
+                    c.args[name] = int(rng.integers(a.lo - 1, a.lo + 8))
         return c
 
     return gen

@@ -756,12 +756,6 @@ def segment_spec(name):
                   dtypes=FLOATS + (["int32", "int64"] if name == "segment_sum" else []))
 
 
-def g_eye(rng, dt):
-    """num_rows and num_columns at 0, -1 (TF: InvalidArgument from its Range op) and small sizes."""
-    n = int(rng.integers(-1, 7)) if rng.random() < 0.9 else 0
-    return Case(dt, n=n, m=None if rng.random() < 0.4 else int(rng.integers(-1, 7)))
-
-
 UNARY_TF = {"abs": tf.math.abs, "negative": tf.math.negative, "sign": tf.math.sign, "square": tf.math.square,
             "sqrt": tf.math.sqrt, "rsqrt": tf.math.rsqrt, "exp": tf.math.exp, "log1p": tf.math.log1p,
             "sin": tf.math.sin, "tan": tf.math.tan, "asin": tf.math.asin, "atan": tf.math.atan,
@@ -957,8 +951,6 @@ def spt_mask(c):
 SPECS += [
     OpSpec("mask", g_mask, tf_mask, spt_mask, dtypes=NUMBER),
     segment_spec("segment_sum"), segment_spec("segment_mean"), segment_spec("segment_sqrt_n"),
-    OpSpec("eye", g_eye, lambda c: tf.sparse.eye(c.n, c.m, dtype=tfdt(c.dtype)),
-           lambda c: spt.eye(c.n, c.m, dtype=npdt(c.dtype)), dtypes=NUMBER),
 ] + [unary_spec(n) for n in UNARY_TF] + [
     OpSpec("map_values", g_map_fn, lambda c: map_fn_call(c, tf), lambda c: map_fn_call(c, spt), dtypes=NUMBER,
            covers=["map_values"]),
