@@ -8,8 +8,9 @@ name (an spt parameter TF lacks keeps its default, a TF one spt lacks must have 
 drawn by its name and, failing that, by the kind the Python registry gives the C argument of that name:
 
     sp_input, sp_a, sp_b, a, b, t   (a tensor handle)  a random sparse operand of the case's dtype (all of one
-                                    shape; in bounds: where spt checks indices TF does not, rule P2-index
-                                    needs the op's own spec)
+                                    shape); where a rule of rules.py names the op, also what the rule
+                                    judges: now and then an index outside the shape (P2-index), a shape
+                                    whose volume passes int64 (P1-any-volume)
     sp_inputs   (tensor handles)    1 to 4 such operands of one shape
     axis                            None (when that is its default), an int in [-rank - 1, rank], now and then
                                     just outside (fault bad_axis)
@@ -17,6 +18,8 @@ drawn by its name and, failing that, by the kind the Python registry gives the C
     keepdims and other flags        True or False
     default_value  (value)          None (when that is its default) or a value of the dtype
     dtype          (enum)           the case's dtype
+    a bool array   (boolin)         one flag per entry of the first sparse operand, now and then a length
+                                    off (fault mask_length)
     an integer with a lower bound   [lo - 1, lo + 7]; None now and then when that is its default
 
 An op takes a sparse operand or, when it builds a tensor from sizes alone (eye), a dtype.
@@ -40,8 +43,8 @@ import oplist  # noqa: E402
 if "harness" in sys.modules:
     import tensorflow as tf
 
-    from harness import ALL, Case, gen_sparse, gen_values, npdt, tfdt
-    from ops import NO_TF_COUNTERPART, OpSpec
+    from harness import ALL, Case, gen_huge_sparse, gen_sparse, gen_values, npdt, tfdt
+    from ops import NO_TF_COUNTERPART, P_HUGE, OpSpec, maybe_bad_index
 
 SPARSE_NAMES = {"sp_input", "sp_a", "sp_b", "a", "b", "t"}
 P_FAULT = 0.1
@@ -72,6 +75,8 @@ def _kind(p, first, args, arg0):
         return "value"
     if role == "enum" and p.name == "dtype":
         return "dtype"
+    if role == "boolin":
+        return "mask"
     if role == "int" and a.lo is not None and a.lo > -(1 << 62):
         return "int"
     return None
@@ -122,20 +127,44 @@ def plan(row):
     return tf_fn, out
 
 
-def _gen(params):
+def _ruled(op):
+    """The ids of the rules of rules.py that name the op."""
+    import rules
+
+    return {r.id for r in rules.RULES_LIST if op in r.ops}
+
+
+def _gen(op, params):
+    ruled = _ruled(op)
+
     def gen(rng, dt):
-        shape = None
+        shape, huge = None, None
         c = Case(dt)
-        rank = 0
+        rank, first = 0, None
+        if "P1-any-volume" in ruled and rng.random() < P_HUGE:
+            huge = []  # the huge dims, drawn with the first operand
+            c.args["huge"] = True
+
+        def sparse():
+            nonlocal huge
+            if huge is None:
+                return gen_sparse(rng, dt, shape=shape)
+            sp = gen_huge_sparse(rng, dt, shape=shape, huge_dims=huge or None)
+            huge = sp.huge_dims
+            return sp
+
         for name, kind, p, _ in params:  # the sparse operands first: the others follow their rank
             if kind == "sparse":
-                sp = gen_sparse(rng, dt, shape=shape)
+                sp = sparse()
                 shape, rank = sp.shape, sp.rank
                 c.args[name] = sp
             elif kind == "sparse_list":
-                sps = [gen_sparse(rng, dt, shape=shape) for _ in range(int(rng.integers(1, 5)))]
+                sps = [sparse() for _ in range(int(rng.integers(1, 5)))]
                 shape, rank = sps[0].shape, sps[0].rank
                 c.args[name] = sps
+            else:
+                continue
+            first = first or c.args[name]
         for name, kind, p, a in params:
             if kind == "axis":
                 if p.default is None and rng.random() < 0.2:
@@ -160,11 +189,19 @@ def _gen(params):
                 c.args[name] = None if p.default is None and rng.random() < 0.4 else gen_values(rng, dt, 1)[0]
             elif kind == "dtype":
                 c.args[name] = dt
+            elif kind == "mask":
+                n = (first[0] if isinstance(first, list) else first).nnz
+                if rng.random() < P_FAULT:
+                    n += int(rng.integers(1, 3))
+                    c.fault, c.expect = "mask_length", spt.InvalidArgumentError
+                c.args[name] = rng.random(n) < 0.5
             elif kind == "int":
                 if p.default is None and rng.random() < 0.4:
                     c.args[name] = None
                 else:
                     c.args[name] = int(rng.integers(a.lo - 1, a.lo + 8))
+        if "P2-index" in ruled and c.fault is None and huge is None:
+            maybe_bad_index(rng, c, *[n for n, k, _, _ in params if k in ("sparse", "sparse_list")])
         return c
 
     return gen
@@ -207,7 +244,7 @@ def derived_specs(hand):
         tf_fn, params = plan(rows[0])
         if tf_fn is None:
             continue  # check() names it
-        out.append(OpSpec(name, _gen(params), _call(tf_fn, params, tf), _call(getattr(spt, name), params, spt),
+        out.append(OpSpec(name, _gen(name, params), _call(tf_fn, params, tf), _call(getattr(spt, name), params, spt),
                           dtypes=ALL))
     return out
 

@@ -257,20 +257,6 @@ def g_slice(rng, dt):
     return c
 
 
-def g_retain(rng, dt):
-    if huge(rng):
-        x = gen_huge_sparse(rng, dt)
-        return Case(dt, x=x, mask=rng.random(x.nnz) < 0.5, huge=True)
-    x = gen_sparse(rng, dt)
-    c = Case(dt, x=x, mask=rng.random(x.nnz) < 0.5)
-    if rng.random() < 0.1:
-        c.args["mask"] = rng.random(x.nnz + int(rng.integers(1, 3))) < 0.5
-        c.fault, c.expect = "mask_length", spt.InvalidArgumentError
-    else:
-        maybe_bad_index(rng, c, "x")
-    return c
-
-
 def g_reset_shape(rng, dt):
     if huge(rng):
         x = gen_huge_sparse(rng, dt)
@@ -676,8 +662,6 @@ SPECS = [
            lambda c: spt.split(sp_input=c.x.spt(), num_split=c.n, axis=c.axis)),
     OpSpec("slice", g_slice, lambda c: tf.sparse.slice(c.x.tf(), c.start, c.size),
            lambda c: spt.slice(c.x.spt(), c.start, c.size)),
-    OpSpec("retain", g_retain, lambda c: tf.sparse.retain(c.x.tf(), c.mask),
-           lambda c: spt.retain(c.x.spt(), c.mask)),
     OpSpec("reset_shape", g_reset_shape, lambda c: tf.sparse.reset_shape(c.x.tf(), new_shape=c.new_shape),
            lambda c: spt.reset_shape(c.x.spt(), new_shape=c.new_shape)),
     OpSpec("fill_empty_rows", g_fill_empty_rows, tf_fill_empty_rows,
