@@ -18,6 +18,9 @@ drawn by its name and, failing that, by the kind the Python registry gives the C
     keepdims and other flags        True or False
     default_value  (value)          None (when that is its default) or a value of the dtype
     dtype          (enum)           the case's dtype
+    shape          (int64 array)    a new shape of the operand's volume: a random factorization into 0 to 5
+                                    dims, maybe one -1; now and then a volume off (fault volume) or two
+                                    -1 (fault two_minus_one)
     a bool array   (boolin)         one flag per entry of the first sparse operand, now and then a length
                                     off (fault mask_length)
     an integer with a lower bound   [lo - 1, lo + 7]; None now and then when that is its default
@@ -77,6 +80,8 @@ def _kind(p, first, args, arg0):
         return "dtype"
     if role == "boolin":
         return "mask"
+    if p.name == "shape" and role == "i64in":
+        return "new_shape"
     if role == "int" and a.lo is not None and a.lo > -(1 << 62):
         return "int"
     return None
@@ -125,6 +130,36 @@ def plan(row):
         if n != "name" and q.default is q.empty and n not in [o[0] for o in out]:
             return None, "tf.sparse.%s's %s is not spt's" % (row.python, n)
     return tf_fn, out
+
+
+def _new_shape(rng, c, sp):
+    """A shape of sp's volume (a random factorization into 0-5 dims, maybe one -1), or a fault."""
+    vol = int(np.prod(sp.shape))
+    dims = []
+    rest = vol
+    for _ in range(int(rng.integers(0, 5))):
+        divs = [d for d in range(1, 8) if rest % d == 0] if rest else list(range(0, 8))
+        d = divs[int(rng.integers(0, len(divs)))]
+        dims.append(d)
+        rest = rest // d if d else rest
+    if vol == 0 and 0 not in dims:
+        dims.append(0)
+    elif vol and (int(np.prod(dims)) if dims else 1) != vol:
+        dims.append(vol // (int(np.prod(dims)) if dims else 1))
+    ns = np.array(dims, dtype=np.int64).reshape(-1)
+    if ns.size and rng.random() < 0.4 and (vol or rng.random() < 0.3):
+        ns = ns.copy()
+        ns[int(rng.integers(0, ns.size))] = -1
+    r = rng.random()
+    if r < 0.06 and ns.size:
+        ns = ns.copy()
+        ns[int(rng.integers(0, ns.size))] += int(rng.integers(1, 3)) if ns.min() >= 0 else 0
+        ns = np.append(ns, 2) if vol else np.append(ns, -1)
+        c.fault = "volume"
+    elif r < 0.1:
+        ns = np.append(ns, [-1, -1])
+        c.fault, c.expect = "two_minus_one", spt.InvalidArgumentError
+    return ns
 
 
 def _ruled(op):
@@ -195,6 +230,8 @@ def _gen(op, params):
                     n += int(rng.integers(1, 3))
                     c.fault, c.expect = "mask_length", spt.InvalidArgumentError
                 c.args[name] = rng.random(n) < 0.5
+            elif kind == "new_shape":
+                c.args[name] = _new_shape(rng, c, first[0] if isinstance(first, list) else first)
             elif kind == "int":
                 if p.default is None and rng.random() < 0.4:
                     c.args[name] = None

@@ -292,40 +292,6 @@ def tf_fill_empty_rows(c):
     return [SpOut(oi.numpy(), ov.numpy(), sh.numpy()), eri, rim]
 
 
-def g_reshape(rng, dt):
-    x = gen_sparse(rng, dt)
-    vol = int(np.prod(x.shape))
-    # a random factorization of the volume into 0-5 dims, maybe one -1
-    dims = []
-    rest = vol
-    for _ in range(int(rng.integers(0, 5))):
-        divs = [d for d in range(1, 8) if rest % d == 0] if rest else list(range(0, 8))
-        d = divs[int(rng.integers(0, len(divs)))]
-        dims.append(d)
-        rest = rest // d if d else rest
-    if vol == 0 and 0 not in dims:
-        dims.append(0)
-    elif vol and (int(np.prod(dims)) if dims else 1) != vol:
-        dims.append(vol // (int(np.prod(dims)) if dims else 1))
-    ns = np.array(dims, dtype=np.int64).reshape(-1)
-    if ns.size and rng.random() < 0.4 and (vol or rng.random() < 0.3):
-        ns = ns.copy()
-        ns[int(rng.integers(0, ns.size))] = -1
-    c = Case(dt, x=x, shape=ns)
-    r = rng.random()
-    if r < 0.06 and ns.size:
-        c.args["shape"] = ns.copy()
-        c.shape[int(rng.integers(0, ns.size))] += int(rng.integers(1, 3)) if c.shape.min() >= 0 else 0
-        c.args["shape"] = np.append(c.shape, 2) if vol else np.append(c.shape, -1)
-        c.fault = "volume"
-    elif r < 0.1:
-        c.args["shape"] = np.append(ns, [-1, -1])
-        c.fault, c.expect = "two_minus_one", spt.InvalidArgumentError
-    else:
-        maybe_bad_index(rng, c, "x")
-    return c
-
-
 def g_transpose(rng, dt):
     if huge(rng):
         x = gen_huge_sparse(rng, dt)
@@ -666,8 +632,6 @@ SPECS = [
            lambda c: spt.reset_shape(c.x.spt(), new_shape=c.new_shape)),
     OpSpec("fill_empty_rows", g_fill_empty_rows, tf_fill_empty_rows,
            lambda c: list(spt.fill_empty_rows(c.x.spt(), c.default, return_reverse_index_map=True))),
-    OpSpec("reshape", g_reshape, lambda c: tf.sparse.reshape(c.x.tf(), c.shape),
-           lambda c: spt.reshape(c.x.spt(), c.shape)),
     OpSpec("transpose", g_transpose, lambda c: tf.sparse.transpose(c.x.tf(), perm=c.perm),
            lambda c: spt.transpose(c.x.spt(), perm=c.perm)),
     OpSpec("to_indicator", g_to_indicator, lambda c: tf.sparse.to_indicator(c.x.tf(), c.vocab),
