@@ -18,6 +18,11 @@ drawn by its name and, failing that, by the kind the Python registry gives the C
     keepdims and other flags        True or False
     default_value  (value)          None (when that is its default) or a value of the dtype
     dtype          (enum)           the case's dtype
+    an int64 array of one entry per dim of the operand (i64in, n="<operand>.rank"), as slice's start and
+                    size            each entry in [0, dim + 3) or, now and then, at an edge: dim, dim + 1 to
+                                    dim + 4, 2^63 - 1 (a dim past int64's volume: 0, dim - 1, dim, one
+                                    inside, 2^63 - 1); now and then one entry -1 to -3 (fault
+                                    negative_<name>) or the length one off (fault <name>_length)
     shape          (int64 array)    a new shape of the operand's volume: a random factorization into 0 to 5
                                     dims, maybe one -1; now and then a volume off (fault volume) or two
                                     -1 (fault two_minus_one)
@@ -82,6 +87,8 @@ def _kind(p, first, args, arg0):
         return "mask"
     if p.name == "shape" and role == "i64in":
         return "new_shape"
+    if role == "i64in" and isinstance(a.n, str) and a.n.endswith(".rank"):
+        return "per_dim"
     if role == "int" and a.lo is not None and a.lo > -(1 << 62):
         return "int"
     return None
@@ -162,6 +169,30 @@ def _new_shape(rng, c, sp):
     return ns
 
 
+def _per_dim(rng, c, name, sp):
+    """One int64 per dim of sp: mostly inside [0, dim + 3), now and then at an edge, negative, or a length
+    off (see the table above)."""
+    top = 2 ** 63 - 1
+
+    def one(d):
+        d = int(d)
+        if d > 2 ** 62:
+            return [0, d - 1, d, int(rng.integers(0, d)), top][int(rng.integers(0, 5))]
+        if rng.random() < 0.1:
+            return [d, d + int(rng.integers(1, 5)), top][int(rng.integers(0, 3))]
+        return int(rng.integers(0, d + 3))
+
+    v = np.array([one(d) for d in sp.shape], dtype=np.int64).reshape(-1)
+    r = 1.0 if "huge" in c.args else rng.random()  # a huge case is judged by its own rule (P1-...)
+    if r < 0.08 and sp.rank:
+        v[int(rng.integers(0, sp.rank))] = -int(rng.integers(1, 4))
+        c.fault = c.fault or "negative_" + name
+    elif r < 0.1:
+        v = np.append(v, 0) if rng.random() < 0.5 or not sp.rank else v[:-1]
+        c.fault, c.expect = name + "_length", spt.InvalidArgumentError
+    return v
+
+
 def _ruled(op):
     """The ids of the rules of rules.py that name the op."""
     import rules
@@ -230,6 +261,8 @@ def _gen(op, params):
                     n += int(rng.integers(1, 3))
                     c.fault, c.expect = "mask_length", spt.InvalidArgumentError
                 c.args[name] = rng.random(n) < 0.5
+            elif kind == "per_dim":
+                c.args[name] = _per_dim(rng, c, name, first[0] if isinstance(first, list) else first)
             elif kind == "new_shape":
                 c.args[name] = _new_shape(rng, c, first[0] if isinstance(first, list) else first)
             elif kind == "int":

@@ -226,37 +226,6 @@ def g_split(rng, dt):
     return c
 
 
-def g_slice(rng, dt):
-    if huge(rng):
-        x = gen_huge_sparse(rng, dt)
-        pick = lambda d: [0, int(d) - 1, int(d), int(rng.integers(0, d)), 2 ** 63 - 1][int(rng.integers(0, 5))]
-        return Case(dt, x=x, start=np.array([pick(d) for d in x.shape], np.int64),
-                    size=np.array([pick(d) for d in x.shape], np.int64), huge=True)
-    x = gen_sparse(rng, dt)
-    start = np.array([rng.integers(0, d + 3) for d in x.shape], dtype=np.int64)
-    size = np.array([rng.integers(0, d + 3) for d in x.shape], dtype=np.int64)
-    c = Case(dt, x=x, start=start, size=size)
-    r = rng.random()
-    if r < 0.08 and x.rank:
-        c.args["start"] = start.copy()
-        c.start[int(rng.integers(0, x.rank))] = -int(rng.integers(1, 4))
-        c.fault, c.expect = "negative_start", spt.InvalidArgumentError
-    elif r < 0.18 and x.rank:
-        # a negative size: refused where it would be the output dim, an empty slice from dim - size on
-        # (TF clips first); start around dim - size, or at the top of int64
-        c.args["size"], c.args["start"] = size.copy(), start.copy()
-        d = int(rng.integers(0, x.rank))
-        c.size[d] = -int(rng.integers(1, 4))
-        dim = int(x.shape[d])
-        c.start[d] = [dim - int(c.size[d]) + int(rng.integers(-2, 2)), dim, 2 ** 63 - 1][int(rng.integers(0, 3))]
-    elif r < 0.16:
-        c.args["start"] = np.append(start, 0)
-        c.fault, c.expect = "start_length", spt.InvalidArgumentError
-    else:
-        maybe_bad_index(rng, c, "x")
-    return c
-
-
 def g_reset_shape(rng, dt):
     if huge(rng):
         x = gen_huge_sparse(rng, dt)
@@ -626,8 +595,6 @@ SPECS = [
            tf_unsafe=lambda c: getattr(c, "huge", False)),
     OpSpec("split", g_split, lambda c: tf.sparse.split(sp_input=c.x.tf(), num_split=c.n, axis=c.axis),
            lambda c: spt.split(sp_input=c.x.spt(), num_split=c.n, axis=c.axis)),
-    OpSpec("slice", g_slice, lambda c: tf.sparse.slice(c.x.tf(), c.start, c.size),
-           lambda c: spt.slice(c.x.spt(), c.start, c.size)),
     OpSpec("reset_shape", g_reset_shape, lambda c: tf.sparse.reset_shape(c.x.tf(), new_shape=c.new_shape),
            lambda c: spt.reset_shape(c.x.spt(), new_shape=c.new_shape)),
     OpSpec("fill_empty_rows", g_fill_empty_rows, tf_fill_empty_rows,

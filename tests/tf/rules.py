@@ -376,7 +376,7 @@ def check_slice(spec, c, out):
     start + size, shifted by -start, in input order; each output dim max(0, min(size, dim - start))."""
     from harness import SpOut
 
-    x = c.x
+    x = sparse_args(c)[0]
     keep = []
     for i in range(x.nnz):
         keep.append(all(int(st) <= int(v) < int(st) + int(sz) for v, st, sz in zip(x.indices[i].tolist(),
