@@ -282,7 +282,7 @@ OLDER_TESTS.update(dict.fromkeys([
     "spt_read_tns",
 ], {PY}))
 OLDER_TESTS.update(dict.fromkeys([
-    "spt_from_dense", "spt_sparse_to_dense", "spt_merge",
+    "spt_sparse_to_dense", "spt_merge",
     "spt_add_dense", "spt_sparse_dense_cwise_mul", "spt_sparse_dense_cwise_div", "spt_sparse_dense_cwise_add",
     "spt_sparse_dense_matmul", "spt_to_indicator",
 ], {TF}))

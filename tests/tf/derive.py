@@ -12,6 +12,10 @@ drawn by its name and, failing that, by the kind the Python registry gives the C
                                     judges: now and then an index outside the shape (P2-index), a shape
                                     whose volume passes int64 (P1-any-volume)
     sp_inputs   (tensor handles)    1 to 4 such operands of one shape
+    a dense operand (dense handle)  of an op with no other operand (from_dense): an array of the dtype,
+                                    rank 0 to 5, dims 0 to 7, often many zeros (b"" for strings), now and
+                                    then a subnormal (rule subnormal-kept); beside another operand its
+                                    shape is the op's own (matmul, broadcasting, segment ids): ops.py then
     axis                            None (when that is its default), an int in [-rank - 1, rank], now and then
                                     just outside (fault bad_axis)
     perm                            None (when nullable), a permutation of the dims, now and then not one
@@ -51,8 +55,8 @@ import oplist  # noqa: E402
 if "harness" in sys.modules:
     import tensorflow as tf
 
-    from harness import ALL, Case, gen_huge_sparse, gen_sparse, gen_values, npdt, tfdt
-    from ops import NO_TF_COUNTERPART, P_HUGE, OpSpec, maybe_bad_index
+    from harness import ALL, Case, gen_huge_sparse, gen_shape, gen_sparse, gen_values, npdt, tfdt
+    from ops import NO_TF_COUNTERPART, P_HUGE, OpSpec, maybe_bad_index, put_subnormal
 
 SPARSE_NAMES = {"sp_input", "sp_a", "sp_b", "a", "b", "t"}
 P_FAULT = 0.1
@@ -73,6 +77,8 @@ def _kind(p, first, args, arg0):
         return "sparse"
     if role == "handles" and a.cls == "tensor":
         return "sparse_list"
+    if role == "handle" and a.cls == "dense":
+        return "dense"
     if p.name == "axis":
         return "axis"
     if p.name == "perm" and role == "i64in":
@@ -116,8 +122,11 @@ def spt_plan(row, tf_params=None):
                 continue  # a keyword spt has beyond TF's, or an alias of one: left at its default
             return None, "spt.%s's %s is of no kind derive.py draws" % (row.python, p.name)
         out.append((p.name, k, p, args.get(p.name, arg0 if i == 0 else None)))
-    if not any(k in ("sparse", "sparse_list", "dtype") for _, k, _, _ in out):
+    kinds = {k for _, k, _, _ in out}
+    if not kinds & {"sparse", "sparse_list", "dense", "dtype"}:
         return None, "spt.%s takes no sparse operand and no dtype" % row.python
+    if "dense" in kinds and (kinds & {"sparse", "sparse_list"} or [k for _, k, _, _ in out].count("dense") > 1):
+        return None, "spt.%s's dense operands have shapes of their own (beside a sparse one, or several)" % row.python
     return out, None
 
 
@@ -167,6 +176,19 @@ def _new_shape(rng, c, sp):
         ns = np.append(ns, [-1, -1])
         c.fault, c.expect = "two_minus_one", spt.InvalidArgumentError
     return ns
+
+
+def _dense(rng, dt):
+    """An array of the dtype, rank 0 to 5, often many zeros (b"" for strings), maybe a subnormal."""
+    shape = gen_shape(rng, int(rng.integers(0, 6)))
+    n = int(np.prod(shape))
+    v = gen_values(rng, dt, n)
+    if dt != "string" and rng.random() < 0.7:
+        v[rng.random(n) < 0.6] = np.zeros(1, npdt(dt))[0]
+    elif dt == "string":
+        v[rng.random(n) < 0.5] = b""
+    put_subnormal(rng, v)
+    return v.reshape(tuple(shape))
 
 
 def _per_dim(rng, c, name, sp):
@@ -261,6 +283,8 @@ def _gen(op, params):
                     n += int(rng.integers(1, 3))
                     c.fault, c.expect = "mask_length", spt.InvalidArgumentError
                 c.args[name] = rng.random(n) < 0.5
+            elif kind == "dense":
+                c.args[name] = _dense(rng, dt)
             elif kind == "per_dim":
                 c.args[name] = _per_dim(rng, c, name, first[0] if isinstance(first, list) else first)
             elif kind == "new_shape":
@@ -286,6 +310,8 @@ def _call(fn, params, lib):
                 v = v.tf() if lib is tf else v.spt()
             elif kind == "sparse_list":
                 v = [s.tf() if lib is tf else s.spt() for s in v]
+            elif kind == "dense":
+                v = tf.constant(v, tfdt(c.dtype)) if lib is tf else v
             elif kind == "value" and v is not None:
                 v = tf.constant(v, tfdt(c.dtype)) if lib is tf else v
             elif kind == "dtype":

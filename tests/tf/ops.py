@@ -104,18 +104,6 @@ def spt_to_dense(c):
     return spt.to_dense(c.x.spt(), validate_indices=c.validate, **kw)
 
 
-def g_from_dense(rng, dt):
-    shape = gen_shape(rng, int(rng.integers(0, 6)))
-    n = int(np.prod(shape))
-    v = gen_values(rng, dt, n)
-    if dt != "string" and rng.random() < 0.7:
-        v[rng.random(n) < 0.6] = np.zeros(1, npdt(dt))[0]
-    elif dt == "string":
-        v[rng.random(n) < 0.5] = b""
-    put_subnormal(rng, v)
-    return Case(dt, dense=v.reshape(tuple(shape)))
-
-
 def g_sparse_to_dense(rng, dt):
     """sparse_indices of rank 0, 1 or 2 (int32 or int64), output_shape of the same integer type,
     values a scalar or [N], default a scalar."""
@@ -582,8 +570,6 @@ def tf_matvec(c):
 SPECS = [
     OpSpec("reorder", g_reorder, lambda c: tf.sparse.reorder(c.x.tf()), lambda c: spt.reorder(c.x.spt())),
     OpSpec("to_dense", g_to_dense, tf_to_dense, spt_to_dense),
-    OpSpec("from_dense", g_from_dense, lambda c: tf.sparse.from_dense(tf.constant(c.dense, tfdt(c.dtype))),
-           lambda c: spt.from_dense(c.dense)),
     OpSpec("sparse_to_dense", g_sparse_to_dense, tf_sparse_to_dense,
            lambda c: spt.sparse_to_dense(c.ix, c.shape, c.vals, default_value=c.default,
                                          validate_indices=c.validate)),
