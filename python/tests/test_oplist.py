@@ -284,7 +284,7 @@ OLDER_TESTS.update(dict.fromkeys([
 OLDER_TESTS.update(dict.fromkeys([
     "spt_sparse_to_dense", "spt_merge",
     "spt_add_dense", "spt_sparse_dense_cwise_mul", "spt_sparse_dense_cwise_div", "spt_sparse_dense_cwise_add",
-    "spt_sparse_dense_matmul", "spt_to_indicator",
+    "spt_sparse_dense_matmul",
 ], {TF}))
 OLDER_TESTS.update(dict.fromkeys([
     "spt_map_values", "spt_segment_sum", "spt_segment_mean", "spt_segment_sqrt_n", "spt_cross",

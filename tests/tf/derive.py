@@ -30,6 +30,11 @@ drawn by its name and, failing that, by the kind the Python registry gives the C
     shape          (int64 array)    a new shape of the operand's volume: a random factorization into 0 to 5
                                     dims, maybe one -1; now and then a volume off (fault volume) or two
                                     -1 (fault two_minus_one)
+    vocab_size     (int)            1 to 8, now and then 0, -1, -7 (fault negative_vocab) or 2^62 (rank >= 2:
+                                    the dense output's volume passes int64); the sparse operand's values,
+                                    when integers, become ids below it, now and then one at or past it, or
+                                    -1 (fault bad_id); the case's dtypes are then the integers (TF's
+                                    documentation asks integer ids; spt refuses other values)
     a bool array   (boolin)         one flag per entry of the first sparse operand, now and then a length
                                     off (fault mask_length)
     an integer with a lower bound   [lo - 1, lo + 7]; None now and then when that is its default
@@ -55,7 +60,7 @@ import oplist  # noqa: E402
 if "harness" in sys.modules:
     import tensorflow as tf
 
-    from harness import ALL, Case, gen_huge_sparse, gen_shape, gen_sparse, gen_values, npdt, tfdt
+    from harness import ALL, INTS, Case, gen_huge_sparse, gen_shape, gen_sparse, gen_values, npdt, tfdt
     from ops import NO_TF_COUNTERPART, P_HUGE, OpSpec, maybe_bad_index, put_subnormal
 
 SPARSE_NAMES = {"sp_input", "sp_a", "sp_b", "a", "b", "t"}
@@ -91,6 +96,8 @@ def _kind(p, first, args, arg0):
         return "dtype"
     if role == "boolin":
         return "mask"
+    if p.name == "vocab_size" and role == "int":
+        return "vocab"
     if p.name == "shape" and role == "i64in":
         return "new_shape"
     if role == "i64in" and isinstance(a.n, str) and a.n.endswith(".rank"):
@@ -215,6 +222,28 @@ def _per_dim(rng, c, name, sp):
     return v
 
 
+def _vocab(rng, c, key):
+    """vocab_size, and the values of the sparse operand c.args[key] made ids below it (integer dtypes)."""
+    x = c.args[key]
+    vocab = int(rng.integers(1, 9)) if rng.random() < 0.9 else [0, -1, -7][int(rng.integers(0, 3))]
+    if x.rank >= 2 and rng.random() < 0.04:
+        vocab = 2 ** 62  # the dense output's volume passes int64 (unless a dim is 0)
+    if npdt(c.dtype).kind in "iu":
+        ids = rng.integers(0, max(min(vocab, 9), 1), x.nnz).astype(npdt(c.dtype))
+        if 0 < vocab < 9 and x.nnz and rng.random() < 0.12:
+            bad = [vocab, vocab + 3] + ([-1] if npdt(c.dtype).kind == "i" else [])
+            ids[int(rng.integers(0, x.nnz))] = bad[int(rng.integers(0, len(bad)))]
+            c.fault, c.expect = "bad_id", spt.OutOfRangeError
+        x.values = ids
+    if vocab == 2 ** 62:
+        c.fault, c.expect = "huge_vocab", None
+    elif vocab < 0:
+        c.fault, c.expect = "negative_vocab", spt.InvalidArgumentError
+    elif vocab == 0 and x.nnz:
+        c.fault, c.expect = "bad_id", spt.OutOfRangeError
+    return vocab
+
+
 def _ruled(op):
     """The ids of the rules of rules.py that name the op."""
     import rules
@@ -285,6 +314,8 @@ def _gen(op, params):
                 c.args[name] = rng.random(n) < 0.5
             elif kind == "dense":
                 c.args[name] = _dense(rng, dt)
+            elif kind == "vocab":
+                c.args[name] = _vocab(rng, c, next(n for n, k, _, _ in params if k == "sparse"))
             elif kind == "per_dim":
                 c.args[name] = _per_dim(rng, c, name, first[0] if isinstance(first, list) else first)
             elif kind == "new_shape":
@@ -341,7 +372,7 @@ def derived_specs(hand):
         if tf_fn is None:
             continue  # check() names it
         out.append(OpSpec(name, _gen(name, params), _call(tf_fn, params, tf), _call(getattr(spt, name), params, spt),
-                          dtypes=ALL))
+                          dtypes=INTS if any(k == "vocab" for _, k, _, _ in params) else ALL))
     return out
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import tensorflow as tf
 
 import spt
-from harness import (ALL, FLOATS, INTS, NUMBER, REAL, Case, Sp, gen_huge_sparse, gen_shape, gen_sparse, gen_values,
+from harness import (ALL, FLOATS, NUMBER, REAL, Case, Sp, gen_huge_sparse, gen_shape, gen_sparse, gen_values,
                      inject_bad_index, from_tf,
                      npdt, tfdt, SpOut)
 
@@ -267,31 +267,6 @@ def g_transpose(rng, dt):
         p[-1] = x.rank
         c.args["perm"] = p
         c.fault = "perm_out_of_range"
-    else:
-        maybe_bad_index(rng, c, "x")
-    return c
-
-
-def g_to_indicator(rng, dt):
-    x = gen_sparse(rng, dt, rmin=0 if rng.random() < 0.2 else 1, small=True)
-    vocab = int(rng.integers(1, 9)) if rng.random() < 0.9 else [0, -1, -7][int(rng.integers(0, 3))]
-    ids = rng.integers(0, max(vocab, 1), x.nnz).astype(npdt(dt))
-    x = Sp(x.indices, ids, x.shape, dt)
-    if x.rank >= 2 and rng.random() < 0.04:
-        vocab = 2 ** 62  # the dense output's volume passes int64 (unless a dim is 0)
-    c = Case(dt, x=x, vocab=vocab)
-    if vocab == 2 ** 62:
-        c.fault = "huge_vocab"
-    elif vocab < 0:
-        c.fault, c.expect = "negative_vocab", spt.InvalidArgumentError
-    elif vocab == 0 and x.nnz:
-        c.fault, c.expect = "bad_id", spt.OutOfRangeError
-    elif rng.random() < 0.12 and x.nnz:
-        v = ids.copy()
-        bad = [vocab, vocab + 3] + ([-1] if npdt(dt).kind == "i" else [])
-        v[int(rng.integers(0, x.nnz))] = bad[int(rng.integers(0, len(bad)))]
-        c.args["x"] = Sp(x.indices, v, x.shape, dt)
-        c.fault, c.expect = "bad_id", spt.OutOfRangeError
     else:
         maybe_bad_index(rng, c, "x")
     return c
@@ -587,8 +562,6 @@ SPECS = [
            lambda c: list(spt.fill_empty_rows(c.x.spt(), c.default, return_reverse_index_map=True))),
     OpSpec("transpose", g_transpose, lambda c: tf.sparse.transpose(c.x.tf(), perm=c.perm),
            lambda c: spt.transpose(c.x.spt(), perm=c.perm)),
-    OpSpec("to_indicator", g_to_indicator, lambda c: tf.sparse.to_indicator(c.x.tf(), c.vocab),
-           lambda c: spt.to_indicator(c.x.spt(), c.vocab), dtypes=INTS),
     OpSpec("merge", g_merge,
            lambda c: tf.compat.v1.sparse.merge(_ids(c, Sp.tf), c.vals.tf(), c.vocab, already_sorted=c.already_sorted),
            lambda c: spt.merge(_ids(c, Sp.spt), c.vals.spt(), c.vocab, already_sorted=c.already_sorted)),
