@@ -24,8 +24,10 @@ CPPFLAGS = -Iinclude -Isrc
 CFLAGS_REL  = $(CSTD) $(WARN) -O2 -g -fPIC $(OMPFLAG)
 CFLAGS_SAN  = $(CSTD) $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined $(OMPFLAG)
 LDLIBS_LIB  = -lm
-PKG_LIBS    = $(shell pkg-config --libs libzip libpng libarchive libdeflate zlib 2>/dev/null)
-TEST_LIBS   = -lcmocka -ljansson
+PKG_LIBS    = $(shell pkg-config --libs libpng libarchive libdeflate zlib 2>/dev/null)
+# libzip: only the tests and fuzz harnesses, which check spt's own zip code against another implementation
+ZIP_LIBS    = $(shell pkg-config --libs libzip 2>/dev/null)
+TEST_LIBS   = -lcmocka -ljansson $(ZIP_LIBS)
 
 LIB_SRC   := $(sort $(wildcard src/core/*.c src/sort/*.c src/ops/*/*.c src/io/*.c src/tot/*.c src/tf/*.c))
 CLI_SRC   := $(sort $(wildcard cli/*.c))
@@ -148,10 +150,10 @@ $(REL)/fuzz/obj/%.o: %.c
 $(REL)/fuzz/libspt.a: $(LIB_OBJ_FUZZ)
 	@rm -f $@; ar rcs $@ $^
 $(REL)/fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_DEPS) $(REL)/fuzz/libspt.a
-	$(FUZZ_CC) $(CPPFLAGS) -Ifuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< fuzz/fz.c $(REL)/fuzz/libspt.a $(LDLIBS_LIB) $(PKG_LIBS)
+	$(FUZZ_CC) $(CPPFLAGS) -Ifuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< fuzz/fz.c $(REL)/fuzz/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) $(ZIP_LIBS)
 $(SAN)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay.c $(FUZZ_DEPS) $(SAN)/libspt.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ifuzz $(CFLAGS_SAN) -o $@ fuzz/replay.c $< fuzz/fz.c $(SAN)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS)
+	$(CC) $(CPPFLAGS) -Ifuzz $(CFLAGS_SAN) -o $@ fuzz/replay.c $< fuzz/fz.c $(SAN)/libspt.a $(LDLIBS_LIB) $(PKG_LIBS) $(ZIP_LIBS)
 # fuzz_cli also links the command's sources (not its main): cli_parse and each command's run
 FUZZ_CLI_SRC := $(filter-out cli/main.c cli/mpi_main.c cli/demo.c cli/demo_args.c,$(CLI_SRC))
 $(REL)/fuzz/fuzz_cli: fuzz/fuzz_cli.c $(FUZZ_DEPS) $(FUZZ_CLI_SRC) cli/cli.h $(REL)/fuzz/libspt.a
@@ -408,8 +410,8 @@ PUB_HDRS     = include/spt.h include/spt_dtypes.def include/spt_status.def
 DATA_FILES  := $(sort $(wildcard data/*))
 D            = $(DESTDIR)
 
-# spt.pc for $(PREFIX). Libs.private: what a program linking libspt.a needs besides it. libzip and libpng
-# are named as libraries rather than Requires.private, so that shared use needs no -dev package of them.
+# spt.pc for $(PREFIX). Libs.private: what a program linking libspt.a needs besides it. libpng and the
+# others are named as libraries rather than Requires.private, so that shared use needs no -dev package of them.
 $(REL)/spt.pc: include/spt.h Makefile FORCE
 	@mkdir -p $(dir $@)
 	@{ echo 'prefix=$(PREFIX)'; echo 'exec_prefix=$${prefix}'; echo 'libdir=$${exec_prefix}/lib'; \

@@ -2,6 +2,9 @@
 /* cmd_info.c -- spt info: what a tensor file holds. */
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "cli.h"
 
@@ -122,6 +125,16 @@ static bool radix_keys(uint64_t **keys, uint64_t **tmp, int64_t n, int bits) {
 
 static int bits_of(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
 
+/* Distinct indices of mode k from a radix sort of them (keys, tmp: n slots each); -1 when memory runs out. */
+static int64_t distinct_radix(const spt_tensor *t, int64_t k, uint64_t *keys, uint64_t *tmp) {
+    const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t), *ix = spt_tensor_indices(t);
+    for (int64_t i = 0; i < n; i++) keys[i] = (uint64_t)ix[i * r + k];
+    if (!radix_keys(&keys, &tmp, n, bits_of((uint64_t)spt_tensor_shape(t)[k] - 1))) return -1;
+    int64_t d = 0;
+    for (int64_t i = 0; i < n; i++) d += i == 0 || keys[i] != keys[i - 1];
+    return d;
+}
+
 /* Mode k's row from linear keys (its coordinate least significant, the others row-major above it),
  * sorted by a radix sort: fibers are the runs of equal key / dim, duplicates the equal neighbours.
  * false when the shape's volume does not fit in 64 bits (then the argsort way is taken). */
@@ -158,15 +171,170 @@ static bool key_stats(const spt_tensor *t, int64_t k, uint64_t *keys, uint64_t *
     /* distinct indices of mode k: a bitmap over the dim when it is not much larger than the entries
      * (distinct_of, -1 when out of memory), else the runs of the sorted indices */
     if (shape[k] <= 8 * n + 4096) return m->dist = distinct_of(t, k, NULL, NULL), true;
-    for (int64_t i = 0; i < n; i++) keys[i] = (uint64_t)ix[i * r + k];
-    if (!radix_keys(&keys, &tmp, n, bits_of((uint64_t)shape[k] - 1))) return m->dist = -1, true;
-    m->dist = 0;
-    for (int64_t i = 0; i < n; i++) m->dist += i == 0 || keys[i] != keys[i - 1];
+    m->dist = distinct_radix(t, k, keys, tmp);
     return true;
 }
 
-/* The mode table's rows (rows[r]); *dups from the row-major pass when `count_dups`. */
-static spt_status mode_rows(const spt_tensor *t, mode_row *rows, bool count_dups, int64_t *dups) {
+/* Distinct indices of every mode in one pass over the entries: a bitmap per mode whose dim is not much
+ * larger than the entries (filled by each thread for its share, then merged), distinct_of otherwise.
+ * false when memory runs out. */
+static bool distinct_all(const spt_tensor *t, mode_row *rows) {
+    const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t), *shape = spt_tensor_shape(t),
+                  *ix = spt_tensor_indices(t);
+    int64_t words[SPT_MAX_RANK], at[SPT_MAX_RANK + 1], total = 0;
+    for (int64_t k = 0; k < r; k++) {
+        words[k] = shape[k] <= 8 * n + 4096 ? shape[k] / 64 + 1 : 0;
+        at[k] = total;
+        total += words[k];
+    }
+    int nt = spt_get_num_threads() > 0 ? spt_get_num_threads() : 1;
+    /* a bitmap per thread: at most as many threads as keep them within the entries' bytes + 64 MiB */
+    while (nt > 1 && (size_t)nt * (size_t)total > (size_t)n + ((size_t)8 << 20)) nt--;
+    uint64_t *bits = calloc((size_t)(total ? total : 1) * (size_t)nt, sizeof(uint64_t));
+    if (!bits) return false;
+#pragma omp parallel num_threads(nt)
+    {
+        int me = 0, all = 1;
+#ifdef _OPENMP
+        me = omp_get_thread_num(), all = omp_get_num_threads();
+#endif
+        uint64_t *mine = bits + (size_t)me * (size_t)total;
+        const int64_t lo = n / all * me + (me < n % all ? me : n % all), hi = lo + n / all + (me < n % all);
+        for (int64_t i = lo; i < hi; i++)
+            for (int64_t k = 0; k < r; k++)
+                if (words[k]) {
+                    const uint64_t v = (uint64_t)ix[i * r + k];
+                    mine[at[k] + (int64_t)(v >> 6)] |= (uint64_t)1 << (v & 63);
+                }
+    }
+    bool ok = true;
+    for (int64_t k = 0; k < r; k++) {
+        rows[k].dist = 0;
+        if (!words[k]) { /* a dim far larger than the entries: a sort of the mode's indices */
+            uint64_t *keys = malloc(sizeof(uint64_t) * (size_t)n), *tmp = malloc(sizeof(uint64_t) * (size_t)n);
+            ok = ok && keys && tmp && (rows[k].dist = distinct_radix(t, k, keys, tmp)) >= 0;
+            free(keys);
+            free(tmp);
+            continue;
+        }
+        for (int64_t w = 0; w < words[k]; w++) {
+            uint64_t x = 0;
+            for (int th = 0; th < nt; th++) x |= bits[(size_t)th * (size_t)total + (size_t)(at[k] + w)];
+            rows[k].dist += __builtin_popcountll(x);
+        }
+    }
+    free(bits);
+    return ok;
+}
+
+/* The keys equal to an earlier one among a[0, n), keys below 2^bits (b: n slots of scratch): the keys are
+ * scattered by their top 11 bits into buckets (each thread its share), then each bucket's keys go into a
+ * hash set small enough to stay in cache; a key found there already is a duplicate. One pass each, no
+ * sort. -1 when memory runs out. */
+static int64_t dup_keys(const uint64_t *a, uint64_t *b, int64_t n, int bits) {
+    enum { TB = 2048 };
+    const int top = bits > 11 ? bits - 11 : 0, nt = spt_get_num_threads() > 0 ? spt_get_num_threads() : 1;
+    int64_t *cnt = calloc((size_t)nt * TB, sizeof(int64_t)), *start = calloc(TB + 1, sizeof(int64_t)), dups = 0;
+    if (!cnt || !start) {
+        free(cnt);
+        free(start);
+        return -1;
+    }
+#pragma omp parallel num_threads(nt)
+    {
+        int me = 0, all = 1;
+#ifdef _OPENMP
+        me = omp_get_thread_num(), all = omp_get_num_threads();
+#endif
+        int64_t *c = cnt + (size_t)me * TB;
+        const int64_t lo = n / all * me + (me < n % all ? me : n % all), hi = lo + n / all + (me < n % all);
+        for (int64_t i = lo; i < hi; i++) c[a[i] >> top]++;
+#pragma omp barrier
+#pragma omp single
+        {
+            int64_t at = 0;
+            for (int d = 0; d < TB; d++) {
+                start[d] = at;
+                for (int t = 0; t < all; t++) {
+                    int64_t k = cnt[(size_t)t * TB + d];
+                    cnt[(size_t)t * TB + d] = at;
+                    at += k;
+                }
+            }
+            start[TB] = at;
+        }
+        for (int64_t i = lo; i < hi; i++) b[c[a[i] >> top]++] = a[i];
+    }
+    int64_t most = 1;
+    for (int d = 0; d < TB; d++)
+        if (start[d + 1] - start[d] > most) most = start[d + 1] - start[d];
+    int lg = 3, ht = nt;
+    while (((int64_t)1 << lg) < 2 * most) lg++;
+    /* a hash table per thread: at most as many threads as keep them within twice the keys' bytes + 64 MiB */
+    while (ht > 1 && ((size_t)ht << lg) > (size_t)n * 2 + ((size_t)8 << 20)) ht--;
+    bool ok = true;
+#pragma omp parallel num_threads(ht) reduction(+ : dups) reduction(&& : ok)
+    {
+        uint64_t *tab = malloc(sizeof(uint64_t) << lg);
+        ok = tab != NULL;
+#pragma omp for schedule(dynamic, 16)
+        for (int d = 0; d < TB; d++) {
+            const int64_t m = start[d + 1] - start[d];
+            if (!tab || m < 2) continue;
+            int l = 3;
+            while (((int64_t)1 << l) < 2 * m) l++;
+            const uint64_t mask = ((uint64_t)1 << l) - 1;
+            memset(tab, 0, sizeof(uint64_t) << l);
+            for (int64_t i = start[d]; i < start[d + 1]; i++) {
+                const uint64_t x = b[i] + 1; /* 0 marks an empty slot; keys are below 2^64 - 1 */
+                uint64_t h = (x * 0x9E3779B97F4A7C15ull) >> (64 - l);
+                while (tab[h] && tab[h] != x) h = (h + 1) & mask;
+                if (tab[h]) dups++;
+                else tab[h] = x;
+            }
+        }
+        free(tab);
+    }
+    free(cnt);
+    free(start);
+    return ok ? dups : -1;
+}
+
+/* The entries whose index equals another's, of an unsorted tensor: from row-major linear keys (dup_keys;
+ * an argsort when the volume does not fit in 64 bits). -1 when memory runs out. */
+static int64_t count_dups(const spt_tensor *t) {
+    const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t), *shape = spt_tensor_shape(t),
+                  *ix = spt_tensor_indices(t);
+    uint64_t vol = 1;
+    bool fits = true;
+    for (int64_t d = 0; d < r && fits; d++) fits = !__builtin_mul_overflow(vol, (uint64_t)shape[d], &vol);
+    int64_t dups = 0;
+    if (!fits) {
+        int64_t *perm = malloc(sizeof(int64_t) * (size_t)(n ? n : 1)), order[SPT_MAX_RANK];
+        for (int64_t d = 0; d < r; d++) order[d] = d;
+        if (!perm || spt_argsort(t, order, perm) != SPT_OK) dups = -1;
+        for (int64_t i = 1; i < n && dups >= 0; i++) dups += !cmp_rows(ix, r, perm[i - 1], perm[i]);
+        free(perm);
+        return dups;
+    }
+    uint64_t *keys = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1)),
+             *tmp = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1));
+    if (keys && tmp) {
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t key = 0;
+            for (int64_t d = 0; d < r; d++) key = key * (uint64_t)shape[d] + (uint64_t)ix[i * r + d];
+            keys[i] = key;
+        }
+    }
+    dups = keys && tmp ? dup_keys(keys, tmp, n, bits_of(vol ? vol - 1 : 0)) : -1;
+    free(keys);
+    free(tmp);
+    return dups;
+}
+
+/* The mode table with fibers (rows[r]); *dups from the row-major pass when `want_dups`. */
+static spt_status mode_rows(const spt_tensor *t, mode_row *rows, bool want_dups, int64_t *dups) {
     const int64_t r = spt_tensor_rank(t), n = spt_tensor_nnz(t);
     int64_t *perm = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
     uint64_t *keys = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1)),
@@ -175,7 +343,7 @@ static spt_status mode_rows(const spt_tensor *t, mode_row *rows, bool count_dups
     spt_status st = perm && keys && tmp ? SPT_OK : SPT_ENOMEM;
     for (int64_t k = 0; k < r && st == SPT_OK; k++) {
         mode_row *m = &rows[k];
-        int64_t *dk = count_dups && k == r - 1 ? dups : NULL;
+        int64_t *dk = want_dups && k == r - 1 ? dups : NULL;
         if (!key_stats(t, k, keys, tmp, m, dk))
             st = mode_stats(t, k, perm, order, &m->dist, &m->fib, &m->fmin, &m->fmax, dk);
         else if (m->dist < 0) st = SPT_ENOMEM;
@@ -200,9 +368,7 @@ static int run_info(cli_args *a) {
     if (cli_opt(a, "format")) spt_format_from_name(cli_opt(a, "format"), &fmt);
     if (fmt == SPT_FORMAT_AUTO) fmt = spt_format_from_path(path);
     printf("file:       %s\n", strcmp(path, "-") ? path : "<stdin>");
-    printf("format:     %s\n", fmt != SPT_FORMAT_AUTO ? spt_format_name(fmt)
-                               : strcmp(path, "-")    ? "from the content"
-                                                      : "tns");
+    printf("format:     %s\n", fmt != SPT_FORMAT_AUTO ? spt_format_name(fmt) : "from the content");
     printf("dtype:      %s\n", spt_dtype_name(spt_tensor_dtype(t)));
     printf("rank:       %lld\n", (long long)r);
     printf("shape:      ");
@@ -237,19 +403,26 @@ static int run_info(cli_args *a) {
     } else if (sorted) printf("order:      row-major sorted, %s\n", dups ? "with duplicates" : "no duplicates");
     else printf("order:      unsorted\n");
     mode_row rows[SPT_MAX_RANK];
-    if (!sorted && !by_order) dups = 0; /* unsorted: counted in the row-major pass of the last mode */
-    spt_status st = r > 0 && n > 0 ? mode_rows(t, rows, !sorted && !by_order, &dups) : SPT_OK;
+    const bool fibers = cli_opt(a, "fibers") != NULL, some = r > 0 && n > 0;
+    if (!sorted && !by_order) dups = 0; /* unsorted: counted from one sort (with --fibers: the last mode's) */
+    spt_status st = SPT_OK;
+    if (some && fibers) st = mode_rows(t, rows, !sorted && !by_order, &dups);
+    else if (some && (!distinct_all(t, rows) || (!sorted && !by_order && (dups = count_dups(t)) < 0))) st = SPT_ENOMEM;
     if (st != SPT_OK) {
         spt_tensor_free(t);
         if (st == SPT_ENOMEM) fprintf(stderr, "spt info: out of memory\n");
         return st == SPT_ENOMEM ? CLI_BAD_INPUT : cli_fail(a, st);
     }
     printf("duplicates: %lld\n", (long long)dups);
-    if (r > 0 && n > 0) {
+    if (some && fibers) {
         printf("%4s %12s %12s %12s %10s %10s\n", "mode", "dim", "distinct", "fibers", "fiber-min", "fiber-max");
         for (int64_t k = 0; k < r; k++)
             printf("%4lld %12lld %12lld %12lld %10lld %10lld\n", (long long)k, (long long)shape[k],
                    (long long)rows[k].dist, (long long)rows[k].fib, (long long)rows[k].fmin, (long long)rows[k].fmax);
+    } else if (some) {
+        printf("%4s %12s %12s\n", "mode", "dim", "distinct");
+        for (int64_t k = 0; k < r; k++)
+            printf("%4lld %12lld %12lld\n", (long long)k, (long long)shape[k], (long long)rows[k].dist);
     }
     spt_tensor_free(t);
     return CLI_OK;
@@ -258,19 +431,22 @@ static int run_info(cli_args *a) {
 const cli_cmd cli_cmd_info = {
     "info",
     "dtype, rank, shape, nnz, density, order and per-mode statistics of a tensor file",
-    "spt info [--format F] [--dtype D] FILE",
+    "spt info [--format F] [--dtype D] [--fibers] FILE",
     "Print the dtype, rank, shape, number of stored entries (nnz), density (nnz / volume), whether\n"
     "the entries are sorted in row-major order, the number of duplicate indices, and for every mode:\n"
-    "its dim, the number of distinct indices used, the number of mode fibers (entries sharing all\n"
-    "other coordinates) and their smallest and largest length.\n\n"
+    "its dim and the number of distinct indices used. This costs one pass over the entries, and one\n"
+    "more (a hash of every index) when they are not sorted, to find the duplicates.\n\n"
     "options:\n"
-    "  --format F       input format: tns, mtx, npy, npz (default: from the extension)\n"
+    "  --fibers         also the number of mode fibers of every mode (entries sharing all other\n"
+    "                   coordinates) and their smallest and largest length: one sort of the entries\n"
+    "                   per mode, several times the cost of reading the file\n"
+    "  --format F       input format: tns, mtx, npy, npz (default: from the extension, else the content)\n"
     "  --dtype D        read the values as dtype D (text formats)\n"
     "  --compression C  a .tfrecord's compression: NONE, ZLIB, GZIP (default: detected)\n\n"
     "A TFRecord file of tf.train.Example (.tfrecord, or --format tfrecord) is summarised by feature: name,\n"
     "list type, the number of Examples holding it, its values and the longest list.\n",
     "format dtype compression",
-    "",
+    "fibers",
     1,
     1,
     run_info};

@@ -176,9 +176,9 @@ int cli_read_opts(const cli_args *a, spt_read_opts *o, spt_format *fmt, const ch
     const char *f = cli_opt(a, "format");
     if (f && spt_format_from_name(f, fmt) != SPT_OK)
         return cli_usage_error(a, "unknown format '%s' (tns, mtx, npy, npz)", f);
+    /* a name that does not tell (also stdin): spt_read looks at the content (an archive's member, a magic;
+     * stdin's text without a Matrix Market banner is .tns) */
     if (*fmt == SPT_FORMAT_AUTO) *fmt = spt_format_from_path(path);
-    /* a name that does not tell: spt_read looks at the content (an archive's member, a magic) */
-    if (*fmt == SPT_FORMAT_AUTO && !strcmp(path, "-")) *fmt = SPT_FORMAT_TNS;
     static int64_t shape[SPT_MAX_RANK];
     const char *sh = cli_opt(a, "shape");
     if (sh) {
@@ -281,7 +281,7 @@ int cli_read(const cli_args *a, const char *path, spt_tensor **out) {
     double size = strcmp(path, "-") && !stat(path, &sb) && S_ISREG(sb.st_mode) ? (double)sb.st_size : 0;
     if (bar_start(a, &b, "reading", path, size, "B")) spt_set_read_progress(bar_update, &b);
     spt_set_read_member(cli_opt(a, "member"));
-    spt_status st = fmt == SPT_FORMAT_TNS ? spt_read_tns_base(path, &o, base, out) : spt_read(path, fmt, &o, out);
+    spt_status st = spt_read_base(path, fmt, &o, base, out);
     spt_set_read_member(NULL);
     spt_set_read_progress(NULL, NULL);
     bar_end(&b);

@@ -97,3 +97,22 @@ for i in range(16):
         body += bytes([j % 4 if i % 2 else 4 + j % 4, 0, rnd.randrange(256), rnd.randrange(3)])
         body += bytes(rnd.randrange(16) for _ in range(24))
     put("npz", "seed-struct-%d" % i, bytes([0]) + body)
+
+# binsparse: the package's files of tests/io/data/binsparse (valid and hostile) as whole files, and
+# structured inputs (a descriptor and arrays decoded by fuzz_binsparse.c), stored and deflated
+B = os.path.join(os.path.dirname(C), "..", "tests", "io", "data", "binsparse")
+for fn in sorted(os.listdir(B)):
+    if fn.endswith(".bsp.npz"):
+        with open(os.path.join(B, fn), "rb") as f:
+            put("binsparse", "seed-raw-" + fn[:-8], bytes([0, 0x31]) + f.read())
+rnd = random.Random("spt-binsparse")
+for i in range(24):
+    # mode (structured, round trip, stored or not), then: descriptor byte (>= 40: built), format, rank,
+    # dims, count, fill, structure, the seven data types, the arrays
+    body = bytes([rnd.choice([0x30, 0x32]), 200, i % 13, rnd.choice([1, 2, 2, 3])])
+    body += bytes(rnd.randrange(8) for _ in range(3)) + bytes([rnd.randrange(6), 0, 0])
+    body += bytes(rnd.choice([0, 0, 9, 170]) for _ in range(7))
+    body += bytes([rnd.randrange(8)])
+    for j in range(8):
+        body += bytes([j % 8, 0, 0, rnd.randrange(6)]) + bytes(rnd.randrange(5) for _ in range(10))
+    put("binsparse", "seed-struct-%d" % i, bytes([0]) + body)

@@ -1533,7 +1533,8 @@ spt_status spt_write_npz_level(const spt_tensor *t, const char *path, spt_format
  * uint64, float32, float64, bint8 (bool), complex[float32|float64] and iso[...] (one value for all).
  * Indices are checked against the shape, pointers against the indices, every length against the
  * descriptor; a fill value other than zero is SPT_EINVAL; the "structure" key (symmetric storage) is not
- * expanded (ignored). HDF5 containers are not read. Written by spt_write with SPT_FORMAT_BINSPARSE (COO:
+ * expanded (ignored). Members are read as .npz members are (stored or deflated; CRC-32 and sizes checked
+ * against the archive's directory). HDF5 containers are not read. Written by spt_write with SPT_FORMAT_BINSPARSE (COO:
  * CVEC for rank 1, COO for rank 2, a custom sparse level otherwise), SPT_FORMAT_BINSPARSE_CSR or _CSC
  * (rank 2): entries sorted, int64 indices, fill 0, members stored as numpy.savez does; a tensor holding an
  * index twice is SPT_EINVAL (binsparse stores each index once), strings SPT_EDTYPE. */
@@ -1571,9 +1572,11 @@ spt_status spt_write_npz_level(const spt_tensor *t, const char *path, spt_format
  * zlib when streamed and libdeflate when decoded whole, both checking every member's CRC and length
  * (several members one after another, as pigz and bgzip write, are one text); bzip2, xz, zstd and tar
  * with libarchive. A name ending in .gz, .bz2, .xz or .zst names the format of its content (x.tns.gz is
- * a .tns); when the name does not tell (an archive, no extension), spt_read goes by the tar member's
- * name, then by the content's magic (.npy, .npz, Matrix Market); .tns text has no magic and needs its
- * name or the format given. A corrupt or truncated stream is SPT_EPARSE naming the file and the decoded
+ * a .tns); when the name does not tell (stdin, an archive, no extension), spt_read goes by the tar
+ * member's name, then by the first decoded bytes: the magic of .npy and .npz (zip), the Matrix Market
+ * banner; .tns text has no magic and needs its name or the format given, except on stdin ("-"), where
+ * text without the banner is read as .tns. Text found so is parsed as it arrives (a stream), binary
+ * formats from a stream are spooled as described above. A corrupt or truncated stream is SPT_EPARSE naming the file and the decoded
  * bytes before the fault. spt_write compresses its output when the name ends in one of those suffixes.
  *
  * Zero copy. A .npy regular file, and a stored (uncompressed) member of a .npz regular file, are not
@@ -1623,6 +1626,10 @@ spt_status spt_write_npz_level(const spt_tensor *t, const char *path, spt_format
 
 /* Read a sparse tensor in `format` (AUTO: from the extension; a dense .npy is sparsified with spt_from_dense). */
 spt_status spt_read(const char *path, spt_format format, const spt_read_opts *opts, spt_tensor **out);
+/* The same with .tns indices counted from index_base (0 or 1, as spt_read_tns_base; SPT_EINVAL otherwise),
+ * also when the content decides that the input is .tns (stdin). */
+spt_status spt_read_base(const char *path, spt_format format, const spt_read_opts *opts, int index_base,
+                         spt_tensor **out);
 /* Write a sparse tensor in `format` (AUTO: from the extension; .npy writes the dense form). SPT_EINVAL
  * when the format cannot be told. */
 spt_status spt_write(const spt_tensor *t, const char *path, spt_format format);

@@ -5,8 +5,8 @@
 #   install-deps.sh test    what `make test` needs as well (the default)
 #   install-deps.sh tf      what `make test-tf` needs to build its virtual environment (python3-venv)
 set -e
-BUILD_PKGS="build-essential pkg-config libzip-dev libpng-dev libarchive-dev libdeflate-dev zlib1g-dev"
-TEST_PKGS="libcmocka-dev libjansson-dev clang libclang-rt-14-dev \
+BUILD_PKGS="build-essential pkg-config libpng-dev libarchive-dev libdeflate-dev zlib1g-dev"
+TEST_PKGS="libcmocka-dev libjansson-dev libzip-dev clang libclang-rt-14-dev \
 python3 python3-numpy python3-scipy python3-sparse python3-pytest python3-hypothesis valgrind \
 openmpi-bin libopenmpi-dev python3-mpi4py libcombblas-dev python3-venv python3-pip python3-setuptools python3-wheel strace universal-ctags clang-format"
 PKGS="$BUILD_PKGS"

@@ -8,13 +8,12 @@
 #include "io.h"
 
 #include <math.h>
-#include <zip.h>
 
 enum { LV_DENSE, LV_SPARSE };
 
 typedef struct bsp {
     const char *fn, *name;
-    zip_t *z;
+    const spt__zip *z; /* the archive's directory (zipread.c): every member's CRC and size checked */
     spt__json *nodes;
     spt_dense *text;               /* binsparse.npy: the JSON text the nodes point into */
     const spt__json *root, *types; /* the "binsparse" object and its data_types */
@@ -29,36 +28,7 @@ typedef struct bsp {
 
 /* Member `m` (".npy" appended) as a dense array; SPT_EPARSE when missing or malformed. */
 static spt_status member(const bsp *b, const char *m, spt_dense **out) {
-    spt_status st;
-    char full[80], label[600];
-    snprintf(full, sizeof full, "%s.npy", m);
-    snprintf(label, sizeof label, "%s[%s]", b->name, full);
-    *out = NULL;
-    zip_stat_t sb;
-    zip_stat_init(&sb);
-    if (zip_stat(b->z, full, 0, &sb) != 0)
-        return spt__err(SPT_EPARSE, "%s: expected a member %s, found none", b->name, full);
-    if (!(sb.valid & ZIP_STAT_SIZE) || !(sb.valid & ZIP_STAT_COMP_SIZE))
-        return spt__err(SPT_EPARSE, "%s: expected a size for the member, found none", label);
-    uint64_t bound = sb.comp_method == ZIP_CM_STORE ? sb.comp_size : sb.comp_size * 1040u + 4096u;
-    if (sb.size > bound || sb.size > (uint64_t)INT64_MAX / 2)
-        return spt__err(SPT_EPARSE, "%s: expected at most %llu bytes, found a claim of %llu", label,
-                        (unsigned long long)bound, (unsigned long long)sb.size);
-    char *buf = spt__alloc_array(b->fn, (int64_t)sb.size, 1, 1, false, &st);
-    if (!buf) return st;
-    zip_file_t *zf = zip_fopen(b->z, full, 0);
-    zip_uint64_t got = 0;
-    while (zf && got < sb.size) {
-        zip_int64_t r = zip_fread(zf, buf + got, sb.size - got);
-        if (r <= 0) break;
-        got += (zip_uint64_t)r;
-    }
-    if (zf) zip_fclose(zf);
-    st = got == sb.size ? spt__npy_parse(b->fn, label, buf, (size_t)sb.size, out)
-                        : spt__err(SPT_EPARSE, "%s: expected %llu bytes, found %llu", label,
-                                   (unsigned long long)sb.size, (unsigned long long)got);
-    spt__free(buf);
-    return st;
+    return spt__npz_member(b->fn, b->name, b->z, m, out);
 }
 
 /* What data_types[key] declares: the stored element type and the iso / complex wrappers. */
@@ -241,7 +211,7 @@ static spt_status descriptor(bsp *b) {
     if (v && (v->type != SPT__JSON_STRING || v->len < 2 || memcmp(v->s, "0.", 2)))
         return bad_field(b, "version", "a version 0.x");
     if (!shape || shape->type != SPT__JSON_ARRAY || shape->count > SPT_MAX_RANK)
-        return bad_field(b, "shape", "an array of at most 32 dimensions");
+        return bad_field(b, "shape", "an array of at most 64 dimensions (SPT_MAX_RANK)");
     b->rank = shape->count;
     int64_t k = 0;
     for (int64_t c = shape->child; c >= 0; c = b->nodes[c].next)
@@ -503,61 +473,36 @@ static spt_status read_descriptor(bsp *b) {
     return st;
 }
 
-spt_status spt__binsparse_from_bytes(const char *fn, const char *name, const char *data, size_t len, spt_tensor **out) {
-    spt_status st;
-    zip_error_t ze;
-    zip_error_init(&ze);
-    zip_source_t *src = zip_source_buffer_create(len ? data : "", len, 0, &ze);
-    bsp b = {fn, name, NULL, NULL, NULL, NULL, NULL, 0, 0, {0}, {0}, 0, {0}, {0}};
-    if (src && !(b.z = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze))) zip_source_free(src);
-    if (!b.z) {
-        st = spt__err(SPT_EPARSE, "%s: expected a zip archive (.npz), found something else: %s", name,
-                      zip_error_strerror(&ze));
-        zip_error_fini(&ze);
-        return st;
-    }
-    zip_error_fini(&ze);
-    st = read_descriptor(&b);
+spt_status spt__binsparse_from_zip(const char *fn, const char *name, const spt__zip *z, spt_tensor **out) {
+    bsp b = {fn, name, z, NULL, NULL, NULL, NULL, 0, 0, {0}, {0}, 0, {0}, {0}};
+    spt_status st = read_descriptor(&b);
     if (st == SPT_OK) st = descriptor(&b);
     if (st == SPT_OK) st = build(&b, out);
     spt__free(b.nodes);
     spt_dense_free(b.text);
-    zip_discard(b.z);
+    return st;
+}
+
+spt_status spt__binsparse_from_bytes(const char *fn, const char *name, const char *data, size_t len, spt_tensor **out) {
+    spt__zip z;
+    SPT__TRY(spt__zip_open(fn, name, data, len, false, &z));
+    spt_status st = spt__binsparse_from_zip(fn, name, &z, out);
+    spt__zip_close(&z);
     return st;
 }
 
 /* ---- writing ------------------------------------------------------------------------------------------ */
 
-typedef struct zout {
-    zip_t *z;
-    char *keep[SPT_MAX_RANK + 8]; /* the members' bytes, alive until the archive is closed */
-    int n;
-} zout;
-
-static spt_status add_bytes(const char *fn, zout *o, const char *m, char *b, size_t len) {
-    o->keep[o->n++] = b;
-    zip_source_t *s = zip_source_buffer(o->z, b, len, 0);
-    if (!s) return spt__err(SPT_ENOMEM, "%s: cannot add %s: %s", fn, m, zip_strerror(o->z));
-    zip_int64_t at = zip_file_add(o->z, m, s, ZIP_FL_OVERWRITE);
-    if (at < 0) {
-        zip_source_free(s);
-        return spt__err(SPT_EIO, "%s: cannot add %s: %s", fn, m, zip_strerror(o->z));
-    }
-    (void)zip_set_file_compression(o->z, (zip_uint64_t)at, ZIP_CM_STORE, 0); /* stored, as numpy.savez */
-    return SPT_OK;
-}
-
-/* A rank-1 array member `key`.npy of n elements of dt. */
-static spt_status add_array(const char *fn, zout *o, const char *key, spt_dtype dt, int64_t n, const void *data) {
-    char m[48], *b = NULL;
-    size_t len = 0;
+/* A rank-1 array member `key`.npy of n elements of dt (data borrowed until written; own freed with z). */
+static spt_status add_array(const char *fn, spt__zipw *z, const char *key, spt_dtype dt, int64_t n, const void *data,
+                            void *own) {
+    char m[48];
     snprintf(m, sizeof m, "%s.npy", key);
-    SPT__TRY(spt__npy_build(fn, dt, 1, &n, data, &b, &len));
-    return add_bytes(fn, o, m, b, len);
+    return spt__npz_add(fn, z, m, dt, 1, &n, data, false, own);
 }
 
 /* binsparse.npy: the descriptor as a NumPy unicode scalar ('<U<n>', UCS-4 little endian). */
-static spt_status add_descriptor(const char *fn, zout *o, const char *json) {
+static spt_status add_descriptor(const char *fn, spt__zipw *z, const char *json) {
     char dict[96];
     const size_t n = strlen(json), pre = 10;
     int dl = snprintf(dict, sizeof dict, "{'descr': '<U%zu', 'fortran_order': False, 'shape': (), }", n ? n : 1);
@@ -571,44 +516,44 @@ static spt_status add_descriptor(const char *fn, zout *o, const char *json) {
     memset(b + pre + dl, ' ', hl - (size_t)dl - 1);
     b[pre + hl - 1] = '\n';
     for (size_t i = 0; i < n; i++) b[pre + hl + 4 * i] = json[i]; /* ASCII */
-    return add_bytes(fn, o, "binsparse.npy", b, len);
+    return spt__zipw_add(fn, z, "binsparse.npy", "", 0, b, len, b);
 }
 
-/* values.npy and fill_value.npy in binsparse's encoding of dt; *type receives its data type name. */
-static spt_status add_values(const char *fn, zout *o, const spt_tensor *s, const char **type) {
+/* values.npy (the tensor's values where they lie) and fill_value.npy in binsparse's encoding of dt;
+ * *type receives its data type name. */
+static spt_status add_values(const char *fn, spt__zipw *z, const spt_tensor *s, const char **type) {
     spt_dtype dt = s->dtype;
     int64_t per = 1;
     *type = spt_dtype_name(dt);
     if (dt == SPT_BOOL) dt = SPT_UINT8, *type = "bint8";
     if (dt == SPT_COMPLEX64) dt = SPT_FLOAT32, per = 2, *type = "complex[float32]";
     if (dt == SPT_COMPLEX128) dt = SPT_FLOAT64, per = 2, *type = "complex[float64]";
-    SPT__TRY(add_array(fn, o, "values", dt, s->nnz * per, s->values));
-    return add_array(fn, o, "fill_value", dt, per, spt__zero_elem);
+    SPT__TRY(add_array(fn, z, "values", dt, s->nnz * per, s->values, NULL));
+    return add_array(fn, z, "fill_value", dt, per, spt__zero_elem, NULL);
 }
 
-/* The arrays of the format (COO: indices_k; CSR, CSC: pointers_to_1, indices_1) from s, sorted by `order`. */
-static spt_status add_structure(const char *fn, zout *o, const spt_tensor *s, spt_format f, const int64_t *order) {
+/* The arrays of the format (COO: indices_k; CSR, CSC: pointers_to_1, indices_1) from s, sorted by `order`:
+ * each a new buffer that z frees. */
+static spt_status add_structure(const char *fn, spt__zipw *z, const spt_tensor *s, spt_format f, const int64_t *order) {
     spt_status st = SPT_OK;
     const int64_t n = s->nnz, R = s->rank;
     const bool coo = f == SPT_FORMAT_BINSPARSE;
-    const int64_t rows = coo ? 0 : s->shape[order[0]];
-    int64_t *a = spt__alloc_array(fn, (coo || n > rows ? n : rows) + 1, 1, sizeof(int64_t), false, &st);
-    if (!a) return st;
     char key[40];
     for (int64_t k = coo ? 0 : 1; k < R; k++) {
+        int64_t *a = spt__alloc_array(fn, n ? n : 1, 1, sizeof(int64_t), false, &st);
+        if (!a) return st;
         for (int64_t i = 0; i < n; i++) a[i] = s->indices[i * R + order[k]];
         snprintf(key, sizeof key, "indices_%lld", (long long)k);
-        SPT__CHECK(add_array(fn, o, key, SPT_INT64, n, a));
+        SPT__TRY(add_array(fn, z, key, SPT_INT64, n, a, a));
     }
-    if (!coo) { /* the row pointer of the sorted entries */
-        memset(a, 0, (size_t)(rows + 1) * sizeof(int64_t));
-        for (int64_t i = 0; i < n; i++) a[s->indices[i * R + order[0]] + 1]++;
-        for (int64_t r = 0; r < rows; r++) a[r + 1] += a[r];
-        SPT__CHECK(add_array(fn, o, "pointers_to_1", SPT_INT64, rows + 1, a));
-    }
-fail:
-    spt__free(a);
-    return st;
+    if (coo) return SPT_OK;
+    /* the row pointer of the sorted entries */
+    const int64_t rows = s->shape[order[0]];
+    int64_t *a = spt__alloc_array(fn, rows + 1, 1, sizeof(int64_t), true, &st);
+    if (!a) return st;
+    for (int64_t i = 0; i < n; i++) a[s->indices[i * R + order[0]] + 1]++;
+    for (int64_t r = 0; r < rows; r++) a[r + 1] += a[r];
+    return add_array(fn, z, "pointers_to_1", SPT_INT64, rows + 1, a, a);
 }
 
 /* The descriptor's JSON text into buf (at most cap bytes; the longest is well under 4 KiB). */
@@ -641,57 +586,20 @@ static void describe(char *buf, size_t cap, const spt_tensor *s, spt_format f, c
     snprintf(buf + w, cap - w, "\"values\": \"%s\", \"fill_value\": \"%s\"}}}", vtype, vtype);
 }
 
-/* Write the finished in-memory archive to path through the common output path. */
-static spt_status save(const char *fn, zip_source_t *mem, const char *path) {
-    spt__out o;
-    SPT__TRY(spt__out_open(fn, path, false, &o));
-    if (zip_source_open(mem) != 0) {
-        spt__out_abort(&o);
-        return spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, path, zip_error_strerror(zip_source_error(mem)));
-    }
-    char buf[1 << 16];
-    zip_int64_t r;
-    while ((r = zip_source_read(mem, buf, sizeof buf)) > 0)
-        if (fwrite(buf, 1, (size_t)r, o.fp) != (size_t)r) break;
-    zip_source_close(mem);
-    if (r != 0) {
-        spt__out_abort(&o);
-        return spt__err(SPT_EIO, "%s: cannot write %s", fn, path);
-    }
-    return spt__out_commit(fn, &o);
-}
-
-/* The members of s (sorted by order, no duplicates) into a new archive, then to path. */
+/* The members of s (sorted by order, no duplicates), stored as numpy.savez does, written to path. */
 static spt_status write_sorted(const char *fn, const spt_tensor *s, const char *path, spt_format f,
                                const int64_t *order) {
-    spt_status st;
-    zip_error_t ze;
-    zip_error_init(&ze);
-    zout o = {NULL, {NULL}, 0};
-    zip_source_t *mem = zip_source_buffer_create(NULL, 0, 0, &ze);
-    if (mem && (o.z = zip_open_from_source(mem, ZIP_TRUNCATE, &ze))) zip_source_keep(mem);
-    if (!o.z) {
-        st = spt__err(SPT_ENOMEM, "%s: cannot start the archive for %s: %s", fn, path, zip_error_strerror(&ze));
-        goto fail;
-    }
+    spt__zipw *z = spt__calloc(1, sizeof *z);
+    if (!z) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
     const char *vtype;
     char json[4096 + 64 * SPT_MAX_RANK];
-    SPT__CHECK(add_structure(fn, &o, s, f, order));
-    SPT__CHECK(add_values(fn, &o, s, &vtype));
-    describe(json, sizeof json, s, f, vtype);
-    SPT__CHECK(add_descriptor(fn, &o, json));
-    if (zip_close(o.z) != 0) {
-        st = spt__err(SPT_EIO, "%s: cannot write %s: %s", fn, path, zip_strerror(o.z));
-        goto fail;
+    spt_status st = add_structure(fn, z, s, f, order);
+    if (st == SPT_OK) st = add_values(fn, z, s, &vtype);
+    if (st == SPT_OK) {
+        describe(json, sizeof json, s, f, vtype);
+        st = add_descriptor(fn, z, json);
     }
-    o.z = NULL;
-    st = save(fn, mem, path);
-fail:
-    zip_error_fini(&ze);
-    if (o.z) zip_discard(o.z);
-    if (mem) zip_source_free(mem);
-    for (int i = 0; i < o.n; i++) spt__free(o.keep[i]);
-    return st;
+    return spt__npz_save(fn, z, path, st);
 }
 
 spt_status spt__write_binsparse(const char *fn, const spt_tensor *t, const char *path, spt_format f) {

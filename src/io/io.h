@@ -75,6 +75,10 @@ bool spt__read_copy(void);
  * unlinked temporary file in $TMPDIR (else /tmp) and mapped from there: bounded by the disk, not RAM. */
 spt_status spt__file_load_spooled(const char *fn, const char *path, const char *magic, size_t mlen, const char *what,
                                   spt__file *f);
+/* A source of bytes for spt__spool: up to cap bytes into buf, *got == 0 at its end. */
+typedef spt_status (*spt__read_fn)(void *ctx, char *buf, size_t cap, size_t *got);
+/* Copy what rd gives, to its end, to an unlinked temporary file and map it into f (f->name left unset). */
+spt_status spt__spool(const char *fn, const char *path, spt__read_fn rd, void *ctx, spt__file *f);
 
 /* ---- zip archives read in place (zipread.c) -------------------------------------------------- */
 
@@ -126,11 +130,11 @@ typedef struct spt__zipw_member {
     unsigned method;
 } spt__zipw_member;
 typedef struct spt__zipw {
-    spt__zipw_member m[12];
+    spt__zipw_member m[SPT_MAX_RANK + 8]; /* binsparse COO: an index array per mode, values, fill, descriptor */
     int n;
     int level; /* 0: stored, each member's data on a 64-byte boundary of the file; 1..12: libdeflate's level */
 } spt__zipw;
-/* Add a member (own is freed with w, also on failure). SPT_EINVAL past 12 members. */
+/* Add a member (own is freed with w, also on failure). SPT_EINVAL past SPT_MAX_RANK + 8 members. */
 spt_status spt__zipw_add(const char *fn, spt__zipw *w, const char *name, const char *head, size_t hlen,
                          const void *body, size_t blen, void *own);
 /* Compress (the largest member on a second thread) and write the archive to fp. */
@@ -167,6 +171,14 @@ spt_status spt__stream_open(const char *fn, const char *path, spt__stream *s, sp
 /* Up to cap decoded bytes into buf; *got == 0 at the end. Corrupt or truncated data is SPT_EPARSE. */
 spt_status spt__stream_read(const char *fn, spt__stream *s, char *buf, size_t cap, size_t *got);
 void spt__stream_close(spt__stream *s);
+/* The first (up to) n decoded bytes not yet read, without consuming them: *p, *len (less than n only
+ * at the end of the input). */
+spt_status spt__stream_peek(const char *fn, spt__stream *s, size_t n, const char **p, size_t *len);
+/* The rest of the decoded stream copied to a temporary file and mapped into f (spt__spool), named as s. */
+spt_status spt__stream_spool(const char *fn, spt__stream *s, spt__file *f);
+/* The text parsers on an opened stream (tns.c, mtx.c), for spt_read when the content decides. */
+spt_status spt__tns_stream(const char *fn, spt__stream *s, const spt_read_opts *opts, int base, spt_tensor **out);
+spt_status spt__mtx_stream(const char *fn, spt__stream *s, const spt_read_opts *opts, spt_tensor **out);
 
 
 /* ---- output (out.c): the one path every writer takes ----------------------------------------- */
@@ -373,9 +385,18 @@ spt_status spt__tns_from_bytes(const char *buf, size_t len, const char *name, co
 spt_status spt__mtx_from_bytes(const char *fn, const char *name, const char *data, size_t len,
                                const spt_read_opts *opts, spt_tensor **out);
 spt_status spt__npz_from_bytes(const char *fn, const char *name, const char *data, size_t len, spt_tensor **out);
+/* npz.c, for binsparse.c: member m (".npy" appended) of z as a dense array, CRC and size checked
+ * (SPT_EPARSE naming name[m.npy] when missing or malformed); a member m holding an array as .npy (its data
+ * borrowed from `data` until written, `own` freed with z; Fortran order when asked); z written to path
+ * through spt__out when st is SPT_OK, then freed with its members (z itself spt__calloc'd). */
+spt_status spt__npz_member(const char *fn, const char *name, const spt__zip *z, const char *m, spt_dense **out);
+spt_status spt__npz_add(const char *fn, spt__zipw *z, const char *m, spt_dtype dt, int64_t rank, const int64_t *shape,
+                        const void *data, bool fortran, void *own);
+spt_status spt__npz_save(const char *fn, spt__zipw *z, const char *path, spt_status st);
 /* binsparse.c: a binsparse archive (a .npz holding binsparse.npy) from its bytes; spt_write for the
  * SPT_FORMAT_BINSPARSE* formats. */
 spt_status spt__binsparse_from_bytes(const char *fn, const char *name, const char *data, size_t len, spt_tensor **out);
+spt_status spt__binsparse_from_zip(const char *fn, const char *name, const spt__zip *z, spt_tensor **out);
 spt_status spt__write_binsparse(const char *fn, const spt_tensor *t, const char *path, spt_format format);
 
 #endif

@@ -298,32 +298,47 @@ static int spool_file(void) {
     return fd;
 }
 
-/* Copy fd (after the plen bytes pre) to an unlinked temporary file and map it into f. */
-static spt_status spool(const char *fn, const char *path, int in, const char *magic, size_t mlen, const char *what,
-                        spt__file *f) {
+/* A descriptor read to its end for spt__spool; its first bytes checked against the magic. */
+typedef struct fd_src {
+    const char *fn, *path, *magic, *what;
+    size_t mlen;
+    int fd;
+    bool first;
+} fd_src;
+
+static spt_status fd_read(void *ctx, char *buf, size_t cap, size_t *got) {
+    fd_src *s = ctx;
+    ssize_t r;
+    *got = 0;
+    do r = read(s->fd, buf, cap);
+    while (r < 0 && errno == EINTR);
+    if (r < 0) return spt__err(SPT_EIO, "%s: cannot read %s: %s", s->fn, spt__display_name(s->path), strerror(errno));
+    if (r > 0 && s->first && s->magic)
+        SPT__TRY(check_magic(s->fn, s->path, buf, (size_t)r, s->magic, s->mlen, s->what));
+    s->first = false;
+    *got = (size_t)r;
+    return SPT_OK;
+}
+
+spt_status spt__spool(const char *fn, const char *path, spt__read_fn rd, void *ctx, spt__file *f) {
     int out = spool_file();
     if (out < 0)
         return spt__err(SPT_EIO, "%s: cannot make a temporary file to hold %s: %s", fn, spt__display_name(path),
                         strerror(errno));
     spt_status st = SPT_OK;
     char *buf = spt__malloc((size_t)1 << 20);
-    size_t total = 0;
+    size_t total = 0, r = 0;
     if (!buf) st = spt__err(SPT_ENOMEM, "%s: out of memory reading %s", fn, spt__display_name(path));
-    while (st == SPT_OK) {
-        ssize_t r = read(in, buf, (size_t)1 << 20);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) st = spt__err(SPT_EIO, "%s: cannot read %s: %s", fn, spt__display_name(path), strerror(errno));
-        if (r <= 0) break;
-        if (total == 0 && magic) st = check_magic(fn, path, buf, (size_t)r, magic, mlen, what);
-        for (ssize_t w = 0; st == SPT_OK && w < r;) {
-            ssize_t k = write(out, buf + w, (size_t)(r - w));
+    while (st == SPT_OK && (st = rd(ctx, buf, (size_t)1 << 20, &r)) == SPT_OK && r > 0) {
+        for (size_t w = 0; st == SPT_OK && w < r;) {
+            ssize_t k = write(out, buf + w, r - w);
             if (k < 0 && errno == EINTR) continue;
             if (k <= 0)
                 st = spt__err(SPT_EIO, "%s: cannot spool %s to a temporary file: %s", fn, spt__display_name(path),
                               k < 0 ? strerror(errno) : "no space");
-            else w += k;
+            else w += (size_t)k;
         }
-        total += (size_t)r;
+        total += r;
     }
     spt__free(buf);
     if (st == SPT_OK && total == 0) {
@@ -338,6 +353,13 @@ static spt_status spool(const char *fn, const char *path, int in, const char *ma
     }
     close(out);
     return st;
+}
+
+/* Copy fd to an unlinked temporary file and map it into f. */
+static spt_status spool(const char *fn, const char *path, int in, const char *magic, size_t mlen, const char *what,
+                        spt__file *f) {
+    fd_src src = {fn, path, magic, what, mlen, in, true};
+    return spt__spool(fn, path, fd_read, &src, f);
 }
 
 spt_status spt__file_load_spooled(const char *fn, const char *path, const char *magic, size_t mlen, const char *what,

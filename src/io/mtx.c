@@ -427,7 +427,7 @@ static spt_status mtx_stream_coords(const char *fn, spt__stream *s, spt__pieces 
     return st;
 }
 
-static spt_status mtx_stream(const char *fn, spt__stream *s, const spt_read_opts *opts, spt_tensor **out) {
+spt_status spt__mtx_stream(const char *fn, spt__stream *s, const spt_read_opts *opts, spt_tensor **out) {
     spt_status st;
     spt__pieces b = {spt__malloc(SPT__PIECE), 0, SPT__PIECE, false};
     if (!b.p) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
@@ -462,7 +462,7 @@ spt_status spt_read_mtx(const char *path, const spt_read_opts *opts, spt_tensor 
         st = spt__mtx_from_bytes(fn, f.name, f.data, f.len, opts, out);
         spt__file_release(&f);
     } else {
-        st = mtx_stream(fn, &s, opts, out);
+        st = spt__mtx_stream(fn, &s, opts, out);
         spt__stream_close(&s);
     }
     return st;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* npz.c -- .npz archives of pydata/sparse (coords, data, shape, fill_value) and SciPy (coo, csr, csc)
- * sparse arrays, through libzip. */
+ * sparse arrays, through spt's zip reader and writer (zipread.c, zipwrite.c). */
 #include "io.h"
 
 #include <math.h>
@@ -28,20 +28,25 @@ static spt_status find(const char *name, const arch *a, const char *m, const cha
     return SPT_OK;
 }
 
-/* Read member `m` (".npy" appended) into a dense array; SPT_EPARSE when missing or malformed. */
-static spt_status member(const char *fn, const char *name, const arch *a, const char *m, spt_dense **out) {
+spt_status spt__npz_member(const char *fn, const char *name, const spt__zip *z, const char *m, spt_dense **out) {
     char full[64], label[512];
-    const char *fl;
-    const spt__zip_entry *e;
     *out = NULL;
-    SPT__TRY(find(name, a, m, &fl, full, sizeof full, label, sizeof label, &e));
+    snprintf(full, sizeof full, "%s.npy", m);
+    snprintf(label, sizeof label, "%s[%s]", name, full);
+    const spt__zip_entry *e = spt__zip_find(z, full);
+    if (!e) return spt__err(SPT_EPARSE, "%s: expected a member %s, found none", name, full);
     const char *p;
     char *own;
     size_t sh;
-    SPT__TRY(spt__zip_extract(fn, label, &a->z, e, 0, &p, &own, &sh));
+    SPT__TRY(spt__zip_extract(fn, label, z, e, 0, &p, &own, &sh));
     spt_status st = spt__npy_parse(fn, label, p, (size_t)e->usize, out);
     spt__free(own);
     return st;
+}
+
+/* Read member `m` (".npy" appended) into a dense array; SPT_EPARSE when missing or malformed. */
+static spt_status member(const char *fn, const char *name, const arch *a, const char *m, spt_dense **out) {
+    return spt__npz_member(fn, name, &a->z, m, out);
 }
 
 /* Read only the header of member `m` (".npy" appended) and check that the bytes it declares (shape
@@ -574,7 +579,7 @@ static spt_status npz_read(const char *fn, const char *name, const char *data, s
     arch a = {.f = f};
     SPT__TRY(spt__zip_open(fn, name, data, len, f && f->map, &a.z));
     spt_status st;
-    if (has_member(&a, "binsparse.npy")) st = spt__binsparse_from_bytes(fn, name, data, len, out);
+    if (has_member(&a, "binsparse.npy")) st = spt__binsparse_from_zip(fn, name, &a.z, out);
     else if (has_member(&a, "coords.npy")) st = read_pydata(fn, name, &a, out);
     else if (has_member(&a, "format.npy")) st = read_scipy(fn, name, &a, out);
     else if (has_member(&a, "indptr.npy"))
@@ -605,8 +610,8 @@ spt_status spt_read_npz(const char *path, const spt_read_opts *opts, spt_tensor 
 
 /* Member m: the .npy of an array (Fortran order when asked); its data written from where it lies (own: a
  * buffer of the caller's the writer frees), strings laid out in a new buffer. */
-static spt_status add_member_f(const char *fn, spt__zipw *z, const char *m, spt_dtype dt, int64_t rank,
-                               const int64_t *shape, const void *data, bool fortran, void *own) {
+spt_status spt__npz_add(const char *fn, spt__zipw *z, const char *m, spt_dtype dt, int64_t rank, const int64_t *shape,
+                        const void *data, bool fortran, void *own) {
     char head[SPT__NPY_HDR_CAP];
     size_t hlen, isz, body;
     spt_status st = spt__npy_header(fn, dt, rank, shape, data, fortran, head, &hlen, &isz, &body);
@@ -624,7 +629,7 @@ static spt_status add_member_f(const char *fn, spt__zipw *z, const char *m, spt_
 }
 static spt_status add_member(const char *fn, spt__zipw *z, const char *m, spt_dtype dt, int64_t rank,
                              const int64_t *shape, const void *data) {
-    return add_member_f(fn, z, m, dt, rank, shape, data, false, NULL);
+    return spt__npz_add(fn, z, m, dt, rank, shape, data, false, NULL);
 }
 
 /* The member spt_meta.npy: the order statement (order.c) as a NumPy bytes scalar; SciPy and
@@ -657,7 +662,7 @@ static spt_status write_pydata(const char *fn, const spt_tensor *t, spt__zipw *z
     char meta[SPT__META_CAP];
     int64_t cs[2] = {R, n}, ds[1] = {n}, shp1[1] = {R};
     static const spt_str empty = {"", 0};
-    SPT__TRY(add_member_f(fn, z, "coords.npy", SPT_INT64, 2, cs, t->indices, true, NULL));
+    SPT__TRY(spt__npz_add(fn, z, "coords.npy", SPT_INT64, 2, cs, t->indices, true, NULL));
     SPT__TRY(add_member(fn, z, "data.npy", t->dtype, 1, ds, t->values));
     SPT__TRY(add_member(fn, z, "shape.npy", SPT_INT64, 1, shp1, t->shape));
     SPT__TRY(add_member(fn, z, "fill_value.npy", t->dtype, 0, NULL,
@@ -723,7 +728,7 @@ static spt_status write_scipy(const char *fn, const spt_tensor *t, spt_format fl
                 else ix[k * n + i] = src[2 * i + k];
             }
         const char *col = (char *)ix + (size_t)n * is;
-        st = add_member_f(fn, z, "row.npy", it, 1, ds, ix, false, ix);
+        st = spt__npz_add(fn, z, "row.npy", it, 1, ds, ix, false, ix);
         ix = NULL;
         if (st != SPT_OK) goto fail;
         SPT__CHECK(add_member(fn, z, "col.npy", it, 1, ds, col));
@@ -744,10 +749,10 @@ static spt_status write_scipy(const char *fn, const spt_tensor *t, spt_format fl
             else ix[i] = src[2 * i + 1];
         }
         int64_t ps[1] = {M1};
-        st = add_member_f(fn, z, "indices.npy", it, 1, ds, ix, false, ix);
+        st = spt__npz_add(fn, z, "indices.npy", it, 1, ds, ix, false, ix);
         ix = NULL;
         if (st != SPT_OK) goto fail;
-        st = add_member_f(fn, z, "indptr.npy", it, 1, ps, ptr, false, ptr);
+        st = spt__npz_add(fn, z, "indptr.npy", it, 1, ps, ptr, false, ptr);
         ptr = NULL;
         if (st != SPT_OK) goto fail;
     }
@@ -756,7 +761,7 @@ static spt_status write_scipy(const char *fn, const spt_tensor *t, spt_format fl
         add_member(fn, z, "format.npy", SPT_STRING, 0, NULL, flavour == SPT_FORMAT_NPZ_SCIPY_COO ? &fcoo : &fcsr));
     int64_t ss[1] = {2};
     SPT__CHECK(add_member(fn, z, "shape.npy", SPT_INT64, 1, ss, t->shape));
-    st = add_member_f(fn, z, "data.npy", t->dtype, 1, ds, vsrc, false, vals);
+    st = spt__npz_add(fn, z, "data.npy", t->dtype, 1, ds, vsrc, false, vals);
     vals = NULL;
     if (st != SPT_OK) goto fail;
     if (flavour == SPT_FORMAT_NPZ_SCIPY_CSR) /* the entries went out sorted row-major */
@@ -786,8 +791,12 @@ spt_status spt_write_npz_level(const spt_tensor *t, const char *path, spt_format
     spt__zipw *z = spt__calloc(1, sizeof *z);
     if (!z) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
     z->level = level;
-    spt__out o;
     spt_status st = flavour == SPT_FORMAT_NPZ ? write_pydata(fn, t, z) : write_scipy(fn, t, flavour, z);
+    return spt__npz_save(fn, z, path, st);
+}
+
+spt_status spt__npz_save(const char *fn, spt__zipw *z, const char *path, spt_status st) {
+    spt__out o;
     if (st == SPT_OK && (st = spt__out_open(fn, path, false, &o)) == SPT_OK) {
         /* written straight through the common output path (spt__out): no archive image in memory */
         st = spt__zipw_write(fn, z, o.fp);

@@ -150,15 +150,9 @@ static spt_status arc_read(spt__stream *s, char *buf, size_t cap, size_t *got) {
 
 /* ---- opening ----------------------------------------------------------------------------------- */
 
-spt_status spt__stream_read(const char *fn, spt__stream *s, char *buf, size_t cap, size_t *got) {
+/* Up to cap bytes from the decoder (or the plain input), past the bytes looked at already. */
+static spt_status decoded_read(const char *fn, spt__stream *s, char *buf, size_t cap, size_t *got) {
     *got = 0;
-    if (s->head_pos < s->head_len) {
-        size_t n = s->head_len - s->head_pos < cap ? s->head_len - s->head_pos : cap;
-        memcpy(buf, s->head + s->head_pos, n);
-        s->head_pos += n;
-        *got = n;
-        return SPT_OK;
-    }
     spt_status st = SPT_OK;
     if (s->kind == 0) {
         ssize_t r = raw_read(fn, s, buf, cap);
@@ -172,6 +166,36 @@ spt_status spt__stream_read(const char *fn, spt__stream *s, char *buf, size_t ca
                         "%s: %s %s more than %zu bytes; stopped there (SPT_MAX_STREAM_BYTES sets the limit)", fn,
                         s->name, s->kind ? "decodes to" : "is not a regular file and gives", s->most);
     return st;
+}
+
+spt_status spt__stream_read(const char *fn, spt__stream *s, char *buf, size_t cap, size_t *got) {
+    *got = 0;
+    if (s->head_pos < s->head_len) {
+        size_t n = s->head_len - s->head_pos < cap ? s->head_len - s->head_pos : cap;
+        memcpy(buf, s->head + s->head_pos, n);
+        s->head_pos += n;
+        *got = n;
+        return SPT_OK;
+    }
+    return decoded_read(fn, s, buf, cap, got);
+}
+
+spt_status spt__stream_peek(const char *fn, spt__stream *s, size_t n, const char **p, size_t *len) {
+    size_t have = s->head_len - s->head_pos;
+    if (have < n) { /* a new head: what is left of the old one, then decoded bytes up to n or the end */
+        char *h = spt__malloc(n);
+        if (!h) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
+        if (have) memcpy(h, s->head + s->head_pos, have);
+        spt__free(s->head);
+        s->head = h;
+        s->head_pos = 0;
+        s->head_len = have;
+        for (size_t got = 1; got && s->head_len < n; s->head_len += got)
+            SPT__TRY(decoded_read(fn, s, h + s->head_len, n - s->head_len, &got));
+    }
+    *p = s->head + s->head_pos;
+    *len = s->head_len - s->head_pos < n ? s->head_len - s->head_pos : n;
+    return SPT_OK;
 }
 
 void spt__stream_close(spt__stream *s) {
@@ -289,6 +313,24 @@ spt_status spt__stream_open(const char *fn, const char *path, spt__stream *s, sp
         } else st = kind ? start_decoder(fn, path, s, kind, false, f, loaded) : SPT_OK;
     }
     if (st != SPT_OK || *loaded) spt__stream_close(s);
+    return st;
+}
+
+typedef struct stream_src {
+    const char *fn;
+    spt__stream *s;
+} stream_src;
+static spt_status stream_src_read(void *ctx, char *buf, size_t cap, size_t *got) {
+    stream_src *c = ctx;
+    return spt__stream_read(c->fn, c->s, buf, cap, got);
+}
+
+spt_status spt__stream_spool(const char *fn, spt__stream *s, spt__file *f) {
+    memset(f, 0, sizeof *f);
+    stream_src c = {fn, s};
+    spt_status st = spt__spool(fn, s->name, stream_src_read, &c, f);
+    if (st != SPT_OK) spt__file_release(f);
+    else f->name = s->name;
     return st;
 }
 

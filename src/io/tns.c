@@ -192,7 +192,7 @@ spt_status spt__tns_from_bytes(const char *buf, size_t len, const char *name, co
 
 /* ---- a stream: parsed a piece at a time (stream.c) ---------------------------------------------- */
 
-static spt_status tns_stream(const char *fn, spt__stream *s, const spt_read_opts *opts, int base, spt_tensor **out) {
+spt_status spt__tns_stream(const char *fn, spt__stream *s, const spt_read_opts *opts, int base, spt_tensor **out) {
     spt_status st;
     spt__pieces b = {spt__malloc(SPT__PIECE), 0, SPT__PIECE, false};
     spt__coord_result acc = {0};
@@ -262,7 +262,7 @@ spt_status spt_read_tns_base(const char *path, const spt_read_opts *opts, int in
         st = spt__tns_from_bytes(f.data, f.len, f.name, opts, index_base, out);
         spt__file_release(&f);
     } else {
-        st = tns_stream(fn, &s, opts ? opts : &none, index_base, out);
+        st = spt__tns_stream(fn, &s, opts ? opts : &none, index_base, out);
         spt__stream_close(&s);
     }
     return st;

@@ -65,6 +65,13 @@ check info_tar_member 'spt info --member west0067_b.mtx ../io/data/west0067.tar.
 check info_tar_several 'spt info ../io/data/several.tar'
 check info_gz_corrupt 'spt info ../io/data/corrupt.tns.gz'
 check info_gz_stdin 'spt info - < ../io/data/frostt.tns.xz'
+# stdin from a pipe, the format told by its first (decoded) bytes
+check info_stdin_npz 'cat data/scipy_csr.npz | spt info -'
+check info_stdin_npy 'cat in/d.npy | spt --threads 1 info -'
+check info_stdin_mtx 'cat in/m.mtx | spt info -'
+check info_stdin_tns_gz 'cat ../io/data/frostt.tns.gz | spt info -'
+check info_stdin_base 'cat in/zero_based.tns | spt info --index-base 0 -'
+check info_fibers 'spt info --fibers in/t3.tns && spt info --fibers - < in/m.tns'
 check convert_to_gz 'spt convert ../io/data/west0067.tar.gz -o $T/m.mtx.gz && gzip -dc $T/m.mtx.gz'
 check info_npz_scipy 'spt info data/scipy_csr.npz'
 check info_npz_pydata 'spt info data/pydata3.npz'

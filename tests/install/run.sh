@@ -148,7 +148,7 @@ export PKG_CONFIG_PATH="$P/lib/pkgconfig"
 DATA=$P/share/spt/data/example_tensor.tns
 want=$(build/spt info "$DATA" | awk '/^rank/ {r=$2} /^nnz/ {n=$2} END {print "rank " r " nnz " n}')
 check "pkg-config --modversion spt = $V" test "$(pkg-config --modversion spt)" = "$V"
-check "pkg-config --static --libs spt names libzip and libpng" sh -c 'pkg-config --static --libs spt | grep -q -- "-lzip" && pkg-config --static --libs spt | grep -q -- "-lpng"'
+check "pkg-config --static --libs spt names libpng and libdeflate, not libzip" sh -c 'pkg-config --static --libs spt | grep -q -- "-lpng" && pkg-config --static --libs spt | grep -q -- "-ldeflate" && ! pkg-config --static --libs spt | grep -q -- "-lzip"'
 check "shared: cc prog.c \$(pkg-config --cflags --libs spt)" sh -c "cd '$T' && cc prog.c \$(pkg-config --cflags --libs spt) -o prog_shared"
 check "shared program links libspt.so.$MAJOR" sh -c "objdump -p '$T/prog_shared' | grep -q 'NEEDED *libspt.so.$MAJOR'"
 check "shared program reads the installed data ($want)" test "$(LD_LIBRARY_PATH="$P/lib" "$T/prog_shared" "$DATA")" = "$want"

@@ -196,12 +196,124 @@ static void test_hostile(void **state) {
     expect_refused("rank_sum", SPT_EPARSE, "format: expected levels whose ranks add up to the length of shape");
 }
 
+/* The file's bytes (malloc'd, *len of them). */
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc(*len + 1);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, *len, f), *len);
+    fclose(f);
+    return b;
+}
+
+static void spill(const char *path, const char *b, size_t len) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, len, f), len);
+    fclose(f);
+}
+
+/* Members go through spt's zip reader as .npz members do: a changed byte fails the CRC-32, a cut archive
+ * has no directory, deflated members (as Python's zipfile writes them) are inflated and checked; a tensor
+ * of rank 64 has 67 members (an index array per mode). */
+static void test_zip_checks(void **state) {
+    (void)state;
+    const char *path = "/tmp/spt_test_bsp_zip.bsp.npz", *bad = "/tmp/spt_test_bsp_zip_bad.bsp.npz";
+    const int64_t s2[2] = {4, 5}, ix[4] = {0, 1, 3, 4};
+    const double v[2] = {0.25, -7.5};
+    spt_tensor *t = NULL, *back = (spt_tensor *)1;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 2, s2, 2, ix, v, NULL, &t));
+    ASSERT_OK(spt_write(t, path, SPT_FORMAT_BINSPARSE));
+    size_t len;
+    char *b = slurp(path, &len);
+    char *at = memmem(b, len, &v[1], sizeof v[1]); /* the second value, in values.npy */
+    assert_non_null(at);
+    at[3] ^= 0x10;
+    spill(bad, b, len);
+    ASSERT_ST(SPT_EPARSE, spt_read(bad, SPT_FORMAT_AUTO, NULL, &back));
+    assert_null(back);
+    ASSERT_MSG("[values.npy]: expected the CRC-32");
+    at[3] ^= 0x10;
+    spill(bad, b, len / 2);
+    back = (spt_tensor *)1;
+    ASSERT_ST(SPT_EPARSE, spt_read(bad, SPT_FORMAT_BINSPARSE, NULL, &back));
+    assert_null(back);
+    ASSERT_MSG("expected a zip archive (.npz)");
+    free(b);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd,
+             "python3 -c \"import zipfile, sys; a = zipfile.ZipFile(sys.argv[1]); "
+             "o = zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED); "
+             "[o.writestr(i.filename, a.read(i), zipfile.ZIP_DEFLATED) for i in a.infolist()]; o.close()\" %s %s",
+             path, bad);
+    assert_int_equal(system(cmd), 0);
+    ASSERT_OK(spt_read(bad, SPT_FORMAT_AUTO, NULL, &back));
+    expect_same(back, t);
+    spt_tensor_free(back);
+    spt_tensor_free(t);
+    int64_t s64[SPT_MAX_RANK], ix64[2 * SPT_MAX_RANK];
+    const double v64[2] = {1, 2};
+    for (int k = 0; k < SPT_MAX_RANK; k++) s64[k] = 2, ix64[k] = 0, ix64[SPT_MAX_RANK + k] = k % 2;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, SPT_MAX_RANK, s64, 2, ix64, v64, NULL, &t));
+    ASSERT_OK(spt_write(t, path, SPT_FORMAT_BINSPARSE));
+    ASSERT_OK(spt_read(path, SPT_FORMAT_AUTO, NULL, &back));
+    expect_same(back, t);
+    spt_tensor_free(back);
+    spt_tensor_free(t);
+    unlink(path);
+    unlink(bad);
+}
+
+typedef struct sweep_ctx {
+    const char *path;
+    spt_tensor *t;
+    spt_format f;
+} sweep_ctx;
+
+static spt_status sweep_read(void *p) {
+    sweep_ctx *c = p;
+    return spt_read(c->path, SPT_FORMAT_AUTO, NULL, &c->t);
+}
+static spt_status sweep_write(void *p) {
+    sweep_ctx *c = p;
+    return spt_write(c->t, "/tmp/spt_test_bsp_sweep.bsp.npz", c->f);
+}
+static void sweep_free(void *p) {
+    sweep_ctx *c = p;
+    spt_tensor_free(c->t);
+    c->t = NULL;
+}
+static void sweep_none(void *p) { (void)p; }
+
+/* Every allocation of the reader and the writer failing in turn: SPT_ENOMEM, nothing leaked. */
+static void test_alloc_failures(void **state) {
+    (void)state;
+    sweep_ctx c = {DATA "csr_float32.bsp.npz", NULL, SPT_FORMAT_AUTO};
+    assert_true(spt_test_alloc_sweep(sweep_read, sweep_free, &c) > 0);
+    c = (sweep_ctx){DATA "coo3_float64.bsp.npz", NULL, SPT_FORMAT_AUTO};
+    assert_true(spt_test_alloc_sweep(sweep_read, sweep_free, &c) > 0);
+    ASSERT_OK(spt_read(DATA "coo3_float64.bsp.npz", SPT_FORMAT_AUTO, NULL, &c.t));
+    c.f = SPT_FORMAT_BINSPARSE;
+    assert_true(spt_test_alloc_sweep(sweep_write, sweep_none, &c) > 0);
+    spt_tensor_free(c.t);
+    const int64_t s2[2] = {4, 5}, ix[4] = {3, 1, 0, 4};
+    const double v[2] = {0.25, -7.5};
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 2, s2, 2, ix, v, NULL, &c.t));
+    c.f = SPT_FORMAT_BINSPARSE_CSC;
+    assert_true(spt_test_alloc_sweep(sweep_write, sweep_none, &c) > 0);
+    spt_tensor_free(c.t);
+    unlink("/tmp/spt_test_bsp_sweep.bsp.npz");
+}
+
 int main(void) {
+    spt_test_alloc_install();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_package_files),
-        cmocka_unit_test(test_round_trips),
-        cmocka_unit_test(test_writer_refuses),
-        cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_package_files), cmocka_unit_test(test_round_trips), cmocka_unit_test(test_writer_refuses),
+        cmocka_unit_test(test_hostile),       cmocka_unit_test(test_zip_checks),  cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

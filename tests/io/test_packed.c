@@ -305,6 +305,91 @@ static void test_streamed_pieces(void **state) {
     free(v);
 }
 
+/* spt_read_base("-", AUTO) with stdin a pipe fed by a child with the bytes of `path`. */
+static spt_status read_stdin(const char *path, int base, spt_tensor **out) {
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(p[0]);
+        FILE *in = fopen(path, "rb");
+        if (!in) _exit(2);
+        char buf[1 << 16];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+            if (write(p[1], buf, n) != (ssize_t)n) _exit(3);
+        _exit(0);
+    }
+    close(p[1]);
+    int saved = dup(0);
+    assert_true(saved >= 0);
+    assert_int_equal(dup2(p[0], 0), 0);
+    close(p[0]);
+    spt_status st = spt_read_base("-", SPT_FORMAT_AUTO, NULL, base, out);
+    assert_int_equal(dup2(saved, 0), 0);
+    close(saved);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return st;
+}
+
+/* stdin by its first decoded bytes: .npz (spooled), .npy, binsparse, Matrix Market and .tns text
+ * (streamed), compressed or not; .tns counted from the base asked for; a bad start refused naming it. */
+static void test_stdin_by_content(void **state) {
+    (void)state;
+    char path[300];
+    spt_tensor *t = NULL, *f = NULL;
+    ASSERT_OK(spt_read(DATA "frostt.tns.gz", SPT_FORMAT_AUTO, NULL, &f));
+    ASSERT_OK(read_stdin(DATA "frostt.tns.gz", 1, &t));
+    check_frostt(t);
+    spt_tensor_free(t);
+    ASSERT_OK(read_stdin(DATA "frostt.tns.xz", 1, &t));
+    check_frostt(t);
+    spt_tensor_free(t);
+    /* npz.gz: compressed and zipped, decoded, then spooled */
+    static const char *const exts[] = {"npz", "npy", "bsp.npz", "npz.gz", "tns.zst"};
+    for (size_t i = 0; i < sizeof exts / sizeof *exts; i++) {
+        snprintf(path, sizeof path, "%s/stdin.%s", dir, exts[i]);
+        ASSERT_OK(spt_write(f, path, SPT_FORMAT_AUTO));
+        spt_status st = read_stdin(path, 1, &t);
+        if (st != SPT_OK) print_error("%s: %s\n", exts[i], spt_last_error());
+        ASSERT_OK(st);
+        check_frostt(t);
+        spt_tensor_free(t);
+    }
+    const int64_t s2[2] = {3, 4}, ix2[4] = {0, 3, 2, 1};
+    const double v2[2] = {0.5, -2};
+    spt_tensor *m = NULL;
+    ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 2, s2, 2, ix2, v2, NULL, &m));
+    snprintf(path, sizeof path, "%s/stdin.mtx", dir);
+    ASSERT_OK(spt_write(m, path, SPT_FORMAT_AUTO));
+    ASSERT_OK(read_stdin(path, 1, &t));
+    spt_test_expect_tensor(t, 2, s2, 2, ix2, v2);
+    spt_tensor_free(t);
+    snprintf(path, sizeof path, "%s/zero.tns", dir);
+    FILE *o = fopen(path, "w");
+    assert_non_null(o);
+    fputs("0 3 0.5\n2 1 -2\n", o);
+    fclose(o);
+    ASSERT_OK(read_stdin(path, 0, &t));
+    spt_test_expect_tensor(t, 2, s2, 2, ix2, v2);
+    spt_tensor_free(t);
+    t = (spt_tensor *)1;
+    ASSERT_ST(SPT_EINVAL, read_stdin(path, 2, &t));
+    assert_null(t);
+    o = fopen(path, "w");
+    assert_non_null(o);
+    fputs("PK\003\004 not an archive", o);
+    fclose(o);
+    t = (spt_tensor *)1;
+    ASSERT_ST(SPT_EPARSE, read_stdin(path, 1, &t));
+    assert_null(t);
+    ASSERT_MSG("<stdin>: expected a zip archive (.npz)");
+    spt_tensor_free(m);
+    spt_tensor_free(f);
+}
+
 typedef struct sweep_ctx {
     const char *path;
     const char *member;
@@ -337,6 +422,25 @@ static void test_alloc_failures(void **state) {
     assert_true(spt_test_alloc_sweep(sweep_read, sweep_free, &c) > 0);
     c = (sweep_ctx){DATA "frostt.tns.xz", NULL, NULL};
     assert_true(spt_test_alloc_sweep(sweep_read, sweep_free, &c) > 0);
+    /* names that do not tell: a compressed Matrix Market text (streamed) and a compressed .npz (spooled) */
+    char path[300];
+    spt_tensor *t = NULL;
+    ASSERT_OK(spt_read(DATA "frostt.tns.gz", SPT_FORMAT_AUTO, NULL, &t));
+    snprintf(path, sizeof path, "%s/sweep.npz.gz", dir);
+    ASSERT_OK(spt_write(t, path, SPT_FORMAT_AUTO));
+    spt_tensor_free(t);
+    char noext[300];
+    snprintf(noext, sizeof noext, "%s/sweep-npz-data", dir);
+    assert_int_equal(rename(path, noext), 0);
+    c = (sweep_ctx){noext, NULL, NULL};
+    assert_true(spt_test_alloc_sweep(sweep_read, sweep_free, &c) > 0);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd,
+             "gzip -dc < " DATA "west0067.tar.gz | tar -xOf - west0067/west0067.mtx | gzip > %s/sweep-mtx-data", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(noext, sizeof noext, "%s/sweep-mtx-data", dir);
+    c = (sweep_ctx){noext, NULL, NULL};
+    assert_true(spt_test_alloc_sweep(sweep_read, sweep_free, &c) > 0);
 }
 
 int main(void) {
@@ -350,6 +454,7 @@ int main(void) {
         cmocka_unit_test(test_compressed_outputs),
         cmocka_unit_test(test_by_content),
         cmocka_unit_test(test_binary_magic),
+        cmocka_unit_test(test_stdin_by_content),
         cmocka_unit_test(test_alloc_failures),
         cmocka_unit_test(test_streamed_pieces),
     };
