@@ -39,10 +39,11 @@ drawn by its name and, failing that, by the kind the Python registry gives the C
                                     off (fault mask_length)
     an integer with a lower bound   [lo - 1, lo + 7]; None now and then when that is its default
 
-An op takes a sparse operand or, when it builds a tensor from sizes alone (eye), a dtype.
+An op takes a sparse operand, a lone dense one (from_dense) or, when it builds a tensor from sizes alone
+(eye), a dtype.
 
 An op with a parameter of another kind, or whose TF function is elsewhere, has its OpSpec in ops.py
-(which also holds every spec that does more: huge shapes, faults of its own, raw ops, gradients). The
+(which also holds every spec that does more: faults of its own, raw ops, gradients, several variants). The
 run fails naming the op when a TF row has neither, and when a spec compares a function whose row does not
 say TF."""
 import inspect
