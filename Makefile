@@ -125,6 +125,8 @@ test-shape:
 	@$(PYTHON) tools/check-src-shape.py
 .PHONY: test-shape
 
+# The suite runs the parallel paths on its small inputs too (spt__threads_for's bound off).
+test-c test-san test-tsan: export SPT_PAR_MIN_WORK = 0
 test-c: all $(TESTS_REL) $(REL)/conformance
 	@sh tools/run-tests.sh plain $(TESTS_REL) -- $(REL)/conformance tests/conformance
 
@@ -326,9 +328,12 @@ $(TSAN)/test_shared_reads: tests/core/test_shared_reads.c $(TEST_SUP) $(TSAN)/li
 	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_TSAN) -o $@ $< $(TEST_SUP) $(TSAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
 $(TSAN)/test_threads_race: tests/core/test_threads_race.c $(TEST_SUP) $(TSAN)/libspt.a $(HDRS) $(TEST_HDRS)
 	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_TSAN) -o $@ $< $(TEST_SUP) $(TSAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
-test-tsan: $(TSAN)/test_shared_reads $(TSAN)/test_threads_race
+$(TSAN)/test_block_cache: tests/core/test_block_cache.c $(TEST_SUP) $(TSAN)/libspt.a $(HDRS) $(TEST_HDRS)
+	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS_TSAN) -o $@ $< $(TEST_SUP) $(TSAN)/libspt.a $(TEST_LIBS) $(LDLIBS_LIB) $(PKG_LIBS)
+test-tsan: $(TSAN)/test_shared_reads $(TSAN)/test_threads_race $(TSAN)/test_block_cache
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(TSAN)/test_shared_reads
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(TSAN)/test_threads_race
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(TSAN)/test_block_cache
 .PHONY: test-tsan
 # ==== end test-tsan block ====
 
@@ -537,8 +542,8 @@ test-tf: all
 # ==== segment_sum, bincount, embeddings against TensorFlow (bench/bench_tfsparse.py) ====
 # make bench-tfsparse: segment_sum, bincount and embedding_lookup_sparse, spt and TensorFlow in one process
 # (TensorFlow from the venv of make test-tf); writes bench/results/tfsparse/latest.md. Then TFRecord reading
-# and tf.train.Example parsing (bench/bench_tfbytes.py; BENCH_TFBYTES_ARGS="--file-mb 1024" for the 1 GB file)
-# into bench/results/tfbytes/latest.md.
+# and tf.train.Example parsing (bench/bench_tfbytes.py: a 1 GB file written under build/bench_tfbytes and
+# deleted after; BENCH_TFBYTES_ARGS="--file-mb 256" for a smaller one) into bench/results/tfbytes/latest.md.
 bench-tfsparse: all
 	@sh tests/tf/setup-venv.sh $(TF_VENV) $(PYTHON)
 	@PYTHONPATH=python SPT_LIB=$(REL)/libspt.so TF_CPP_MIN_LOG_LEVEL=2 $(TF_VENV)/bin/python bench/bench_tfsparse.py $(BENCH_ARGS)

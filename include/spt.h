@@ -190,11 +190,14 @@ bool spt_dtype_is_numeric(spt_dtype d); /* integer, float or complex */
  * the file writers allocate from the C library as before. Not thread-safe: call it before any other spt
  * function runs. `free_fn` receives NULL never.
  * With the C library's allocator, spt keeps up to 8 freed blocks of 8 MiB or more (at most the
- * environment variable SPT_BLOCK_CACHE bytes, default min(RAM / 16, 2 GiB); 0 turns this off) and hands
- * them to its next large allocations, so that an op returning a large buffer does not fault in fresh
- * pages on every call; a block kept for more than 2 s goes back to the system at the next large
- * allocation or free, and calling spt_set_allocator gives every kept block back. A user allocator
- * sees every allocation. */
+ * environment variable SPT_BLOCK_CACHE bytes, default min(RAM / 16, 2 GiB); 0 turns all of this off)
+ * and hands them to its next large allocations, so that an op returning a large buffer does not fault in fresh
+ * pages on every call. A freed block that does not fit within that bound (an op's buffers at 10^8
+ * entries) is kept too, up to SPT_BLOCK_CACHE_LARGE bytes in all (default RAM / 3; 0 turns this off),
+ * after telling the kernel it may take its pages back whenever it needs memory (madvise MADV_FREE):
+ * until it does, reusing the block faults nothing. A block kept for more than 2 s goes back to the
+ * system at the next large allocation or free, and calling spt_set_allocator gives every kept block
+ * back. A user allocator sees every allocation. */
 typedef void *(*spt_malloc_fn)(size_t size);
 typedef void *(*spt_realloc_fn)(void *p, size_t size);
 typedef void (*spt_free_fn)(void *p);
@@ -206,7 +209,10 @@ void spt_set_allocator(spt_malloc_fn malloc_fn, spt_realloc_fn realloc_fn, spt_f
  * many threads (RLIMIT_NPROC, a cgroup's pids.max), the count is lowered to about what it allowed.
  * (The OpenMP runtime ends the process when a thread cannot start; checking here keeps that from
  * happening later inside an op; see THREADS at the top for the address-space limit.)
- * spt_get_num_threads() tells the count in effect. May be called while ops run in other threads. */
+ * spt_get_num_threads() tells the count in effect. May be called while ops run in other threads.
+ * Whatever the count, an op with little work (below about 2^20 index and value words: a few 10^5
+ * entries) runs on one thread, since waiting for a second thread on a busy machine costs more than
+ * such an op; the environment variable SPT_PAR_MIN_WORK (read once) sets that bound, 0 removes it. */
 #define SPT_MAX_THREADS 1024
 void spt_set_num_threads(int n);
 int spt_get_num_threads(void);
@@ -1732,16 +1738,6 @@ typedef struct spt_feature {
 spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *features, int64_t nfeatures,
                              spt_tensor **sparse_out, spt_dense **dense_out);
 
-/* A batch of byte strings held by n objects of a language runtime (e.g. Python's bytes: the type pointer,
- * the length as a 64-bit signed size and the bytes at fixed offsets of each object), read in one pass into
- * out[0..n) as spt_str pointing into the objects (nothing copied; the caller keeps them alive and
- * unchanged while out is used). Each object's pointer-sized word at tag_off must equal tag and its length
- * at len_off be >= 0. Returns n when all are, else the index of the first object that is NULL or is not
- * (out filled before it); -1 when objs or out is NULL with n > 0; 0 for n <= 0. The offsets are the
- * caller's to get right (the Python package checks them on known objects before using them). */
-int64_t spt_strings_gather(const void *const *objs, int64_t n, size_t tag_off, const void *tag, size_t len_off,
-                           size_t data_off, spt_str *out);
-
 /* One feature found in an Example (spt_example_describe): its key (borrowed from the Example's bytes:
  * key_len bytes, not NUL-terminated), whether a list is set, its dtype (SPT_INT64, SPT_FLOAT32 or
  * SPT_STRING) and its number of values. */
@@ -1772,6 +1768,27 @@ spt_status spt_encode_example(const spt_example_feature *features, int64_t n, vo
  * and rank 2: the values only, for a VarLenFeature). *out is a new string dense [shape[0]]. */
 spt_status spt_encode_examples(const spt_tensor *t, const char *value_key, const char *const *index_keys,
                                spt_dense **out);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* For language bindings: unchecked, like memcpy                                                    */
+/* ------------------------------------------------------------------------------------------------ */
+/*
+ * Not part of the API an application calls: the functions below let a language binding hand a batch of
+ * its own objects to the library without copying them, and they trust the binding as memcpy trusts its
+ * caller. Every pointer and offset is used as given, so a wrong one reads wrong memory: a binding calls
+ * them only with a layout it has checked on objects it knows (spt's Python package checks CPython's on
+ * sample bytes objects at import and otherwise takes its copying path). Applications build a string
+ * dense with spt_dense_wrap or spt_dense_new_from instead.
+ */
+
+/* A batch of byte strings held by n objects of a language runtime (e.g. Python's bytes: the type pointer,
+ * the length as a 64-bit signed size and the bytes at fixed offsets of each object), read into
+ * out[0..n) as spt_str pointing into the objects (nothing copied; the caller keeps them alive and
+ * unchanged while out is used). Each object's pointer-sized word at tag_off must equal tag and its length
+ * at len_off be >= 0. Returns n when all are, else the index of the first object that is NULL or is not
+ * (out filled before it); -1 when objs or out is NULL with n > 0; 0 for n <= 0. */
+int64_t spt_strings_gather(const void *const *objs, int64_t n, size_t tag_off, const void *tag, size_t len_off,
+                           size_t data_off, spt_str *out);
 
 #ifdef __cplusplus
 }

@@ -212,6 +212,22 @@ def test_batches_of_bytes_objects_reach_c_without_a_copy(tmp_path):
         assert out[:2, 1].tolist() == [2, 1] and ctypes.string_at(int(out[0, 0]), 2) == b"xy"
         assert C.spt_strings_gather(id(t) + items, 4, typ, id(bytes), size, data, None) == -1
         assert C.spt_strings_gather(None, 0, typ, id(bytes), size, data, None) == 0
+        # a larger batch, at any thread count: the first bad object is reported wherever it lies
+        big = [bytes([i % 251]) * (i % 7) for i in range(20000)]
+        nt = spt.get_num_threads()
+        try:
+            for threads in (1, 2):
+                spt.set_num_threads(threads)
+                for bad in ((), (19999,), (17000, 5000), (4096, 4095), (0, 12000)):
+                    t = tuple(None if i in bad else b for i, b in enumerate(big))
+                    out = np.zeros((len(t), 2), np.int64)
+                    want = min(bad) if bad else len(t)
+                    assert C.spt_strings_gather(id(t) + items, len(t), typ, id(bytes), size, data,
+                                                out.ctypes.data) == want
+                    assert out[:want, 1].tolist() == [len(b) for b in big[:want]]
+                    assert all(ctypes.string_at(int(out[i, 0]), len(big[i])) == big[i] for i in range(0, want, 997))
+        finally:
+            spt.set_num_threads(nt)
     # the writer's batch path reads the same way
     p = tmp_path / "t.tfrecord"
     with spt.TFRecordWriter(p) as w:

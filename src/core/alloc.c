@@ -229,7 +229,32 @@ int spt_get_num_threads(void) {
     return spt__default_threads;
 }
 
+/* The work (in the callers' units, about one index or value word each) below which an op runs on one
+ * thread: on a machine whose other cores are busy, a parallel region waits for its second thread to be
+ * scheduled (up to a time slice, milliseconds) where such an op takes tens of microseconds alone.
+ * SPT_PAR_MIN_WORK (read once) replaces the bound; 0 lets every op of at least two per-thread shares of
+ * work run in parallel (the test suite does this to run the parallel paths on small inputs). */
+#define SPT__PAR_MIN_WORK ((int64_t)1 << 20)
+static _Atomic int64_t spt__par_min = -1; /* -1: not read yet (every reader computes the same value) */
+
+static int64_t par_min(void) {
+    int64_t m = spt__par_min;
+    if (m >= 0) return m;
+    m = SPT__PAR_MIN_WORK;
+    const char *s = getenv("SPT_PAR_MIN_WORK");
+    if (s && *s) {
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (*end == '\0' && v >= 0) m = v;
+    }
+    spt__par_min = m;
+    return m;
+}
+
+void spt__par_reconfigure(void) { spt__par_min = -1; }
+
 int spt__threads_for(int64_t work) {
+    if (work < par_min()) return 1;
     int max = spt_get_num_threads();
     int64_t by_work = work / 32768;
     if (by_work < 1) by_work = 1;

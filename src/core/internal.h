@@ -92,8 +92,11 @@ void spt__free(void *p); /* NULL-safe */
 void *spt__bc_take(size_t n);
 bool spt__bc_give(void *p);
 void spt__bc_flush(void);
-/* Bytes the cache holds now (tests). */
+/* Give every kept block back and read the bounds from the environment again (tests). */
+void spt__bc_reconfigure(void);
+/* Bytes the cache holds now, in all and in its reclaimable tier (tests). */
 size_t spt__bc_held(void);
+size_t spt__bc_held_large(void);
 /* Allocate a*b*c bytes (checked), zeroed if `zero`. On failure records an error naming `fn` and returns
  * NULL with *st set to SPT_EOVERFLOW or SPT_ENOMEM. */
 void *spt__alloc_array(const char *fn, int64_t a, int64_t b, size_t c, bool zero, spt_status *st);
@@ -265,8 +268,11 @@ extern const unsigned char spt__zero_elem[16];
 
 /* spt_dense_new with its errors (shape, size, memory) named after fn, the public function calling it. */
 spt_status spt__dense_new(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out);
-/* Threads for `work` units (1 below ~32k units per thread), capped by spt_get_num_threads(). */
+/* Threads for `work` units (1 below SPT_PAR_MIN_WORK units, 2^20 by default, and below ~32k units per
+ * thread), capped by spt_get_num_threads(). */
 int spt__threads_for(int64_t work);
+/* Read SPT_PAR_MIN_WORK again at the next spt__threads_for (tests). */
+void spt__par_reconfigure(void);
 
 /* ---- prefix sums (scan.c) ----------------------------------------------------------------------- */
 

@@ -22,63 +22,17 @@ static const char *list_name(int l) {
     return l == L_BYTES ? "string" : l == L_FLOAT ? "float" : l == L_INT64 ? "int64" : "none";
 }
 
+/* 32 bytes on a 64-bit host: a batch of 10^5 Examples and two features holds 6.4 MB of them, written by the
+ * scan and read by the decode. */
 typedef struct slot {
     const unsigned char *p; /* the list message's bytes */
     size_t len;
     int64_t count;
-    const unsigned char *pk; /* a float or int64 list that is one packed field (the usual form): its payload */
-    size_t pklen;
-    int type; /* L_*; L_NONE when absent */
+    uint8_t pk;   /* a float or int64 list that is one packed field (the usual form): its payload's offset in
+                   * p (after the field's key and length; 0: not such a list) */
+    uint8_t type; /* L_*; L_NONE when absent */
     bool seen;
 } slot;
-
-/* The number of bytes below 0x80 (each ends one varint): sixteen at a time where the host has SSE2 (a
- * byte counter per lane, summed before it can wrap), then eight at a time. */
-static int64_t count_terminators(const unsigned char *p, size_t n) {
-    int64_t c = 0;
-    size_t i = 0;
-#ifdef __SSE2__
-    const __m128i all = _mm_set1_epi8(-1), zero = _mm_setzero_si128();
-    while (i + 16 <= n) {
-        __m128i acc = zero;
-        for (int k = 0; k < 255 && i + 16 <= n; k++, i += 16) /* a terminator is a byte > -1 as int8 */
-            acc = _mm_sub_epi8(acc, _mm_cmpgt_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i)), all));
-        const __m128i sum = _mm_sad_epu8(acc, zero);
-        c += _mm_cvtsi128_si32(sum) + _mm_cvtsi128_si32(_mm_srli_si128(sum, 8));
-    }
-#endif
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        c += (int64_t)((((~w & UINT64_C(0x8080808080808080)) >> 7) * UINT64_C(0x0101010101010101)) >> 56);
-    }
-    for (; i < n; i++) c += p[i] < 0x80;
-    return c;
-}
-
-/* One varint of a packed list with at least 10 bytes left (no bounds checks): the next byte, or NULL
- * for a varint longer than 10 bytes. Each continuation bit is subtracted rather than masked. */
-static inline const unsigned char *varint10(const unsigned char *p, uint64_t *v) {
-    uint64_t r = p[0], b;
-    if (r < 0x80) return *v = r, p + 1;
-#define SPT__VARINT_STEP(k)                                                                                            \
-    b = p[k];                                                                                                          \
-    r += (b - 1) << (7 * k); /* removes the previous byte's continuation bit */                                        \
-    if (b < 0x80) return *v = r, p + k + 1;
-    SPT__VARINT_STEP(1)
-    SPT__VARINT_STEP(2)
-    SPT__VARINT_STEP(3)
-    SPT__VARINT_STEP(4)
-    SPT__VARINT_STEP(5)
-    SPT__VARINT_STEP(6)
-    SPT__VARINT_STEP(7)
-    SPT__VARINT_STEP(8)
-#undef SPT__VARINT_STEP
-    b = p[9];
-    if (b > 1) return NULL; /* the tenth byte holds one bit; more is no int64 */
-    *v = r + ((b - 1) << 63);
-    return p + 10;
-}
 
 /* Count the values of a list message (checking its framing). */
 static bool count_list(int type, const unsigned char *p, size_t len, int64_t *count, const char **why) {
@@ -97,7 +51,7 @@ static bool count_list(int type, const unsigned char *p, size_t len, int64_t *co
                 n += (int64_t)(f.len / 4);
             } else {
                 if (f.len && f.data[f.len - 1] >= 0x80) return *why = "packed int64 list ends inside a varint", false;
-                n += count_terminators(f.data, f.len);
+                n += spt__pb_count_varints(f.data, f.len);
             }
         } else if ((type == L_FLOAT && f.wire == SPT__PB_I32) || (type == L_INT64 && f.wire == SPT__PB_VARINT)) {
             n++;
@@ -107,61 +61,6 @@ static bool count_list(int type, const unsigned char *p, size_t len, int64_t *co
     }
     *count = n;
     return k == 0;
-}
-
-/* Bit k set when byte k of the 8 at p ends a varint (is below 0x80). */
-static inline uint64_t ends8(const unsigned char *p) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return (((~w & UINT64_C(0x8080808080808080)) >> 7) * UINT64_C(0x0102040810204080)) >> 56;
-}
-
-/* The value of a varint of at most 8 bytes held in the low bytes of w (little-endian), the bytes above it
- * and the continuation bits cleared: its 7-bit groups joined by three mask-and-shift steps. */
-static inline uint64_t join7(uint64_t w) {
-    w = (w & UINT64_C(0x007f007f007f007f)) | ((w & UINT64_C(0x7f007f007f007f00)) >> 1);
-    w = (w & UINT64_C(0x00003fff00003fff)) | ((w & UINT64_C(0x3fff00003fff0000)) >> 2);
-    return (w & UINT64_C(0x000000000fffffff)) | ((w & UINT64_C(0x0fffffff00000000)) >> 4);
-}
-
-/* Decode a packed int64 list (its framing checked by count_list) into o. On little-endian hosts the ends
- * of the varints of each 64-byte block are found first, as one 64-bit mask; each value is then read as one
- * word at its start (known from the previous end), so the values do not wait on one another byte by byte.
- * A varint of more than 10 bytes, or a tenth byte above 1, is malformed (false). */
-static bool decode_packed_int64(const unsigned char *p, size_t len, int64_t *o) {
-    size_t start = 0; /* the first byte of the next varint */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    for (size_t i = 0; i + 64 <= len; i += 64) {
-        uint64_t m = 0;
-        for (int k = 0; k < 8; k++) m |= ends8(p + i + 8 * k) << (8 * k);
-        while (m) {
-            const size_t end = i + (size_t)__builtin_ctzll(m), n = end - start + 1;
-            m &= m - 1;
-            if (n <= 8 && start + 8 <= len) {
-                uint64_t w;
-                memcpy(&w, p + start, 8);
-                *o++ = (int64_t)join7(w & (~UINT64_C(0) >> (64 - 8 * n)) & UINT64_C(0x7f7f7f7f7f7f7f7f));
-            } else {
-                uint64_t v = 0;
-                if (n > 10 || !varint10(p + start, &v)) return false; /* it stops at its end, n bytes on */
-                *o++ = (int64_t)v;
-            }
-            start = end + 1;
-        }
-    }
-#endif
-    spt__pb q = {p + start, p + len};
-    while (q.end - q.p >= 10) { /* away from the end, no bounds checks */
-        uint64_t v;
-        if (!(q.p = varint10(q.p, &v))) return false;
-        *o++ = (int64_t)v;
-    }
-    while (q.p < q.end) {
-        uint64_t v;
-        if (!spt__pb_varint(&q, &v)) return false;
-        *o++ = (int64_t)v;
-    }
-    return true;
 }
 
 /* Decode the values of a counted list into out (int64_t, float or spt_str pointing into the input). */
@@ -182,9 +81,9 @@ static bool decode_list(int type, const unsigned char *p, size_t len, void *out,
                 memcpy((float *)out + i++, &u, 4);
             }
         } else if (f.wire == SPT__PB_LEN) {
-            if (!decode_packed_int64(f.data, f.len, (int64_t *)out + i))
+            if (!spt__pb_unpack_int64(f.data, f.len, (int64_t *)out + i))
                 return *why = "malformed varint in a packed int64 list", false;
-            i += count_terminators(f.data, f.len);
+            i += spt__pb_count_varints(f.data, f.len);
         } else {
             ((int64_t *)out)[i++] = (int64_t)f.v;
         }
@@ -198,17 +97,17 @@ static void note_packed(slot *s) {
     if (s->type == L_BYTES || s->len < 2 || s->p[0] != (1 << 3 | SPT__PB_LEN)) return;
     spt__pb r = {s->p + 1, s->p + s->len};
     uint64_t n;
-    if (spt__pb_varint(&r, &n) && n == (uint64_t)(r.end - r.p)) s->pk = r.p, s->pklen = (size_t)n;
+    if (spt__pb_varint(&r, &n) && n == (uint64_t)(r.end - r.p)) s->pk = (uint8_t)(r.p - s->p); /* <= 11 */
 }
 
 /* Decode slot s's counted values into out. */
 static bool decode_slot(const slot *s, void *out, const char **why) {
     if (!s->pk) return decode_list(s->type, s->p, s->len, out, why);
     if (s->type == L_FLOAT) {
-        memcpy(out, s->pk, s->pklen); /* little-endian hosts */
+        memcpy(out, s->p + s->pk, s->len - s->pk); /* little-endian hosts */
         return true;
     }
-    if (decode_packed_int64(s->pk, s->pklen, out)) return true;
+    if (spt__pb_unpack_int64(s->p + s->pk, s->len - s->pk, out)) return true;
     return *why = "malformed varint in a packed int64 list", false;
 }
 
@@ -264,9 +163,7 @@ static inline void prefetch_bytes(const spt_str *x) {
 
 /* The same for the list bytes of a slot, in the decoding pass. */
 static inline void prefetch_list(const slot *s) {
-    const unsigned char *p = s->pk ? s->pk : s->p;
-    const size_t n = s->pk ? s->pklen : s->len;
-    for (size_t o = 0; o < n && o < 512; o += 64) __builtin_prefetch(p + o);
+    for (size_t o = s->pk; o < s->len && o < 512; o += 64) __builtin_prefetch(s->p + o);
 }
 
 /* Pass 1 for Example b: fill its row of slots (cleared here, by the thread that scans it). */
@@ -306,7 +203,7 @@ static spt_status scan_example(const char *fn, int64_t b, const spt_str *ex, con
                     where = "Feature";
                     goto bad_wire;
                 }
-                s->type = (int)h.num, s->p = h.data, s->len = h.len;
+                s->type = (uint8_t)h.num, s->p = h.data, s->len = h.len;
             }
             if (k < 0) {
                 where = "Feature";
@@ -777,8 +674,10 @@ spt_status spt_parse_example(const spt_dense *serialized, const spt_feature *fea
     int64_t bytes = 0;
     for (int64_t b = 0; b < B; b++) bytes += ex[b].len;
     nth = spt__threads_for(bytes / 8);
-    chunks cs = {B, B / (8 * (int64_t)nth), 0}; /* about 8 chunks a thread, of 64 to 4096 Examples */
-    cs.ch = cs.ch < 64 ? 64 : cs.ch > 4096 ? 4096 : cs.ch;
+    /* at least 8 chunks a thread, of 64 to 1024 Examples: the last chunks of a pass, which one thread may
+     * finish alone, stay short */
+    chunks cs = {B, B / (8 * (int64_t)nth), 0};
+    cs.ch = cs.ch < 64 ? 64 : cs.ch > 1024 ? 1024 : cs.ch;
     cs.n = B ? (B - 1) / cs.ch + 1 : 0;
     parts = spt__alloc_array(fn, cs.n ? cs.n : 1, V ? V : 1, sizeof(vpart), true, &st);
     if (!parts) goto fail;

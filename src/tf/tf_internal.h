@@ -79,6 +79,14 @@ static inline int spt__pb_next(spt__pb *r, spt__pb_field *f, const char **why) {
     return spt__pb_next_general(r, f, why);
 }
 
+/* ---- packed varint lists (varint.c) ---------------------------------------------------------- */
+
+/* The number of varints in the len bytes at p (the bytes below 0x80: each ends one). */
+int64_t spt__pb_count_varints(const unsigned char *p, size_t len);
+/* Decode the varints of a packed list (len bytes at p, nothing past them read) into o, which has room for
+ * spt__pb_count_varints of them; false when one is longer than 64 bits or the last is cut off. */
+bool spt__pb_unpack_int64(const unsigned char *p, size_t len, int64_t *o);
+
 /* ---- wire format writing (pb.c) ---------------------------------------------------------------- */
 
 /* A growing byte buffer; every append reports allocation failure through `ok`. */

@@ -2,11 +2,14 @@
 /* test_block_cache.c -- the cache of freed large blocks (block_cache.c): a freed large output is handed
  * to the next allocation it fits, zeroed where the op asks for zeroed memory; blocks older than the age
  * limit go back to the system; spt_set_allocator gives everything back and a user allocator sees every
- * allocation; many threads allocating and freeing at once keep their data. */
+ * allocation; many threads allocating and freeing at once keep their data; the bounds of both tiers
+ * (SPT_BLOCK_CACHE, SPT_BLOCK_CACHE_LARGE) hold, a reclaimable block goes back after the age limit too,
+ * and SPT_BLOCK_CACHE=0 keeps nothing. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "core/internal.h"
@@ -110,8 +113,96 @@ static void test_threads(void **state) {
     assert_int_equal(spt__bc_held(), 0);
 }
 
+#define MIB ((size_t)1 << 20)
+
+/* Set both bounds (NULL: the default) and read them again. */
+static void caps(const char *cap, const char *large) {
+    if (cap) setenv("SPT_BLOCK_CACHE", cap, 1);
+    else unsetenv("SPT_BLOCK_CACHE");
+    if (large) setenv("SPT_BLOCK_CACHE_LARGE", large, 1);
+    else unsetenv("SPT_BLOCK_CACHE_LARGE");
+    spt__bc_reconfigure();
+}
+
+static long minflt(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_minflt;
+}
+
+static unsigned char *touched(size_t n) {
+    unsigned char *p = spt__malloc(n);
+    assert_non_null(p);
+    memset(p, 7, n);
+    return p;
+}
+
+static void test_bounds(void **state) {
+    (void)state;
+    caps("16777216", "67108864"); /* resident 16 MiB, reclaimable 64 MiB */
+    assert_int_equal(spt__bc_held(), 0);
+    unsigned char *r[3], *l[3];
+    for (int k = 0; k < 3; k++) r[k] = touched(10 * MIB);
+    for (int k = 0; k < 3; k++) l[k] = touched(40 * MIB);
+    unsigned char *huge = touched(100 * MIB);
+    /* one 10 MiB block fits the resident 16 MiB; the next ones, and the 40 MiB blocks, go to the
+     * reclaimable tier, which keeps at most 64 MiB (the newest block always) */
+    for (int k = 0; k < 3; k++) {
+        spt__free(r[k]);
+        const size_t resident = spt__bc_held() - spt__bc_held_large();
+        assert_true(resident >= 10 * MIB && resident <= 16 * MIB);
+        assert_true(spt__bc_held_large() <= 64 * MIB);
+    }
+    assert_true(spt__bc_held_large() >= 20 * MIB);
+    for (int k = 0; k < 3; k++) {
+        spt__free(l[k]);
+        assert_true(spt__bc_held_large() >= 40 * MIB && spt__bc_held_large() <= 64 * MIB);
+        assert_true(spt__bc_held() - spt__bc_held_large() <= 16 * MIB);
+    }
+    const size_t before = spt__bc_held();
+    spt__free(huge); /* above both bounds: back to the system at once */
+    assert_int_equal(spt__bc_held(), before);
+    /* the kept reclaimable block is the last one freed, handed to the next allocation it fits; its pages
+     * are the process's again when written (faults are reported, not asserted: the kernel may have taken
+     * some back under memory pressure) */
+    long f0 = minflt();
+    unsigned char *p = spt__malloc(39 * MIB);
+    assert_true(p == l[2]);
+    memset(p, 9, 39 * MIB);
+    long f1 = minflt();
+    print_message("reused 39 MiB reclaimable block: %ld minor faults (%zu pages)\n", f1 - f0, 39 * MIB / 4096);
+    assert_true(spt__bc_held_large() <= 24 * MIB);
+    for (size_t i = 0; i < 39 * MIB; i += 4096)
+        if (p[i] != 9) fail_msg("byte %zu of a reused block is %d", i, p[i]);
+    spt__free(p);
+    assert_true(spt__bc_held_large() > 0);
+    usleep(2200 * 1000); /* past the age limit: every tier goes back at the next large allocation */
+    void *q = spt__malloc(200 * MIB);
+    assert_non_null(q);
+    assert_int_equal(spt__bc_held(), 0);
+    spt__free(q);
+    spt__bc_flush();
+    caps(NULL, NULL);
+}
+
+static void test_off(void **state) {
+    (void)state;
+    caps("0", NULL); /* off: the reclaimable tier too */
+    void *a = touched(10 * MIB), *b = touched(40 * MIB);
+    spt__free(a);
+    spt__free(b);
+    assert_int_equal(spt__bc_held(), 0);
+    caps(NULL, "0"); /* the default resident tier, no reclaimable one */
+    a = touched(10 * MIB);
+    spt__free(a);
+    assert_true(spt__bc_held() >= 10 * MIB);
+    spt__bc_flush();
+    caps(NULL, NULL);
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_reuse_zeroed), cmocka_unit_test(test_age),
-                                       cmocka_unit_test(test_user_allocator), cmocka_unit_test(test_threads)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_reuse_zeroed),   cmocka_unit_test(test_age),
+                                       cmocka_unit_test(test_user_allocator), cmocka_unit_test(test_threads),
+                                       cmocka_unit_test(test_bounds),         cmocka_unit_test(test_off)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_threads.c -- thread counts: every count is capped at SPT_MAX_THREADS, and a count the system
  * will not start (a process limit) is lowered before an op runs, so the OpenMP runtime never ends the
- * process for want of a thread. */
+ * process for want of a thread; below the work bound (SPT_PAR_MIN_WORK) an op gets one thread whatever
+ * the count. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/internal.h"
 #include "spt_test.h"
 
 static void test_cap(void **state) {
@@ -113,8 +116,41 @@ static void test_address_space_limit(void **state) {
     }
 }
 
+/* The work bound: 2^20 units by default, set by SPT_PAR_MIN_WORK, 0 removing it; an unreadable value
+ * keeps the default. */
+static void test_work_bound(void **state) {
+    (void)state;
+    const char *was = getenv("SPT_PAR_MIN_WORK");
+    char *saved = was ? strdup(was) : NULL;
+    spt_set_num_threads(2);
+    const int two = spt_get_num_threads(); /* 2, or 1 in a build without OpenMP */
+    unsetenv("SPT_PAR_MIN_WORK");
+    spt__par_reconfigure();
+    assert_int_equal(spt__threads_for(0), 1);
+    assert_int_equal(spt__threads_for(((int64_t)1 << 20) - 1), 1);
+    assert_int_equal(spt__threads_for((int64_t)1 << 20), two);
+    assert_int_equal(spt__threads_for(INT64_MAX), two);
+    setenv("SPT_PAR_MIN_WORK", "0", 1);
+    spt__par_reconfigure();
+    assert_int_equal(spt__threads_for(65535), 1); /* one per-thread share */
+    assert_int_equal(spt__threads_for(65536), two);
+    setenv("SPT_PAR_MIN_WORK", "4000000", 1);
+    spt__par_reconfigure();
+    assert_int_equal(spt__threads_for(3999999), 1);
+    assert_int_equal(spt__threads_for(4000000), two);
+    setenv("SPT_PAR_MIN_WORK", "-3", 1);
+    spt__par_reconfigure();
+    assert_int_equal(spt__threads_for(((int64_t)1 << 20) - 1), 1);
+    assert_int_equal(spt__threads_for((int64_t)1 << 20), two);
+    if (saved) setenv("SPT_PAR_MIN_WORK", saved, 1);
+    else unsetenv("SPT_PAR_MIN_WORK");
+    free(saved);
+    spt__par_reconfigure();
+    spt_set_num_threads(0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_cap), cmocka_unit_test(test_process_limit),
-                                       cmocka_unit_test(test_address_space_limit)};
+                                       cmocka_unit_test(test_address_space_limit), cmocka_unit_test(test_work_bound)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

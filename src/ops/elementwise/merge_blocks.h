@@ -155,5 +155,8 @@ bool spt__mb_eligible(const spt_tensor *a, const spt_tensor *b);
  * op's template/merge.c, each entry written once. fn names the public function in messages. */
 spt_status spt__mb_union(const char *fn, const spt_tensor *a, const spt_tensor *b, double thresh, spt__mb_fn merge,
                          spt_tensor **out);
+/* The intersection of two eligible operands through the op's block merge instantiated with MERGE_ISECT
+ * (only coinciding pairs written): sorted, unique, at most the smaller operand's entries. */
+spt_status spt__mb_isect(const char *fn, const spt_tensor *a, const spt_tensor *b, spt__mb_fn merge, spt_tensor **out);
 
 #endif /* SPT_OPS_ELEMENTWISE_MERGE_BLOCKS_H */

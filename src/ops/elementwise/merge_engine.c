@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* merge_engine.c -- the blocked union merge of two canonical operands (merge_blocks.h), shared by spt_add,
- * spt_subtract, spt_maximum and spt_minimum: each passes its block merge (template/merge_block.c). */
+/* merge_engine.c -- the blocked merge of two canonical operands (merge_blocks.h): the union of spt_add,
+ * spt_subtract, spt_maximum and spt_minimum and the intersection of spt_multiply; each op passes its
+ * block merge (template/merge_block.c). */
 #include "ops/elementwise/merge_blocks.h"
 #include "sort/keys.h"
 
@@ -109,8 +110,10 @@ static void add_first_touch(int64_t *oi, char *ov, int64_t n, int64_t r, size_t 
         ((volatile char *)ov)[p] = 0;
 }
 
-spt_status spt__mb_union(const char *fn, const spt_tensor *a, const spt_tensor *b, double thresh, spt__mb_fn merge,
-                         spt_tensor **out) {
+/* The union (isect false) or the intersection (isect true: the output holds at most the smaller operand's
+ * entries, and the block merge writes coinciding pairs only) of two eligible operands. */
+static spt_status mb_run(const char *fn, const spt_tensor *a, const spt_tensor *b, double thresh, spt__mb_fn merge,
+                         bool isect, spt_tensor **out) {
     spt_status st = SPT_OK;
     spt_tensor *o = NULL;
     *out = NULL;
@@ -118,7 +121,8 @@ spt_status spt__mb_union(const char *fn, const spt_tensor *a, const spt_tensor *
     int64_t n;
     if (spt__add_i64(na, nb, &n))
         return spt__err(SPT_EOVERFLOW, "%s: %lld + %lld entries do not fit in int64", fn, (long long)na, (long long)nb);
-    const int64_t nblk = n / BLOCK + (n % BLOCK != 0);
+    const int64_t nblk = n / BLOCK + (n % BLOCK != 0), ocap = isect ? (na < nb ? na : nb) : n;
+    const bool run = ocap > 0; /* an intersection with an empty operand: nothing to merge */
     int T = spt__threads_for(n > INT64_MAX / r ? INT64_MAX : n * r);
     if (T > nblk) T = (int)(nblk > 0 ? nblk : 1);
     const size_t es = spt_dtype_size(a->dtype);
@@ -126,19 +130,19 @@ spt_status spt__mb_union(const char *fn, const spt_tensor *a, const spt_tensor *
     const size_t cap = BLOCK + 4, rows_bytes = cap * (size_t)r * sizeof(int64_t), tbytes = rows_bytes + cap * es + 64;
     char *scratch = NULL;
     _Atomic int64_t *cnt = NULL; /* per block: its output count, then (second half) its end position; -1 unknown */
-    if (n > 0) {
+    if (run) {
         scratch = spt__alloc_array(fn, T, DEPTH + 1, tbytes, false, &st);
         if (!scratch) return st;
         cnt = spt__alloc_array(fn, nblk, 2, sizeof(*cnt), false, &st);
         if (!cnt) goto fail;
         for (int64_t k = 0; k < 2 * nblk; k++) atomic_init(&cnt[k], -1);
     }
-    SPT__CHECK(spt__tensor_alloc_uninit(fn, a->dtype, r, a->shape, n, NULL, &o));
+    SPT__CHECK(spt__tensor_alloc_uninit(fn, a->dtype, r, a->shape, ocap, NULL, &o));
     const spt__mb m = {a->indices, b->indices, a->values, b->values, na, nb, r, a->shape, thresh};
     _Atomic int64_t next = 0;
     int64_t *oi = o->indices;
     char *ov = o->values;
-    if (n > 0) {
+    if (run) {
         _Atomic int64_t *fin = cnt + nblk;
 #pragma omp parallel num_threads(T)
         {
@@ -149,7 +153,7 @@ spt_status spt__mb_union(const char *fn, const spt_tensor *a, const spt_tensor *
 #endif
             char *mine = scratch + (size_t)tid * (DEPTH + 1) * tbytes, *spare = mine + DEPTH * tbytes;
             if (nt > 1) {
-                add_first_touch(oi, ov, n, r, es, tid, nt);
+                add_first_touch(oi, ov, ocap, r, es, tid, nt);
 #pragma omp barrier
             }
             int64_t pi = 0, pj = 0; /* the split of the end of this thread's last block (claims increase) */
@@ -195,10 +199,12 @@ spt_status spt__mb_union(const char *fn, const spt_tensor *a, const spt_tensor *
             spt__mb_fence();
         }
     }
-    const int64_t total = n > 0 ? atomic_load(&cnt[2 * nblk - 1]) : 0;
+    const int64_t total = run ? atomic_load(&cnt[2 * nblk - 1]) : 0;
     spt__free(cnt);
     spt__free(scratch);
-    spt__tensor_truncate(o, total);
+    if (isect && total > 0 && total >= ocap / 2)
+        o->nnz = total; /* at least half used: kept whole, so that the next call of this size reuses it */
+    else spt__tensor_truncate(o, total);
     spt__set_row_major(o, SPT__F_VALID | SPT__F_SORTED | SPT__F_UNIQUE);
     *out = o;
     return st;
@@ -206,6 +212,15 @@ fail:
     spt__free(cnt);
     spt__free(scratch);
     return st;
+}
+
+spt_status spt__mb_union(const char *fn, const spt_tensor *a, const spt_tensor *b, double thresh, spt__mb_fn merge,
+                         spt_tensor **out) {
+    return mb_run(fn, a, b, thresh, merge, false, out);
+}
+
+spt_status spt__mb_isect(const char *fn, const spt_tensor *a, const spt_tensor *b, spt__mb_fn merge, spt_tensor **out) {
+    return mb_run(fn, a, b, 0.0, merge, true, out);
 }
 
 static bool same_shape(const spt_tensor *a, const spt_tensor *b) {

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* multiply.c -- spt_multiply: the elementwise product of two sparse tensors of one shape, whose result
- * holds the intersection of their patterns. Both operands' row-major keys are sorted (one pass when
- * already sorted), duplicates within an operand are summed, and the two key lists are intersected in
- * chunks of key ranges, one thread per chunk, each chunk counting then writing its own output range. */
+ * holds the intersection of their patterns. Two canonical operands (merge_blocks.h) take the blocked merge
+ * engine of spt_add, writing coinciding pairs only. Otherwise both operands' row-major keys are sorted
+ * (one pass when already sorted), duplicates within an operand are summed, and the two key lists are
+ * intersected in chunks of key ranges, one thread per chunk, each chunk counting then writing its own
+ * output range. Both paths give the same bytes: a pair's value is (0 + x) * (0 + y) in each. */
+#include "ops/elementwise/merge_blocks.h"
 #include "ops/kernel.h"
 #include "sort/keys.h"
 
@@ -21,6 +24,25 @@ typedef struct {
 /* The intersection per dtype: template/isect.c. */
 #define SPT__TEMPLATE "ops/elementwise/template/isect.c"
 #include "ops/each_dtype.h"
+
+/* The engine's block merge per dtype (template/merge_block.c): coinciding pairs only, the value as
+ * template/isect.c computes it for a run of one entry on each side. */
+#define MERGE_BOTH(x, y) SPT__KOP(MUL)(SPT__T, SPT__KOP(ADD)(SPT__T, (SPT__T)0, x), SPT__KOP(ADD)(SPT__T, (SPT__T)0, y))
+#define MERGE_AONLY(x) (x)
+#define MERGE_BONLY(y) (y)
+#define MERGE_KEEP(s) ((void)(s), true)
+#define MERGE_BLOCK_FN block
+#define MERGE_IDENTITY 1
+#define MERGE_VOP SPT__MB_V_NONE
+#define MERGE_ISECT
+#define SPT__TEMPLATE "ops/elementwise/template/merge_block.c"
+#include "ops/each_dtype.h"
+
+static const spt__mb_fn block_table[SPT_NUM_DTYPES] = {
+#define X(E, name, T, KIND) SPT__WHEN(OK(KIND), [E] = block_##E, )
+#include "spt_dtypes.def"
+#undef X
+};
 
 typedef int64_t (*isect_fn)(const isect_ctx *, int64_t, int64_t, int64_t, int64_t, int64_t, bool);
 static const isect_fn table[SPT_NUM_DTYPES] = {
@@ -53,6 +75,7 @@ spt_status spt_multiply(const spt_tensor *a, const spt_tensor *b, spt_tensor **o
                         spt_dtype_name(b->dtype));
     isect_fn f = table[a->dtype];
     if (!f) return spt__err(SPT_EDTYPE, "%s: dtype %s is not supported", fn, spt_dtype_name(a->dtype));
+    if (spt__mb_eligible(a, b)) return spt__mb_isect(fn, a, b, block_table[a->dtype], out);
     bool ua, ub;
     SPT__CHECK(spt__sorted_keys2(fn, a, b, &ka, &kb, &pa, &pb, &ua, &ub)); /* comparable across a and b */
     const int64_t na = a->nnz, nb = b->nnz;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_merge_forms.c -- the blocked merge engine (merge_blocks.h) of spt_add, spt_subtract, spt_maximum
- * and spt_minimum against their plain merge (spt__merge2, taken when the operands are not known canonical),
+/* test_merge_forms.c -- the blocked merge engine (merge_blocks.h) of spt_add, spt_subtract, spt_maximum,
+ * spt_minimum and spt_multiply (an intersection) against their plain paths (spt__merge2, and multiply's
+ * sorted-key intersection, taken when the operands are not known canonical),
  * byte for byte, in every instruction-set form the processor has (SPT_SIMD scalar, avx2, avx512) and with
  * 1 and 2 threads: every dtype of each op, ranks 1-5, empty operands and zero-size dimensions, runs from
  * one side and coinciding pairs, hostile values (NaN, +-0, +-inf, the integer limits), a shape whose
@@ -12,7 +13,7 @@
 #include <float.h>
 #include <math.h>
 
-enum { OP_ADD, OP_ADD_THRESH, OP_SUB, OP_MAX, OP_MIN, N_OPS };
+enum { OP_ADD, OP_ADD_THRESH, OP_SUB, OP_MAX, OP_MIN, OP_MUL, N_OPS };
 
 static spt_status run_op(int op, const spt_tensor *a, const spt_tensor *b, spt_tensor **o) {
     switch (op) {
@@ -20,7 +21,8 @@ static spt_status run_op(int op, const spt_tensor *a, const spt_tensor *b, spt_t
     case OP_ADD_THRESH: return spt_add(a, b, 3.0, o);
     case OP_SUB: return spt_subtract(a, b, o);
     case OP_MAX: return spt_maximum(a, b, o);
-    default: return spt_minimum(a, b, o);
+    case OP_MIN: return spt_minimum(a, b, o);
+    default: return spt_multiply(a, b, o);
     }
 }
 
@@ -207,7 +209,8 @@ static void test_wide_keys(void **state) {
         spt__simd_force(-1);
         ASSERT_OK(run_op(op, a, b, &o1));
         mt_assert_same_tensor(o0, o1);
-        assert_int_equal(spt_tensor_nnz(o1), 5); /* one pair (1 + 4, above the threshold 3), four alone */
+        /* one pair (1 + 4, above the threshold 3), four alone; the product keeps the pair only */
+        assert_int_equal(spt_tensor_nnz(o1), op == OP_MUL ? 1 : 5);
         spt_tensor_free(o0);
         spt_tensor_free(o1);
     }

@@ -7,6 +7,8 @@
  *   MERGE_IDENTITY   1 when MERGE_AONLY and MERGE_BONLY return their argument (runs are then copied)
  *   MERGE_VOP        the vector lane's form of the one-sided values (SPT__MB_V_*, merge_blocks.h), or
  *                    SPT__MB_V_NONE when the dtype has none
+ *   MERGE_ISECT      (optional, defined: an intersection) only coinciding pairs are written; entries
+ *                    of one operand alone are passed over (MERGE_VOP must then be SPT__MB_V_NONE)
  * It defines
  *   static void <stem>_<enum>(const spt__mb *m, spt__mb_lane *L, int64_t *bi, void *bv)
  * which merges the two lanes L[0], L[1] (each from its (i, j) to its dend) into the buffer rows bi and
@@ -14,6 +16,11 @@
  * s = MERGE_BOTH(x, y), kept iff MERGE_KEEP(s); an index held by one gives MERGE_AONLY(x) / MERGE_BONLY(y). */
 
 #define MB_N(x) SPT__NAME(SPT__CAT(MERGE_BLOCK_FN, x))
+#ifdef MERGE_ISECT
+#define MB_ONE_SIDED 0 /* an entry of one operand alone is not kept */
+#else
+#define MB_ONE_SIDED 1
+#endif
 
 /* A coinciding pair's value: *o = MERGE_BOTH(*x, *y); 1 when it is kept. One out-of-line copy that the
  * scalar step and the vector lanes (merge_simd.c) both call: which NaN x + y returns when both are NaN
@@ -43,7 +50,7 @@ static inline __attribute__((always_inline)) void MB_N(step)(spt__mb_lane *x, co
         const SPT__T sa = MERGE_AONLY(va[x->i]), sb = MERGE_BONLY(vb[x->j]);
         s = mb ? sb : sa;
     }
-    int64_t keep = 1;
+    int64_t keep = MB_ONE_SIDED;
     if (__builtin_expect(ka == kb, 0)) keep = MB_N(both)(m, va + x->i, vb + x->j, &s);
     memcpy(bi + x->w * R, row, (size_t)R * sizeof(int64_t));
     bv[x->w] = s;
@@ -90,7 +97,10 @@ static inline __attribute__((always_inline)) void MB_N(rank)(const spt__mb *m, s
         while (Lx.i + Lx.j < Lx.dend && Lx.i < na && Lx.j < nb) MB_N(step)(&Lx, ia, ib, va, vb, sh, bi, bvt, R, m);
         /* one operand exhausted: the other's entries up to the lane's end */
         int64_t n = Lx.dend - Lx.i - Lx.j;
-        if (n > 0) {
+        if (n > 0 && !MB_ONE_SIDED) { /* passed over */
+            if (Lx.i < na) Lx.i += n;
+            else Lx.j += n;
+        } else if (n > 0) {
             const bool from_a = Lx.i < na;
             const int64_t *src = from_a ? ia + Lx.i * R : ib + Lx.j * R;
             const SPT__T *sv = from_a ? va + Lx.i : vb + Lx.j;
@@ -114,3 +124,4 @@ static void SPT__NAME(MERGE_BLOCK_FN)(const spt__mb *m, spt__mb_lane *L, int64_t
 }
 
 #undef MB_N
+#undef MB_ONE_SIDED
