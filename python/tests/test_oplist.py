@@ -282,9 +282,9 @@ OLDER_TESTS.update(dict.fromkeys([
     "spt_read_tns",
 ], {PY}))
 OLDER_TESTS.update(dict.fromkeys([
-    "spt_from_dense", "spt_sparse_to_dense", "spt_slice", "spt_retain", "spt_reshape", "spt_merge", "spt_eye",
+    "spt_sparse_to_dense", "spt_merge",
     "spt_add_dense", "spt_sparse_dense_cwise_mul", "spt_sparse_dense_cwise_div", "spt_sparse_dense_cwise_add",
-    "spt_sparse_dense_matmul", "spt_to_indicator",
+    "spt_sparse_dense_matmul",
 ], {TF}))
 OLDER_TESTS.update(dict.fromkeys([
     "spt_map_values", "spt_segment_sum", "spt_segment_mean", "spt_segment_sqrt_n", "spt_cross",

@@ -16,7 +16,7 @@ import numpy as np
 import tensorflow as tf
 
 import spt
-from harness import (ALL, FLOATS, INTS, NUMBER, REAL, Case, Sp, gen_huge_sparse, gen_shape, gen_sparse, gen_values,
+from harness import (ALL, FLOATS, NUMBER, REAL, Case, Sp, gen_huge_sparse, gen_shape, gen_sparse, gen_values,
                      inject_bad_index, from_tf,
                      npdt, tfdt, SpOut)
 
@@ -102,18 +102,6 @@ def tf_to_dense(c):
 def spt_to_dense(c):
     kw = {} if c.default is None else {"default_value": c.default}
     return spt.to_dense(c.x.spt(), validate_indices=c.validate, **kw)
-
-
-def g_from_dense(rng, dt):
-    shape = gen_shape(rng, int(rng.integers(0, 6)))
-    n = int(np.prod(shape))
-    v = gen_values(rng, dt, n)
-    if dt != "string" and rng.random() < 0.7:
-        v[rng.random(n) < 0.6] = np.zeros(1, npdt(dt))[0]
-    elif dt == "string":
-        v[rng.random(n) < 0.5] = b""
-    put_subnormal(rng, v)
-    return Case(dt, dense=v.reshape(tuple(shape)))
 
 
 def g_sparse_to_dense(rng, dt):
@@ -226,51 +214,6 @@ def g_split(rng, dt):
     return c
 
 
-def g_slice(rng, dt):
-    if huge(rng):
-        x = gen_huge_sparse(rng, dt)
-        pick = lambda d: [0, int(d) - 1, int(d), int(rng.integers(0, d)), 2 ** 63 - 1][int(rng.integers(0, 5))]
-        return Case(dt, x=x, start=np.array([pick(d) for d in x.shape], np.int64),
-                    size=np.array([pick(d) for d in x.shape], np.int64), huge=True)
-    x = gen_sparse(rng, dt)
-    start = np.array([rng.integers(0, d + 3) for d in x.shape], dtype=np.int64)
-    size = np.array([rng.integers(0, d + 3) for d in x.shape], dtype=np.int64)
-    c = Case(dt, x=x, start=start, size=size)
-    r = rng.random()
-    if r < 0.08 and x.rank:
-        c.args["start"] = start.copy()
-        c.start[int(rng.integers(0, x.rank))] = -int(rng.integers(1, 4))
-        c.fault, c.expect = "negative_start", spt.InvalidArgumentError
-    elif r < 0.18 and x.rank:
-        # a negative size: refused where it would be the output dim, an empty slice from dim - size on
-        # (TF clips first); start around dim - size, or at the top of int64
-        c.args["size"], c.args["start"] = size.copy(), start.copy()
-        d = int(rng.integers(0, x.rank))
-        c.size[d] = -int(rng.integers(1, 4))
-        dim = int(x.shape[d])
-        c.start[d] = [dim - int(c.size[d]) + int(rng.integers(-2, 2)), dim, 2 ** 63 - 1][int(rng.integers(0, 3))]
-    elif r < 0.16:
-        c.args["start"] = np.append(start, 0)
-        c.fault, c.expect = "start_length", spt.InvalidArgumentError
-    else:
-        maybe_bad_index(rng, c, "x")
-    return c
-
-
-def g_retain(rng, dt):
-    if huge(rng):
-        x = gen_huge_sparse(rng, dt)
-        return Case(dt, x=x, mask=rng.random(x.nnz) < 0.5, huge=True)
-    x = gen_sparse(rng, dt)
-    c = Case(dt, x=x, mask=rng.random(x.nnz) < 0.5)
-    if rng.random() < 0.1:
-        c.args["mask"] = rng.random(x.nnz + int(rng.integers(1, 3))) < 0.5
-        c.fault, c.expect = "mask_length", spt.InvalidArgumentError
-    else:
-        maybe_bad_index(rng, c, "x")
-    return c
-
-
 def g_reset_shape(rng, dt):
     if huge(rng):
         x = gen_huge_sparse(rng, dt)
@@ -306,40 +249,6 @@ def tf_fill_empty_rows(c):
     return [SpOut(oi.numpy(), ov.numpy(), sh.numpy()), eri, rim]
 
 
-def g_reshape(rng, dt):
-    x = gen_sparse(rng, dt)
-    vol = int(np.prod(x.shape))
-    # a random factorization of the volume into 0-5 dims, maybe one -1
-    dims = []
-    rest = vol
-    for _ in range(int(rng.integers(0, 5))):
-        divs = [d for d in range(1, 8) if rest % d == 0] if rest else list(range(0, 8))
-        d = divs[int(rng.integers(0, len(divs)))]
-        dims.append(d)
-        rest = rest // d if d else rest
-    if vol == 0 and 0 not in dims:
-        dims.append(0)
-    elif vol and (int(np.prod(dims)) if dims else 1) != vol:
-        dims.append(vol // (int(np.prod(dims)) if dims else 1))
-    ns = np.array(dims, dtype=np.int64).reshape(-1)
-    if ns.size and rng.random() < 0.4 and (vol or rng.random() < 0.3):
-        ns = ns.copy()
-        ns[int(rng.integers(0, ns.size))] = -1
-    c = Case(dt, x=x, shape=ns)
-    r = rng.random()
-    if r < 0.06 and ns.size:
-        c.args["shape"] = ns.copy()
-        c.shape[int(rng.integers(0, ns.size))] += int(rng.integers(1, 3)) if c.shape.min() >= 0 else 0
-        c.args["shape"] = np.append(c.shape, 2) if vol else np.append(c.shape, -1)
-        c.fault = "volume"
-    elif r < 0.1:
-        c.args["shape"] = np.append(ns, [-1, -1])
-        c.fault, c.expect = "two_minus_one", spt.InvalidArgumentError
-    else:
-        maybe_bad_index(rng, c, "x")
-    return c
-
-
 def g_transpose(rng, dt):
     if huge(rng):
         x = gen_huge_sparse(rng, dt)
@@ -358,31 +267,6 @@ def g_transpose(rng, dt):
         p[-1] = x.rank
         c.args["perm"] = p
         c.fault = "perm_out_of_range"
-    else:
-        maybe_bad_index(rng, c, "x")
-    return c
-
-
-def g_to_indicator(rng, dt):
-    x = gen_sparse(rng, dt, rmin=0 if rng.random() < 0.2 else 1, small=True)
-    vocab = int(rng.integers(1, 9)) if rng.random() < 0.9 else [0, -1, -7][int(rng.integers(0, 3))]
-    ids = rng.integers(0, max(vocab, 1), x.nnz).astype(npdt(dt))
-    x = Sp(x.indices, ids, x.shape, dt)
-    if x.rank >= 2 and rng.random() < 0.04:
-        vocab = 2 ** 62  # the dense output's volume passes int64 (unless a dim is 0)
-    c = Case(dt, x=x, vocab=vocab)
-    if vocab == 2 ** 62:
-        c.fault = "huge_vocab"
-    elif vocab < 0:
-        c.fault, c.expect = "negative_vocab", spt.InvalidArgumentError
-    elif vocab == 0 and x.nnz:
-        c.fault, c.expect = "bad_id", spt.OutOfRangeError
-    elif rng.random() < 0.12 and x.nnz:
-        v = ids.copy()
-        bad = [vocab, vocab + 3] + ([-1] if npdt(dt).kind == "i" else [])
-        v[int(rng.integers(0, x.nnz))] = bad[int(rng.integers(0, len(bad)))]
-        c.args["x"] = Sp(x.indices, v, x.shape, dt)
-        c.fault, c.expect = "bad_id", spt.OutOfRangeError
     else:
         maybe_bad_index(rng, c, "x")
     return c
@@ -661,8 +545,6 @@ def tf_matvec(c):
 SPECS = [
     OpSpec("reorder", g_reorder, lambda c: tf.sparse.reorder(c.x.tf()), lambda c: spt.reorder(c.x.spt())),
     OpSpec("to_dense", g_to_dense, tf_to_dense, spt_to_dense),
-    OpSpec("from_dense", g_from_dense, lambda c: tf.sparse.from_dense(tf.constant(c.dense, tfdt(c.dtype))),
-           lambda c: spt.from_dense(c.dense)),
     OpSpec("sparse_to_dense", g_sparse_to_dense, tf_sparse_to_dense,
            lambda c: spt.sparse_to_dense(c.ix, c.shape, c.vals, default_value=c.default,
                                          validate_indices=c.validate)),
@@ -674,20 +556,12 @@ SPECS = [
            tf_unsafe=lambda c: getattr(c, "huge", False)),
     OpSpec("split", g_split, lambda c: tf.sparse.split(sp_input=c.x.tf(), num_split=c.n, axis=c.axis),
            lambda c: spt.split(sp_input=c.x.spt(), num_split=c.n, axis=c.axis)),
-    OpSpec("slice", g_slice, lambda c: tf.sparse.slice(c.x.tf(), c.start, c.size),
-           lambda c: spt.slice(c.x.spt(), c.start, c.size)),
-    OpSpec("retain", g_retain, lambda c: tf.sparse.retain(c.x.tf(), c.mask),
-           lambda c: spt.retain(c.x.spt(), c.mask)),
     OpSpec("reset_shape", g_reset_shape, lambda c: tf.sparse.reset_shape(c.x.tf(), new_shape=c.new_shape),
            lambda c: spt.reset_shape(c.x.spt(), new_shape=c.new_shape)),
     OpSpec("fill_empty_rows", g_fill_empty_rows, tf_fill_empty_rows,
            lambda c: list(spt.fill_empty_rows(c.x.spt(), c.default, return_reverse_index_map=True))),
-    OpSpec("reshape", g_reshape, lambda c: tf.sparse.reshape(c.x.tf(), c.shape),
-           lambda c: spt.reshape(c.x.spt(), c.shape)),
     OpSpec("transpose", g_transpose, lambda c: tf.sparse.transpose(c.x.tf(), perm=c.perm),
            lambda c: spt.transpose(c.x.spt(), perm=c.perm)),
-    OpSpec("to_indicator", g_to_indicator, lambda c: tf.sparse.to_indicator(c.x.tf(), c.vocab),
-           lambda c: spt.to_indicator(c.x.spt(), c.vocab), dtypes=INTS),
     OpSpec("merge", g_merge,
            lambda c: tf.compat.v1.sparse.merge(_ids(c, Sp.tf), c.vals.tf(), c.vocab, already_sorted=c.already_sorted),
            lambda c: spt.merge(_ids(c, Sp.spt), c.vals.spt(), c.vocab, already_sorted=c.already_sorted)),
@@ -754,12 +628,6 @@ def segment_spec(name):
                                                      num_segments=c.num),
                   lambda c: getattr(spt, name)(c.data, c.indices, c.ids, num_segments=c.num),
                   dtypes=FLOATS + (["int32", "int64"] if name == "segment_sum" else []))
-
-
-def g_eye(rng, dt):
-    """num_rows and num_columns at 0, -1 (TF: InvalidArgument from its Range op) and small sizes."""
-    n = int(rng.integers(-1, 7)) if rng.random() < 0.9 else 0
-    return Case(dt, n=n, m=None if rng.random() < 0.4 else int(rng.integers(-1, 7)))
 
 
 UNARY_TF = {"abs": tf.math.abs, "negative": tf.math.negative, "sign": tf.math.sign, "square": tf.math.square,
@@ -957,8 +825,6 @@ def spt_mask(c):
 SPECS += [
     OpSpec("mask", g_mask, tf_mask, spt_mask, dtypes=NUMBER),
     segment_spec("segment_sum"), segment_spec("segment_mean"), segment_spec("segment_sqrt_n"),
-    OpSpec("eye", g_eye, lambda c: tf.sparse.eye(c.n, c.m, dtype=tfdt(c.dtype)),
-           lambda c: spt.eye(c.n, c.m, dtype=npdt(c.dtype)), dtypes=NUMBER),
 ] + [unary_spec(n) for n in UNARY_TF] + [
     OpSpec("map_values", g_map_fn, lambda c: map_fn_call(c, tf), lambda c: map_fn_call(c, spt), dtypes=NUMBER,
            covers=["map_values"]),

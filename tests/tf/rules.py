@@ -226,13 +226,21 @@ def check_reduce_max(c, out):
     return compare(want, out, c.dtype, 0.0)
 
 
+def dense_arg(case):
+    """The case's dense operand: its arg `dense`, else its first numpy array."""
+    if "dense" in case.args:
+        return case.args["dense"]
+    return next(v for v in case.args.values() if isinstance(v, np.ndarray))
+
+
 def check_from_dense_0d(case, out):
-    v = case.dense[()]
-    nonzero = (v != b"") if case.dense.dtype.kind == "O" else bool(v != 0 or v != v)
+    d = dense_arg(case)
+    v = d[()]
+    nonzero = (v != b"") if d.dtype.kind == "O" else bool(v != 0 or v != v)
     want_n = 1 if nonzero else 0
     if out.indices.shape != (want_n, 0) or out.shape.shape != (0,) or out.values.shape != (want_n,):
         return "expected %d entries of rank 0, got indices %s shape %s" % (want_n, out.indices.shape, out.shape)
-    if want_n and compare(np.asarray([v], dtype=case.dense.dtype), out.values, case.dtype):
+    if want_n and compare(np.asarray([v], dtype=d.dtype), out.values, case.dtype):
         return "value %r vs %r" % (out.values, v)
     return ""
 
@@ -251,7 +259,7 @@ RULES_LIST = [
          transform=lambda c: sorted_case(c)),
     Rule("concat-one", ["concat"], lambda c: len(c.sps) == 1 and not in_order(c.sps[0]) and c.fault is None,
          transform=lambda c: sorted_case(c)),
-    Rule("from_dense-0d", ["from_dense"], lambda c: c.dense.ndim == 0, check=lambda s, c, out: check_from_dense_0d(c, out)),
+    Rule("from_dense-0d", ["from_dense"], lambda c: dense_arg(c).ndim == 0, check=lambda s, c, out: check_from_dense_0d(c, out)),
     Rule("P3-single-concat", ["concat"], fault("axis_single"), spt_error=spt.OutOfRangeError),
 ]
 
@@ -376,7 +384,7 @@ def check_slice(spec, c, out):
     start + size, shifted by -start, in input order; each output dim max(0, min(size, dim - start))."""
     from harness import SpOut
 
-    x = c.x
+    x = sparse_args(c)[0]
     keep = []
     for i in range(x.nnz):
         keep.append(all(int(st) <= int(v) < int(st) + int(sz) for v, st, sz in zip(x.indices[i].tolist(),
@@ -494,7 +502,7 @@ def check_from_dense(case, out):
     """numpy reference of from_dense: the entries whose value is not zero by IEEE (a subnormal included)."""
     from harness import SpOut
 
-    d = case.dense
+    d = dense_arg(case)
     nz = d != 0 if d.dtype.kind != "O" else np.vectorize(lambda x: x != b"")(d)
     nz = nz | (d != d) if d.dtype.kind in "fc" else nz
     ix = np.argwhere(nz).astype(np.int64).reshape(-1, d.ndim)
@@ -538,7 +546,7 @@ RULES_LIST += [
          transform=lambda c: rows_sorted_case(c), untransform=pad_rows),
     Rule("rows-grouped", ["cross", "cross_hashed", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"],
          lambda c: not rows_in_order(c) and c.fault is None, transform=lambda c: rows_sorted_case(c)),
-    Rule("subnormal-kept", ["from_dense"], lambda c: is_subnormal(c.dense),
+    Rule("subnormal-kept", ["from_dense"], lambda c: is_subnormal(dense_arg(c)),
          check=lambda s, c, out: check_from_dense(c, out)),
     Rule("subnormal-kept", ["sparse_dense_cwise_div"], lambda c: c.fault is None and is_subnormal(c.dense)
          and cwise_broadcasts(c) and in_bounds(c.a), check=lambda s, c, out: check_cwise(c, out)),
