@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* bench_algebra.c -- time spt's sparse algebra ops (issue 20) on fixed-seed inputs, 1 and 2 threads.
+/* bench_algebra.c -- time spt's sparse algebra ops on fixed-seed inputs, 1 and 2 threads.
  *
  * Build (after `make`), from the repository root:
  *   cc -O2 -fopenmp -Iinclude bench/bench_algebra.c build/libspt.a -lm -o build/bench_algebra

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""bench_algebra.py -- spt's sparse algebra (issue 20) against the Python peers, alternating in one process.
+"""bench_algebra.py -- spt's sparse algebra against the Python peers, alternating in one process.
 
 The inputs are the fixed-seed ones of bench/bench_algebra.c, written by it as .npy coordinate arrays
 (`build/bench_algebra --dump DIR --dump-only`; this script runs that when DIR lacks them). Every

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* bench_keys.c -- the key engine at its three widths (issue 15): reorder, concat, add and reduce_sum
+/* bench_keys.c -- the key engine at its three widths: reorder, concat, add and reduce_sum
  * of NNZ uniform random entries with 64-bit keys ([1000]^3), 128-bit keys (FROSTT nell-1's dims
  * [2902330, 2143368, 25495389]) and wide keys (rank 6, every dim 2^62).
  *

@@ -8,7 +8,7 @@ torch 2.x and pydata/sparse 0.19 from PyPI (the bench venv, --venv), SuiteSparse
 Peers that are not installed are reported as unavailable, and the table says which ran. Also the density
 table of tf.sparse.sparse_dense_matmul's documentation for TensorFlow and spt (op "density").
 Writes bench/results/latest.json, latest.md (per op: median, the fastest peer, spt's ratio to it and to its
-floor, the worst repetition; the peers' table; the targets of issues 18 and 8; the density table) and
+floor, the worst repetition; the peers' table; the targets against the peers and floors, and against Debian's peers; the density table) and
 latest.png (the chart).
 
     run.py [--quick] [--nnz N[,N...]] [--reps N] [--bench-core PATH] [--out DIR] [--only OP[,OP]]
@@ -499,7 +499,7 @@ def main():
             t18("to_dense %d-D through Python faster than every peer" % dims, r,
                 r["spt_py_all"] / r["fastest_peer_s"], 1.0, "spt_py %s, fastest peer %s %s" % (
                     fmt_t(r["spt_py_all"]), PEER_LABEL.get(fp, fp), fmt_t(r["fastest_peer_s"])))
-    targets = issue8_targets(rows, row_of, big, args, nth)
+    targets = debian_targets(rows, row_of, big, args, nth)
     mem = []
     for n in sizes_of(FULL):
         for d in (3, 2):
@@ -590,8 +590,8 @@ def density_rows(recs, nth):
     return {"table": table, "crossover": cross, "threads_all": nth}
 
 
-def issue8_targets(rows, row_of, big, args, nth):
-    """The targets of issue 8 (against Debian's torch, pydata/sparse and scipy), as before."""
+def debian_targets(rows, row_of, big, args, nth):
+    """The targets against Debian's torch, pydata/sparse and scipy (the first benchmark's peers)."""
     targets = []
 
     def py_check(r, peer, need, kind):
@@ -758,7 +758,7 @@ def table_md(res, nth):
         at = "%.0e (--nnz)" % res["big"]
     else:
         at = "1e6 (QUICK)" if res["quick"] else "1e7 (to_dense 1e6)"
-    out.append("## Targets (issues 18 and 32), nnz %s" % at)
+    out.append("## Targets against the fastest peer and the floors, nnz %s" % at)
     out.append("")
     for t in res.get("targets18", []):
         if "holds" in t:
@@ -767,7 +767,7 @@ def table_md(res, nth):
         else:
             out.append("- %s: %s" % (t["target"], t.get("status")))
     out.append("")
-    out.append("## Targets (issue 8, against Debian's peers), nnz %s" % at)
+    out.append("## Targets against Debian's peers, nnz %s" % at)
     out.append("")
     if res.get("spt_py", "none") != "none":
         out.append("Each target is read on the C program (spt %d threads); the indented line reads it on spt_py "
