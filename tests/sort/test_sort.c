@@ -103,6 +103,17 @@ static int cmp_entries(const void *a, const void *b) {
     return i < j ? -1 : i > j; /* stable reference */
 }
 
+/* t holds the n entries of rank r (index rows ix, values v of es bytes) in the order ref. */
+static void expect_ref_order(const spt_tensor *t, const int64_t *ix, const unsigned char *v, const int64_t *ref,
+                             int64_t n, int64_t r, size_t es) {
+    const int64_t *got = spt_tensor_indices(t);
+    const unsigned char *gv = spt_tensor_values(t);
+    for (int64_t k = 0; k < n; k++) {
+        assert_memory_equal(got + k * r, ix + ref[k] * r, (size_t)r * sizeof(int64_t));
+        assert_memory_equal(gv + (size_t)k * es, v + (size_t)ref[k] * es, es);
+    }
+}
+
 /* Random tensors of rank 1-5 and every dtype size, all orders tried against a stable qsort reference. */
 static void test_reorder_property(void **state) {
     (void)state;
@@ -132,12 +143,7 @@ static void test_reorder_property(void **state) {
         g_ord = order;
         g_ix = ix;
         qsort(ref, (size_t)n, sizeof *ref, cmp_entries);
-        const int64_t *got = spt_tensor_indices(t);
-        const unsigned char *gv = spt_tensor_values(t);
-        for (int64_t k = 0; k < n; k++) {
-            assert_memory_equal(got + k * r, ix + ref[k] * r, (size_t)r * sizeof(int64_t));
-            assert_memory_equal(gv + (size_t)k * es, v + (size_t)ref[k] * es, es);
-        }
+        expect_ref_order(t, ix, v, ref, n, r, es);
         ASSERT_OK(spt_validate(t));
         spt_tensor_free(t);
         free(ix);
@@ -246,12 +252,7 @@ static void test_reorder_hybrid_reference(void **state) {
                 ASSERT_OK(spt_reorder(t, order));
                 for (int w = 0; w < 2; w++) {
                     const spt_tensor *x = w ? o : t;
-                    const int64_t *gi = spt_tensor_indices(x);
-                    const unsigned char *gv = spt_tensor_values(x);
-                    for (int64_t k = 0; k < n; k++) {
-                        assert_memory_equal(gi + k * r, ix + ref[k] * r, (size_t)r * sizeof(int64_t));
-                        assert_memory_equal(gv + (size_t)k * es, v + (size_t)ref[k] * es, es);
-                    }
+                    expect_ref_order(x, ix, v, ref, n, r, es);
                     assert_true(spt_tensor_known_sorted(x));
                     assert_int_equal((x->flags & SPT__F_UNIQUE) != 0, uniq);
                 }
