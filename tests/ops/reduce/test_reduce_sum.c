@@ -253,39 +253,27 @@ static void test_all_axes_lanes(void **state) {
 
 /* The 8-lane grouping of spt.h, written out: lane k sums v[k], v[k + 8], ... in order, the values past
  * the last full group of 8 go to lane 0, then ((l0 l1) (l2 l3)) ((l4 l5) (l6 l7)); one chain below 16. */
-static double lanes_ref_double(const double *v, int64_t n) {
-    if (n < 16) {
-        double a = v[0];
-        for (int64_t i = 1; i < n; i++) a = a + v[i];
-        return a;
+#define LANES_REF(T)                                                                                                   \
+    static T lanes_ref_##T(const T *v, int64_t n) {                                                                    \
+        T l[8] = {v[0]};                                                                                               \
+        int64_t i = 1;                                                                                                 \
+        if (n < 16) {                                                                                                  \
+            for (; i < n; i++) l[0] = l[0] + v[i];                                                                     \
+            return l[0];                                                                                               \
+        }                                                                                                              \
+        for (int k = 1; k < 8; k++) l[k] = v[k];                                                                       \
+        for (i = 8; n - i >= 8; i += 8)                                                                                \
+            for (int k = 0; k < 8; k++) l[k] = l[k] + v[i + k];                                                        \
+        for (; i < n; i++) l[0] = l[0] + v[i];                                                                         \
+        return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));                                      \
     }
-    double l[8];
-    for (int k = 0; k < 8; k++) l[k] = v[k];
-    int64_t i = 8;
-    for (; n - i >= 8; i += 8)
-        for (int k = 0; k < 8; k++) l[k] = l[k] + v[i + k];
-    for (; i < n; i++) l[0] = l[0] + v[i];
-    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-}
-
-static float lanes_ref_float(const float *v, int64_t n) {
-    if (n < 16) {
-        float a = v[0];
-        for (int64_t i = 1; i < n; i++) a = a + v[i];
-        return a;
-    }
-    float l[8];
-    for (int k = 0; k < 8; k++) l[k] = v[k];
-    int64_t i = 8;
-    for (; n - i >= 8; i += 8)
-        for (int k = 0; k < 8; k++) l[k] = l[k] + v[i + k];
-    for (; i < n; i++) l[0] = l[0] + v[i];
-    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-}
+LANES_REF(double)
+LANES_REF(float)
+#undef LANES_REF
 
 /* The sum over every axis on one thread, float64 and float32, lengths around the lanes' edges and long
  * ones, values of mixed magnitude and sign (so any other grouping shows), -0.0, inf and NaN: the bits of
- * lanes_ref (the lanes run as vectors: each lane must still add its own values in order). */
+ * lanes_ref (a vector form of the lanes must keep each lane adding its own values in order). */
 static void test_all_axes_lanes_exact(void **state) {
     (void)state;
     static const int64_t lens[] = {1, 15, 16, 17, 23, 24, 25, 31, 32, 33, 100, 1001, 4099, 70001};
