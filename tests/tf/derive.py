@@ -119,46 +119,30 @@ def _registry_args(row):
     return {a.name: a for a in entry.args}, (entry.args[0] if entry.args else None)
 
 
+# (parameter name, registry role or None for any) -> kind
+BY_NAME = {("axis", None): "axis", ("perm", "i64in"): "perm", ("dtype", "enum"): "dtype",
+           ("combiner", "enum"): "combiner", ("vocab_size", "int"): "vocab", ("vocab_size", "i64in"): "vocab_sizes",
+           ("shape", "i64in"): "new_shape", ("inputs", "buffer"): "cross_inputs", ("separator", "bytes"): "separator",
+           ("hash_key", "int"): "hash_key"}
+
+
 def _kind(p, first, args, arg0):
     """The generator kind of the wrapper parameter p (an inspect.Parameter), or None."""
     a = args.get(p.name, arg0 if first else None)
     role = getattr(a, "role", None)
     if role == "handle" and a.cls == "tensor" or (role is None and p.name in SPARSE_NAMES):
         return "sparse"
-    if role == "handles" and a.cls == "tensor":
-        return "sparse_list"
-    if role == "handles" and a.cls == "dense":
-        return "emb_params"
-    if role == "handle" and a.cls == "dense":
-        return "dense"
-    if p.name == "axis":
-        return "axis"
-    if p.name == "perm" and role == "i64in":
-        return "perm"
+    if role in ("handle", "handles") and a.cls in ("tensor", "dense"):
+        return {"handles": {"tensor": "sparse_list", "dense": "emb_params"}, "handle": {"dense": "dense"}}[role][a.cls]
+    named = BY_NAME.get((p.name, role)) or BY_NAME.get((p.name, None))
+    if named:
+        return named
     if role == "bool" or isinstance(p.default, bool):
         return "bool"
-    if role == "value":
-        return "value"
-    if role == "enum" and p.name == "dtype":
-        return "dtype"
-    if role == "enum" and p.name == "combiner":
-        return "combiner"
-    if role == "boolin":
-        return "mask"
-    if p.name == "vocab_size" and role == "int":
-        return "vocab"
-    if p.name == "vocab_size" and role == "i64in":
-        return "vocab_sizes"
-    if p.name == "shape" and role == "i64in":
-        return "new_shape"
+    if role in ("value", "boolin"):
+        return {"value": "value", "boolin": "mask"}[role]
     if role == "i64in" and isinstance(a.n, str) and a.n.endswith(".rank"):
         return "per_dim"
-    if role == "buffer" and p.name == "inputs":
-        return "cross_inputs"
-    if role == "bytes" and p.name == "separator":
-        return "separator"
-    if role == "int" and p.name == "hash_key":
-        return "hash_key"
     if role == "int" and a.lo is not None and a.lo > -(1 << 62):
         return "int"
     return None
