@@ -265,7 +265,8 @@ RULES_LIST = [
          lambda c: c.fault == "bad_index" and any_oob(c), spt_error=spt.OutOfRangeError),
     Rule("P4-slice-start", ["slice"], fault("negative_start"), spt_error=spt.InvalidArgumentError),
     Rule("merge-ids", ["merge"], fault("bad_id"), spt_error=spt.OutOfRangeError),
-    Rule("merge-vocab", ["merge"], lambda c: min(np.atleast_1d(c.args.get("vocab_size", c.args.get("vocab")))) < 0, spt_error=spt.InvalidArgumentError),
+    Rule("merge-vocab", ["merge"], lambda c: min(np.atleast_1d(c.args.get("vocab_size", c.args.get("vocab")))) < 0,
+         spt_error=spt.InvalidArgumentError),
     Rule("sorted-first", ["add", "maximum", "minimum", "softmax"], lambda c: not all_sorted(c),
          transform=lambda c: sorted_case(c)),
     Rule("concat-one", ["concat"], lambda c: len(c.sps) == 1 and not in_order(c.sps[0]) and c.fault is None,
@@ -565,8 +566,9 @@ RULES_LIST += [
          lambda c: not rows_in_order(c) and c.fault is None, transform=lambda c: rows_sorted_case(c)),
     Rule("subnormal-kept", ["from_dense"], lambda c: is_subnormal(dense_arg(c)),
          check=lambda s, c, out: check_from_dense(c, out)),
-    Rule("subnormal-kept", ["sparse_dense_cwise_div", "sparse_dense_cwise_mul"], lambda c: c.fault is None and is_subnormal(operands(c)[1])
-         and cwise_broadcasts(c) and in_bounds(operands(c)[0]), check=lambda s, c, out: check_cwise(c, out)),
+    Rule("subnormal-kept", ["sparse_dense_cwise_div", "sparse_dense_cwise_mul"],
+         lambda c: c.fault is None and is_subnormal(operands(c)[1]) and cwise_broadcasts(c)
+         and in_bounds(operands(c)[0]), check=lambda s, c, out: check_cwise(c, out)),
 ]
 
 def map_nonfinite_complex(c):
