@@ -271,8 +271,8 @@ RECIPE_LIMIT = 6
 
 # The ops whose tests predate the derivations and still need hand-written ones: vectors in TensorFlow's raw-op
 # form or spt's C-level catalogue of which the derived handler runs none (PY: an adapter in
-# python/tests/test_conformance.py), parameters derive.py does not draw (dense operands, masks, per-dim
-# arrays, ids, shards, functions: TF, a spec in tests/tf/ops.py). The list only shrinks: the test fails
+# python/tests/test_conformance.py), parameters derive.py does not draw (TF, a spec in tests/tf/ops.py:
+# none left). The list only shrinks: the test fails
 # when a listed op needs fewer files than listed (remove it) and when any other op needs more than six.
 PY, TF = "python/tests/test_conformance.py", "tests/tf/ops.py"
 OLDER_TESTS = {}
@@ -282,14 +282,9 @@ OLDER_TESTS.update(dict.fromkeys([
     "spt_read_tns",
 ], {PY}))
 OLDER_TESTS.update(dict.fromkeys([
-    "spt_sparse_to_dense", "spt_merge",
-    "spt_add_dense", "spt_sparse_dense_cwise_mul", "spt_sparse_dense_cwise_div", "spt_sparse_dense_cwise_add",
-    "spt_sparse_dense_matmul",
-], {TF}))
-OLDER_TESTS.update(dict.fromkeys([
     "spt_map_values", "spt_segment_sum", "spt_segment_mean", "spt_segment_sqrt_n", "spt_cross",
     "spt_cross_hashed", "spt_embedding_lookup_sparse", "spt_safe_embedding_lookup_sparse",
-], {PY, TF}))
+], {PY}))
 
 
 def _c_test_of(r, handlers):
