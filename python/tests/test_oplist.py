@@ -277,11 +277,6 @@ RECIPE_LIMIT = 6
 PY, TF = "python/tests/test_conformance.py", "tests/tf/ops.py"
 OLDER_TESTS = {}
 OLDER_TESTS.update(dict.fromkeys([
-    "spt_indices_valid", "spt_group_begin", "spt_to_dense_into", "spt_serialize_sparse",
-    "spt_deserialize_sparse", "spt_inject_index", "spt_uninject_index", "spt_sparsify", "spt_reduce_tot_sum",
-    "spt_read_tns",
-], {PY}))
-OLDER_TESTS.update(dict.fromkeys([
     "spt_sparse_to_dense", "spt_merge",
     "spt_add_dense", "spt_sparse_dense_cwise_mul", "spt_sparse_dense_cwise_div", "spt_sparse_dense_cwise_add",
     "spt_sparse_dense_matmul",
@@ -289,7 +284,7 @@ OLDER_TESTS.update(dict.fromkeys([
 OLDER_TESTS.update(dict.fromkeys([
     "spt_map_values", "spt_segment_sum", "spt_segment_mean", "spt_segment_sqrt_n", "spt_cross",
     "spt_cross_hashed", "spt_embedding_lookup_sparse", "spt_safe_embedding_lookup_sparse",
-], {PY, TF}))
+], {TF}))
 
 
 def _c_test_of(r, handlers):
