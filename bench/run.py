@@ -259,6 +259,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--bw-bytes", type=int, default=1 << 30, help="bytes of the bandwidth memcpy (default 1 GiB)")
     ap.add_argument("--nnz", default="", help="comma-separated nnz replacing every workload's sizes")
+    ap.add_argument("--peer-timeout", type=int, default=900,
+                    help="seconds a peer's process may run (all its sizes); the size it is on then is reported stopped")
     ap.add_argument("--spt-py", default="all", choices=["all", "both", "none"],
                     help="spt through its Python package: all cores (default), both 1 thread and all, or none")
     args = ap.parse_args()
@@ -356,11 +358,17 @@ def main():
             if pc is None:
                 continue
             cmd, cenv, name = pc
-            recs = run_child(cmd, 900, cenv)
+            t_peer = time.time()
+            recs = run_child(cmd, args.peer_timeout, cenv)
             for r in recs:
                 r["impl"] = name
                 r["op"] = op
                 r["dims"] = dims
+            # a peer's process stopped at --peer-timeout (every size together): the size it was running is
+            # recorded as stopped, the ones after it are not reached
+            if time.time() - t_peer >= args.peer_timeout and len(recs) < len(sizes):
+                recs.append({"impl": name, "op": op, "dims": dims, "nnz": int(sizes[len(recs)]), "status": "stopped",
+                             "over_s": args.peer_timeout})
             records += recs
         save_partial()
     density = []
@@ -423,6 +431,10 @@ def main():
                        py_inplace_over_c=pin["median"] / sn["median"] if pin and sn else None)
             for peer in peers:
                 pr = get(peer, op, dims, n)
+                stop = next((r for r in records if r.get("impl") == peer and r.get("op") == op and r.get("dims") == dims
+                             and r.get("nnz") == n and r.get("status") == "stopped"), None)
+                if stop and not pr:
+                    row.setdefault("stopped", {})[peer] = stop["over_s"]
                 if pr:
                     row["peers"][peer] = {"median": pr["median"], "min": pr["min"], "max": pr["max"],
                                           "threads": pr.get("threads"), "version": pr.get("version"),
@@ -732,13 +744,16 @@ def table_md(res, nth):
     out.append("Median (x = peer / spt with %d threads: how many times faster spt is; below 1 the peer is faster)."
                % nth)
     out.append("")
-    present = [p for p in PEER_LABEL if any(p in r["peers"] for r in rows)]
+    present = [p for p in PEER_LABEL if any(p in r["peers"] or p in r.get("stopped", {}) for r in rows)]
     out.append("| op | dims | nnz | " + " | ".join(PEER_LABEL[p] for p in present) + " |")
     out.append("|" + "---|" * (3 + len(present)))
     for r in rows:
         line = [TITLES.get(r["op"], r["op"]), "%d" % r["dims"], "%.0e" % r["nnz"]]
         for p in present:
             x = r["peers"].get(p)
+            if not x and p in r.get("stopped", {}):
+                line.append("stopped (its process over %d s)" % r["stopped"][p])
+                continue
             line.append("%s (x%.3g)" % (fmt_t(x["median"]), x["ratio_to_spt"]) if x and x.get("ratio_to_spt")
                         else fmt_t(x["median"]) if x else "-")
         out.append("| " + " | ".join(line) + " |")
