@@ -189,7 +189,7 @@ bool spt_dtype_is_numeric(spt_dtype d); /* integer, float or complex */
  * The libraries spt calls (libzip, libpng, libarchive, zlib, the OpenMP runtime) and the stdio buffer of
  * the file writers allocate from the C library as before. Not thread-safe: call it before any other spt
  * function runs. `free_fn` receives NULL never.
- * With the C library's allocator, spt keeps up to 8 freed blocks of 8 MiB or more (at most the
+ * With the C library's allocator, spt keeps up to 16 freed blocks of 256 KiB or more (at most the
  * environment variable SPT_BLOCK_CACHE bytes, default min(RAM / 16, 2 GiB); 0 turns all of this off)
  * and hands them to its next large allocations, so that an op returning a large buffer does not fault in fresh
  * pages on every call. A freed block that does not fit within that bound (an op's buffers at 10^8

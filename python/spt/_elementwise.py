@@ -88,21 +88,21 @@ def divide(a, b, name=None):
     return C.spt_divide_dense(sp, _dense_like(b, sp, "b", "divide"))
 
 
-@op("spt_sparse_dense_cwise_mul")
+@op("spt_sparse_dense_cwise_mul", tf="raw_ops.SparseDenseCwiseMul")
 def sparse_dense_cwise_mul(sp_t, dense_t):
     """SparseDenseCwiseMul: value_i * dense[index_i] (dense broadcast to the sparse shape), same indices."""
     sp = sparse_arg(sp_t, "sp_t", "sparse_dense_cwise_mul")
     return C.spt_sparse_dense_cwise_mul(sp, _dense_like(dense_t, sp, "dense_t", "sparse_dense_cwise_mul"))
 
 
-@op("spt_sparse_dense_cwise_div")
+@op("spt_sparse_dense_cwise_div", tf="raw_ops.SparseDenseCwiseDiv")
 def sparse_dense_cwise_div(sp_t, dense_t):
     """SparseDenseCwiseDiv: value_i / dense[index_i] (integer division truncates; by zero is an error)."""
     sp = sparse_arg(sp_t, "sp_t", "sparse_dense_cwise_div")
     return C.spt_sparse_dense_cwise_div(sp, _dense_like(dense_t, sp, "dense_t", "sparse_dense_cwise_div"))
 
 
-@op("spt_sparse_dense_cwise_add")
+@op("spt_sparse_dense_cwise_add", tf="raw_ops.SparseDenseCwiseAdd")
 def sparse_dense_cwise_add(sp_t, dense_t):
     """SparseDenseCwiseAdd: value_i + dense[index_i] at the stored entries only."""
     sp = sparse_arg(sp_t, "sp_t", "sparse_dense_cwise_add")

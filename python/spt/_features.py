@@ -168,7 +168,7 @@ def _no_max_norm(max_norm, allow_fast_lookup, fn):
     L.bool_arg(allow_fast_lookup, "allow_fast_lookup", fn)  # a speed hint only: the result is the same
 
 
-@op("spt_embedding_lookup_sparse")
+@op("spt_embedding_lookup_sparse", tf="nn.embedding_lookup_sparse")
 def embedding_lookup_sparse(params, sp_ids, sp_weights, combiner=None, max_norm=None, name=None,
                             allow_fast_lookup=False, *, partition_strategy="div"):
     """tf.nn.embedding_lookup_sparse: row b of the result combines params[id] over the ids of row b of
@@ -186,7 +186,7 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, combiner=None, max_norm=
                                          comb)
 
 
-@op("spt_safe_embedding_lookup_sparse")
+@op("spt_safe_embedding_lookup_sparse", tf="nn.safe_embedding_lookup_sparse")
 def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
                                  default_id=None, max_norm=None, name=None, allow_fast_lookup=False, *,
                                  partition_strategy="div"):

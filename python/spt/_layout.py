@@ -92,7 +92,7 @@ def from_dense(tensor, default_value=None, name=None):
     return C.spt_from_dense(a, default_value)
 
 
-@op("spt_sparse_to_dense")
+@op("spt_sparse_to_dense", tf="compat.v1.sparse_to_dense")
 def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0, validate_indices=True,
                     name=None):
     """tf.sparse_to_dense: indices (int32 or int64, rank 0, 1 or 2), output_shape (same integer dtype),
@@ -214,7 +214,7 @@ def transpose(sp_input, perm=None, name=None):
     return C.spt_transpose(sp_input, _opt_i64(perm, "perm", "transpose"))
 
 
-@op("spt_merge")
+@op("spt_merge", tf="compat.v1.sparse.merge")
 def merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
     """tf.sparse.merge (TF1): sp_ids (one tensor or a list) of integer ids and sp_values of any dtype into
     a tensor of shape sp_ids[0].shape[:-1] + vocab_size(s), sorted row-major unless already_sorted."""

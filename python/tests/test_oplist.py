@@ -269,28 +269,6 @@ def _vector_files():
 
 RECIPE_LIMIT = 6
 
-# The ops whose tests predate the derivations and still need hand-written ones: vectors in TensorFlow's raw-op
-# form or spt's C-level catalogue of which the derived handler runs none (PY: an adapter in
-# python/tests/test_conformance.py), parameters derive.py does not draw (dense operands, masks, per-dim
-# arrays, ids, shards, functions: TF, a spec in tests/tf/ops.py). The list only shrinks: the test fails
-# when a listed op needs fewer files than listed (remove it) and when any other op needs more than six.
-PY, TF = "python/tests/test_conformance.py", "tests/tf/ops.py"
-OLDER_TESTS = {}
-OLDER_TESTS.update(dict.fromkeys([
-    "spt_indices_valid", "spt_group_begin", "spt_to_dense_into", "spt_serialize_sparse",
-    "spt_deserialize_sparse", "spt_inject_index", "spt_uninject_index", "spt_sparsify", "spt_reduce_tot_sum",
-    "spt_read_tns",
-], {PY}))
-OLDER_TESTS.update(dict.fromkeys([
-    "spt_sparse_to_dense", "spt_merge",
-    "spt_add_dense", "spt_sparse_dense_cwise_mul", "spt_sparse_dense_cwise_div", "spt_sparse_dense_cwise_add",
-    "spt_sparse_dense_matmul",
-], {TF}))
-OLDER_TESTS.update(dict.fromkeys([
-    "spt_map_values", "spt_segment_sum", "spt_segment_mean", "spt_segment_sqrt_n", "spt_cross",
-    "spt_cross_hashed", "spt_embedding_lookup_sparse", "spt_safe_embedding_lookup_sparse",
-], {PY, TF}))
-
 
 def _c_test_of(r, handlers):
     """The op's C test: the one holding its conformance handler, else tests/**/test_<op>.c, else the first C
@@ -364,7 +342,7 @@ def test_adding_an_op_touches_at_most_six_files():
     hand spec in tests/tf/ops.py for an op marked TF whose spec tests/tf/derive.py cannot draw. A hand
     handler or spec for an op the derivations serve is an override (test_conformance.py's
     test_derived_handler_agrees and make test-tf check that the derived ones pass too) and is not counted.
-    At most RECIPE_LIMIT per op besides the older tests OLDER_TESTS lists, the vectors counting as one: a new op appends its vectors to one file of
+    At most RECIPE_LIMIT per op, every op of the list included, the vectors counting as one: a new op appends its vectors to one file of
     tests/conformance/ (tf_ops.jsonl for TensorFlow's cases), although older ops have cases in several of
     them (TensorFlow's tests, the bad-input catalogues). README.md's list of ops is generated from the row
     (make readme-ops) and CHANGELOG.md is written once per change, not per op; a fuzz action or a
@@ -372,17 +350,12 @@ def test_adding_an_op_touches_at_most_six_files():
     handlers = _conformance_handlers()
     vectors = _vector_files()
     py_needed = _python_tests_needed()
-    too_many, stale = {}, {}
+    too_many = {}
     for r in OPS:
         files = recipe_files(r, handlers, vectors, py_needed)
-        older = OLDER_TESTS.get(r.fn, set())
-        if older - files:
-            stale[r.fn] = sorted(older - files)
-        if len(files - older) > RECIPE_LIMIT:
+        if len(files) > RECIPE_LIMIT:
             too_many[r.fn] = sorted(files)
     assert not too_many, "ops whose recipe files number more than %d: %s" % (RECIPE_LIMIT, too_many)
-    assert not stale, "OLDER_TESTS lists files these ops no longer need (remove them): %s" % stale
-    assert set(OLDER_TESTS) <= {r.fn for r in OPS}
 
 
 def test_readme_list_of_ops_is_generated():

@@ -4,7 +4,11 @@
  * On this kind of machine the first touch of freshly mapped memory is slow and erratic (the kernel, and
  * under a hypervisor the host too, faults in and zeroes every page; above a few GB the kernel also
  * compacts memory to find huge pages), and glibc returns a large block to the system on free (it was
- * mapped for it), so an op that returns a large new buffer pays that on every call. While the C
+ * mapped for it), so an op that returns a large new buffer pays that on every call. Mid-size blocks
+ * (hundreds of KB to a few MB: the outputs of ops at 10^5 entries) are caught too: glibc raises its
+ * mmap threshold to the size of the last mapped block freed, so an output shrunk before it is freed
+ * (a union cut to its entry count) sets the threshold just under the next call's request, which is
+ * mapped afresh, every call. While the C
  * library's allocator is in use, a freed block of at least SPT__BC_MIN bytes is kept here instead and
  * handed to the next allocation it fits (at least the request, at most twice it plus SPT__BC_MIN),
  * already faulted in.
@@ -39,7 +43,7 @@
 #define SPT__BC_USABLE 0
 #endif
 
-#define SPT__BC_SLOTS 8
+#define SPT__BC_SLOTS 16
 #define SPT__BC_AGE 2.0
 
 typedef struct {

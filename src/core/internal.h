@@ -87,8 +87,9 @@ void *spt__realloc(void *p, size_t n);
 void spt__free(void *p); /* NULL-safe */
 /* The cache of freed large blocks (block_cache.c), used only with the C library's allocator: a kept
  * block of at least the request (NULL if none); keep p instead of freeing it (false: the caller frees);
- * give every kept block back to the system. */
-#define SPT__BC_MIN ((size_t)8 << 20)
+ * give every kept block back to the system. Blocks from SPT__BC_MIN bytes (twice glibc's initial mmap
+ * threshold) are kept: below it the C library's own free lists reuse memory without fresh pages. */
+#define SPT__BC_MIN ((size_t)256 << 10)
 void *spt__bc_take(size_t n);
 bool spt__bc_give(void *p);
 void spt__bc_flush(void);

@@ -497,7 +497,9 @@ def tf_dtype_unsupported(e):
         return True
     if isinstance(e, TypeError) and ("allowed values" in s or "not in list of allowed" in s):
         return True
-    if isinstance(e, tf.errors.InvalidArgumentError) and ("No OpKernel" in s or "no registered" in s.lower()):
+    if isinstance(e, tf.errors.InvalidArgumentError) and ("No OpKernel" in s or "no registered" in s.lower()
+                                                          or re.match(r"Value for attr '\w+' of \w+ is not in the "
+                                                                      r"list of allowed values", s)):
         return True
     if isinstance(e, tf.errors.UnimplementedError) and "dtype" in s.lower():
         return True

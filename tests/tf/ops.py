@@ -25,8 +25,12 @@ P_HUGE = 0.06  # share of cases whose shapes have a volume above int64 (spt's an
 
 
 class OpSpec:
-    def __init__(self, name, gen, tf_call, spt_call, dtypes=ALL, covers=None, needs=None, tf_unsafe=None):
+    def __init__(self, name, gen, tf_call, spt_call, dtypes=ALL, covers=None, needs=None, tf_unsafe=None,
+                 stands_for=None):
         self.name = name
+        # the ops.def rows (C functions) whose derived spec this one replaces: None, every row of the Python
+        # functions it covers; [] for a variant run beside the derived spec (an operand order, say)
+        self.stands_for = stands_for
         self.tf_unsafe = tf_unsafe or (lambda case: False)  # True: TF may crash on it, run in a subprocess
         self.gen = gen
         self.tf = tf_call
@@ -102,46 +106,6 @@ def tf_to_dense(c):
 def spt_to_dense(c):
     kw = {} if c.default is None else {"default_value": c.default}
     return spt.to_dense(c.x.spt(), validate_indices=c.validate, **kw)
-
-
-def g_sparse_to_dense(rng, dt):
-    """sparse_indices of rank 0, 1 or 2 (int32 or int64), output_shape of the same integer type,
-    values a scalar or [N], default a scalar."""
-    itype = np.int32 if rng.random() < 0.3 else np.int64
-    form = int(rng.integers(0, 4))  # 0: scalar index, 1: vector of indices (rank 1), 2/3: matrix
-    if form == 0:
-        shape = gen_shape(rng, 1, 1)
-        ix = np.array(rng.integers(0, shape[0]), dtype=itype)
-        n = 1
-    elif form == 1:
-        shape = gen_shape(rng, 1, 1)
-        sp = gen_sparse(rng, dt, shape=shape, mode="sorted" if rng.random() < 0.7 else None)
-        ix = sp.indices[:, 0].astype(itype)
-        n = len(ix)
-    else:
-        sp = gen_sparse(rng, dt, rmin=1, rmax=4, mode="sorted" if rng.random() < 0.6 else None)
-        shape, ix, n = sp.shape, sp.indices.astype(itype), sp.nnz
-    vals = gen_values(rng, dt, n) if rng.random() < 0.8 else np.array(gen_values(rng, dt, 1)[0], dtype=npdt(dt))
-    c = Case(dt, ix=ix, shape=shape.astype(itype), vals=vals, default=np.array(scalar(rng, dt), dtype=npdt(dt)),
-             validate=bool(rng.random() < 0.7))
-    if rng.random() < 0.05:
-        c.args["shape"] = c.shape.copy()
-        c.shape.reshape(-1)[int(rng.integers(0, c.shape.size))] = -1  # a negative output dim
-        c.fault = "negative_dim"
-    elif rng.random() < P_FAULT and ix.size:
-        flat = c.ix.reshape(-1).copy()
-        flat[int(rng.integers(0, flat.size))] = [-1, int(shape.max()) + 1][int(rng.integers(0, 2))]
-        c.args["ix"] = flat.reshape(c.ix.shape)
-        # with validate_indices an earlier entry out of order is reported first (InvalidArgument)
-        c.fault, c.expect = "bad_index", None if c.validate else spt.OutOfRangeError
-    return c
-
-
-def tf_sparse_to_dense(c):
-    return tf.raw_ops.SparseToDense(sparse_indices=c.ix, output_shape=c.shape,
-                                    sparse_values=tf.constant(c.vals, tfdt(c.dtype)),
-                                    default_value=tf.constant(c.default, tfdt(c.dtype)),
-                                    validate_indices=c.validate)
 
 
 def g_concat(rng, dt):
@@ -272,30 +236,6 @@ def g_transpose(rng, dt):
     return c
 
 
-def g_merge(rng, dt):
-    """sp_ids: one tensor, or a list (the ids of each must share indices with sp_values)."""
-    vals = gen_sparse(rng, dt, rmin=1, rmax=4, mode=["sorted", "unsorted"][int(rng.integers(0, 2))])
-    k = int(rng.integers(1, 3))
-    vocab = [int(rng.integers(1, 8)) for _ in range(k)]
-    ids = [Sp(vals.indices, rng.integers(0, v, vals.nnz).astype(np.int64), vals.shape, "int64") for v in vocab]
-    if vals.nnz == 0 and rng.random() < 0.3:
-        vocab[0] = [0, -1][int(rng.integers(0, 2))]  # no id to check: the output dim itself
-    listy = k > 1 or rng.random() < 0.5
-    c = Case(dt, ids=ids if listy else ids[0], vals=vals, vocab=vocab if listy else vocab[0],
-             already_sorted=bool(rng.random() < 0.3))
-    if rng.random() < 0.1 and vals.nnz:
-        bad = ids[0].values.copy()
-        bad[0] = vocab[0] + 1
-        ids[0] = Sp(vals.indices, bad, vals.shape, "int64")
-        c.args["ids"] = ids if listy else ids[0]
-        c.fault = "bad_id"
-    return c
-
-
-def _ids(c, f):
-    return [f(s) for s in c.ids] if isinstance(c.ids, list) else f(c.ids)
-
-
 # ---- math ops --------------------------------------------------------------------------------------
 
 def g_reduce(rng, dt, sparse_out=False):
@@ -375,9 +315,10 @@ def tf_add(c):
 
 
 def g_add_dense(rng, dt):
+    """dense + sparse (the derived spec of spt_add_dense draws sparse + dense)."""
     a = gen_sparse(rng, dt)
     d = gen_values(rng, dt, int(np.prod(a.shape))).reshape(tuple(a.shape))
-    c = Case(dt, a=a, dense=d, sparse_first=bool(rng.random() < 0.7))
+    c = Case(dt, a=a, dense=d)
     if rng.random() < 0.08:
         c.args["dense"] = gen_values(rng, dt, int(np.prod(a.shape + 1))).reshape(tuple(a.shape + 1))
         c.fault, c.expect = "shape_mismatch", spt.InvalidArgumentError
@@ -387,75 +328,48 @@ def g_add_dense(rng, dt):
 
 
 def tf_add_dense(c):
-    d = tf.constant(c.dense, tfdt(c.dtype))
-    return tf.sparse.add(c.a.tf(), d) if c.sparse_first else tf.sparse.add(d, c.a.tf())
+    return tf.sparse.add(tf.constant(c.dense, tfdt(c.dtype)), c.a.tf())
 
 
 def spt_add_dense(c):
-    return spt.add(c.a.spt(), c.dense) if c.sparse_first else spt.add(c.dense, c.a.spt())
+    return spt.add(c.dense, c.a.spt())
 
 
-def g_cwise(div):
-    def g(rng, dt):
-        a = gen_sparse(rng, dt, rmin=0 if rng.random() < 0.05 else 1)
-        # the dense operand: the sparse shape's trailing dims, each possibly 1 (broadcast) or 0
-        k = int(rng.integers(0, a.rank + 1))
-        # (a dense 0 only against a sparse 0 or 1, where TF's rule may take it)
-        ds = [int(d) if rng.random() < 0.7 else 0 if d <= 1 and rng.random() < 0.3 else 1 for d in a.shape[a.rank - k:]]
-        d = gen_values(rng, dt, int(np.prod(ds)), nonzero=div and npdt(dt).kind in "iub" and rng.random() < 0.9)
-        if div:
-            put_subnormal(rng, d)
-        c = Case(dt, a=a, dense=d.reshape(tuple(ds)))
-        if div and npdt(dt).kind in "iu" and np.any(d == 0):
-            c.fault, c.expect = "int_div_zero", spt.InvalidArgumentError
-        if rng.random() < 0.06 and a.rank:
-            c.args["dense"] = gen_values(rng, dt, int(a.shape[-1]) + 2)
-            c.fault, c.expect = "shape_mismatch", spt.InvalidArgumentError
-        elif c.fault is None:
-            maybe_bad_index(rng, c, "a")
-        return c
-    return g
+def operands(c):
+    """The case's first sparse operand and its dense one (its arg `dense`, else its first numpy array), in
+    the hand specs' cases and the derived ones alike."""
+    sp = next(v for v in c.args.values() if isinstance(v, Sp))
+    d = c.args["dense"] if "dense" in c.args else next(v for v in c.args.values() if isinstance(v, np.ndarray))
+    return sp, d
 
 
 def cwise_other(c):
     """The dense value each stored entry meets (the dense operand broadcast to the sparse shape)."""
-    d = np.asarray(c.dense)
-    if c.a.nnz == 0:
+    a, d = operands(c)
+    d = np.asarray(d)
+    if a.nnz == 0:
         return np.zeros(0, d.dtype)
     k = d.ndim
-    ix = c.a.indices[:, c.a.rank - k:] if k else np.zeros((c.a.nnz, 0), np.int64)
+    ix = a.indices[:, a.rank - k:] if k else np.zeros((a.nnz, 0), np.int64)
     ix = np.where(np.array(d.shape) == 1, 0, ix) if k else ix
-    ok = np.all((ix >= 0) & (ix < np.array(d.shape)), axis=1) if k else np.ones(c.a.nnz, bool)
-    out = np.zeros(c.a.nnz, d.dtype)
+    ok = np.all((ix >= 0) & (ix < np.array(d.shape)), axis=1) if k else np.ones(a.nnz, bool)
+    out = np.zeros(a.nnz, d.dtype)
     out[ok] = d[tuple(ix[ok].T)] if k else d[()]
     return out
 
 
 def div_min_by_minus_one(c):
     """An int32/int64 entry MIN meets the divisor -1 (TF's SparseDenseCwiseDiv dies of SIGFPE there)."""
-    if c.dtype not in ("int32", "int64", "int8", "int16") or c.a.nnz == 0:
+    a, d = operands(c)
+    if c.dtype not in ("int32", "int64", "int8", "int16") or a.nnz == 0:
         return False
-    if np.asarray(c.dense).ndim > c.a.rank:
+    if np.asarray(d).ndim > a.rank:
         return False
     try:
         other = cwise_other(c)
     except (IndexError, ValueError):
         return False
-    return bool(np.any((c.a.values == np.iinfo(c.dtype).min) & (other == -1)))
-
-
-def tf_cwise(rawop):
-    def call(c):
-        ix, v, sh = c.a.raw()
-        out = rawop(sp_indices=ix, sp_values=v, sp_shape=sh, dense=tf.constant(c.dense, tfdt(c.dtype)))
-        return SpOut(c.a.indices, out.numpy(), c.a.shape)
-    return call
-
-
-def spt_cwise(fn):
-    def call(c):
-        return fn(c.a.spt(), c.dense)
-    return call
+    return bool(np.any((a.values == np.iinfo(c.dtype).min) & (other == -1)))
 
 
 def g_minmax(rng, dt):
@@ -481,20 +395,6 @@ def g_softmax(rng, dt):
     if x.rank < 2:
         c.fault, c.expect = "rank", spt.InvalidArgumentError
     return maybe_bad_index(rng, c, "x")
-
-
-def g_matmul(rng, dt):
-    m, k, n = (int(v) for v in rng.integers(0, 8, 3))
-    aa, ab = bool(rng.random() < 0.3), bool(rng.random() < 0.3)
-    a = gen_sparse(rng, dt, shape=[k, m] if aa else [m, k], small=True)
-    b = gen_values(rng, dt, k * n, small=True).reshape((n, k) if ab else (k, n))
-    c = Case(dt, a=a, b=b, adjoint_a=aa, adjoint_b=ab, dense_first=False)
-    if rng.random() < 0.07:
-        c.args["b"] = gen_values(rng, dt, (k + 1) * n, small=True).reshape((n, k + 1) if ab else (k + 1, n))
-        c.fault, c.expect = "shape_mismatch", spt.InvalidArgumentError
-    else:
-        maybe_bad_index(rng, c, "a")
-    return c
 
 
 def g_matmul_dense_first(rng, dt):
@@ -545,9 +445,6 @@ def tf_matvec(c):
 SPECS = [
     OpSpec("reorder", g_reorder, lambda c: tf.sparse.reorder(c.x.tf()), lambda c: spt.reorder(c.x.spt())),
     OpSpec("to_dense", g_to_dense, tf_to_dense, spt_to_dense),
-    OpSpec("sparse_to_dense", g_sparse_to_dense, tf_sparse_to_dense,
-           lambda c: spt.sparse_to_dense(c.ix, c.shape, c.vals, default_value=c.default,
-                                         validate_indices=c.validate)),
     # TF 2.21's SparseConcat dies of a CHECK failure when the output shape's volume overflows (huge shapes)
     OpSpec("concat", g_concat,
            lambda c: tf.sparse.concat(c.axis, [s.tf() for s in c.sps], expand_nonconcat_dims=c.expand),
@@ -562,9 +459,6 @@ SPECS = [
            lambda c: list(spt.fill_empty_rows(c.x.spt(), c.default, return_reverse_index_map=True))),
     OpSpec("transpose", g_transpose, lambda c: tf.sparse.transpose(c.x.tf(), perm=c.perm),
            lambda c: spt.transpose(c.x.spt(), perm=c.perm)),
-    OpSpec("merge", g_merge,
-           lambda c: tf.compat.v1.sparse.merge(_ids(c, Sp.tf), c.vals.tf(), c.vocab, already_sorted=c.already_sorted),
-           lambda c: spt.merge(_ids(c, Sp.spt), c.vals.spt(), c.vocab, already_sorted=c.already_sorted)),
     OpSpec("reduce_sum", g_reduce, tf_reduce(tf.sparse.reduce_sum, False), spt_reduce(spt.reduce_sum, False),
            dtypes=NUMBER),
     OpSpec("reduce_sum_sparse", lambda rng, dt: g_reduce(rng, dt, True), tf_reduce(tf.sparse.reduce_sum, True),
@@ -575,23 +469,20 @@ SPECS = [
     OpSpec("reduce_max_sparse", lambda rng, dt: g_reduce(rng, dt, True), tf_reduce(tf.sparse.reduce_max, True),
            spt_reduce(spt.reduce_max, True), dtypes=REAL, covers=["reduce_max_sparse", "reduce_max"],
            needs=["reduce_max"]),
-    OpSpec("add", g_add, tf_add, lambda c: spt.add(c.a.spt(), c.b.spt(), threshold=c.thresh), dtypes=NUMBER),
-    OpSpec("add_dense", g_add_dense, tf_add_dense, spt_add_dense, dtypes=NUMBER, covers=["add"]),
-    OpSpec("sparse_dense_cwise_mul", g_cwise(False), tf_cwise(tf.raw_ops.SparseDenseCwiseMul),
-           spt_cwise(spt.sparse_dense_cwise_mul), dtypes=NUMBER),
-    OpSpec("sparse_dense_cwise_div", g_cwise(True), tf_cwise(tf.raw_ops.SparseDenseCwiseDiv),
-           spt_cwise(spt.sparse_dense_cwise_div), dtypes=NUMBER, tf_unsafe=lambda c: div_min_by_minus_one(c)),
-    OpSpec("sparse_dense_cwise_add", g_cwise(False), tf_cwise(tf.raw_ops.SparseDenseCwiseAdd),
-           spt_cwise(spt.sparse_dense_cwise_add), dtypes=NUMBER),
+    OpSpec("add", g_add, tf_add, lambda c: spt.add(c.a.spt(), c.b.spt(), threshold=c.thresh), dtypes=NUMBER,
+           stands_for=["spt_add"]),
+    # beside the derived spec of spt_add_dense (sparse + dense): the other order, dense + sparse
+    OpSpec("add_dense_first", g_add_dense, tf_add_dense, spt_add_dense, dtypes=NUMBER, covers=["add"],
+           stands_for=[]),
     OpSpec("maximum", g_minmax, lambda c: tf.sparse.maximum(c.a.tf(), c.b.tf()),
            lambda c: spt.maximum(c.a.spt(), c.b.spt()), dtypes=REAL),
     OpSpec("minimum", g_minmax, lambda c: tf.sparse.minimum(c.a.tf(), c.b.tf()),
            lambda c: spt.minimum(c.a.spt(), c.b.spt()), dtypes=REAL),
     OpSpec("softmax", g_softmax, lambda c: tf.sparse.softmax(c.x.tf()), lambda c: spt.softmax(c.x.spt()),
            dtypes=FLOATS),
-    OpSpec("sparse_dense_matmul", g_matmul, tf_matmul, spt_matmul, dtypes=NUMBER),
+    # beside the derived spec (sparse @ dense): the other order, dense @ sparse
     OpSpec("sparse_dense_matmul_dense_first", g_matmul_dense_first, tf_matmul, spt_matmul, dtypes=NUMBER,
-           covers=["sparse_dense_matmul"]),
+           covers=["sparse_dense_matmul"], stands_for=[]),
     OpSpec("sparse_dense_matvec", g_matvec, tf_matvec,
            lambda c: spt.sparse_dense_matvec(c.a.spt(), c.x, adjoint_a=c.adjoint_a), dtypes=NUMBER),
 ]
@@ -600,35 +491,6 @@ SPECS = [
 # ---- the rest of tf.sparse, the unary math on SparseTensor values, embeddings -------------------
 # Generators draw valid inputs in the form TensorFlow's kernels assume (rows in order where they need it);
 # the error paths of these ops are pinned by tests/conformance (tf_ops_v2.jsonl) and python/tests.
-
-def g_segment(rng, dt):
-    rows, k = int(rng.integers(1, 8)), int(rng.integers(1, 4))
-    data = gen_values(rng, dt, rows * k, special=0, small=True).reshape(rows, k)
-    n = int(rng.integers(0, 10))
-    ids = np.sort(rng.integers(0, 6, n)).astype(np.int64)
-    num = None if rng.random() < 0.5 else int((ids[-1] + 1 if n else 0) + rng.integers(0, 3))
-    c = Case(dt, data=data, indices=rng.integers(0, rows, n).astype(np.int64), ids=ids, num=num)
-    r = rng.random()
-    if r < 0.05:
-        c.args["num"] = -1 if rng.random() < 0.5 else 0
-        c.fault = "num_segments"
-    elif r < 0.1 and n:
-        c.args["num"] = int(ids[-1])  # one short: the last id is outside
-        c.fault = "bad_id"
-    elif r < 0.15 and n:
-        c.args["indices"] = c.indices.copy()
-        c.indices[int(rng.integers(0, n))] = [-1, rows][int(rng.integers(0, 2))]
-        c.fault = "bad_index"
-    return c
-
-
-def segment_spec(name):
-    return OpSpec(name, g_segment,
-                  lambda c: getattr(tf.sparse, name)(tf.constant(c.data, tfdt(c.dtype)), c.indices, c.ids,
-                                                     num_segments=c.num),
-                  lambda c: getattr(spt, name)(c.data, c.indices, c.ids, num_segments=c.num),
-                  dtypes=FLOATS + (["int32", "int64"] if name == "segment_sum" else []))
-
 
 UNARY_TF = {"abs": tf.math.abs, "negative": tf.math.negative, "sign": tf.math.sign, "square": tf.math.square,
             "sqrt": tf.math.sqrt, "rsqrt": tf.math.rsqrt, "exp": tf.math.exp, "log1p": tf.math.log1p,
@@ -655,7 +517,7 @@ def unary_spec(name):
     return OpSpec(name, g_exp if name == "exp" else g_unary, lambda c: tf.sparse.map_values(UNARY_TF[name], c.x.tf()),
                   lambda c: spt.map_values(getattr(spt, name), c.x.spt()),
                   dtypes=FLOATS + (["int32", "int64"] if name in INT_UNARY else []),
-                  covers=[name, "map_values"] if name == "abs" else [name])
+                  covers=[name, "map_values"] if name == "abs" else [name], stands_for=[])
 
 
 def g_cast(rng, dt):
@@ -755,55 +617,6 @@ def bincount_call(lib):
     return call
 
 
-def g_cross(rng, dt):
-    batch = int(rng.integers(1, 5))
-    ins = []
-    for _ in range(int(rng.integers(1, 4))):
-        kind = ["string", "int64"][int(rng.integers(0, 2))]
-        if rng.random() < 0.5:
-            x = gen_sparse(rng, kind, shape=[batch, int(rng.integers(1, 4))],
-                           mode="sorted" if rng.random() < 0.8 else "unsorted")
-            if kind == "int64":
-                x.values = rng.integers(-50, 50, x.nnz).astype(np.int64)
-            ins.append(x)
-        else:
-            k = int(rng.integers(1, 3))
-            vals = gen_values(rng, kind, batch * k, nonzero=True, special=0)
-            ins.append(np.asarray(vals, dtype=object if kind == "string" else np.int64).reshape(batch, k))
-    return Case(dt, ins=ins, sep=None if rng.random() < 0.5 else ["_", "::", ""][int(rng.integers(0, 3))],
-                buckets=[0, 1, 7, 1000, -1][int(rng.integers(0, 5))],
-                key=[None, None, 0, 1, 2 ** 63 - 1, int(rng.integers(0, 2 ** 62))][int(rng.integers(0, 6))])
-
-
-def _cross_ins(c, f):
-    return [f(x) if isinstance(x, Sp) else (tf.constant(x) if f is Sp.tf else x) for x in c.ins]
-
-
-def g_embedding(rng, dt, safe=False):
-    V, d, B = int(rng.integers(1, 7)), int(rng.integers(1, 4)), int(rng.integers(1, 5))
-    params = gen_values(rng, dt, V * d, special=0, small=True).reshape(V, d)
-    ix, ids = [], []
-    for b in range(B):  # every row non-empty unless safe (TF's plain lookup drops trailing empty rows)
-        for k in range(int(rng.integers(0 if safe else 1, 4))):
-            ix.append([b, k])
-            ids.append(int(rng.integers(-1 if safe else 0, V)))
-    ix = np.array(ix, np.int64).reshape(-1, 2)
-    ids = np.array(ids, np.int64)
-    if rng.random() < 0.15 and len(ids) > 1:  # rows out of order (rule rows-grouped)
-        p = rng.permutation(len(ids))
-        ix, ids = ix[p], ids[p]
-    rows = B + (int(rng.integers(1, 3)) if not safe and rng.random() < 0.15 else 0)  # empty last rows
-    sp_ids = Sp(ix, ids, [rows, 4], "int64")
-    w = None
-    if rng.random() < 0.5:
-        wv = gen_values(rng, dt, len(ids), special=0, small=True)
-        if not safe:
-            wv = np.abs(wv) + 0.5  # positive: mean / sqrtn divide by the weights' sum
-        w = Sp(ix, wv, [rows, 4], dt)
-    return Case(dt, params=params, ids=sp_ids, w=w, combiner=["sum", "mean", "sqrtn"][int(rng.integers(0, 3))],
-                default=None if rng.random() < 0.5 else int(rng.integers(0, V)))
-
-
 def g_mask(rng, dt):
     n = int(rng.integers(0, 8))
     vals = gen_values(rng, dt, 2 * n, special=0).reshape(n, 2)
@@ -824,32 +637,15 @@ def spt_mask(c):
 
 SPECS += [
     OpSpec("mask", g_mask, tf_mask, spt_mask, dtypes=NUMBER),
-    segment_spec("segment_sum"), segment_spec("segment_mean"), segment_spec("segment_sqrt_n"),
 ] + [unary_spec(n) for n in UNARY_TF] + [
-    OpSpec("map_values", g_map_fn, lambda c: map_fn_call(c, tf), lambda c: map_fn_call(c, spt), dtypes=NUMBER,
-           covers=["map_values"]),
+    # beside the derived spec (a function of MAP_FNS): spt's and TF's multiply and add with a scalar too
+    OpSpec("map_values_fns", g_map_fn, lambda c: map_fn_call(c, tf), lambda c: map_fn_call(c, spt), dtypes=NUMBER,
+           covers=["map_values"], stands_for=[]),
     OpSpec("from_tf", g_from_tf, lambda c: c.x.tf(), lambda c: from_tf(spt.to_tf(spt.from_tf(c.x.tf()))),
            covers=["from_tf", "to_tf"]),
     OpSpec("cast", g_cast, lambda c: tf.sparse.map_values(tf.cast, c.x.tf(), tfdt(c.to)),
            lambda c: spt.map_values(spt.cast, c.x.spt(), npdt(c.to)), dtypes=REAL),
     OpSpec("bincount", g_bincount, bincount_call(tf), bincount_call(spt), dtypes=["int32", "int64"]),
-    OpSpec("cross", g_cross, lambda c: tf.sparse.cross(_cross_ins(c, Sp.tf), separator=c.sep),
-           lambda c: spt.cross(_cross_ins(c, Sp.spt), separator=c.sep), dtypes=["string"]),
-    OpSpec("cross_hashed", g_cross,
-           lambda c: tf.sparse.cross_hashed(_cross_ins(c, Sp.tf), num_buckets=c.buckets, hash_key=c.key),
-           lambda c: spt.cross_hashed(_cross_ins(c, Sp.spt), num_buckets=c.buckets, hash_key=c.key),
-           dtypes=["string"]),
-    OpSpec("embedding_lookup_sparse", g_embedding,
-           lambda c: tf.nn.embedding_lookup_sparse(tf.constant(c.params), c.ids.tf(),
-                                                   None if c.w is None else c.w.tf(), combiner=c.combiner),
-           lambda c: spt.embedding_lookup_sparse(c.params, c.ids.spt(), None if c.w is None else c.w.spt(),
-                                                 combiner=c.combiner), dtypes=FLOATS),
-    OpSpec("safe_embedding_lookup_sparse", lambda rng, dt: g_embedding(rng, dt, True),
-           lambda c: tf.nn.safe_embedding_lookup_sparse(tf.constant(c.params), c.ids.tf(),
-                                                        None if c.w is None else c.w.tf(), combiner=c.combiner,
-                                                        default_id=c.default),
-           lambda c: spt.safe_embedding_lookup_sparse(c.params, c.ids.spt(), None if c.w is None else c.w.spt(),
-                                                      combiner=c.combiner, default_id=c.default), dtypes=FLOATS),
 ]
 
 

@@ -48,8 +48,11 @@ TABLE = read_table()
 
 
 class Rule:
-    def __init__(self, id, ops, when, spt_error=None, transform=None, check=None, untransform=None):
+    def __init__(self, id, ops, when, spt_error=None, transform=None, check=None, untransform=None,
+                 tf_dies=None):
         self.id, self.ops, self.when = id, set(ops), when
+        # tf_dies(case): TF may die on the case (a derived spec then runs TF on it in a subprocess)
+        self.tf_dies = tf_dies
         self.spt_error, self.transform, self.check = spt_error, transform, check
         self.untransform = untransform
         row = TABLE.get(id, ("?", "?", "?", "?"))
@@ -155,33 +158,40 @@ def densify_sum(sp):
     return d
 
 
+def operands(c):
+    return __import__("ops").operands(c)
+
+
 def check_add_dense(c, out):
-    want = np.asarray(c.dense).copy()
-    if c.a.nnz and c.a.rank == 0:
-        want = (want + np.add.reduce(c.a.values, dtype=want.dtype)).astype(want.dtype)
-    elif c.a.nnz:
-        np.add.at(want, tuple(c.a.indices.T), c.a.values)
+    a, d = operands(c)
+    want = np.asarray(d).copy()
+    if a.nnz and a.rank == 0:
+        want = (want + np.add.reduce(a.values, dtype=want.dtype)).astype(want.dtype)
+    elif a.nnz:
+        np.add.at(want, tuple(a.indices.T), a.values)
     return compare(want, out, c.dtype, c.scale)
 
 
 def cwise_broadcasts(c):
     """TF's one-way rule (SparseDenseBinaryOpShared): the dense operand broadcasts to the sparse shape."""
-    ds = np.asarray(c.dense).shape
-    if len(ds) > c.a.rank or c.a.rank == 0:
+    a, dense = operands(c)
+    ds = np.asarray(dense).shape
+    if len(ds) > a.rank or a.rank == 0:
         return False
-    return all(d == s or (d == 1 and s >= 1) or (d == 0 and s == 1) for d, s in zip(ds[::-1], c.a.shape[::-1]))
+    return all(d == s or (d == 1 and s >= 1) or (d == 0 and s == 1) for d, s in zip(ds[::-1], a.shape[::-1]))
 
 
 def check_cwise(c, out):
     """values op dense[broadcast index], at the stored entries, same indices and shape."""
-    d = np.broadcast_to(np.asarray(c.dense), tuple(c.a.shape)) if c.a.rank else np.asarray(c.dense)
-    other = d[tuple(c.a.indices.T)] if c.a.nnz else np.zeros(0, c.a.values.dtype)
+    a, dense = operands(c)
+    d = np.broadcast_to(np.asarray(dense), tuple(a.shape)) if a.rank else np.asarray(dense)
+    other = d[tuple(a.indices.T)] if a.nnz else np.zeros(0, a.values.dtype)
     op = {"sparse_dense_cwise_mul": np.multiply, "sparse_dense_cwise_add": np.add}.get(c.op, np.divide)
     with np.errstate(all="ignore"):
-        want = op(c.a.values, other).astype(c.a.values.dtype)
+        want = op(a.values, other).astype(a.values.dtype)
     from harness import SpOut
 
-    return compare(SpOut(c.a.indices, want, c.a.shape), out, c.dtype, c.scale)
+    return compare(SpOut(a.indices, want, a.shape), out, c.dtype, c.scale)
 
 
 def check_matmul_dense_first(c, out):
@@ -250,11 +260,13 @@ RULES_LIST = [
                       "reduce_sum", "reduce_max", "reduce_sum_sparse", "reduce_max_sparse", "softmax", "add",
                       "add_dense", "maximum", "minimum", "fill_empty_rows", "merge", "sparse_dense_matmul",
                       "sparse_dense_matvec", "sparse_dense_cwise_mul", "sparse_dense_cwise_div",
-                      "sparse_dense_cwise_add", "to_indicator", "to_dense", "sparse_dense_matmul_dense_first"],
+                      "sparse_dense_cwise_add", "to_indicator", "to_dense", "sparse_dense_matmul_dense_first",
+                      "add_dense_first"],
          lambda c: c.fault == "bad_index" and any_oob(c), spt_error=spt.OutOfRangeError),
     Rule("P4-slice-start", ["slice"], fault("negative_start"), spt_error=spt.InvalidArgumentError),
     Rule("merge-ids", ["merge"], fault("bad_id"), spt_error=spt.OutOfRangeError),
-    Rule("merge-vocab", ["merge"], lambda c: min(np.atleast_1d(c.vocab)) < 0, spt_error=spt.InvalidArgumentError),
+    Rule("merge-vocab", ["merge"], lambda c: min(np.atleast_1d(c.args.get("vocab_size", c.args.get("vocab")))) < 0,
+         spt_error=spt.InvalidArgumentError),
     Rule("sorted-first", ["add", "maximum", "minimum", "softmax"], lambda c: not all_sorted(c),
          transform=lambda c: sorted_case(c)),
     Rule("concat-one", ["concat"], lambda c: len(c.sps) == 1 and not in_order(c.sps[0]) and c.fault is None,
@@ -273,11 +285,12 @@ RULES_LIST += [
     Rule("reduce_max-nan", ["reduce_max", "reduce_max_sparse"],
          lambda c: c.x.values.dtype.kind == "f" and bool(np.isnan(c.x.values).any()) and in_bounds(c.x)
          and c.fault is None, check=lambda s, c, out: check_reduce_max(c, out)),
-    Rule("add_dense-rank", ["add_dense"], lambda c: c.a.rank == 0 or c.a.rank > 5,
+    Rule("add_dense-rank", ["add_dense", "add_dense_first"],
+         lambda c: operands(c)[0].rank == 0 or operands(c)[0].rank > 5,
          check=lambda s, c, out: check_add_dense(c, out)),
     Rule("cwise-float-div0", ["sparse_dense_cwise_div"],
-         lambda c: c.dtype in ("float32", "float64") and (np.asarray(c.dense) == 0).any() and cwise_broadcasts(c)
-         and in_bounds(c.a), check=lambda s, c, out: check_cwise(c, out)),
+         lambda c: c.dtype in ("float32", "float64") and (np.asarray(operands(c)[1]) == 0).any()
+         and cwise_broadcasts(c) and in_bounds(operands(c)[0]), check=lambda s, c, out: check_cwise(c, out)),
     Rule("matmul-dense-first-complex", ["sparse_dense_matmul_dense_first"],
          lambda c: c.dtype.startswith("complex") and c.fault is None and in_bounds(c.a),
          check=lambda s, c, out: check_matmul_dense_first(c, out)),
@@ -458,7 +471,8 @@ def check_div_min(spec, c, out):
     from harness import SpOut
     from ops import cwise_other
 
-    a = c.a.values.astype(object)
+    sp = operands(c)[0]
+    a = sp.values.astype(object)
     b = cwise_other(c).astype(object)
     q = []
     for x, y in zip(a, b):
@@ -468,12 +482,15 @@ def check_div_min(spec, c, out):
         q.append(v)
     bits = np.iinfo(c.dtype).bits
     q = [((v + 2 ** (bits - 1)) % 2 ** bits) - 2 ** (bits - 1) for v in q]
-    return compare(SpOut(c.a.indices, np.array(q, dtype=c.dtype), c.a.shape), out, c.dtype, 0.0)
+    return compare(SpOut(sp.indices, np.array(q, dtype=c.dtype), sp.shape), out, c.dtype, 0.0)
 
 
 RULES_LIST += [
-    Rule("cwise-div-min", ["sparse_dense_cwise_div"], lambda c: c.fault is None and in_bounds(c.a) and
-         __import__("ops").div_min_by_minus_one(c), check=check_div_min),
+    Rule("cwise-div-min", ["sparse_dense_cwise_div"], lambda c: c.fault is None and operands(c)[0].rank > 0
+         and in_bounds(operands(c)[0]) and
+         __import__("ops").div_min_by_minus_one(c) and not (__import__("ops").cwise_other(c) == 0).any(),
+         check=check_div_min,
+         tf_dies=lambda c: __import__("ops").div_min_by_minus_one(c)),
 ]
 
 def double_thresh_case(c):
@@ -526,14 +543,15 @@ def check_bincount_zero_rows(spec, c, out):
 
 def trailing_empty_rows(c):
     """The ids' last rows (below dense_shape[0]) hold no id: TF's plain lookup returns fewer rows."""
-    rows = c.ids.indices[:, 0] if c.ids.nnz else np.zeros(0, np.int64)
-    return (int(rows.max()) + 1 if rows.size else 0) < int(c.ids.shape[0])
+    ids = sparse_args(c)[0]
+    rows = ids.indices[:, 0] if ids.nnz else np.zeros(0, np.int64)
+    return (int(rows.max()) + 1 if rows.size else 0) < int(ids.shape[0])
 
 
 def pad_rows(case, c2, out):
     """TF's result padded with zero rows to dense_shape[0] rows."""
     out = np.asarray(out)
-    B = int(case.ids.shape[0])
+    B = int(sparse_args(case)[0].shape[0])
     if out.ndim != 2 or out.shape[0] >= B:
         return out
     return np.concatenate([out, np.zeros((B - out.shape[0], out.shape[1]), out.dtype)])
@@ -548,34 +566,37 @@ RULES_LIST += [
          lambda c: not rows_in_order(c) and c.fault is None, transform=lambda c: rows_sorted_case(c)),
     Rule("subnormal-kept", ["from_dense"], lambda c: is_subnormal(dense_arg(c)),
          check=lambda s, c, out: check_from_dense(c, out)),
-    Rule("subnormal-kept", ["sparse_dense_cwise_div"], lambda c: c.fault is None and is_subnormal(c.dense)
-         and cwise_broadcasts(c) and in_bounds(c.a), check=lambda s, c, out: check_cwise(c, out)),
+    Rule("subnormal-kept", ["sparse_dense_cwise_div", "sparse_dense_cwise_mul"],
+         lambda c: c.fault is None and is_subnormal(operands(c)[1]) and cwise_broadcasts(c)
+         and in_bounds(operands(c)[0]), check=lambda s, c, out: check_cwise(c, out)),
 ]
 
 def map_nonfinite_complex(c):
-    vals = [c.x.values] + ([c.y.values] if "y" in c.args else []) + ([np.asarray(c.scalar)] if "known" in c.args else [])
+    vals = [s.values for s in sparse_args(c)] + ([np.asarray(c.scalar)] if "known" in c.args else [])
     return c.dtype.startswith("complex") and any((~np.isfinite(np.asarray(v))).any() for v in vals)
 
 
 def check_map_numpy(spec, c, out):
-    """numpy reference: the function applied to the values as numpy arrays (numpy's complex arithmetic)."""
+    """numpy reference: the function applied to the values as numpy arrays (numpy's complex arithmetic).
+    The function: ops.MAP_FNS[k], k the case's `fn` (ops.py's spec) or `op` (the derived spec)."""
     from harness import SpOut
     from ops import MAP_FNS
 
+    sps = sparse_args(c)
     with np.errstate(all="ignore"):
         if "known" in c.args:
-            want = getattr(np, c.known)(c.x.values, c.scalar)
+            want = getattr(np, c.known)(sps[0].values, c.scalar)
         else:
-            name, f, nargs, _ = MAP_FNS[c.fn]
-            want = f(c.x.values, c.y.values) if nargs == 2 else f(c.x.values)
+            name, f, nargs, _ = MAP_FNS[c.args["fn"] if "fn" in c.args else c.args["op"]]
+            want = f(*[s.values for s in sps[:nargs]])
     want = np.asarray(want)
-    if want.shape != (c.x.nnz,):
+    if want.shape != (sps[0].nnz,):
         return "numpy's result has shape %s" % (want.shape,)
-    return compare(SpOut(c.x.indices, want, c.x.shape), out, c.dtype, c.scale)
+    return compare(SpOut(sps[0].indices, want, sps[0].shape), out, c.dtype, c.scale)
 
 
 RULES_LIST += [
-    Rule("map-values-numpy", ["map_values"], lambda c: c.fault is None and map_nonfinite_complex(c),
+    Rule("map-values-numpy", ["map_values", "map_values_fns"], lambda c: c.fault is None and map_nonfinite_complex(c),
          check=check_map_numpy),
 ]
 

@@ -292,14 +292,19 @@ register("core", core.ENTRIES)
 AVAILABLE = {}
 ALL = []
 OP_C_NAMES = {}  # "module.op" -> the C functions it calls (the family test reads it)
+TF_FUNCTION = {}  # op -> TensorFlow's function where it is not tf.sparse.<op> (tests/tf/derive.py reads it)
 
 
-def op(*c_names):
+def op(*c_names, tf=None):
     """Register a Python op that calls the C functions `c_names` and mark it public API of its module;
-    when this libspt lacks one of them the op raises NotImplementedError (and spt.has_op(name) is False)."""
+    when this libspt lacks one of them the op raises NotImplementedError (and spt.has_op(name) is False).
+    tf: TensorFlow's function the op follows, as a path under `tf` ("nn.embedding_lookup_sparse",
+    "raw_ops.SparseDenseCwiseMul"), when it is not tf.sparse.<the op's name>."""
 
     def deco(f):
         ALL.append(f.__name__)
+        if tf is not None:
+            TF_FUNCTION[f.__name__] = tf
         OP_C_NAMES["%s.%s" % (f.__module__, f.__name__)] = c_names
         public(f)
         missing = [n for n in c_names if n not in AVAILABLE_C]

@@ -131,12 +131,66 @@ static int64_t copy_prefix_run(spt_tensor *t, int64_t pos, const stream *x, int6
     return cnt;
 }
 
+/* The entry-at-a-time merge of merge_two for axis 1 (the prefix is the first coordinate), rank R (2 or 3,
+ * a constant in each instance) and 8-byte values: each step compares the two heads' first coordinates and
+ * copies one entry from the smaller (x's on a tie), without a branch on the comparison, so that runs of
+ * one or two entries (a 2-D tensor with about one entry per row) cost no mispredicted jump each. Steps
+ * are taken in batches that cannot exhaust either stream. Returns the output position after the merged
+ * entries; *pi, *pj advance past them (one of them reaches its end). */
+static inline __attribute__((always_inline)) int64_t
+merge_entries(spt_tensor *t, int64_t pos, const stream *x, const stream *y, int64_t *pi, int64_t *pj, const int64_t R) {
+    const int64_t *xi = x->t->indices, *yi = y->t->indices, ie = x->end, je = y->end;
+    const uint64_t *xv = x->t->values, *yv = y->t->values;
+    const int64_t xo = x->off, yo = y->off;
+    int64_t i = *pi, j = *pj, *dst = t->indices + pos * R;
+    uint64_t *dv = (uint64_t *)t->values + pos;
+    while (i < ie && j < je) {
+        const int64_t m = ie - i < je - j ? ie - i : je - j;
+        for (int64_t k = 0; k < m; k++) {
+            const int64_t *ra = xi + i * R, *rb = yi + j * R;
+            const bool ta = ra[0] <= rb[0];
+            /* selections by mask (a compiler turns `ta ? :` into a jump here, mispredicted half the time) */
+            const uint64_t mask = (uint64_t)0 - (uint64_t)ta;
+            const int64_t *src = (const int64_t *)(((uintptr_t)ra & mask) | ((uintptr_t)rb & ~mask));
+            const int64_t off = (int64_t)(((uint64_t)xo & mask) | ((uint64_t)yo & ~mask));
+            const uint64_t v = (xv[i] & mask) | (yv[j] & ~mask);
+            spt__stream_put64(dst, (uint64_t)src[0]);
+            spt__stream_put64(dst + 1, (uint64_t)(src[1] + off));
+            if (R == 3) spt__stream_put64(dst + 2, (uint64_t)src[2]);
+            spt__stream_put64(dv, v);
+            dst += R;
+            dv++;
+            i += ta;
+            j += !ta;
+        }
+    }
+    pos += (i - *pi) + (j - *pj);
+    *pi = i;
+    *pj = j;
+    return pos;
+}
+
+/* Runs this short or shorter on average (entries of both streams per first-coordinate value) take
+ * merge_entries; longer ones the run-at-a-time loop of merge_two. */
+#define CONCAT_SHORT_RUNS 12
+
 /* The merge of merge_runs for two streams in row-major order (no permutation) whose prefix keys fit in
  * 64 bits: two cursors instead of a heap, each run copied while it is found. Same output. */
 static void merge_two(spt_tensor *t, int64_t pos, const stream *s, int64_t a, const spt__keyplan *pp, size_t es) {
     const stream *x = &s[0], *y = &s[1];
     int64_t i = x->pos, j = y->pos;
     const int64_t ie = x->end, je = y->end, r = t->rank;
+    if (a == 1 && es == 8 && (r == 2 || r == 3) && i < ie && j < je) {
+        const int64_t *xi = x->t->indices, *yi = y->t->indices;
+        const int64_t lo = xi[i * r] < yi[j * r] ? xi[i * r] : yi[j * r];
+        const int64_t hi = xi[(ie - 1) * r] > yi[(je - 1) * r] ? xi[(ie - 1) * r] : yi[(je - 1) * r];
+        if (((ie - i) + (je - j)) / CONCAT_SHORT_RUNS <= hi - lo) { /* entries < CONCAT_SHORT_RUNS x values */
+            pos = r == 2 ? merge_entries(t, pos, x, y, &i, &j, 2) : merge_entries(t, pos, x, y, &i, &j, 3);
+            if (i < ie) copy_run(t, pos, x, i, ie - i, a, es);
+            else if (j < je) copy_run(t, pos, y, j, je - j, a, es);
+            return;
+        }
+    }
     if (i < ie && j < je) {
         uint64_t ka = spt__keyplan_linear(pp, x->t->indices + i * r),
                  kb = spt__keyplan_linear(pp, y->t->indices + j * r);

@@ -5,7 +5,12 @@
 #ifndef SPT_OPS_REDUCE_REDUCE_H
 #define SPT_OPS_REDUCE_REDUCE_H
 
+#include "core/stream.h"
 #include "ops/kernel.h"
+
+/* A thread's share of a dense output from this many cells up (8-byte cells: 1 MiB) is written by
+ * streaming stores (a row sum's output is written once, not read back by the op). */
+#define SPT__REDUCE_NT_CELLS ((uint64_t)1 << 17)
 
 /* What the dense-output loops read: the values, the index rows (rank R), the kept dims K[0..nk) with
  * their extents sh[j] = shape[K[j]] (an entry's output cell is its row-major key over them), and the

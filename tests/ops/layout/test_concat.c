@@ -323,6 +323,44 @@ static void test_two_sorted_inputs(void **state) {
     free(ob);
 }
 
+/* Two inputs along axis 1 with a few entries or fewer per first coordinate (a 2-D tensor with about one
+ * entry per row, a sparse 3-D one): the entry-at-a-time merge of 8-byte values, against the three-input
+ * heap merge, 1-4 threads, ties on the first coordinate everywhere, either input the longer, each
+ * sparse enough or dense enough to take either merge, and an input ending long before the other. */
+static void test_two_sorted_short_runs(void **state) {
+    (void)state;
+    static const spt_dtype dts[] = {SPT_FLOAT64, SPT_INT64, SPT_COMPLEX64, SPT_UINT64, SPT_FLOAT32};
+    lt_rng g = {4242};
+    int64_t *oa = malloc(sizeof(int64_t) * 60000), *ob = malloc(sizeof(int64_t) * 60000);
+    assert_non_null(oa);
+    assert_non_null(ob);
+    for (int iter = 0; iter < 20; iter++) {
+        const spt_dtype dt = dts[iter % 5];
+        const int64_t r = iter % 4 == 3 ? 3 : 2;
+        int64_t sa[3], sb[3];
+        if (r == 2) sa[0] = 20000, sa[1] = 30;
+        else sa[0] = 3000, sa[1] = 5, sa[2] = 4;
+        memcpy(sb, sa, sizeof sa);
+        sb[1] = 3 + iter;
+        const int64_t va = lt_volume(r, sa), vb = lt_volume(r, sb);
+        /* per mille: 0.2 to 16 entries a first coordinate on each side; the last iterations put b's
+         * entries in the first tenth of the rows only */
+        const int pa = 1 + (int)(iter * 37 % 120), pb = 1 + (int)(iter * 53 % 120);
+        int64_t na = 0, nb = 0;
+        for (int64_t c = 0; c < va && na < 60000; c++)
+            if (lt_int(&g, 1000) < pa) oa[na++] = c;
+        for (int64_t c = 0; c < (iter >= 16 ? vb / 10 : vb) && nb < 60000; c++)
+            if (lt_int(&g, 1000) < pb) ob[nb++] = c;
+        spt_tensor *a = mk_sorted(dt, r, sa, na, oa, 7), *b = mk_sorted(dt, r, sb, nb, ob, 8);
+        check_two(a, b, 1, false);
+        check_two(b, a, 1, false);
+        spt_tensor_free(a);
+        spt_tensor_free(b);
+    }
+    free(oa);
+    free(ob);
+}
+
 static void test_two_sorted_wide_prefix(void **state) {
     (void)state;
     /* a prefix past 64 bits (dims [2^40, 2^40] before axis 2) keeps the heap merge on index rows: the
@@ -380,6 +418,7 @@ int main(void) {
         cmocka_unit_test(test_alloc_sweep),
         cmocka_unit_test(test_two_sorted_inputs),
         cmocka_unit_test(test_two_sorted_wide_prefix),
+        cmocka_unit_test(test_two_sorted_short_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -251,6 +251,75 @@ static void test_all_axes_lanes(void **state) {
     spt_tensor_free(t);
 }
 
+/* The 8-lane grouping of spt.h, written out: lane k sums v[k], v[k + 8], ... in order, the values past
+ * the last full group of 8 go to lane 0, then ((l0 l1) (l2 l3)) ((l4 l5) (l6 l7)); one chain below 16. */
+#define LANES_REF(T)                                                                                                   \
+    static T lanes_ref_##T(const T *v, int64_t n) {                                                                    \
+        T l[8] = {v[0]};                                                                                               \
+        int64_t i = 1;                                                                                                 \
+        if (n < 16) {                                                                                                  \
+            for (; i < n; i++) l[0] = l[0] + v[i];                                                                     \
+            return l[0];                                                                                               \
+        }                                                                                                              \
+        for (int k = 1; k < 8; k++) l[k] = v[k];                                                                       \
+        for (i = 8; n - i >= 8; i += 8)                                                                                \
+            for (int k = 0; k < 8; k++) l[k] = l[k] + v[i + k];                                                        \
+        for (; i < n; i++) l[0] = l[0] + v[i];                                                                         \
+        return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));                                      \
+    }
+LANES_REF(double)
+LANES_REF(float)
+#undef LANES_REF
+
+/* The sum over every axis on one thread, float64 and float32, lengths around the lanes' edges and long
+ * ones, values of mixed magnitude and sign (so any other grouping shows), -0.0, inf and NaN: the bits of
+ * lanes_ref (a vector form of the lanes must keep each lane adding its own values in order). */
+static void test_all_axes_lanes_exact(void **state) {
+    (void)state;
+    static const int64_t lens[] = {1, 15, 16, 17, 23, 24, 25, 31, 32, 33, 100, 1001, 4099, 70001};
+    enum { MAXN = 70001 };
+    double *dv = malloc(MAXN * sizeof *dv);
+    float *fv = malloc(MAXN * sizeof *fv);
+    int64_t *ix = malloc(MAXN * sizeof *ix);
+    assert_non_null(dv);
+    assert_non_null(fv);
+    assert_non_null(ix);
+    uint64_t x = 12345;
+    spt_set_num_threads(1);
+    for (int special = 0; special < 3; special++)
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+            const int64_t n = lens[li], shape[1] = {n};
+            for (int64_t i = 0; i < n; i++) {
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+                const double m = (double)(int64_t)(x >> 11) / 9007199254740992.0 - 0.5; /* [-0.5, 0.5) */
+                const int e = (int)((x >> 3) % 60) - 30;
+                dv[i] = ldexp(m, e);
+                fv[i] = (float)dv[i];
+                ix[i] = i;
+            }
+            if (special == 1) dv[n / 2] = fv[n / 2] = -0.0f, dv[n - 1] = fv[n - 1] = INFINITY;
+            if (special == 2) dv[n / 3] = fv[n / 3] = NAN;
+            spt_tensor *td, *tf;
+            spt_dense *d;
+            ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 1, shape, n, ix, dv, NULL, &td));
+            ASSERT_OK(spt_tensor_new(SPT_FLOAT32, 1, shape, n, ix, fv, NULL, &tf));
+            const double wd = lanes_ref_double(dv, n);
+            const float wf = lanes_ref_float(fv, n);
+            ASSERT_OK(spt_reduce_sum(td, NULL, 0, false, &d));
+            assert_memory_equal(spt_dense_data(d), &wd, sizeof wd);
+            spt_dense_free(d);
+            ASSERT_OK(spt_reduce_sum(tf, NULL, 0, false, &d));
+            assert_memory_equal(spt_dense_data(d), &wf, sizeof wf);
+            spt_dense_free(d);
+            spt_tensor_free(td);
+            spt_tensor_free(tf);
+        }
+    spt_set_num_threads(0);
+    free(dv);
+    free(fv);
+    free(ix);
+}
+
 /* The dense outputs read straight from the index rows (runs when the entries are sorted by the kept
  * dims, blocks when only a leading prefix of them is sorted, the key scatter otherwise) must give,
  * bit for bit, each cell's left fold in storage order (first value, then + / max with the next ones),
@@ -376,6 +445,7 @@ int main(void) {
         cmocka_unit_test(test_property),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_all_axes_lanes),
+        cmocka_unit_test(test_all_axes_lanes_exact),
         cmocka_unit_test(test_alloc_sweep),
         cmocka_unit_test(test_direct_paths_exact),
     };

@@ -91,6 +91,13 @@ static inline void SPT__NAME(zero_cells)(SPT__T *o, uint64_t w, uint64_t e) {
     if (e > w) memset(o + w, 0, (size_t)(e - w) * sizeof(SPT__T));
 }
 
+/* *p = a by a streaming store (used for 8-byte T only; the copy's size keeps other instances in bounds). */
+static inline void SPT__NAME(put_nt)(SPT__T *p, SPT__T a) {
+    uint64_t b = 0;
+    memcpy(&b, &a, sizeof(SPT__T) < sizeof b ? sizeof(SPT__T) : sizeof b);
+    spt__stream_put64(p, b);
+}
+
 /* The run loop of runs / runs_rp over entries (lo, hi): a run of equal keys is reduced into *a in
  * storage order; at a key change the cells since *w get 0 and the run's cell its value, and with rp the
  * row pointer slots up to the next key get the entry that starts it. The key of entry i: `general`, its
@@ -223,17 +230,19 @@ static void SPT__NAME(runs_rp)(const spt__reduce_src *s, int64_t lo, int64_t hi,
 static void SPT__NAME(rows)(const void *vals, const uint32_t *rp, uint64_t r0, uint64_t r1, void *out) {
     const SPT__T *v = vals;
     SPT__T *o = out;
+    const bool nt = sizeof(SPT__T) == 8 && r1 - r0 >= SPT__REDUCE_NT_CELLS; /* a large output: streamed */
     for (uint64_t r = r0; r < r1; r++) {
         int64_t i = (int64_t)rp[r];
         const int64_t e = (int64_t)rp[r + 1];
-        if (i == e) {
-            o[r] = (SPT__T)0;
-            continue;
+        SPT__T a = (SPT__T)0;
+        if (i < e) {
+            a = v[i];
+            for (i++; i < e; i++) a = RED(a, v[i]);
         }
-        SPT__T a = v[i];
-        for (i++; i < e; i++) a = RED(a, v[i]);
-        o[r] = a;
+        if (nt) SPT__NAME(put_nt)(o + r, a);
+        else o[r] = a;
     }
+    if (nt) spt__stream_fence(); /* before the region's end lets another thread read the cells */
 }
 
 static const spt__reduce_kernel SPT__NAME(reduce_kernel) = {SPT__NAME(seg),     SPT__NAME(combine), SPT__NAME(scatter),
