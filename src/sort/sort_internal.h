@@ -38,6 +38,11 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
  * with the scratch sk/sp of m slots and h of BUCKET_MAX_PASSES << BUCKET_MAX_DIGIT counters. Returns 0
  * when the result is in k/p, 1 when in sk/sp. */
 int spt__bucket_sort(uint64_t *k, uint64_t *p, uint64_t *sk, uint64_t *sp, int64_t m, int rem, int64_t *h);
+/* The same with a second scratch k2/p2 of m slots (NULL: spt__bucket_sort): k/p are then written only by
+ * the insertion sort of small buckets (m <= 48), never by a radix pass, so a bucket read from memory is
+ * not written back to it. Returns 0 (result in k/p), 1 (sk/sp) or 2 (k2/p2). */
+int spt__bucket_sort3(uint64_t *k, uint64_t *p, uint64_t *sk, uint64_t *sp, uint64_t *k2, uint64_t *p2, int64_t m,
+                      int rem, int64_t *h);
 
 /* dst[k] = src[perm[k]] for n elements of es bytes; the rows of an n x r index matrix likewise. */
 void spt__gather(void *dst, const void *src, size_t es, const int64_t *perm, int64_t n);

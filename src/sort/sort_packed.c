@@ -67,32 +67,57 @@ static inline uint64_t pack_row(const packing *pk, const int64_t *row) {
     return key;
 }
 
+/* The packed key of row (rank R, dims in ord, shifts sft) with its bounds check ORed into *bad. */
+static inline __attribute__((always_inline)) uint64_t key_checked(const int64_t *row, const int64_t *ord,
+                                                                  const int *sft, const int64_t *dim, const int64_t R,
+                                                                  uint64_t *bad) {
+    uint64_t key = 0, b = 0;
+#pragma GCC unroll 4
+    for (int64_t k = 0; k < R; k++) {
+        const uint64_t x = (uint64_t)row[ord[k]];
+        b |= (uint64_t)(x >= (uint64_t)dim[k]);
+        key |= x << sft[k];
+    }
+    *bad |= b;
+    return key;
+}
+
 /* One chunk [lo, hi) of packed_keys with one digit pass (the hybrid sort's top digit, or a single LSD
  * digit) and rank R: the key's fields from locals, the bounds check as an OR of flags (no branch per index),
- * the digit counted in h. Returns false when an index is out of bounds (the caller finds which). */
+ * the digit counted in h. The sortedness facts are counted until the chunk's first descent: after it the
+ * input is unsorted and they are not used (*repeated matters only for a sorted input). Returns false
+ * when an index is out of bounds (the caller finds which). */
 static inline __attribute__((always_inline)) bool keys_chunk1(const packing *pk, const int64_t *ix, const int64_t *sh,
                                                               int64_t lo, int64_t hi, const int64_t R, bool check,
-                                                              uint64_t *keys, int64_t *h, int shift0, uint64_t dmask,
-                                                              int64_t *unsorted, int64_t *repeated) {
+                                                              uint64_t *keys, bool nt, int64_t *h, int shift0,
+                                                              uint64_t dmask, int64_t *unsorted, int64_t *repeated) {
     int64_t ord[SPT_MAX_RANK], dim[SPT_MAX_RANK];
     int sft[SPT_MAX_RANK];
     for (int64_t k = 0; k < R; k++) ord[k] = pk->ord[k], sft[k] = pk->shift[k], dim[k] = sh[pk->ord[k]];
     uint64_t prev = 0, bad = 0;
-    int64_t uns = 0, rep = 0;
-    for (int64_t i = lo; i < hi; i++) {
-        const int64_t *row = ix + i * R;
-        uint64_t key = 0;
-#pragma GCC unroll 4
-        for (int64_t k = 0; k < R; k++) {
-            const uint64_t x = (uint64_t)row[ord[k]];
-            bad |= (uint64_t)(x >= (uint64_t)dim[k]);
-            key |= x << sft[k];
-        }
-        if (keys) keys[i] = key;
-        uns += (i > lo) & (prev > key);
-        rep += (i > lo) & (prev == key);
+    int64_t uns = 0, rep = 0, i = lo;
+    for (; i < hi && uns == 0; i++) {
+        const uint64_t key = key_checked(ix + i * R, ord, sft, dim, R, &bad);
+        if (keys && !nt) keys[i] = key;
+        uns += prev > key; /* prev starts at 0: never counted for the first entry */
+        rep += prev == key;
         prev = key;
         h[(key >> shift0) & dmask]++;
+    }
+    /* nt (keys for the scatter): none are stored while the chunk may be sorted (a sorted input needs
+     * none); after its first descent, those of the entries before it, then every one */
+    for (int64_t j = lo; keys && nt && uns && j < i; j++) spt__stream_put64(keys + j, pack_row(pk, ix + j * R));
+    for (; i < hi; i++) {
+        const uint64_t key = key_checked(ix + i * R, ord, sft, dim, R, &bad);
+        if (keys && nt) spt__stream_put64(keys + i, key);
+        else if (keys) keys[i] = key;
+        h[(key >> shift0) & dmask]++;
+    }
+    if (nt) spt__stream_fence();
+    if (hi > lo) { /* the first entry was compared with 0: take back that repeat */
+        uint64_t k0 = 0;
+        for (int64_t k = 0; k < R; k++) k0 |= (uint64_t)ix[lo * R + ord[k]] << sft[k];
+        rep -= k0 == 0;
     }
     *unsorted += uns;
     *repeated += rep;
@@ -101,31 +126,37 @@ static inline __attribute__((always_inline)) bool keys_chunk1(const packing *pk,
 
 /* keys_chunk1 with the rank a constant for ranks 2 and 3. */
 static bool keys_chunk1_r(const packing *pk, const int64_t *ix, const int64_t *sh, int64_t lo, int64_t hi, bool check,
-                          uint64_t *keys, int64_t *h, int shift0, uint64_t dmask, int64_t *unsorted,
+                          uint64_t *keys, bool nt, int64_t *h, int shift0, uint64_t dmask, int64_t *unsorted,
                           int64_t *repeated) {
-    if (pk->r == 3) return keys_chunk1(pk, ix, sh, lo, hi, 3, check, keys, h, shift0, dmask, unsorted, repeated);
-    if (pk->r == 2) return keys_chunk1(pk, ix, sh, lo, hi, 2, check, keys, h, shift0, dmask, unsorted, repeated);
-    return keys_chunk1(pk, ix, sh, lo, hi, pk->r, check, keys, h, shift0, dmask, unsorted, repeated);
+    if (pk->r == 3 && nt)
+        return keys_chunk1(pk, ix, sh, lo, hi, 3, check, keys, true, h, shift0, dmask, unsorted, repeated);
+    if (pk->r == 3) return keys_chunk1(pk, ix, sh, lo, hi, 3, check, keys, false, h, shift0, dmask, unsorted, repeated);
+    if (pk->r == 2 && nt)
+        return keys_chunk1(pk, ix, sh, lo, hi, 2, check, keys, true, h, shift0, dmask, unsorted, repeated);
+    if (pk->r == 2) return keys_chunk1(pk, ix, sh, lo, hi, 2, check, keys, false, h, shift0, dmask, unsorted, repeated);
+    return keys_chunk1(pk, ix, sh, lo, hi, pk->r, check, keys, nt, h, shift0, dmask, unsorted, repeated);
 }
 
 /* Packed keys of every entry (stored when keys != NULL) with the bounds check (unless known valid), the sortedness facts and the
  * per-chunk digit histograms hist[pass][chunk][bucket], in one read of the indices. */
 static spt_status packed_keys(const char *fn, const spt_tensor *t, const packing *pk, const radix_plan *rp,
-                              uint64_t *keys, int64_t *hist, bool *sorted, bool *unique) {
+                              uint64_t *keys, bool nt, uint64_t *kmask, int64_t *hist, bool *sorted, bool *unique) {
     const int64_t r = t->rank, n = t->nnz, *ix = t->indices, *sh = t->shape;
     const bool check = !(t->flags & SPT__F_VALID);
     const int64_t nb = (int64_t)1 << rp->digit;
     const uint64_t dmask = (uint64_t)nb - 1;
     int64_t first_bad = INT64_MAX, unsorted = 0, repeated = 0;
-    int nth SPT__OMP_VAR = spt__threads_for(n * r);
-#pragma omp parallel for schedule(static, 1) num_threads(nth) reduction(min : first_bad) reduction(+ : unsorted, repeated)
+    uint64_t km = 0;
+    int nth SPT__OMP_VAR = spt__threads_for(n * (r + nt));
+#pragma omp parallel for schedule(static, 1) num_threads(nth) reduction(min : first_bad) reduction(+ : unsorted, repeated) reduction(| : km)
     for (int64_t c = 0; c < rp->chunks; c++) {
         int64_t lo = chunk_lo(rp, c), hi = chunk_hi(rp, c);
         if (rp->passes == 1 && lo < hi) { /* the common case; a chunk with a bad index is read again below */
             int64_t u1 = 0, r1 = 0;
-            if (keys_chunk1_r(pk, ix, sh, lo, hi, check, keys, hist + c * nb, rp->shift0, dmask, &u1, &r1)) {
+            if (keys_chunk1_r(pk, ix, sh, lo, hi, check, keys, nt, hist + c * nb, rp->shift0, dmask, &u1, &r1)) {
                 unsorted += u1;
                 repeated += r1;
+                if (nt && u1) km |= 1ull << c; /* the chunk's keys stored */
                 continue;
             }
             memset(hist + c * nb, 0, (size_t)nb * sizeof *hist); /* the loop below counts it again */
@@ -164,6 +195,7 @@ static spt_status packed_keys(const char *fn, const spt_tensor *t, const packing
     if (check) spt__note_valid(t);
     *sorted = unsorted == 0;
     *unique = unsorted == 0 && repeated == 0;
+    if (kmask) *kmask = km;
     return SPT_OK;
 }
 
@@ -216,16 +248,18 @@ static inline void wc_drain(uint64_t *tk, uint64_t *tp, const uint64_t *buf, con
     spt__stream_fence();
 }
 
-/* The MSD scatter of the hybrid sort straight from the index rows: each entry's key is packed again
- * (the rows were checked by packed_keys) and (key, payload) goes to its top-digit bucket in (tk, tp),
+/* The MSD scatter of the hybrid sort: each entry's key is read from keys (for the chunks c whose bit is
+ * set in kmask: packed_keys stored them) or packed again from the index rows (checked by packed_keys),
+ * and (key, payload) goes to its top-digit bucket in (tk, tp),
  * through software write-combining buffers (8 keys and 8 payloads per bucket, written 64 bytes at a
  * time). hist[chunk][bucket] holds the chunk's counts and becomes its write offsets. Stable. */
-static void msd_from_indices(const radix_plan *rp, const packing *pk, const int64_t *ix, const uint64_t *pay,
-                             int64_t *hist, uint64_t *tk, uint64_t *tp, uint64_t *wc) {
+static void msd_from_indices(const radix_plan *rp, const packing *pk, const int64_t *ix, const uint64_t *keys,
+                             uint64_t kmask, const uint64_t *pay, int64_t *hist, uint64_t *tk, uint64_t *tp,
+                             uint64_t *wc) {
     const int64_t nb = (int64_t)1 << rp->digit, C = rp->chunks, r = pk->r;
     const int shift = rp->shift0;
     spt__scan_histograms(hist, C, nb, NULL);
-    int nth = spt__threads_for(rp->n * r);
+    int nth = spt__threads_for(rp->n * (keys ? 4 : r + 3)); /* words read and written */
     if (nth > C) nth = (int)C;
     const int64_t o0 = pk->ord[0], o1 = r > 1 ? pk->ord[1] : 0, o2 = r > 2 ? pk->ord[2] : 0;
     const int s0 = pk->shift[0], s1 = r > 1 ? pk->shift[1] : 0, s2 = r > 2 ? pk->shift[2] : 0;
@@ -236,13 +270,20 @@ static void msd_from_indices(const radix_plan *rp, const packing *pk, const int6
         uint64_t *buf = wc + c * nb * 2 * WC_N;
         unsigned char fill[1 << FAST_MAX_DIGIT];
         memset(fill, 0, (size_t)nb);
-        for (int64_t i = lo; i < hi; i++) {
-            const int64_t *row = ix + i * r;
-            uint64_t k;
-            if (r == 3) k = (uint64_t)row[o0] << s0 | (uint64_t)row[o1] << s1 | (uint64_t)row[o2] << s2;
-            else if (r == 2) k = (uint64_t)row[o0] << s0 | (uint64_t)row[o1] << s1;
-            else k = pack_row(pk, row);
-            WC_PUT((int64_t)(k >> shift), k, pay[i]);
+        if (keys && (kmask >> c & 1)) {
+            for (int64_t i = lo; i < hi; i++) {
+                const uint64_t k = keys[i];
+                WC_PUT((int64_t)(k >> shift), k, pay[i]);
+            }
+        } else {
+            for (int64_t i = lo; i < hi; i++) {
+                const int64_t *row = ix + i * r;
+                uint64_t k;
+                if (r == 3) k = (uint64_t)row[o0] << s0 | (uint64_t)row[o1] << s1 | (uint64_t)row[o2] << s2;
+                else if (r == 2) k = (uint64_t)row[o0] << s0 | (uint64_t)row[o1] << s1;
+                else k = pack_row(pk, row);
+                WC_PUT((int64_t)(k >> shift), k, pay[i]);
+            }
         }
         wc_drain(tk, tp, buf, fill, off, nb);
     }
@@ -308,9 +349,14 @@ static inline void put_index(int64_t *p, uint64_t v, bool nt) {
     else *p = (int64_t)v;
 }
 
-/* The m sorted keys back into index rows (`nt`: streaming stores, see put_index). */
-static inline void decode_span(const packing *pk, const uint64_t *keys, int64_t *ix, int64_t m, bool nt) {
+/* The m sorted keys back into index rows (`nt`: streaming stores, see put_index); with pin, the payload
+ * pin[0, m) is stored to pout in the same loop (streaming when nt). Returns how many keys equal the one
+ * before them. */
+static inline int64_t decode_span(const packing *pk, const uint64_t *keys, int64_t *ix, int64_t m, bool nt,
+                                  const uint64_t *pin, uint64_t *pout) {
     const int64_t r = pk->r;
+    int64_t rep = 0;
+    uint64_t prev = m > 0 ? ~keys[0] : 0; /* differs from the first key */
     if (r == 3) {
         const int64_t d0 = pk->ord[0], d1 = pk->ord[1], d2 = pk->ord[2];
         const int s0 = pk->shift[0], s1 = pk->shift[1], s2 = pk->shift[2];
@@ -321,6 +367,9 @@ static inline void decode_span(const packing *pk, const uint64_t *keys, int64_t 
             put_index(row + d0, (k >> s0) & m0, nt);
             put_index(row + d1, (k >> s1) & m1, nt);
             put_index(row + d2, (k >> s2) & m2, nt);
+            if (pin) put_index((int64_t *)pout + i, pin[i], nt);
+            rep += k == prev;
+            prev = k;
         }
     } else if (r == 2) {
         const int64_t d0 = pk->ord[0], d1 = pk->ord[1];
@@ -331,14 +380,21 @@ static inline void decode_span(const packing *pk, const uint64_t *keys, int64_t 
             int64_t *row = ix + i * 2;
             put_index(row + d0, (k >> s0) & m0, nt);
             put_index(row + d1, (k >> s1) & m1, nt);
+            if (pin) put_index((int64_t *)pout + i, pin[i], nt);
+            rep += k == prev;
+            prev = k;
         }
     } else {
         for (int64_t i = 0; i < m; i++) {
             uint64_t k = keys[i];
             int64_t *row = ix + i * r;
             for (int64_t j = 0; j < r; j++) put_index(row + pk->ord[j], (k >> pk->shift[j]) & pk->mask[j], nt);
+            if (pin) put_index((int64_t *)pout + i, pin[i], nt);
+            rep += k == prev;
+            prev = k;
         }
     }
+    return rep;
 }
 
 /* decode_span over all n keys, in parallel blocks. */
@@ -348,7 +404,7 @@ static void decode_keys(const packing *pk, const uint64_t *keys, int64_t *ix, in
 #pragma omp parallel for schedule(static) num_threads(nth)
     for (int64_t b = 0; b < nblk; b++) {
         int64_t lo = b * B, m = lo + B < n ? B : n - lo;
-        decode_span(pk, keys + lo, ix + lo * pk->r, m, false);
+        (void)decode_span(pk, keys + lo, ix + lo * pk->r, m, false, NULL, NULL);
     }
 }
 
@@ -613,8 +669,13 @@ static void decode_span128(const split2 *sp, const uint64_t *keys, uint64_t b, i
  * Large inputs (hybrid): one read of the indices checks them and counts the top digit; one MSD scatter
  * packs the keys again from the indices into (key, payload) pairs by top digit (about 4k entries per
  * bucket); then each bucket is sorted by the remaining bits in a per-thread scratch that stays in
- * cache (LSD), decoded into the indices and its payload stored -- so the output is written once.
- * Extra memory: 2 x 8 bytes per entry (+ 8 more only when some bucket is too large for the scratch).
+ * cache (LSD; two pairs of arrays, so the bucket's lines in the scatter buffers are only read, never
+ * written back to memory), decoded into the indices with its payload stored in the same loop -- so the
+ * output is written once.
+ * From rank 3 on, the first read also stores the keys (once the input is known unsorted) and the
+ * scatter reads them instead of the rows.
+ * Extra memory: 2 x 8 bytes per entry, 3 x 8 from rank 3 on (the keys; they also serve as the scratch of
+ * the buckets too large for the per-thread one, which otherwise costs 8 more when some bucket is).
  * Small inputs or keys: keys array and LSD passes over it (3 x 8 bytes per entry).
  * Two-word keys (pk->bits > 64): always hybrid, with the top digit pk->msd wide enough that the word
  * carried through the scatter holds every bit below it; buckets sorted by bucket_sort_top.
@@ -622,6 +683,26 @@ static void decode_span128(const split2 *sp, const uint64_t *keys, uint64_t b, i
  * values are gathered at the end). Both ways are stable.
  * Out of place (dst != t: a fresh owned tensor of t's dtype, shape and nnz, never strings): t is only
  * read, and the sorted entries are written straight into dst -- t is never copied first. */
+/* The plan of a packed sort of n entries with nthr threads at most (the chunks: one per thread). */
+static void plan_sort(radix_plan *rp, const packing *pk, int64_t n, int64_t nthr, bool two, bool hybrid) {
+    rp->n = n;
+    if (hybrid) {
+        int msd = two ? pk->msd : hybrid_digit(n, pk->bits);
+        rp->passes = 1;
+        rp->digit = msd;
+        rp->shift0 = pk->bits - msd;
+    } else {
+        rp->passes = (pk->bits + FAST_MAX_DIGIT - 1) / FAST_MAX_DIGIT;
+        if (rp->passes < 1) rp->passes = 1;
+        rp->digit = (pk->bits + rp->passes - 1) / rp->passes;
+        if (rp->digit < 1) rp->digit = 1;
+        rp->shift0 = 0;
+    }
+    rp->chunks = nthr > FAST_MAX_CHUNKS ? FAST_MAX_CHUNKS : nthr;
+    if (rp->chunks > n) rp->chunks = n;
+    rp->chunk = (n + rp->chunks - 1) / rp->chunks;
+}
+
 /* Bucket bounds from the top-digit histogram (rp->chunks x nb counts), before the scatter turns it into
  * offsets: bounds[b] is bucket b's first sorted position, bounds[nb] the total. Returns the largest bucket. */
 static int64_t bucket_bounds(const radix_plan *rp, const int64_t *hist, int64_t nb, int64_t *bounds) {
@@ -683,7 +764,8 @@ static int64_t sort_buckets(const radix_plan *rp, const packing *pk, bool two, i
     if (two) split_init(pk, &sp2);
     /* the per-thread scratch (ts, bscratch) was sized for nthr threads: the count may have changed
      * since (spt_set_num_threads from another thread), so never use more */
-    int nthb SPT__OMP_VAR = spt__threads_for(n);
+    /* about 4 (r + 1) words an entry: the pair read, moved by each digit pass, the row and value written */
+    int nthb SPT__OMP_VAR = spt__threads_for(n * 4 * (r + 1));
     if (nthb > nthr) nthb = (int)nthr;
 #pragma omp parallel for schedule(dynamic, 8) num_threads(nthb) reduction(+ : repeated)
     for (int64_t b = 0; b < nb; b++) {
@@ -693,16 +775,22 @@ static int64_t sort_buckets(const radix_plan *rp, const packing *pk, bool two, i
 #endif
         int64_t lo = bounds[b], m = bounds[b + 1] - lo;
         if (m == 0) continue;
+        /* in the thread's scratch: two pairs of arrays, so the bucket in tk/tp is only read (no
+         * write-back of its lines to memory); a bucket too large for it sorts in keys/pay */
         const bool own = m <= scap;
-        uint64_t *xk = own ? ts + (int64_t)tid * 2 * scap : keys + lo, *xp = own ? xk + scap : pay + lo;
+        uint64_t *xk = own ? ts + (int64_t)tid * 4 * scap : keys + lo, *xp = own ? xk + scap : pay + lo;
+        uint64_t *yk = own ? xk + 2 * scap : NULL, *yp = own ? xk + 3 * scap : NULL;
         int64_t *bh = bscratch + (int64_t)tid * bucket_scratch;
         int where = two ? bucket_sort_top(tk + lo, tp + lo, xk, xp, m, rem, bh)
-                        : spt__bucket_sort(tk + lo, tp + lo, xk, xp, m, rem, bh);
-        const uint64_t *fk = where ? xk : tk + lo, *fp = where ? xp : tp + lo;
-        if (fp != pay + lo) spt__stream_copy8(pay + lo, fp, m);
-        if (two) decode_span128(&sp2, fk, (uint64_t)b, dst->indices + lo * r, m);
-        else decode_span(pk, fk, dst->indices + lo * r, m, true);
-        for (int64_t i = 1; i < m; i++) repeated += fk[i - 1] == fk[i];
+                        : spt__bucket_sort3(tk + lo, tp + lo, xk, xp, yk, yp, m, rem, bh);
+        const uint64_t *fk = where == 2 ? yk : where ? xk : tk + lo, *fp = where == 2 ? yp : where ? xp : tp + lo;
+        if (two) {
+            if (fp != pay + lo) spt__stream_copy8(pay + lo, fp, m);
+            decode_span128(&sp2, fk, (uint64_t)b, dst->indices + lo * r, m);
+            for (int64_t i = 1; i < m; i++) repeated += fk[i - 1] == fk[i];
+        } else {
+            repeated += decode_span(pk, fk, dst->indices + lo * r, m, true, fp != pay + lo ? fp : NULL, pay + lo);
+        }
         spt__stream_fence();
     }
     return repeated;
@@ -714,27 +802,16 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
     const int64_t n = t->nnz, r = pk->r;
     const size_t es = spt_dtype_size(t->dtype);
     const bool direct = es == 8;
-    radix_plan rp;
-    rp.n = n;
     const bool two = pk->bits > 64; /* two-word keys: hybrid only (n >= PACKED128_MIN_N) */
     const bool hybrid = two || (n >= 65536 && pk->bits > 16);
-    if (hybrid) {
-        int msd = two ? pk->msd : hybrid_digit(n, pk->bits);
-        rp.passes = 1;
-        rp.digit = msd;
-        rp.shift0 = pk->bits - msd;
-    } else {
-        rp.passes = (pk->bits + FAST_MAX_DIGIT - 1) / FAST_MAX_DIGIT;
-        if (rp.passes < 1) rp.passes = 1;
-        rp.digit = (pk->bits + rp.passes - 1) / rp.passes;
-        if (rp.digit < 1) rp.digit = 1;
-        rp.shift0 = 0;
-    }
     int nth = spt_get_num_threads();
     const int64_t nthr = nth < 1 ? 1 : nth;
-    rp.chunks = nthr > FAST_MAX_CHUNKS ? FAST_MAX_CHUNKS : nthr;
-    if (rp.chunks > n) rp.chunks = n;
-    rp.chunk = (n + rp.chunks - 1) / rp.chunks;
+    radix_plan rp;
+    plan_sort(&rp, pk, n, nthr, two, hybrid);
+    /* keyed: pass 1 stores the packed keys (streaming) and the scatter reads them instead of the index
+     * rows: 8 bytes read for 8 r, at the cost of 8 more bytes an entry -- taken from rank 3 on, where
+     * the input is 32 bytes an entry or more */
+    const bool keyed = hybrid && !two && r >= 3;
     const int64_t nb = (int64_t)1 << rp.digit;
     /* counters: per-chunk digit histograms, bucket bounds (nb + 1), per-thread bucket-sort counters */
     const int64_t bucket_scratch = (int64_t)BUCKET_MAX_PASSES << BUCKET_MAX_DIGIT;
@@ -743,15 +820,16 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
     uint64_t *keys = NULL, *tk = NULL, *tp = NULL, *perm = NULL, *ts = NULL, *wc = NULL;
     void *newvals = NULL;
     bool sorted = false, unique = false;
+    uint64_t kmask = 0;
     int64_t *hist = spt__alloc_array(fn, ncount, 1, sizeof(int64_t), true, &st);
     if (!hist) goto fail;
-    if (!hybrid) {
+    if (!hybrid || keyed) {
         keys = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);
         if (!keys) goto fail;
         spt__hint_huge(keys, (size_t)n * sizeof *keys);
     }
     if (two) SPT__CHECK(packed_keys128(fn, t, pk, &rp, hist, &sorted, &unique));
-    else SPT__CHECK(packed_keys(fn, t, pk, &rp, keys, hist, &sorted, &unique));
+    else SPT__CHECK(packed_keys(fn, t, pk, &rp, keys, keyed, &kmask, hist, &sorted, &unique));
     if (sorted) {
         *unique_out = unique;
         if (dst != t) { /* nothing to move: the copy */
@@ -768,10 +846,10 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
     spt__hint_huge(tk, (size_t)n * sizeof *tk);
     spt__hint_huge(tp, (size_t)n * sizeof *tp);
     if (hybrid) {
-        ts = spt__alloc_array(fn, nthr * 2, scap, sizeof(uint64_t), false, &st);
+        ts = spt__alloc_array(fn, nthr * 4, scap, sizeof(uint64_t), false, &st);
         wc = ts ? spt__alloc_array(fn, rp.chunks * nb, 2 * WC_N, sizeof(uint64_t), false, &st) : NULL;
         if (!wc) goto fail;
-        if (maxb > scap) { /* skewed keys: the large buckets sort through a full-size key scratch */
+        if (maxb > scap && !keys) { /* skewed keys: the large buckets sort through a full-size key scratch */
             keys = spt__alloc_array(fn, n, 1, sizeof(uint64_t), false, &st);
             if (!keys) goto fail;
         }
@@ -793,7 +871,7 @@ spt_status spt__reorder_packed(const char *fn, const spt_tensor *t, spt_tensor *
     uint64_t *sp = pay;
     if (hybrid) {
         if (two) msd128_from_indices(&rp, pk, t->indices, pay_in, hist, tk, tp, wc);
-        else msd_from_indices(&rp, pk, t->indices, pay_in, hist, tk, tp, wc);
+        else msd_from_indices(&rp, pk, t->indices, keyed ? keys : NULL, kmask, pay_in, hist, tk, tp, wc);
         repeated = sort_buckets(&rp, pk, two, nb, bounds, bscratch, scap, nthr, ts, keys, pay, tk, tp, dst);
         /* keys of different buckets differ in the top digit: no repeat across buckets */
     } else {
@@ -830,7 +908,7 @@ spt_status spt__msd_count(const char *fn, spt__msd *m, const spt_tensor *t, int6
     memset(counts, 0, (size_t)nb * sizeof *counts);
     if (t->nnz == 0) return SPT_OK;
     bool sorted, unique;
-    spt_status st = packed_keys(fn, t, &m->pk, &m->rp, NULL, m->hist, &sorted, &unique);
+    spt_status st = packed_keys(fn, t, &m->pk, &m->rp, NULL, false, NULL, m->hist, &sorted, &unique);
     if (st != SPT_OK) return st;
     for (int64_t c = 0; c < m->rp.chunks; c++)
         for (int64_t b = 0; b < nb; b++) counts[b] += m->hist[c * nb + b];
@@ -848,7 +926,8 @@ spt_status spt__msd_scatter(const char *fn, spt__msd *m, const spt_tensor *t, ui
         for (int64_t i = 0; wide && i < n; i++) memcpy(wide + i, (const char *)t->values + (size_t)i * es, es);
     }
     if (wc && (es == 8 || wide))
-        msd_from_indices(&m->rp, &m->pk, t->indices, es == 8 ? (const uint64_t *)t->values : wide, m->hist, tk, tp, wc);
+        msd_from_indices(&m->rp, &m->pk, t->indices, NULL, 0, es == 8 ? (const uint64_t *)t->values : wide, m->hist, tk,
+                         tp, wc);
     spt__free(wide);
     spt__free(wc);
     return st;
@@ -927,13 +1006,12 @@ void spt__msd_finish(const spt__msd *m, const uint64_t *const *sk, const uint64_
         int where = spt__bucket_sort(k, p, xk, xp, mj, rem, hs + (int64_t)tid * bscr);
         const uint64_t *fk = (where ? xk : k) + (lo - g0), *fp = (where ? xp : p) + (lo - g0);
         const int64_t c = hi - lo, dpos = lo - skip;
-        decode_span(&m->pk, fk, out->indices + dpos * r, c, true);
-        if (es == 8) {
-            spt__stream_copy8((uint64_t *)out->values + dpos, fp, c);
+        if (es == 8) { /* the values stored in the decode's loop */
+            repeated += decode_span(&m->pk, fk, out->indices + dpos * r, c, true, fp, (uint64_t *)out->values + dpos);
         } else {
+            repeated += decode_span(&m->pk, fk, out->indices + dpos * r, c, true, NULL, NULL);
             for (int64_t i = 0; i < c; i++) memcpy((char *)out->values + (size_t)(dpos + i) * es, fp + i, es);
         }
-        for (int64_t i = 1; i < c; i++) repeated += fk[i - 1] == fk[i];
         spt__stream_fence();
     }
     *unique = repeated == 0;

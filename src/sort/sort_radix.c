@@ -80,6 +80,11 @@ done:
  * the scratch sk/sp of m slots and h of BUCKET_MAX_PASSES << BUCKET_MAX_DIGIT counters. Returns 0 when
  * the result is in k/p, 1 when in sk/sp. Buckets are small enough to stay in cache. */
 int spt__bucket_sort(uint64_t *k, uint64_t *p, uint64_t *sk, uint64_t *sp, int64_t m, int rem, int64_t *h) {
+    return spt__bucket_sort3(k, p, sk, sp, NULL, NULL, m, rem, h);
+}
+
+int spt__bucket_sort3(uint64_t *k, uint64_t *p, uint64_t *sk, uint64_t *sp, uint64_t *k2, uint64_t *p2, int64_t m,
+                      int rem, int64_t *h) {
     if (m < 2 || rem <= 0) return 0;
     if (m <= 48) { /* insertion sort: stable */
         for (int64_t i = 1; i < m; i++) {
@@ -113,6 +118,8 @@ int spt__bucket_sort(uint64_t *k, uint64_t *p, uint64_t *sk, uint64_t *sp, int64
         uint64_t key = k[i];
         for (int q = 0; q < passes; q++) h[q * nb + (int64_t)((key >> (q * digit)) & dm)]++;
     }
+    /* a: where the pairs are; b: where the next pass writes. With k2, k/p are only read: the passes
+     * after the first alternate between sk/sp and k2/p2 */
     uint64_t *a = k, *ap = p, *b = sk, *bp = sp;
     for (int q = 0; q < passes; q++) {
         int64_t *hq = h + q * nb;
@@ -125,14 +132,13 @@ int spt__bucket_sort(uint64_t *k, uint64_t *p, uint64_t *sk, uint64_t *sp, int64
             b[pos] = key;
             bp[pos] = ap[i];
         }
-        uint64_t *x = a;
+        uint64_t *x = a, *xp = ap;
         a = b;
-        b = x;
-        x = ap;
         ap = bp;
-        bp = x;
+        b = k2 && x == k ? k2 : x;
+        bp = k2 && x == k ? p2 : xp;
     }
-    return a != k;
+    return a == k ? 0 : a == sk ? 1 : 2;
 }
 
 spt_status spt__sort_pairs(const char *fn, uint64_t *keys, uint64_t *pay, int64_t n, int bits) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/internal.h"
 #include "spt_test.h"
 
 /* the seed / sparse_tensor_test example rows */
@@ -102,6 +103,17 @@ static int cmp_entries(const void *a, const void *b) {
     return i < j ? -1 : i > j; /* stable reference */
 }
 
+/* t holds the n entries of rank r (index rows ix, values v of es bytes) in the order ref. */
+static void expect_ref_order(const spt_tensor *t, const int64_t *ix, const unsigned char *v, const int64_t *ref,
+                             int64_t n, int64_t r, size_t es) {
+    const int64_t *got = spt_tensor_indices(t);
+    const unsigned char *gv = spt_tensor_values(t);
+    for (int64_t k = 0; k < n; k++) {
+        assert_memory_equal(got + k * r, ix + ref[k] * r, (size_t)r * sizeof(int64_t));
+        assert_memory_equal(gv + (size_t)k * es, v + (size_t)ref[k] * es, es);
+    }
+}
+
 /* Random tensors of rank 1-5 and every dtype size, all orders tried against a stable qsort reference. */
 static void test_reorder_property(void **state) {
     (void)state;
@@ -131,12 +143,7 @@ static void test_reorder_property(void **state) {
         g_ord = order;
         g_ix = ix;
         qsort(ref, (size_t)n, sizeof *ref, cmp_entries);
-        const int64_t *got = spt_tensor_indices(t);
-        const unsigned char *gv = spt_tensor_values(t);
-        for (int64_t k = 0; k < n; k++) {
-            assert_memory_equal(got + k * r, ix + ref[k] * r, (size_t)r * sizeof(int64_t));
-            assert_memory_equal(gv + (size_t)k * es, v + (size_t)ref[k] * es, es);
-        }
+        expect_ref_order(t, ix, v, ref, n, r, es);
         ASSERT_OK(spt_validate(t));
         spt_tensor_free(t);
         free(ix);
@@ -195,6 +202,67 @@ static void test_reorder_threads_identical(void **state) {
     spt_tensor_free(a);
     spt_tensor_free(b);
     free(ix);
+    free(v);
+}
+
+/* The hybrid sort (n >= 65536: top-digit buckets, each sorted in cache and decoded) against a stable
+ * qsort reference, in place and into a new tensor, with 1, 2 and 3 threads: rank 3 and 2 (3 and 4 digit
+ * passes per bucket), a small shape (many repeated rows), a constant index (constant digits skipped), a
+ * skewed top index (a bucket larger than the per-thread scratch, one that fits, tiny ones sorted by
+ * insertion), another order; values of
+ * 8 bytes (carried through the sort) and of 4 and 16 (a permutation and a gather). */
+static void test_reorder_hybrid_reference(void **state) {
+    (void)state;
+    enum { NC = 6 };
+    const int64_t n = 90000, ranks[NC] = {3, 2, 3, 3, 3, 2};
+    const int64_t shapes[NC][3] = {{1000, 1000, 1000}, {1000000, 1000000, 0}, {40, 50, 60},
+                                   {1000, 1000, 1000}, {1000, 1000, 1000},    {3000, 70000, 0}};
+    const int64_t o10[2] = {1, 0};
+    const spt_dtype dts[3] = {SPT_FLOAT64, SPT_INT32, SPT_COMPLEX128};
+    int64_t *ix = malloc((size_t)n * 3 * sizeof *ix), *ref = malloc((size_t)n * sizeof *ref);
+    unsigned char *v = malloc((size_t)n * 16);
+    for (int c = 0; c < NC; c++) {
+        const int64_t r = ranks[c], *shape = shapes[c], *order = c == 5 ? o10 : NULL;
+        for (int64_t i = 0; i < n * r; i++) {
+            const int64_t d = i % r;
+            ix[i] = (int64_t)(next() % (uint64_t)shape[d]);
+            if (c == 3 && d == 2) ix[i] = 0;     /* the low digits constant */
+            if (c == 4 && d == 0 && i / r % 500) /* skewed: 80 % in one bucket, 18 % in another, tiny ones */
+                ix[i] = i / r % 5 ? 17 : 900;
+        }
+        for (size_t b = 0; b < (size_t)n * 16; b++) v[b] = (unsigned char)next();
+        int64_t ord[3] = {0, 1, 2};
+        if (order) ord[0] = 1, ord[1] = 0;
+        for (int64_t i = 0; i < n; i++) ref[i] = i;
+        g_rank = r;
+        g_ord = ord;
+        g_ix = ix;
+        qsort(ref, (size_t)n, sizeof *ref, cmp_entries);
+        bool uniq = true;
+        for (int64_t k = 1; k < n; k++)
+            if (!memcmp(ix + ref[k - 1] * r, ix + ref[k] * r, (size_t)r * sizeof(int64_t))) uniq = false;
+        assert_int_equal(uniq, c == 1); /* every case but the widest repeats some rows */
+        for (int di = 0; di < 3; di++)
+            for (int th = 1; th <= 3; th++) {
+                const size_t es = spt_dtype_size(dts[di]);
+                spt_tensor *t, *o = NULL;
+                spt_set_num_threads(th);
+                ASSERT_OK(spt_tensor_new(dts[di], r, shape, n, ix, v, NULL, &t));
+                ASSERT_OK(spt_reordered(t, order, &o));
+                ASSERT_OK(spt_reorder(t, order));
+                for (int w = 0; w < 2; w++) {
+                    const spt_tensor *x = w ? o : t;
+                    expect_ref_order(x, ix, v, ref, n, r, es);
+                    assert_true(spt_tensor_known_sorted(x));
+                    assert_int_equal((x->flags & SPT__F_UNIQUE) != 0, uniq);
+                }
+                spt_tensor_free(o);
+                spt_tensor_free(t);
+            }
+    }
+    spt_set_num_threads(0);
+    free(ix);
+    free(ref);
     free(v);
 }
 
@@ -350,6 +418,7 @@ int main(void) {
         cmocka_unit_test(test_reorder_property),
         cmocka_unit_test(test_reorder_wide_keys),
         cmocka_unit_test(test_reorder_threads_identical),
+        cmocka_unit_test(test_reorder_hybrid_reference),
         cmocka_unit_test(test_reorder_alloc_sweep),
         cmocka_unit_test(test_reordered),
         cmocka_unit_test(test_reordered_errors),
