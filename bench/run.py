@@ -259,6 +259,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--bw-bytes", type=int, default=1 << 30, help="bytes of the bandwidth memcpy (default 1 GiB)")
     ap.add_argument("--nnz", default="", help="comma-separated nnz replacing every workload's sizes")
+    ap.add_argument("--reanalyse", default="", metavar="JSON",
+                    help="write the tables again from a run's latest.json (its records), measuring nothing")
     ap.add_argument("--peer-timeout", type=int, default=900,
                     help="seconds a peer's process may run (all its sizes); the size it is on then is reported stopped")
     ap.add_argument("--spt-py", default="all", choices=["all", "both", "none"],
@@ -276,10 +278,15 @@ def main():
     env = peer_env()
     only = set(x for x in args.only.split(",") if x)
     t_start = time.time()
-    m = machine()
+    old = None
+    if args.reanalyse:  # the tables again from a run's latest.json, nothing measured
+        with open(args.reanalyse) as f:
+            old = json.load(f)
+    m = old["machine"] if old else machine()
     venv_py = None if args.no_pypi else os.path.join(os.path.abspath(args.venv), "bin", "python")
     tf_py = os.path.join(os.path.abspath(args.tf_venv), "bin", "python") if args.tf_venv and venv_py else None
-    m["pypi_versions"] = venv_versions(venv_py, env, tf_py)
+    if not old:
+        m["pypi_versions"] = venv_versions(venv_py, env, tf_py)
     tf_py = tf_py or venv_py
     pypi = m["pypi_versions"] is not None
     if not pypi:
@@ -288,14 +295,14 @@ def main():
                           "the Debian peers and GraphBLAS alone" % ("--no-pypi" if args.no_pypi else
                                                                     "no usable venv at %s" % args.venv))
         sys.stderr.write("bench: %s\n" % m["pypi_note"])
-    gb = os.path.exists(args.bench_graphblas)
+    gb = old["graphblas"] if old else os.path.exists(args.bench_graphblas)
     m["graphblas"] = gb
     if not gb:
         sys.stderr.write("bench: no %s: the GraphBLAS peer is unavailable\n" % args.bench_graphblas)
     sys.stderr.write("bench: machine %s\n" % json.dumps(m))
-    records = []
-    bw = []
-    loads = []
+    records = old["records"] if old else []
+    bw = old["bandwidth"]["runs"] if old else []
+    loads = old["loads"] if old else []
 
     def bandwidth():
         r = run_child([args.bench_core, "bandwidth", "0", "1", str(args.bw_bytes), "5"], 300)
@@ -323,10 +330,11 @@ def main():
         with open(os.path.join(args.out, "partial.json"), "w") as f:  # progress, in case the run is cut short
             json.dump({"machine": m, "bandwidth": bw, "records": records, "loads": loads}, f)
 
-    if args.spt_py != "none" and not os.environ.get("SPT_LIB"):
+    if args.spt_py != "none" and not os.environ.get("SPT_LIB") and not old:
         m["spt_py_lib"], m["spt_py_lib_fresh"] = ensure_shared_lib()
-    bandwidth()
-    for op, dims, sizes, peers in WORKLOADS:
+    if not old:
+        bandwidth()
+    for op, dims, sizes, peers in [] if old else WORKLOADS:
         if only and op not in only:
             continue
         sizes = sizes_of(sizes)
@@ -372,7 +380,7 @@ def main():
             records += recs
         save_partial()
     density = []
-    if not only or "density" in only:  # the density table: spt (1 thread, all cores) and TensorFlow (all cores)
+    if not old and (not only or "density" in only):  # the density table: spt (1 thread, all cores) and TensorFlow (all cores)
         loads.append({"op": "density", "dims": 2, "loadavg": loadavg()})
         for th in sorted({1, nth}):
             density += run_child([args.bench_core, "density", "2", str(th), "0", str(args.reps)], 900)
@@ -380,10 +388,11 @@ def main():
             density += run_child([tf_py, os.path.join(HERE, "peers.py"), "tf", "density", "2", "0", str(args.reps),
                                   "--threads", str(nth)], 900, env)
         save_partial()
-    bandwidth()
-    loads.append({"op": "end", "loadavg": loadavg()})
+    if not old:
+        bandwidth()
+        loads.append({"op": "end", "loadavg": loadavg()})
     gbps = max(b["gbps"] for b in bw) if bw else None
-    elapsed = time.time() - t_start
+    elapsed = old["elapsed_s"] if old else time.time() - t_start
 
     # ---- analysis ----
     def get(impl, op, dims, n, threads=None):
@@ -392,6 +401,13 @@ def main():
                     and r.get("status") == "ok" and (threads is None or r.get("threads") == threads)):
                 return r
         return None
+
+    def get_floor(kind, op, dims, n):
+        """The floor measured for this op (add and concat each measure the copy floor in their own turn, and
+        fresh pages cost differently from one minute to the next), else any record of that floor."""
+        mine = [r for r in records if r.get("floor_for") == op and r.get("op") == kind and r.get("dims") == dims
+                and r.get("nnz") == int(n) and r.get("status") == "ok" and r.get("threads") == nth]
+        return mine[0] if mine else get("spt", kind, dims, n, nth)
 
     rows = []
     for op, dims, sizes, peers in WORKLOADS:
@@ -419,7 +435,7 @@ def main():
             p1, pn = get("spt_py", op, dims, n, 1 if nth != 1 else -1), get("spt_py", op, dims, n, nth)
             pin = get("spt_py_inplace", op, dims, n, nth)
             fk = FLOOR_OF.get(op)
-            fr = get("spt", fk, dims if fk != "gatherfloor" else 2, n, nth) if fk and fk != "bound" else None
+            fr = get_floor(fk, op, dims if fk != "gatherfloor" else 2, n) if fk and fk != "bound" else None
             row["floor_kind"] = fk
             row["floor_s"] = fr["median"] if fr else (bound if fk == "bound" else None)
             row["copy_floor"] = fr["median"] if fr and fk == "copyfloor" else None
@@ -529,7 +545,7 @@ def main():
     result = {"machine": m, "elapsed_s": elapsed, "threads_all": nth, "quick": args.quick, "reps": args.reps,
               "nnz_override": nnz_override, "spt_py": args.spt_py, "big": big, "pypi": pypi, "graphblas": gb,
               "loads": loads, "bandwidth": {"gbps_used": gbps, "runs": bw}, "records": records, "rows": rows,
-              "targets18": targets18, "targets": targets, "reorder_memory": mem, "density": density_rows(density, nth)}
+              "targets18": targets18, "targets": targets, "reorder_memory": mem, "density": old["density"] if old else density_rows(density, nth)}
     with open(os.path.join(args.out, "latest.json"), "w") as f:
         json.dump(result, f, indent=1)
     try:
