@@ -12,7 +12,7 @@
  * seconds over REPS runs after one warm-up, and the median CPU time of the process (all threads).
  *
  * Build after `make`: cc -O2 -fopenmp -Iinclude bench/bench_keys.c build/libspt.a -lm -lzip -lpng16 -o build/bench_keys
- * Figures of the issue-15 session: bench/results/keys.md. */
+ * Figures: bench/results/keys.md. */
 #include "spt.h"
 
 #include <stdio.h>

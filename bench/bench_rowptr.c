@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* bench_rowptr.c -- a prototype (not library code) to decide whether a compressed index of the leading
  * dimension, built when a tensor is sorted and kept with it, is worth its memory for row sums (reduce over
- * axis 1 of a 2-D tensor, GraphBLAS's CSR row sums). Issue 18; the decision is in bench/results/NOTES.md.
+ * axis 1 of a 2-D tensor, GraphBLAS's CSR row sums). The decision is in bench/results/NOTES.md.
  *
  *   bench_rowptr THREADS NNZ[,NNZ...] [REPS] [ROWS]
  *
