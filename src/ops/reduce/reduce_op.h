@@ -10,6 +10,9 @@
 
 #include "ops/reduce/reduce.h"
 
+/* 1 for the float kind (float, double: their sum's lanes are vectors), SPT__KIND expanded first. */
+#define SPT__REDUCE_IS_FLOAT(KIND) SPT__KINDS_FLOAT(KIND)
+
 /* REDUCE_OP of the instantiation's kind (SPT__KIND expanded before it is pasted). */
 #define REDUCE_OP_(KIND) REDUCE_OP(KIND)
 #define SPT__TEMPLATE "ops/reduce/template/reduce_kernel.c"

@@ -216,10 +216,11 @@ static void test_alloc_sweep(void **state) {
     rt_sweep(spt_reduce_sum, spt_reduce_sum_sparse);
 }
 
-/* The sum over every axis groups each thread's values into 8 interleaved partial sums (spt.h). With
- * v = {1e16, 1 x 34} in one thread: lane 0 = 1e16 + 6 ones, each lost to rounding (ulp 2, ties to even);
- * lanes 1-7 = 4 each; pairwise: (1e16 + 4) + 8 -> 1e16 + 12, then + 16 -> 1e16 + 28 exactly. A single
- * chain in storage order would give 1e16, and the sparse output must give the same number. */
+/* The sum over every axis groups each thread's float64 values into 16 interleaved partial sums (spt.h).
+ * With v = {1e16, 1 x 34} in one thread: lane 0 = 1e16 + 4 ones (v[16] and the 3 past the last group of
+ * 16), each lost to rounding (ulp 2, ties to even); lanes 1-15 = 2 each; halving: 1e16 + 2, + 4, + 8, + 16
+ * -> 1e16 + 30 exactly. A single chain in storage order would give 1e16, and the sparse output must give
+ * the same number. */
 static void test_all_axes_lanes(void **state) {
     (void)state;
     enum { N = 35 };
@@ -234,13 +235,13 @@ static void test_all_axes_lanes(void **state) {
     ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 1, shape, N, ix, v, NULL, &t));
     spt_set_num_threads(1);
     ASSERT_OK(spt_reduce_sum(t, NULL, 0, false, &d));
-    assert_true(*(const double *)spt_dense_data(d) == 1e16 + 28.0);
+    assert_true(*(const double *)spt_dense_data(d) == 1e16 + 30.0);
     spt_dense_free(d);
     ASSERT_OK(spt_reduce_sum_sparse(t, NULL, 0, false, &s));
     assert_int_equal(spt_tensor_nnz(s), 1);
-    assert_true(*(const double *)spt_tensor_values(s) == 1e16 + 28.0);
+    assert_true(*(const double *)spt_tensor_values(s) == 1e16 + 30.0);
     spt_tensor_free(s);
-    /* 15 values: below the lanes' minimum of 16, one chain in storage order */
+    /* 15 values: below the float64 lanes' minimum of 16, one chain in storage order */
     spt_tensor *u;
     ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 1, shape, 15, ix, v, NULL, &u));
     ASSERT_OK(spt_reduce_sum(u, NULL, 0, false, &d));
@@ -251,21 +252,25 @@ static void test_all_axes_lanes(void **state) {
     spt_tensor_free(t);
 }
 
-/* The 8-lane grouping of spt.h, written out: lane k sums v[k], v[k + 8], ... in order, the values past
- * the last full group of 8 go to lane 0, then ((l0 l1) (l2 l3)) ((l4 l5) (l6 l7)); one chain below 16. */
+/* The lanes of spt.h, written out: L = 16 (double) or 32 (float) lanes; lane k sums v[k], v[k + L], ...
+ * in order, the values past the last full group of L go to lane 0, then lane k + h is added into lane k
+ * for h = L/2, L/4, ..., 1; one chain below L values. */
 #define LANES_REF(T)                                                                                                   \
     static T lanes_ref_##T(const T *v, int64_t n) {                                                                    \
-        T l[8] = {v[0]};                                                                                               \
+        enum { L = 8 * (16 / sizeof(T)) };                                                                             \
+        T l[L] = {v[0]};                                                                                               \
         int64_t i = 1;                                                                                                 \
-        if (n < 16) {                                                                                                  \
+        if (n < L) {                                                                                                   \
             for (; i < n; i++) l[0] = l[0] + v[i];                                                                     \
             return l[0];                                                                                               \
         }                                                                                                              \
-        for (int k = 1; k < 8; k++) l[k] = v[k];                                                                       \
-        for (i = 8; n - i >= 8; i += 8)                                                                                \
-            for (int k = 0; k < 8; k++) l[k] = l[k] + v[i + k];                                                        \
+        for (int k = 1; k < L; k++) l[k] = v[k];                                                                       \
+        for (i = L; n - i >= L; i += L)                                                                                \
+            for (int k = 0; k < L; k++) l[k] = l[k] + v[i + k];                                                        \
         for (; i < n; i++) l[0] = l[0] + v[i];                                                                         \
-        return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));                                      \
+        for (int h = L / 2; h >= 1; h /= 2)                                                                            \
+            for (int k = 0; k < h; k++) l[k] = l[k] + l[k + h];                                                        \
+        return l[0];                                                                                                   \
     }
 LANES_REF(double)
 LANES_REF(float)
@@ -276,7 +281,7 @@ LANES_REF(float)
  * lanes_ref (a vector form of the lanes must keep each lane adding its own values in order). */
 static void test_all_axes_lanes_exact(void **state) {
     (void)state;
-    static const int64_t lens[] = {1, 15, 16, 17, 23, 24, 25, 31, 32, 33, 100, 1001, 4099, 70001};
+    static const int64_t lens[] = {1, 15, 16, 17, 23, 24, 25, 31, 32, 33, 47, 48, 63, 64, 65, 100, 1001, 4099, 70001};
     enum { MAXN = 70001 };
     double *dv = malloc(MAXN * sizeof *dv);
     float *fv = malloc(MAXN * sizeof *fv);
