@@ -78,6 +78,13 @@ static inline void bg_density_b(int64_t k, int64_t ncols, double *b) {
 
 /* ---- measurement ---- */
 
+/* The warm-up before the timed runs, the same for every implementation (bench/README.md, "Warm-up"): calls
+ * until they have taken BG_WARM_S seconds in all, at least one and at most BG_WARM_MAX. One call was not
+ * enough at 1e5 entries: on this shared host the inputs leave the last-level cache between runs, and the
+ * next few calls are up to 3x slower until they are back. */
+#define BG_WARM_S 0.02
+#define BG_WARM_MAX 200
+
 static inline double bg_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -16,7 +16,9 @@ tf.matmul against SparseTensorDenseMatMul as A's density grows; bench_core densi
 
 OP as bench_core: reorder, reduce_axis1, reduce_all, concat1, add, spmm, to_dense (torch also concat1_sorted: cat + coalesce; spt_py also reorder_inplace, see below). The
 inputs come from bench/gen.py, bit for bit the data bench_core.c builds. Building the peer objects is not
-timed, except for reorder, where building the sorted object is the op. One warm-up, then REPS timed runs
+timed, except for reorder, where building the sorted object is the op. Warm-up calls until they have taken
+WARM_S seconds (at least one, at most WARM_MAX: bench_gen.h's BG_WARM_S, the same for every implementation;
+the first call's time is reported as `first`), then REPS timed runs
 (time.perf_counter, gc off); a workload may have a per-run setup (untimed, before each run). Prints one
 JSON object per size, as bench_core does (median/min/max seconds, peak RSS, the op's own peak over the
 RSS before it; spt_py also the CPU seconds, cpu_median, as bench_core).
@@ -44,6 +46,7 @@ import time
 import numpy as np
 
 PERM = (2, 0, 1)  # transpose's permutation (3-D)
+WARM_S, WARM_MAX = 0.02, 200  # the warm-up: bench_gen.h's BG_WARM_S and BG_WARM_MAX
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
@@ -545,8 +548,10 @@ def main(argv):
         times, cpu, extra = [], [], 0
         gc.collect()
         gc.disable()
+        warm, wcalls, first = 0.0, 0, None
         try:
-            for k in range(reps + 1):
+            k = 0
+            while k < reps + 1:
                 if setup is not None:
                     setup()
                 reset_hwm()
@@ -563,6 +568,13 @@ def main(argv):
                     cpu.append(c1 - c0)
                 if k == 0 and t1 - t0 > 60:
                     break
+                if k == 0:  # warm-up calls until WARM_S seconds, as bench_gen.h's BG_WARM_S
+                    first = t1 - t0 if wcalls == 0 else first
+                    warm += t1 - t0
+                    wcalls += 1
+                    if warm < WARM_S and wcalls < WARM_MAX:
+                        continue
+                k += 1
         except Exception as ex:
             rec["status"] = "error"
             rec["error"] = repr(ex)[:200]
@@ -571,6 +583,7 @@ def main(argv):
             continue
         gc.enable()
         times.sort()
+        rec.update(first=first, warmup_calls=wcalls)
         rec.update(status="ok", reps=len(times), median=times[len(times) // 2], min=times[0], max=times[-1],
                    peak_rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, op_peak_extra=extra * 1024)
         if peer == "spt_py":  # as bench_core: the process CPU seconds of the op (all threads)

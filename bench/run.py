@@ -711,7 +711,8 @@ def table_md(res, nth):
     out.append("")
     out.append("## spt against the fastest peer and its floor")
     out.append("")
-    out.append("Medians of %s runs after one warm-up; spt with %d threads unless said (every peer that threads runs "
+    out.append("Medians of %s runs after the warm-up (calls until 20 ms, the same for every implementation: "
+               "bench/README.md); spt with %d threads unless said (every peer that threads runs "
                "with %d). Fastest peer: the least median among the peers of that row (torch's unsorted `cat` is listed "
                "with the peers but not counted for concat). Floor: reorder the two-pass radix floor, spmm the gather "
                "floor, add and concat the copy floor (bench_core, %d threads, same run), the reduces and to_dense the "
@@ -744,8 +745,9 @@ def table_md(res, nth):
     firsts = [r for r in rows if r.get("spt_first_all") is not None or r.get("spt_first_1") is not None]
     if firsts:
         out.append("")
-        out.append("The reduces' first call on a fresh tensor (bench_core's warm-up, not in the medians above): for "
-                   "2-D row sums it also builds the tensor's cached row pointer, which the later calls read.")
+        out.append("spt's first call on fresh inputs (bench_core's first warm-up call, not in the medians above): "
+                   "it faults in the output's pages the later calls take from the block cache, and for 2-D row sums "
+                   "it also builds the tensor's cached row pointer, which the later calls read.")
         out.append("")
         out.append("| op | dims | nnz | first call %d thr | median after it | first call 1 thr | median after it |"
                    % nth)
