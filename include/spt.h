@@ -393,8 +393,8 @@ void spt_group_end(spt_group_iter *it);
  * is SPT_EDTYPE). Integer arithmetic wraps modulo 2^bits (no undefined behaviour); floats follow IEEE.
  * Sums run in storage order within an output element, so for a given thread count results are
  * reproducible; integer results do not depend on the thread count at all. One exception, for speed: a
- * sum over every axis splits each thread's share of the values into interleaved partial sums (16 for
- * float64, 32 for float32, 8 for complex) combined pairwise (still a fixed grouping for a given thread
+ * sum over every axis splits each thread's share of the values into interleaved partial sums (32 for
+ * float64, 64 for float32, 8 for complex) combined pairwise (still a fixed grouping for a given thread
  * count, the same bits on every machine, and no less accurate than one chain).
  */
 

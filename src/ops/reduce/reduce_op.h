@@ -8,10 +8,14 @@
 #ifndef SPT_OPS_REDUCE_OP_H
 #define SPT_OPS_REDUCE_OP_H
 
+#include "ops/elementwise/simd.h"
 #include "ops/reduce/reduce.h"
 
 /* 1 for the float kind (float, double: their sum's lanes are vectors), SPT__KIND expanded first. */
 #define SPT__REDUCE_IS_FLOAT(KIND) SPT__KINDS_FLOAT(KIND)
+/* X(0) ... X(7) and X(0) ... X(15): the lanes' named vectors. */
+#define SPT__REDUCE_REP8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define SPT__REDUCE_REP16(X) SPT__REDUCE_REP8(X) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 
 /* REDUCE_OP of the instantiation's kind (SPT__KIND expanded before it is pasted). */
 #define REDUCE_OP_(KIND) REDUCE_OP(KIND)

@@ -2,6 +2,7 @@
 /* test_reduce_sum.c -- spt_reduce_sum and spt_reduce_sum_sparse. */
 #ifndef SPT_CONFORMANCE
 #include "../reduce_test_common.h"
+#include "ops/elementwise/simd.h"
 
 /* tf.sparse.reduce_sum docstring: [[1, ?, 1], [?, 1, ?]] */
 static spt_tensor *doc_tensor(void) {
@@ -216,14 +217,14 @@ static void test_alloc_sweep(void **state) {
     rt_sweep(spt_reduce_sum, spt_reduce_sum_sparse);
 }
 
-/* The sum over every axis groups each thread's float64 values into 16 interleaved partial sums (spt.h).
- * With v = {1e16, 1 x 34} in one thread: lane 0 = 1e16 + 4 ones (v[16] and the 3 past the last group of
- * 16), each lost to rounding (ulp 2, ties to even); lanes 1-15 = 2 each; halving: 1e16 + 2, + 4, + 8, + 16
- * -> 1e16 + 30 exactly. A single chain in storage order would give 1e16, and the sparse output must give
- * the same number. */
+/* The sum over every axis groups each thread's float64 values into 32 interleaved partial sums (spt.h).
+ * With v = {1e16, 1 x 66} in one thread: lane 0 = 1e16 + 4 ones (v[32] and the 3 past the last group of
+ * 32), each lost to rounding (ulp 2, ties to even); lanes 1-31 = 2 each; halving: 1e16 + 2, + 4, + 8, + 16,
+ * + 32 -> 1e16 + 62 exactly. A single chain in storage order would give 1e16, and the sparse output must
+ * give the same number. */
 static void test_all_axes_lanes(void **state) {
     (void)state;
-    enum { N = 35 };
+    enum { N = 67 };
     int64_t shape[1] = {N}, ix[N];
     double v[N];
     for (int i = 0; i < N; i++) {
@@ -235,13 +236,13 @@ static void test_all_axes_lanes(void **state) {
     ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 1, shape, N, ix, v, NULL, &t));
     spt_set_num_threads(1);
     ASSERT_OK(spt_reduce_sum(t, NULL, 0, false, &d));
-    assert_true(*(const double *)spt_dense_data(d) == 1e16 + 30.0);
+    assert_true(*(const double *)spt_dense_data(d) == 1e16 + 62.0);
     spt_dense_free(d);
     ASSERT_OK(spt_reduce_sum_sparse(t, NULL, 0, false, &s));
     assert_int_equal(spt_tensor_nnz(s), 1);
-    assert_true(*(const double *)spt_tensor_values(s) == 1e16 + 30.0);
+    assert_true(*(const double *)spt_tensor_values(s) == 1e16 + 62.0);
     spt_tensor_free(s);
-    /* 15 values: below the float64 lanes' minimum of 16, one chain in storage order */
+    /* 15 values: below the float64 lanes' minimum of 32, one chain in storage order */
     spt_tensor *u;
     ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 1, shape, 15, ix, v, NULL, &u));
     ASSERT_OK(spt_reduce_sum(u, NULL, 0, false, &d));
@@ -252,12 +253,12 @@ static void test_all_axes_lanes(void **state) {
     spt_tensor_free(t);
 }
 
-/* The lanes of spt.h, written out: L = 16 (double) or 32 (float) lanes; lane k sums v[k], v[k + L], ...
+/* The lanes of spt.h, written out: L = 32 (double) or 64 (float) lanes; lane k sums v[k], v[k + L], ...
  * in order, the values past the last full group of L go to lane 0, then lane k + h is added into lane k
  * for h = L/2, L/4, ..., 1; one chain below L values. */
 #define LANES_REF(T)                                                                                                   \
     static T lanes_ref_##T(const T *v, int64_t n) {                                                                    \
-        enum { L = 8 * (16 / sizeof(T)) };                                                                             \
+        enum { L = 16 * (16 / sizeof(T)) };                                                                            \
         T l[L] = {v[0]};                                                                                               \
         int64_t i = 1;                                                                                                 \
         if (n < L) {                                                                                                   \
@@ -276,12 +277,13 @@ LANES_REF(double)
 LANES_REF(float)
 #undef LANES_REF
 
-/* The sum over every axis on one thread, float64 and float32, lengths around the lanes' edges and long
- * ones, values of mixed magnitude and sign (so any other grouping shows), -0.0, inf and NaN: the bits of
+/* The sum over every axis on one thread in every vector form, float64 and float32, lengths around the
+ * lanes' edges and long ones, values of mixed magnitude and sign (so any other grouping shows), -0.0, inf and NaN: the bits of
  * lanes_ref (a vector form of the lanes must keep each lane adding its own values in order). */
 static void test_all_axes_lanes_exact(void **state) {
     (void)state;
-    static const int64_t lens[] = {1, 15, 16, 17, 23, 24, 25, 31, 32, 33, 47, 48, 63, 64, 65, 100, 1001, 4099, 70001};
+    static const int64_t lens[] = {1,  15, 16, 17, 23, 24,  25,  31,  32,  33,   47,   48,   63,
+                                   64, 65, 95, 96, 97, 100, 127, 128, 129, 1001, 4099, 70001};
     enum { MAXN = 70001 };
     double *dv = malloc(MAXN * sizeof *dv);
     float *fv = malloc(MAXN * sizeof *fv);
@@ -291,34 +293,36 @@ static void test_all_axes_lanes_exact(void **state) {
     assert_non_null(ix);
     uint64_t x = 12345;
     spt_set_num_threads(1);
-    for (int special = 0; special < 3; special++)
-        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
-            const int64_t n = lens[li], shape[1] = {n};
-            for (int64_t i = 0; i < n; i++) {
-                x = x * 6364136223846793005ull + 1442695040888963407ull;
-                const double m = (double)(int64_t)(x >> 11) / 9007199254740992.0 - 0.5; /* [-0.5, 0.5) */
-                const int e = (int)((x >> 3) % 60) - 30;
-                dv[i] = ldexp(m, e);
-                fv[i] = (float)dv[i];
-                ix[i] = i;
+    for (int form = SPT__SIMD_SCALAR; form <= SPT__SIMD_AVX512; form++) /* every form the processor has */
+        for (int special = 0; special < 3 && spt__simd_force(form) == form; special++)
+            for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+                const int64_t n = lens[li], shape[1] = {n};
+                for (int64_t i = 0; i < n; i++) {
+                    x = x * 6364136223846793005ull + 1442695040888963407ull;
+                    const double m = (double)(int64_t)(x >> 11) / 9007199254740992.0 - 0.5; /* [-0.5, 0.5) */
+                    const int e = (int)((x >> 3) % 60) - 30;
+                    dv[i] = ldexp(m, e);
+                    fv[i] = (float)dv[i];
+                    ix[i] = i;
+                }
+                if (special == 1) dv[n / 2] = fv[n / 2] = -0.0f, dv[n - 1] = fv[n - 1] = INFINITY;
+                if (special == 2) dv[n / 3] = fv[n / 3] = NAN;
+                spt_tensor *td, *tf;
+                spt_dense *d;
+                ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 1, shape, n, ix, dv, NULL, &td));
+                ASSERT_OK(spt_tensor_new(SPT_FLOAT32, 1, shape, n, ix, fv, NULL, &tf));
+                const double wd = lanes_ref_double(dv, n);
+                const float wf = lanes_ref_float(fv, n);
+                ASSERT_OK(spt_reduce_sum(td, NULL, 0, false, &d));
+                assert_memory_equal(spt_dense_data(d), &wd, sizeof wd);
+                spt_dense_free(d);
+                ASSERT_OK(spt_reduce_sum(tf, NULL, 0, false, &d));
+                assert_memory_equal(spt_dense_data(d), &wf, sizeof wf);
+                spt_dense_free(d);
+                spt_tensor_free(td);
+                spt_tensor_free(tf);
             }
-            if (special == 1) dv[n / 2] = fv[n / 2] = -0.0f, dv[n - 1] = fv[n - 1] = INFINITY;
-            if (special == 2) dv[n / 3] = fv[n / 3] = NAN;
-            spt_tensor *td, *tf;
-            spt_dense *d;
-            ASSERT_OK(spt_tensor_new(SPT_FLOAT64, 1, shape, n, ix, dv, NULL, &td));
-            ASSERT_OK(spt_tensor_new(SPT_FLOAT32, 1, shape, n, ix, fv, NULL, &tf));
-            const double wd = lanes_ref_double(dv, n);
-            const float wf = lanes_ref_float(fv, n);
-            ASSERT_OK(spt_reduce_sum(td, NULL, 0, false, &d));
-            assert_memory_equal(spt_dense_data(d), &wd, sizeof wd);
-            spt_dense_free(d);
-            ASSERT_OK(spt_reduce_sum(tf, NULL, 0, false, &d));
-            assert_memory_equal(spt_dense_data(d), &wf, sizeof wf);
-            spt_dense_free(d);
-            spt_tensor_free(td);
-            spt_tensor_free(tf);
-        }
+    spt__simd_force(-1);
     spt_set_num_threads(0);
     free(dv);
     free(fv);

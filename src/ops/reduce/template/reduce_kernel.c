@@ -44,47 +44,99 @@ static void SPT__NAME(scatter)(const void *vals, const uint64_t *keys, int64_t l
 }
 
 #if REDUCE_LANES && SPT__REDUCE_IS_FLOAT(SPT__KIND)
-/* float and double: the reduction of vals[lo, hi) in L = 8 x (16 / sizeof(T)) interleaved partial
- * results (16 for double, 32 for float; lane k takes the entries lo + k, lo + k + L, ...), the values past
+/* float and double: the reduction of vals[lo, hi) in L = 16 x (16 / sizeof(T)) interleaved partial
+ * results (32 for double, 64 for float; lane k takes the entries lo + k, lo + k + L, ...), the values past
  * the last full group of L going to lane 0 in order, then combined by halving: lane k + L/2 into lane k,
  * then k + L/4 into k, ..., down to lane 0; one chain in storage order below L values. A fixed grouping,
- * so the result depends only on [lo, hi). The lanes are eight 16-byte vectors (SSE2, in every x86-64:
- * each element of a vector add is the scalar IEEE add, so the bits are those of the scalar lanes on any
- * machine): eight independent chains of 2 or 4 values an add, where the 8 scalar lanes of the other
- * kinds take one value an add (they read about half the load bandwidth from L3 here). A software
- * prefetch 4 KiB ahead keeps the reads streaming across page boundaries. */
-typedef SPT__T SPT__NAME(vec) __attribute__((vector_size(16)));
-static void SPT__NAME(lanes)(const void *vals, int64_t lo, int64_t hi, void *acc) {
-    typedef SPT__NAME(vec) V;
-    enum { W = 16 / sizeof(SPT__T), L = 8 * W };
-    const SPT__T *v = vals;
-    if (hi - lo < L) {
-        SPT__NAME(seg)(vals, NULL, lo, hi, acc);
-        return;
-    }
-    V a0, a1, a2, a3, a4, a5, a6, a7, x0, x1, x2, x3, x4, x5, x6, x7;
-    memcpy(&a0, v + lo, 16), memcpy(&a1, v + lo + W, 16), memcpy(&a2, v + lo + 2 * W, 16);
-    memcpy(&a3, v + lo + 3 * W, 16), memcpy(&a4, v + lo + 4 * W, 16), memcpy(&a5, v + lo + 5 * W, 16);
-    memcpy(&a6, v + lo + 6 * W, 16), memcpy(&a7, v + lo + 7 * W, 16);
-    int64_t i = lo + L;
-    for (; hi - i >= L; i += L) {
-        if (hi - i > (int64_t)(4096 / sizeof(SPT__T))) {
-            __builtin_prefetch(v + i + 4096 / sizeof(SPT__T));
-            __builtin_prefetch(v + i + (4096 + 64) / sizeof(SPT__T));
-        }
-        const SPT__T *x = v + i;
-        memcpy(&x0, x, 16), memcpy(&x1, x + W, 16), memcpy(&x2, x + 2 * W, 16), memcpy(&x3, x + 3 * W, 16);
-        memcpy(&x4, x + 4 * W, 16), memcpy(&x5, x + 5 * W, 16), memcpy(&x6, x + 6 * W, 16), memcpy(&x7, x + 7 * W, 16);
-        a0 = a0 + x0, a1 = a1 + x1, a2 = a2 + x2, a3 = a3 + x3;
-        a4 = a4 + x4, a5 = a5 + x5, a6 = a6 + x6, a7 = a7 + x7;
-    }
-    SPT__T l[L];
-    memcpy(l, &a0, 16), memcpy(l + W, &a1, 16), memcpy(l + 2 * W, &a2, 16), memcpy(l + 3 * W, &a3, 16);
-    memcpy(l + 4 * W, &a4, 16), memcpy(l + 5 * W, &a5, 16), memcpy(l + 6 * W, &a6, 16), memcpy(l + 7 * W, &a7, 16);
+ * so the result depends only on [lo, hi). The lanes are held as sixteen 16-byte vectors (SSE2, every
+ * x86-64) or, where the processor has AVX2, as eight 32-byte ones holding the same lanes: each element
+ * of a vector add is the scalar IEEE add of its lane, so both forms give the bits of the scalar lanes.
+ * The independent chains keep the loads, not the add latency, the limit (the 8 scalar lanes of the
+ * other kinds read about half the load bandwidth from L3 here); a software prefetch 4 KiB ahead keeps
+ * the reads streaming across page boundaries. */
+typedef SPT__T SPT__NAME(v16) __attribute__((vector_size(16)));
+typedef SPT__T SPT__NAME(v32) __attribute__((vector_size(32)));
+
+/* The values past the last full group into lane 0, the halving, the result. */
+static void SPT__NAME(lanes_fold)(SPT__T *l, const SPT__T *v, int64_t i, int64_t hi, void *acc) {
+    enum { L = 16 * (16 / sizeof(SPT__T)) };
     for (; i < hi; i++) l[0] = l[0] + v[i];
     for (int h = L / 2; h >= 1; h /= 2)
         for (int k = 0; k < h; k++) l[k] = l[k] + l[k + h];
     *(SPT__T *)acc = l[0];
+}
+
+#define RL_PREFETCH                                                                                                    \
+    if (hi - i > (int64_t)(4096 / sizeof(SPT__T)))                                                                     \
+        for (int p = 0; p < 4; p++) __builtin_prefetch(v + i + (4096 + 64 * p) / sizeof(SPT__T));
+
+/* The lanes as sixteen 16-byte vectors: vector m holds lanes m W .. m W + W - 1. */
+static void SPT__NAME(lanes_v16)(const SPT__T *v, int64_t lo, int64_t hi, void *acc) {
+    typedef SPT__NAME(v16) V;
+    enum { W = 16 / sizeof(SPT__T), L = 16 * W };
+#define RL_INIT(m)                                                                                                     \
+    V a##m;                                                                                                            \
+    memcpy(&a##m, v + lo + (m)*W, 16);
+    SPT__REDUCE_REP16(RL_INIT)
+#undef RL_INIT
+    int64_t i = lo + L;
+    for (; hi - i >= L; i += L) {
+        RL_PREFETCH
+#define RL_ADD(m)                                                                                                      \
+    {                                                                                                                  \
+        V x;                                                                                                           \
+        memcpy(&x, v + i + (m)*W, 16);                                                                                 \
+        a##m = a##m + x;                                                                                               \
+    }
+        SPT__REDUCE_REP16(RL_ADD)
+#undef RL_ADD
+    }
+    SPT__T l[L];
+#define RL_OUT(m) memcpy(l + (m)*W, &a##m, 16);
+    SPT__REDUCE_REP16(RL_OUT)
+#undef RL_OUT
+    SPT__NAME(lanes_fold)(l, v, i, hi, acc);
+}
+
+#if SPT__SIMD_X86
+/* The same lanes as eight 32-byte vectors (AVX2): vector m holds lanes 2 m W .. 2 m W + 2 W - 1. */
+SPT__TARGET_AVX2 static void SPT__NAME(lanes_v32)(const SPT__T *v, int64_t lo, int64_t hi, void *acc) {
+    typedef SPT__NAME(v32) V;
+    enum { W = 32 / sizeof(SPT__T), L = 8 * W };
+#define RL_INIT(m)                                                                                                     \
+    V a##m;                                                                                                            \
+    memcpy(&a##m, v + lo + (m)*W, 32);
+    SPT__REDUCE_REP8(RL_INIT)
+#undef RL_INIT
+    int64_t i = lo + L;
+    for (; hi - i >= L; i += L) {
+        RL_PREFETCH
+#define RL_ADD(m)                                                                                                      \
+    {                                                                                                                  \
+        V x;                                                                                                           \
+        memcpy(&x, v + i + (m)*W, 32);                                                                                 \
+        a##m = a##m + x;                                                                                               \
+    }
+        SPT__REDUCE_REP8(RL_ADD)
+#undef RL_ADD
+    }
+    SPT__T l[L];
+#define RL_OUT(m) memcpy(l + (m)*W, &a##m, 32);
+    SPT__REDUCE_REP8(RL_OUT)
+#undef RL_OUT
+    SPT__NAME(lanes_fold)(l, v, i, hi, acc);
+}
+#endif
+#undef RL_PREFETCH
+
+static void SPT__NAME(lanes)(const void *vals, int64_t lo, int64_t hi, void *acc) {
+    enum { L = 16 * (16 / sizeof(SPT__T)) };
+    const SPT__T *v = vals;
+    if (hi - lo < L) SPT__NAME(seg)(vals, NULL, lo, hi, acc);
+#if SPT__SIMD_X86
+    else if (spt__simd() >= SPT__SIMD_AVX2) SPT__NAME(lanes_v32)(v, lo, hi, acc);
+#endif
+    else SPT__NAME(lanes_v16)(v, lo, hi, acc);
 }
 #define LANES_FN SPT__NAME(lanes)
 #elif REDUCE_LANES
