@@ -38,6 +38,7 @@ typedef struct spt__mb {
     int64_t na, nb, rank;
     const int64_t *sh; /* the shape: row-major key of a row */
     double thresh;
+    bool k60; /* every key is below 2^60 (the shape's volume is at most 2^60): the AVX-512 step packs them */
 } spt__mb;
 
 /* What the vector lane does to the value of an entry held by one side only, for 8-byte values: nothing

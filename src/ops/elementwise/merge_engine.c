@@ -138,7 +138,10 @@ static spt_status mb_run(const char *fn, const spt_tensor *a, const spt_tensor *
         for (int64_t k = 0; k < 2 * nblk; k++) atomic_init(&cnt[k], -1);
     }
     SPT__CHECK(spt__tensor_alloc_uninit(fn, a->dtype, r, a->shape, ocap, NULL, &o));
-    const spt__mb m = {a->indices, b->indices, a->values, b->values, na, nb, r, a->shape, thresh};
+    int64_t vol = 1;
+    bool k60 = true;
+    for (int64_t d = 0; d < r && k60; d++) k60 = !spt__mul_i64(vol, a->shape[d], &vol) && vol <= ((int64_t)1 << 60);
+    const spt__mb m = {a->indices, b->indices, a->values, b->values, na, nb, r, a->shape, thresh, k60};
     _Atomic int64_t next = 0;
     int64_t *oi = o->indices;
     char *ov = o->values;

@@ -100,6 +100,15 @@ static inline __attribute__((always_inline)) __m512i fixv(int vop, __m512i v, __
         id = _mm512_mask_blend_epi64(keep_, pi_, id);                                                                  \
     } while (0)
 
+/* One level of the same sort on keys packed with their source (key << 4 | source, keys below 2^60: the
+ * order of the packed words is the keys', a before b on a tie): min and max, no mask arithmetic, so the
+ * three levels' chain is about half as long. */
+#define PLEVEL(perm, lowmask)                                                                                          \
+    do {                                                                                                               \
+        const __m512i pk_ = _mm512_permutexvar_epi64(perm, k);                                                         \
+        k = _mm512_mask_blend_epi64((__mmask8)(lowmask), _mm512_max_epu64(k, pk_), _mm512_min_epu64(k, pk_));          \
+    } while (0)
+
 /* The vector step: the next eight entries of the lane, when eight are left in the lane and in both key
  * windows (with the key after them) and no coinciding pair is among or just past them; else false. The
  * eight smallest of a's next eight keys (A) and b's (B) are min(A, reverse(B)) lane by lane (a bitonic
@@ -117,13 +126,25 @@ static inline __attribute__((always_inline)) bool vstep(const spt__mb *m, lane_s
         const __m512i A = _mm512_loadu_si512(s->ka + ai), B = _mm512_loadu_si512(s->kb + bj);
         const __m512i Br = _mm512_permutexvar_epi64(rev, B);
         const __mmask8 ta = _mm512_cmple_epu64_mask(A, Br);
-        __m512i k = _mm512_mask_blend_epi64(ta, Br, A), id = _mm512_mask_blend_epi64(ta, idbr, ida);
-        LEVEL(p4, 0x0F);
-        LEVEL(p2, 0x33);
-        LEVEL(p1, 0x55);
+        __m512i k, id;
+        __mmask8 adj;
+        if (m->k60) {
+            const __m512i Ap = _mm512_or_si512(_mm512_slli_epi64(A, 4), ida);
+            k = _mm512_min_epu64(Ap, _mm512_or_si512(_mm512_slli_epi64(Br, 4), idbr));
+            PLEVEL(p4, 0x0F);
+            PLEVEL(p2, 0x33);
+            PLEVEL(p1, 0x55);
+            id = _mm512_and_si512(k, _mm512_set1_epi64(15));
+            k = _mm512_srli_epi64(k, 4);
+        } else {
+            k = _mm512_mask_blend_epi64(ta, Br, A), id = _mm512_mask_blend_epi64(ta, idbr, ida);
+            LEVEL(p4, 0x0F);
+            LEVEL(p2, 0x33);
+            LEVEL(p1, 0x55);
+        }
+        adj = _mm512_cmpeq_epu64_mask(k, _mm512_alignr_epi64(k, k, 1)) & 0x7F;
         const int na8 = __builtin_popcount(ta), nb8 = 8 - na8;
         const uint64_t top = (uint64_t)_mm_extract_epi64(_mm512_extracti64x2_epi64(k, 3), 1); /* the largest */
-        const __mmask8 adj = _mm512_cmpeq_epu64_mask(k, _mm512_alignr_epi64(k, k, 1)) & 0x7F;
         if (!adj && s->ka[ai + na8] != top && s->kb[bj + nb8] != top) {
             __m512i v = _mm512_permutex2var_epi64(_mm512_loadu_si512(va + i), id, _mm512_loadu_si512(vb + j));
             if (vop != SPT__MB_V_ID) v = fixv(vop, v, _mm512_cmpge_epi64_mask(id, _mm512_set1_epi64(8)));

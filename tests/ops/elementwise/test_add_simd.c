@@ -31,12 +31,67 @@ static spt_tensor *canon(spt_dtype dt, int64_t r, const int64_t *shape, double p
     return t;
 }
 
+/* The same draws over the last `cells` cells of a shape too large to walk (row-major order from the far
+ * corner down: the keys are the largest the shape has). */
+static spt_tensor *corner(spt_dtype dt, int64_t r, const int64_t *shape, int64_t cells, double p, bool negate_half,
+                          uint64_t salt) {
+    int64_t *ix = malloc((size_t)(cells * r + 1) * sizeof *ix);
+    char *v = malloc((size_t)(cells + 1) * 16);
+    int64_t n = 0;
+    for (int64_t c = 0; c < cells; c++) {
+        double q = ((c / 64 + salt) % 5 == 0) ? 0.9 : p;
+        if ((double)mt_int(1000000) / 1e6 >= q) continue;
+        for (int64_t d = r - 1, x = c; d >= 0; x /= shape[d], d--) ix[n * r + d] = shape[d] - 1 - x % shape[d];
+        double val = (double)(1 + mt_int(9));
+        if (negate_half && (c & 1)) val = -val;
+        mt_set(dt, v, n, val);
+        n++;
+    }
+    spt_tensor *t = mk(dt, r, shape, n, ix, v);
+    ASSERT_OK(spt_reorder(t, NULL));
+    free(ix);
+    free(v);
+    return t;
+}
+
+static void run_pair(spt_tensor *a, spt_tensor *b, double thresh);
+
 static void run_case(spt_dtype dt, int64_t r, const int64_t *shape, double thresh, uint64_t salt) {
-    spt_tensor *a = canon(dt, r, shape, 0.3, false, salt), *b = canon(dt, r, shape, 0.3, true, salt + 2);
+    run_pair(canon(dt, r, shape, 0.3, false, salt), canon(dt, r, shape, 0.3, true, salt + 2), thresh);
+}
+
+/* mg_check for float64 operands too large for its dense reference: the serial two-pointer merge of the
+ * index rows (row-major order), a coinciding pair kept when |sum| >= thresh, as mg_check does. */
+static void sparse_check(const spt_tensor *a, const spt_tensor *b, double thresh, const spt_tensor *o) {
+    const int64_t r = spt_tensor_rank(a), na = spt_tensor_nnz(a), nb = spt_tensor_nnz(b), no = spt_tensor_nnz(o);
+    const int64_t *ia = spt_tensor_indices(a), *ib = spt_tensor_indices(b), *io = spt_tensor_indices(o);
+    const double *va = spt_tensor_values(a), *vb = spt_tensor_values(b), *vo = spt_tensor_values(o);
+    int64_t i = 0, j = 0, k = 0;
+    while (i < na || j < nb) {
+        int c = i >= na ? 1 : j >= nb ? -1 : 0;
+        for (int64_t d = 0; d < r && c == 0; d++)
+            c = ia[i * r + d] < ib[j * r + d] ? -1 : ia[i * r + d] > ib[j * r + d] ? 1 : 0;
+        const int64_t *row = c <= 0 ? ia + i * r : ib + j * r;
+        const double want = c < 0 ? va[i] : c > 0 ? vb[j] : va[i] + vb[j];
+        i += c <= 0;
+        j += c >= 0;
+        if (c == 0 && !(thresh <= fabs(want))) continue;
+        assert_true(k < no);
+        assert_memory_equal(io + k * r, row, (size_t)r * sizeof(int64_t));
+        assert_true(vo[k] == want);
+        k++;
+    }
+    assert_int_equal(k, no);
+}
+
+/* Every form gives the scalar lanes' bytes at 1 and 2 threads, and the scalar output is the right sum;
+ * frees a and b. */
+static void run_pair(spt_tensor *a, spt_tensor *b, double thresh) {
     spt_tensor *o0 = NULL;
     spt__simd_force(SPT__SIMD_SCALAR);
     ASSERT_OK(spt_add(a, b, thresh, &o0));
-    mg_check(MG_ADD, a, b, thresh, o0);
+    if (spt_tensor_volume(a) > ((int64_t)1 << 24) || spt_tensor_volume(a) < 0) sparse_check(a, b, thresh, o0);
+    else mg_check(MG_ADD, a, b, thresh, o0);
     for (int lvl = SPT__SIMD_AVX2; lvl <= SPT__SIMD_AVX512; lvl++) {
         if (spt__simd_force(lvl) != lvl) continue;
         for (int th = 1; th <= 2; th++) {
@@ -66,6 +121,21 @@ static void test_forms(void **state) {
         run_case(dts[k], 4, (int64_t[]){12, 13, 11, 17}, 0, 5);
         run_case(dts[k], 5, (int64_t[]){6, 7, 5, 9, 11}, 0, 6);
     }
+}
+
+/* Keys at the top of the 64-bit range: a volume of exactly 2^60 (the largest whose keys the AVX-512 step
+ * packs with their source), just past it, and past 2^63 (keys compared unsigned). */
+static void test_wide_keys(void **state) {
+    (void)state;
+    mt_seed(43);
+    const int64_t s60[3] = {(int64_t)1 << 20, (int64_t)1 << 20, (int64_t)1 << 20};
+    const int64_t s61[3] = {((int64_t)1 << 20) + 1, (int64_t)1 << 20, (int64_t)1 << 20};
+    const int64_t s63[3] = {(int64_t)1 << 31, (int64_t)1 << 31, 3};
+    const int64_t *shapes[3] = {s60, s61, s63};
+    for (int k = 0; k < 3; k++)
+        for (int salt = 0; salt < 2; salt++)
+            run_pair(corner(SPT_FLOAT64, 3, shapes[k], 60000, 0.3, false, (uint64_t)salt),
+                     corner(SPT_FLOAT64, 3, shapes[k], 60000, 0.3, true, (uint64_t)salt + 2), salt ? 5.0 : 0.0);
 }
 
 /* Operands whose entries interleave one by one, share every sixth cell, or coincide (cancelling to 0, dropped). */
@@ -117,7 +187,7 @@ static void test_threads_sweep(void **state) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_forms), cmocka_unit_test(test_patterns),
-                                       cmocka_unit_test(test_threads_sweep)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_forms), cmocka_unit_test(test_wide_keys),
+                                       cmocka_unit_test(test_patterns), cmocka_unit_test(test_threads_sweep)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
