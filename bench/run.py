@@ -349,6 +349,11 @@ def main():
             for r in recs:
                 r["floor_for"] = op
             records += recs
+        if fl == "copyfloor":  # the same copies into a reused, faulted-in pair: what add's output costs from the block cache
+            recs = run_child([args.bench_core, "copywarm", str(dims), str(nth), sz, str(args.reps)], 900)
+            for r in recs:
+                r["floor_for"] = op
+            records += recs
         py_threads = {"all": [nth], "both": sorted({1, nth}), "none": []}[args.spt_py] if op not in C_ONLY else []
         if op in PY_ONLY and not py_threads:
             py_threads = [nth]
@@ -439,6 +444,8 @@ def main():
             row["floor_kind"] = fk
             row["floor_s"] = fr["median"] if fr else (bound if fk == "bound" else None)
             row["copy_floor"] = fr["median"] if fr and fk == "copyfloor" else None
+            fw = get_floor("copywarm", op, dims, n) if fk == "copyfloor" else None
+            row["copy_warm"] = fw["median"] if fw else None
             py_all = pn["median"] if pn else None
             row.update(spt_py_1=p1["median"] if p1 else None, spt_py_all=py_all,
                        spt_py_inplace=pin["median"] if pin else None,
@@ -511,6 +518,14 @@ def main():
             continue
         t18("%s %d-D within %gx of %s" % (op, dims, need, what), r, r.get("spt_over_floor"), need,
             "spt %s, floor %s: %.2fx" % (fmt_t(r["spt_all"]), fmt_t(r["floor_s"]), r.get("spt_over_floor") or 0))
+    for op, dims in [("add", 3), ("add", 2), ("concat1", 3), ("concat1", 2)]:  # against the copy into faulted-in memory
+        r = row_of(op, dims, big)
+        if not r or not r.get("copy_warm") or not r.get("spt_all"):
+            continue
+        t18("%s %d-D within 1.3x of the copy into faulted-in memory" % (op, dims), r, r["spt_all"] / r["copy_warm"],
+            1.3, "spt %s, copy %s: %.2fx (into fresh pages %s)" % (fmt_t(r["spt_all"]), fmt_t(r["copy_warm"]),
+                                                                   r["spt_all"] / r["copy_warm"],
+                                                                   fmt_t(r.get("copy_floor"))))
     for r in rows:
         if r["nnz"] != (dbig if r["op"] == "to_dense" else big):
             continue
