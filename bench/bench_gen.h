@@ -81,8 +81,9 @@ static inline void bg_density_b(int64_t k, int64_t ncols, double *b) {
 /* The warm-up before the timed runs, the same for every implementation (bench/README.md, "Warm-up"): calls
  * until they have taken BG_WARM_S seconds in all, at least one and at most BG_WARM_MAX. One call was not
  * enough at 1e5 entries: on this shared host the inputs leave the last-level cache between runs, and the
- * next few calls are up to 3x slower until they are back. */
-#define BG_WARM_S 0.02
+ * next few calls are up to 3x slower until they are back; and 20 ms was not enough either: the first timed
+ * repetitions still ran up to 2x slower for 100-200 ms, with no page fault and no context switch. */
+#define BG_WARM_S 0.2
 #define BG_WARM_MAX 200
 
 static inline double bg_now(void) {

@@ -46,7 +46,7 @@ import time
 import numpy as np
 
 PERM = (2, 0, 1)  # transpose's permutation (3-D)
-WARM_S, WARM_MAX = 0.02, 200  # the warm-up: bench_gen.h's BG_WARM_S and BG_WARM_MAX
+WARM_S, WARM_MAX = 0.2, 200  # the warm-up: bench_gen.h's BG_WARM_S and BG_WARM_MAX
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)

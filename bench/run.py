@@ -726,7 +726,7 @@ def table_md(res, nth):
     out.append("")
     out.append("## spt against the fastest peer and its floor")
     out.append("")
-    out.append("Medians of %s runs after the warm-up (calls until 20 ms, the same for every implementation: "
+    out.append("Medians of %s runs after the warm-up (calls until 200 ms, the same for every implementation: "
                "bench/README.md); spt with %d threads unless said (every peer that threads runs "
                "with %d). Fastest peer: the least median among the peers of that row (torch's unsorted `cat` is listed "
                "with the peers but not counted for concat). Floor: reorder the two-pass radix floor, spmm the gather "
