@@ -54,9 +54,6 @@ static void SPT__NAME(scatter)(const void *vals, const uint64_t *keys, int64_t l
  * The independent chains keep the loads, not the add latency, the limit (the 8 scalar lanes of the
  * other kinds read about half the load bandwidth from L3 here); a software prefetch 4 KiB ahead keeps
  * the reads streaming across page boundaries. */
-typedef SPT__T SPT__NAME(v16) __attribute__((vector_size(16)));
-typedef SPT__T SPT__NAME(v32) __attribute__((vector_size(32)));
-
 /* The values past the last full group into lane 0, the halving, the result. */
 static void SPT__NAME(lanes_fold)(SPT__T *l, const SPT__T *v, int64_t i, int64_t hi, void *acc) {
     enum { L = 16 * (16 / sizeof(SPT__T)) };
@@ -66,68 +63,20 @@ static void SPT__NAME(lanes_fold)(SPT__T *l, const SPT__T *v, int64_t i, int64_t
     *(SPT__T *)acc = l[0];
 }
 
-#define RL_PREFETCH                                                                                                    \
-    if (hi - i > (int64_t)(4096 / sizeof(SPT__T)))                                                                     \
-        for (int p = 0; p < 4; p++) __builtin_prefetch(v + i + (4096 + 64 * p) / sizeof(SPT__T));
-
-/* The lanes as sixteen 16-byte vectors: vector m holds lanes m W .. m W + W - 1. */
-static void SPT__NAME(lanes_v16)(const SPT__T *v, int64_t lo, int64_t hi, void *acc) {
-    typedef SPT__NAME(v16) V;
-    enum { W = 16 / sizeof(SPT__T), L = 16 * W };
-#define RL_INIT(m)                                                                                                     \
-    V a##m;                                                                                                            \
-    memcpy(&a##m, v + lo + (m)*W, 16);
-    SPT__REDUCE_REP16(RL_INIT)
-#undef RL_INIT
-    int64_t i = lo + L;
-    for (; hi - i >= L; i += L) {
-        RL_PREFETCH
-#define RL_ADD(m)                                                                                                      \
-    {                                                                                                                  \
-        V x;                                                                                                           \
-        memcpy(&x, v + i + (m)*W, 16);                                                                                 \
-        a##m = a##m + x;                                                                                               \
-    }
-        SPT__REDUCE_REP16(RL_ADD)
-#undef RL_ADD
-    }
-    SPT__T l[L];
-#define RL_OUT(m) memcpy(l + (m)*W, &a##m, 16);
-    SPT__REDUCE_REP16(RL_OUT)
-#undef RL_OUT
-    SPT__NAME(lanes_fold)(l, v, i, hi, acc);
-}
-
+/* The lanes as sixteen 16-byte vectors (vector m holds lanes m W .. m W + W - 1) and, on x86-64, as eight
+ * 32-byte ones compiled for AVX2 (the same lanes, two 16-byte vectors' worth each). */
+#define RL_FN SPT__NAME(lanes_v16)
+#define RL_BYTES 16
+#define RL_REP SPT__REDUCE_REP16
+#define RL_ATTR
+#include "ops/reduce/template/reduce_lanes.c"
 #if SPT__SIMD_X86
-/* The same lanes as eight 32-byte vectors (AVX2): vector m holds lanes 2 m W .. 2 m W + 2 W - 1. */
-SPT__TARGET_AVX2 static void SPT__NAME(lanes_v32)(const SPT__T *v, int64_t lo, int64_t hi, void *acc) {
-    typedef SPT__NAME(v32) V;
-    enum { W = 32 / sizeof(SPT__T), L = 8 * W };
-#define RL_INIT(m)                                                                                                     \
-    V a##m;                                                                                                            \
-    memcpy(&a##m, v + lo + (m)*W, 32);
-    SPT__REDUCE_REP8(RL_INIT)
-#undef RL_INIT
-    int64_t i = lo + L;
-    for (; hi - i >= L; i += L) {
-        RL_PREFETCH
-#define RL_ADD(m)                                                                                                      \
-    {                                                                                                                  \
-        V x;                                                                                                           \
-        memcpy(&x, v + i + (m)*W, 32);                                                                                 \
-        a##m = a##m + x;                                                                                               \
-    }
-        SPT__REDUCE_REP8(RL_ADD)
-#undef RL_ADD
-    }
-    SPT__T l[L];
-#define RL_OUT(m) memcpy(l + (m)*W, &a##m, 32);
-    SPT__REDUCE_REP8(RL_OUT)
-#undef RL_OUT
-    SPT__NAME(lanes_fold)(l, v, i, hi, acc);
-}
+#define RL_FN SPT__NAME(lanes_v32)
+#define RL_BYTES 32
+#define RL_REP SPT__REDUCE_REP8
+#define RL_ATTR SPT__TARGET_AVX2
+#include "ops/reduce/template/reduce_lanes.c"
 #endif
-#undef RL_PREFETCH
 
 static void SPT__NAME(lanes)(const void *vals, int64_t lo, int64_t hi, void *acc) {
     enum { L = 16 * (16 / sizeof(SPT__T)) };
