@@ -172,27 +172,16 @@ static void par_copy(const ctx *c, char *dst, const char *src, size_t n) {
     }
 }
 
-static int copyfloor_run(ctx *c) {
-    free(c->fresh[0]);
-    free(c->fresh[1]);
+/* Both inputs copied into the output pair c->fresh: allocated anew each run (fresh: the previous pair freed
+ * first), or once and reused (the pair faulted in by the first run). */
+static int copy_pair(ctx *c, bool fresh) {
     const int64_t na = spt_tensor_nnz(c->a), nb = spt_tensor_nnz(c->b), r = c->r;
     const size_t ia = (size_t)(na * r) * sizeof(int64_t), ib = (size_t)(nb * r) * sizeof(int64_t);
-    char *oi = fresh_alloc(ia + ib), *ov = fresh_alloc((size_t)(na + nb) * sizeof(double));
-    c->fresh[0] = oi;
-    c->fresh[1] = ov;
-    if (!oi || !ov) return 1;
-    par_copy(c, oi, (const char *)spt_tensor_indices(c->a), ia);
-    par_copy(c, oi + ia, (const char *)spt_tensor_indices(c->b), ib);
-    par_copy(c, ov, spt_tensor_values(c->a), (size_t)na * sizeof(double));
-    par_copy(c, ov + (size_t)na * sizeof(double), spt_tensor_values(c->b), (size_t)nb * sizeof(double));
-    return 0;
-}
-
-/* copywarm: the same copies into one buffer pair allocated (and faulted in) by the first run and reused
- * after it, as add's output comes back from spt's block cache already faulted in. */
-static int copywarm_run(ctx *c) {
-    const int64_t na = spt_tensor_nnz(c->a), nb = spt_tensor_nnz(c->b), r = c->r;
-    const size_t ia = (size_t)(na * r) * sizeof(int64_t), ib = (size_t)(nb * r) * sizeof(int64_t);
+    if (fresh) {
+        free(c->fresh[0]);
+        free(c->fresh[1]);
+        c->fresh[0] = c->fresh[1] = NULL;
+    }
     if (!c->fresh[0]) c->fresh[0] = fresh_alloc(ia + ib);
     if (!c->fresh[1]) c->fresh[1] = fresh_alloc((size_t)(na + nb) * sizeof(double));
     char *oi = c->fresh[0], *ov = c->fresh[1];
@@ -203,6 +192,12 @@ static int copywarm_run(ctx *c) {
     par_copy(c, ov + (size_t)na * sizeof(double), spt_tensor_values(c->b), (size_t)nb * sizeof(double));
     return 0;
 }
+
+static int copyfloor_run(ctx *c) { return copy_pair(c, true); }
+
+/* copywarm: the same copies into one buffer pair allocated (and faulted in) by the first run and reused
+ * after it, as add's output comes back from spt's block cache already faulted in. */
+static int copywarm_run(ctx *c) { return copy_pair(c, false); }
 
 static int add_run(ctx *c) {
     spt_tensor_free(c->out);
