@@ -6,7 +6,9 @@
 
 Builds the inputs (bench/gen.py, untimed), measures the process's RSS after the imports and the inputs
 (the baseline, `rss_base`), resets the RSS high-water mark (/proc/self/clear_refs), then calls the op once
-(the first call, `first`, its CPU seconds and minor page faults) and REPS more times (run order:
+(the first call, `first`, its CPU seconds and minor page faults), more warm-up calls until they have taken
+peers.WARM_S seconds (at most peers.WARM_MAX calls in all, `warmup_calls`; as bench_gen.h's and peers.py's
+warm-up), and REPS more times (run order:
 `times`, `cpu_times` (the process's, every thread), `minflt`; the median, the worst). After the calls VmHWM minus the baseline is the op's peak
 memory (`peak_over_base`: its work memory and one output; each output is dropped before the next call,
 the last one is kept for the check). Then a digest of the last output (entries, sum, a position-weighted
@@ -152,22 +154,28 @@ def main(argv):
     base = peers.status_kb("VmRSS")
     peers.reset_hwm()
     times, cpus, flts, first, first_flt, first_cpu, out = [], [], [], None, None, None, None
+    wcalls, warm = 0, 0.0
     gc.disable()
     t_all = time.perf_counter()
     try:
-        for k in range(reps + 1):
+        while len(times) < reps:
             if setup is not None:
                 setup()
             out = None
             f0, c0, t0 = minflt(), time.process_time(), time.perf_counter()
             out = run()
             t1, c1, f1 = time.perf_counter(), time.process_time(), minflt()
-            if k == 0:
+            if wcalls == 0:
                 first, first_flt, first_cpu = t1 - t0, f1 - f0, c1 - c0
-            else:
-                times.append(t1 - t0)
-                cpus.append(c1 - c0)
-                flts.append(f1 - f0)
+            if wcalls == 0 or (warm < peers.WARM_S and wcalls < peers.WARM_MAX and not times):
+                # the warm-up, as bench_gen.h's and peers.py's: calls until WARM_S seconds (the first one
+                # reported apart), at least one, at most WARM_MAX
+                warm += t1 - t0
+                wcalls += 1
+                continue
+            times.append(t1 - t0)
+            cpus.append(c1 - c0)
+            flts.append(f1 - f0)
             if time.perf_counter() - t_all > budget and len(times) >= 1:
                 break  # the time budget of one point: fewer repetitions, said in "reps"
     except Exception as ex:
@@ -177,7 +185,8 @@ def main(argv):
     hwm = peers.status_kb("VmHWM")
     gc.enable()
     srt = sorted(times)
-    rec.update(status="ok", reps=len(times), first=first, first_minflt=first_flt, first_cpu=first_cpu, times=times,
+    rec.update(status="ok", reps=len(times), first=first, first_minflt=first_flt, first_cpu=first_cpu, warmup_calls=wcalls,
+               times=times,
                cpu_times=cpus, cpu_median=sorted(cpus)[len(cpus) // 2], minflt=flts,
                median=srt[len(srt) // 2], min=srt[0], max=srt[-1], rss_base=base * 1024,
                peak_over_base=(hwm - base) * 1024)

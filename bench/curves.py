@@ -90,7 +90,7 @@ def c_point(bench_core, op, n, reps, nth, env, timeout):
     r = run_point([bench_core, op, str(DIMS.get(op, 3)), str(nth), "%d" % n, str(reps)], timeout, env)
     if r.get("status") == "ok":
         t = r.get("times") or []
-        r["first"] = r.get("first")  # bench_core reports its warm-up for the reduces only
+        r["first"] = r.get("first")  # bench_core's first warm-up call
         r["peak_over_base"] = r.get("op_peak_extra")  # VmHWM over the RSS before each call, the largest
         r["proc_maxrss"] = r.get("peak_rss")
         r["reps"] = len(t)
@@ -333,7 +333,8 @@ def table(res):
         o += ["", "Merged: %d points from another run (%s UTC, load %s: %s)." % (
             mg["points"], (mg.get("machine") or {}).get("date_utc"), (mg.get("machine") or {}).get("loadavg_at_start"),
             mg.get("label") or "")]
-    o += ["", "Each (op, peer, size) ran in its own process with %d threads: the first call, then %d more "
+    o += ["", "Each (op, peer, size) ran in its own process with %d threads: the first call and more "
+          "warm-up calls until they had taken 0.2 s (at most 200 in all; as run.py's), then %d more "
           "(median, worst/median); CPU median: the process's CPU seconds per call, every thread, spin-waiting "
           "included (on a loaded machine the fairer time); minflt: minor page faults per call (median of the repeated calls; first "
           "call apart); peak: VmHWM over the RSS after the imports and the inputs were built (curve_point.py; "

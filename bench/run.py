@@ -204,6 +204,32 @@ def cells(op, dims):
     return 0
 
 
+def worst_rep(rec, nth):
+    """bench_core's slowest and median repetitions of rec: wall seconds, the process's CPU seconds, the time
+    its nth threads spent off the CPU (nth x wall - CPU: descheduled, or waiting without spinning) and its
+    involuntary context switches; None without per-repetition figures."""
+    if not rec or not rec.get("times") or len(rec.get("cpu_times") or []) != len(rec["times"]):
+        return None
+    t, c, sw = rec["times"], rec["cpu_times"], rec.get("nivcsw") or [None] * len(rec["times"])
+    order = sorted(range(len(t)), key=lambda i: t[i])
+
+    def one(i):
+        return {"wall": t[i], "cpu": c[i], "off_cpu": max(nth * t[i] - c[i], 0.0), "nivcsw": sw[i]}
+
+    return {"threads": nth, "worst": one(order[-1]), "median": one(order[len(order) // 2])}
+
+
+def worst_text(w):
+    """One clause on the worst repetition against the median one, from worst_rep."""
+    if not w:
+        return ""
+    a, m = w["worst"], w["median"]
+    sw = lambda x: "" if x["nivcsw"] is None else ", %d involuntary switches" % x["nivcsw"]  # noqa: E731
+    return ("; the worst repetition (%d thr): %s wall, %s CPU, %s off the CPU%s; the median one: %s wall, "
+            "%s CPU, %s off the CPU%s" % (w["threads"], fmt_t(a["wall"]), fmt_t(a["cpu"]), fmt_t(a["off_cpu"]),
+                                          sw(a), fmt_t(m["wall"]), fmt_t(m["cpu"]), fmt_t(m["off_cpu"]), sw(m)))
+
+
 def fmt_t(s):
     if s is None:
         return "-"
@@ -433,6 +459,7 @@ def main():
                    "spt_all": spt_all if op in PY_ONLY else sn["median"] if sn else None,
                    "spt_best": best, "spt_peak_extra": (sn or s1 or {}).get("op_peak_extra"),
                    "spt_all_max": sn["max"] if sn else None, "spt_1_max": s1["max"] if s1 else None,
+                   "spt_all_worst": worst_rep(sn, nth), "spt_1_worst": worst_rep(s1, 1),
                    "input_bytes": (sn or s1 or {}).get("input_bytes"), "peers": {},
                    # reduce: the first call on a fresh tensor (2-D row sums build the cached row pointer there)
                    "spt_first_all": sn.get("first") if sn else None, "spt_first_1": s1.get("first") if s1 else None}
@@ -531,9 +558,12 @@ def main():
             continue
         worst = r.get("worst_over_median")
         t18("%s %d-D: worst repetition <= 1.5x the median" % (r["op"], r["dims"]), r, worst, 1.5,
-            "worst/median: %d thr %s, 1 thr %s" % (
+            "worst/median: %d thr %s, 1 thr %s%s" % (
                 nth, "%.2f" % (r["spt_all_max"] / r["spt_all"]) if r["spt_all"] and r["spt_all_max"] else "-",
-                "%.2f" % (r["spt_1_max"] / r["spt_1"]) if r["spt_1"] else "-"))
+                "%.2f" % (r["spt_1_max"] / r["spt_1"]) if r["spt_1"] else "-",
+                worst_text(r.get("spt_all_worst") if worst and r["spt_all"] and r["spt_all_max"] and
+                           r["spt_all_max"] / r["spt_all"] > 1.5 else r.get("spt_1_worst") if worst and worst > 1.5
+                           else None)))
 
     for dims in (3, 2):  # to_dense through Python faster than every peer (spt_py against the fastest peer)
         r = row_of("to_dense", dims, dbig)
