@@ -442,6 +442,137 @@ static void test_direct_paths_exact(void **state) {
     }
 }
 
+/* Float sums with a one-dim key over sorted rows whose lengths follow no pattern take the branch-free
+ * runs (template/reduce_kernel.c, rb_runs) when AVX2 is there: every cell must still be the left fold of
+ * its entries in storage order, bit for bit, -0.0 alone stays -0.0, empty cells +0.0, at 1-4 threads and
+ * under every instruction-set form. The row steps: random rows (a few entries each), gaps drawn around
+ * the branch-free loop's zero width Z (4 doubles, 8 floats: gaps Z-1 .. Z+2 and long ones), one run
+ * over two of the four streams' starts (a stream left empty), and the first and last keys far from the ends. */
+static void runs_keys(int mode, int64_t n, int64_t *row, int64_t *rows) {
+    int64_t k = mode == 3 ? 1000 : 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (i > 0) {
+            int64_t step;
+            if (mode == 0 || (mode == 2 && (i < n / 2 - n / 20 || i > n / 2 + (n * 3) / 10)))
+                step = mt_int(3) == 0 ? 0 : mt_int(3);
+            else if (mode == 2) step = 0; /* the long run */
+            else { /* mostly 0-2 (so rb_runs is chosen), a few Z, Z + 1 (double: 5, 6; float: 9, 10) and long */
+                const int64_t r = mt_int(100);
+                step = r < 35   ? 0
+                       : r < 65 ? 1
+                       : r < 80 ? 2
+                       : r < 83 ? 5
+                       : r < 86 ? 6
+                       : r < 89 ? 9
+                       : r < 92 ? 10
+                       : r < 95 ? 3
+                                : 20 + mt_int(40);
+            }
+            k += step;
+        }
+        row[i] = k;
+    }
+    *rows = k + 1 + (mode == 3 ? 777 : mt_int(3));
+}
+
+/* A freed output of `cells` cells of dtype filled with 0x7f bytes: the block cache hands it to the next
+ * output of that size, so a cell the kernel leaves unwritten shows instead of reading as a fresh page's 0. */
+static void dirty_block(spt_dtype dtype, int64_t cells) {
+    spt_dense *d;
+    ASSERT_OK(spt_dense_new(dtype, 1, &cells, &d));
+    memset(spt_dense_data_mut(d), 0x7f, (size_t)cells * (dtype == SPT_FLOAT64 ? 8 : 4));
+    spt_dense_free(d);
+}
+
+static void test_runs_branch_free(void **state) {
+    (void)state;
+    enum { N = 600000 };
+    int64_t *row = malloc(N * sizeof *row), *ix = malloc(N * 3 * sizeof *ix);
+    double *dv = malloc(N * sizeof *dv), *ref = NULL;
+    float *fv = malloc(N * sizeof *fv);
+    assert_true(row && ix && dv && fv);
+    mt_seed(777);
+    for (int mode = 0; mode < 4; mode++) {
+        int64_t rows;
+        runs_keys(mode, N, row, &rows);
+        for (int64_t i = 0; i < N; i++) {
+            const int64_t c = mt_int(20);
+            dv[i] = c == 0   ? 1e16
+                    : c == 1 ? -1e16
+                    : c == 2 ? -0.0
+                    : c == 3 ? ldexp(1.0, -30)
+                             : (double)(mt_int(2001) - 1000) / 8;
+            fv[i] = (float)(c == 0 ? 1e8 : c == 1 ? -1e8 : dv[i]);
+        }
+        dv[N - 1] = fv[N - 1] = -0.0f; /* the last row: only -0.0 */
+        for (int rank = 2; rank <= 3; rank++) {
+            /* 2-D [rows, 9] summed over axis 1; 3-D [rows, 3, 3] over axes 1 and 2 (the same cells) */
+            const int64_t shape[3] = {rows, rank == 2 ? 9 : 3, 3}, axes[2] = {1, 2};
+            for (int64_t i = 0; i < N; i++) {
+                ix[i * rank] = row[i];
+                ix[i * rank + 1] = i % shape[1];
+                if (rank == 3) ix[i * rank + 2] = (i / 3) % 3;
+            }
+            if (row[N - 1] == row[N - 2]) ix[(N - 1) * rank] = row[N - 1] + 1 < rows ? row[N - 1] + 1 : row[N - 1];
+            spt_tensor *td, *tf;
+            ASSERT_OK(spt_tensor_new(SPT_FLOAT64, rank, shape, N, ix, dv, NULL, &td));
+            ASSERT_OK(spt_tensor_new(SPT_FLOAT32, rank, shape, N, ix, fv, NULL, &tf));
+            ASSERT_OK(spt_reorder(td, NULL));
+            ASSERT_OK(spt_reorder(tf, NULL));
+            ref = malloc((size_t)rows * sizeof *ref);
+            float *reff = malloc((size_t)rows * sizeof *reff);
+            unsigned char *seen = calloc((size_t)rows, 1);
+            assert_true(ref && reff && seen);
+            fold_ref(td, axes, rank - 1, false, ref, rows);
+            { /* the float fold, as fold_ref's */
+                const int64_t *tix = spt_tensor_indices(tf);
+                const float *tv = spt_tensor_values(tf);
+                for (int64_t o = 0; o < rows; o++) reff[o] = 0.0f;
+                for (int64_t i = 0; i < N; i++) {
+                    const int64_t r = tix[i * rank];
+                    reff[r] = seen[r] ? reff[r] + tv[i] : tv[i];
+                    seen[r] = 1;
+                }
+            }
+            for (int form = SPT__SIMD_SCALAR; form <= SPT__SIMD_AVX512; form++) {
+                if (spt__simd_force(form) != form) continue;
+                for (int th = 1; th <= 4; th++) {
+                    spt_dense *d;
+                    spt_set_num_threads(th);
+                    dirty_block(SPT_FLOAT64, rows);
+                    ASSERT_OK(spt_reduce_sum(td, axes, rank - 1, false, &d));
+                    assert_int_equal(spt_dense_size(d), rows);
+                    const double *got = spt_dense_data(d);
+                    for (int64_t o = 0; o < rows; o++)
+                        if (memcmp(&got[o], &ref[o], sizeof *ref))
+                            fail_msg("float64 mode %d rank %d form %d threads %d: cell %lld is %a, the fold %a", mode,
+                                     rank, form, th, (long long)o, got[o], ref[o]);
+                    spt_dense_free(d);
+                    dirty_block(SPT_FLOAT32, rows);
+                    ASSERT_OK(spt_reduce_sum(tf, axes, rank - 1, false, &d));
+                    const float *gf = spt_dense_data(d);
+                    for (int64_t o = 0; o < rows; o++)
+                        if (memcmp(&gf[o], &reff[o], sizeof *reff))
+                            fail_msg("float32 mode %d rank %d form %d threads %d: cell %lld is %a, the fold %a", mode,
+                                     rank, form, th, (long long)o, (double)gf[o], (double)reff[o]);
+                    spt_dense_free(d);
+                }
+            }
+            spt__simd_force(-1);
+            spt_set_num_threads(0);
+            free(ref);
+            free(reff);
+            free(seen);
+            spt_tensor_free(td);
+            spt_tensor_free(tf);
+        }
+    }
+    free(row);
+    free(ix);
+    free(dv);
+    free(fv);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_docstring),
@@ -455,6 +586,7 @@ int main(void) {
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_all_axes_lanes),
         cmocka_unit_test(test_all_axes_lanes_exact),
+        cmocka_unit_test(test_runs_branch_free),
         cmocka_unit_test(test_alloc_sweep),
         cmocka_unit_test(test_direct_paths_exact),
     };

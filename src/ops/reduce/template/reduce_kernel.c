@@ -174,16 +174,150 @@ static inline __attribute__((always_inline)) void SPT__NAME(runs_loop)(const spt
     *pa = a;
 }
 
+#if REDUCE_LANES && SPT__REDUCE_IS_FLOAT(SPT__KIND) && SPT__SIMD_X86
+/* Sums with a one-dim key (row sums) without a branch per entry (rb_*). In runs_loop a key that starts
+ * a run or continues one, and a gap of empty cells or none, are branches: on sorted keys whose runs have
+ * random lengths (a few entries a row, drawn at random) they go either way at random, and each miss costs
+ * more than the entry's work (about 13 cycles an entry here against 4 when they are predictable). Here each
+ * entry stores the Z cells after the previous key as 0 (later stores overwrite the ones that hold
+ * entries; a longer gap, rare when the rows are this dense, is a predictable branch), selects by bit
+ * masks between its value and the run's sum plus it (the same left fold in storage order: first value,
+ * then + the next ones) and stores that in its cell, so a cell's last store is its sum. The select makes
+ * a chain of dependent adds, so four streams (the entries cut in four at run starts, each owning the cells
+ * from its first key to the next stream's) are stepped in turn. Each stream runs branch-free while its
+ * key stays more than Z cells below its end; runs_loop does the rest. Compiled for AVX2 (the 32-byte
+ * zero store); chosen by rb_pays. */
+enum { SPT__NAME(rb_z) = 32 / sizeof(SPT__T), SPT__NAME(rb_s) = 4 };
+typedef SPT__T SPT__NAME(rb_v) __attribute__((vector_size(16)));
+typedef __typeof__(__builtin_choose_expr(sizeof(SPT__T) == 8, (int64_t)0, (int32_t)0)) SPT__NAME(rb_i);
+typedef SPT__NAME(rb_i) SPT__NAME(rb_iv) __attribute__((vector_size(16)));
+typedef struct {
+    int64_t k; /* the key of the entry before (the stream's first cell - 1 at its start) */
+    SPT__T a;  /* the sum of the run so far */
+    const int64_t *kp;
+    const SPT__T *vp;
+} SPT__NAME(rb_st);
+
+static inline __attribute__((always_inline)) SPT__TARGET_AVX2 void SPT__NAME(rb_step)(SPT__NAME(rb_st) * st, SPT__T *o,
+                                                                                      int64_t R, int64_t t) {
+    enum { Z = SPT__NAME(rb_z) };
+    const int64_t kk = st->kp[t * R], k = st->k, gap = kk - k - 1;
+    const SPT__T x = st->vp[t];
+    memset(o + k + 1, 0, Z * sizeof(SPT__T));
+    if (__builtin_expect(gap > Z, 0)) memset(o + k + 1 + Z, 0, (size_t)(gap - Z) * sizeof(SPT__T));
+    const SPT__NAME(rb_iv) m = {-(SPT__NAME(rb_i))(kk == k)};
+    const SPT__NAME(rb_v) y = {st->a + x}, xv = {x};
+    const SPT__NAME(rb_iv) r = ((SPT__NAME(rb_iv))y & m) | ((SPT__NAME(rb_iv))xv & ~m);
+    st->a = ((SPT__NAME(rb_v))r)[0];
+    o[kk] = st->a;
+    st->k = kk;
+}
+
+/* runs for a one-dim key, branch-free (above): entries [lo, hi) into the cells [c0, c1) they own. */
+static SPT__TARGET_AVX2 void SPT__NAME(rb_runs)(const spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0,
+                                                uint64_t c1, SPT__T *o) {
+    enum { Z = SPT__NAME(rb_z), S = SPT__NAME(rb_s) };
+    const int64_t R = s->R, *c = s->ix + s->K[0], n = hi - lo;
+    const SPT__T *v = s->vals;
+    int64_t p[S + 1], q[S], cs[S + 1], L = INT64_MAX;
+    p[0] = lo;
+    p[S] = hi;
+    cs[0] = (int64_t)c0;
+    cs[S] = (int64_t)c1;
+    for (int m = 1; m < S; m++) { /* stream m starts at the first run start at or after lo + m n / S */
+        int64_t x = lo + m * (n / S);
+        if (x < p[m - 1]) x = p[m - 1];
+        while (x < hi && c[x * R] == c[(x - 1) * R]) x++;
+        p[m] = x;
+        cs[m] = x < hi ? c[x * R] : (int64_t)c1;
+    }
+    for (int m = 0; m < S; m++) { /* q[m]: stream m's first entry whose key is within Z of its end */
+        int64_t l = p[m], h = p[m + 1];
+        if (cs[m] + Z < cs[m + 1])
+            while (l < h) {
+                const int64_t mid = l + (h - l) / 2;
+                if (c[mid * R] >= cs[m + 1] - Z) h = mid;
+                else l = mid + 1;
+            }
+        q[m] = l;
+        if (q[m] - p[m] < L) L = q[m] - p[m];
+    }
+    SPT__NAME(rb_st) st[S];
+    for (int m = 0; m < S; m++) st[m] = (SPT__NAME(rb_st)){cs[m] - 1, (SPT__T)0, c + p[m] * R, v + p[m]};
+    for (int64_t t = 0; t < L; t++) {
+        SPT__NAME(rb_step)(&st[0], o, R, t);
+        SPT__NAME(rb_step)(&st[1], o, R, t);
+        SPT__NAME(rb_step)(&st[2], o, R, t);
+        SPT__NAME(rb_step)(&st[3], o, R, t);
+    }
+    for (int m = 0; m < S; m++) { /* the rest of each stream as runs does it */
+        int64_t j = p[m] + L;
+        uint64_t w = (uint64_t)cs[m], k;
+        SPT__T a;
+        if (j == p[m + 1] && L == 0) { /* an empty stream owns no cells */
+            SPT__NAME(zero_cells)(o, w, (uint64_t)cs[m + 1]);
+            continue;
+        }
+        if (L == 0) {
+            k = (uint64_t)c[j * R];
+            a = v[j];
+        } else {
+            k = (uint64_t)st[m].k;
+            a = st[m].a;
+            w = k; /* the cells before k are done; k's is stored again below */
+            j--;
+        }
+        SPT__NAME(runs_loop)(s, j, p[m + 1], o, false, NULL, &w, &k, &a);
+        SPT__NAME(zero_cells)(o, w, k);
+        o[k] = a;
+        SPT__NAME(zero_cells)(o, k + 1, (uint64_t)cs[m + 1]);
+    }
+}
+
+/* Whether rb_runs beats runs_loop on entries [lo, hi) (keys non-decreasing): with AVX2, enough entries,
+ * and when the first 1024 key steps of the range make runs_loop's two branches (the run goes on; empty
+ * cells follow) change outcome more often than one step in 8 while rb_runs' one branch (a gap over Z)
+ * changes at most half as often. Keys in a regular pattern (one entry a row, long runs) stay with
+ * runs_loop, which is faster when its branches are predicted. */
+static bool SPT__NAME(rb_pays)(const spt__reduce_src *s, int64_t lo, int64_t hi) {
+    enum { Z = SPT__NAME(rb_z), SAMPLE = 1024 };
+    if (hi - lo < 16 * SAMPLE || spt__simd() < SPT__SIMD_AVX2) return false;
+    const int64_t R = s->R, *c = s->ix + s->K[0];
+    int64_t flips_a = 0, flips_b = 0;
+    int pa = -1, pb = -1;
+    for (int64_t i = lo + 1; i <= lo + SAMPLE; i++) {
+        const int64_t d = c[i * R] - c[(i - 1) * R];
+        const int ba = d == 0 ? 0 : d == 1 ? 1 : 2, bb = d > Z + 1;
+        flips_a += pa >= 0 && ba != pa;
+        flips_b += pb >= 0 && bb != pb;
+        pa = ba;
+        pb = bb;
+    }
+    return flips_a * 8 > SAMPLE && flips_b * 2 <= flips_a;
+}
+#define RB_PAYS(s, lo, hi) SPT__NAME(rb_pays)(s, lo, hi)
+#else
+#define RB_PAYS(s, lo, hi) false
+#endif
+
 /* The dense output of entries [lo, hi) whose keys are non-decreasing; the caller owns cells [c0, c1) of
  * out (uninitialised), which hold every key of [lo, hi). Each run of equal keys is reduced in storage
  * order into a register (its first value, then OP with the next ones: the same order as seg) and stored
- * once; the cells between runs get 0, so every owned cell is written exactly once. The run boundaries
+ * once; the cells between runs get 0, so every owned cell is written exactly once (rb_runs, chosen for
+ * float sums with a one-dim key on run lengths that defeat branch prediction, stores a run's partial
+ * sums and some zeros ahead too, its cells' last stores being the same values). The run boundaries
  * are found inline from the index rows (no key array, no call per run); the one-dim key (row sums, the
  * leading dims of a 3-D tensor) has its own loop. */
 static void SPT__NAME(runs)(const spt__reduce_src *s, int64_t lo, int64_t hi, uint64_t c0, uint64_t c1, void *out) {
     const SPT__T *v = s->vals;
     SPT__T *o = out;
     uint64_t w = c0;
+#if REDUCE_LANES && SPT__REDUCE_IS_FLOAT(SPT__KIND) && SPT__SIMD_X86
+    if (s->nk == 1 && RB_PAYS(s, lo, hi)) {
+        SPT__NAME(rb_runs)(s, lo, hi, c0, c1, o);
+        return;
+    }
+#endif
     if (lo < hi) {
         uint64_t k = spt__rkey(s, 0, s->nk, s->ix + lo * s->R);
         SPT__T a = v[lo];
@@ -296,3 +430,4 @@ static const spt__reduce_kernel SPT__NAME(reduce_kernel) = {SPT__NAME(seg),     
 
 #undef RED
 #undef LANES_FN
+#undef RB_PAYS
