@@ -72,6 +72,8 @@ bool spt__gemm_reserve(spt__gemm_chunk *c, const spt__gemm *g, size_t es, int64_
  * buckets and radix digits use only the bits from `low` up; a radix pass is stable, so keys whose high
  * parts tie keep their input order -- ascending when the low bits are the input position. */
 void spt__gemm_sort(int64_t *a, int64_t n, int64_t *tmp, int64_t ncols, int low);
+/* The 16-input sorting network behind spt__gemm_sort (its compare-exchanges, in order; for the tests). */
+extern const unsigned char spt__gemm_net16[63][2];
 
 /* The accumulator of a row. */
 typedef enum { SPT__GEMM_SORT, SPT__GEMM_DENSE, SPT__GEMM_HASH } spt__gemm_acc;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_spgemm.c -- spt_sparse_sparse_matmul (rank 2 and batched rank 3) against a dense reference. */
 #include "../math_test_util.h"
+#include "ops/products/spgemm.h"
 
 /* Dense reference of op(A) x op(B) over the output cells (row-major), and which cells some product
  * reaches. */
@@ -403,6 +404,67 @@ static void test_alloc_sweep(void **state) {
     spt_tensor_free(b);
 }
 
+/* The row sort's 16-input network sorts every input: by the 0-1 principle it is enough that it sorts each
+ * of the 2^16 inputs of zeros and ones. */
+static void test_sort_network_zero_one(void **state) {
+    (void)state;
+    for (uint32_t m = 0; m < (1u << 16); m++) {
+        unsigned char b[16];
+        int ones = 0;
+        for (int q = 0; q < 16; q++) ones += b[q] = (unsigned char)(m >> q & 1);
+        for (int k = 0; k < 63; k++) {
+            const int i = spt__gemm_net16[k][0], j = spt__gemm_net16[k][1];
+            assert_true(i < j && j < 16);
+            const unsigned char x = b[i], y = b[j];
+            b[i] = x < y ? x : y;
+            b[j] = x < y ? y : x;
+        }
+        for (int q = 0; q < 16; q++)
+            if (b[q] != (q >= 16 - ones)) fail_msg("input %#x: position %d is %d after the network", m, q, b[q]);
+    }
+}
+
+static int cmp_i64(const void *x, const void *y) {
+    const int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* spt__gemm_sort at every length through the network (8-16), the two networks and their merge (17-32)
+ * and around them, keys with a position in the low bits (the sort accumulator's) or plain columns,
+ * columns crowded or spread, against qsort. */
+static void test_row_sort_lengths(void **state) {
+    (void)state;
+    int64_t a[48], want[48], tmp[48];
+    mt_seed(99);
+    for (int64_t n = 0; n <= 40; n++)
+        for (int low = 0; low <= SPT__GEMM_POS_BITS; low += SPT__GEMM_POS_BITS)
+            for (int64_t nc = 3; nc <= ((int64_t)1 << 40); nc *= 1 << 12)
+                for (int trial = 0; trial < 60; trial++) {
+                    const int64_t ncols = low || nc > n ? nc : n + 1; /* n distinct columns need n of them */
+                    for (int64_t i = 0; i < n; i++) { /* distinct: the position, or a column drawn without repeat */
+                        int64_t col = mt_int(ncols < 1000000 ? ncols : 1000000) *
+                                      (ncols < 1000000 ? 1 : ncols / 1000000);
+                        if (!low) {
+                            col = (col / (n + 1)) * (n + 1) + i; /* distinct by the residue */
+                            if (col >= ncols) col = i;
+                        }
+                        a[i] = col << low | (low ? i : 0);
+                    }
+                    for (int64_t i = n - 1; i > 0; i--) { /* the products come in any order */
+                        const int64_t j = mt_int(i + 1), x = a[i];
+                        a[i] = a[j];
+                        a[j] = x;
+                    }
+                    memcpy(want, a, (size_t)n * sizeof *a);
+                    qsort(want, (size_t)n, sizeof *want, cmp_i64);
+                    spt__gemm_sort(a, n, tmp, ncols, low);
+                    for (int64_t i = 0; i < n; i++)
+                        if (a[i] != want[i])
+                            fail_msg("n %lld low %d ncols %lld: key %lld is %lld, want %lld", (long long)n, low,
+                                     (long long)ncols, (long long)i, (long long)a[i], (long long)want[i]);
+                }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_example),
@@ -416,6 +478,8 @@ int main(void) {
         cmocka_unit_test(test_alloc_sweep),
         cmocka_unit_test(test_accumulator_choice),
         cmocka_unit_test(test_threads_batched),
+        cmocka_unit_test(test_sort_network_zero_one),
+        cmocka_unit_test(test_row_sort_lengths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
