@@ -145,7 +145,8 @@ def main():
             keys = {(p["op"], p["impl"], p["nnz"]) for p in add}
             res["points"] = [p for p in res["points"] if (p["op"], p["impl"], p["nnz"]) not in keys] + add
             res.setdefault("merged", []).append({"from": args.merge, "points": len(add),
-                                                 "machine": other.get("machine"), "label": other.get("label")})
+                                                 "machine": other.get("machine"), "label": other.get("label"),
+                                                 "held": other.get("merged", [])})
         report(res, args.out)
         return
     sizes = [int(float(x)) for x in args.sizes.split(",") if x]
@@ -333,6 +334,10 @@ def table(res):
         o += ["", "Merged: %d points from another run (%s UTC, load %s: %s)." % (
             mg["points"], (mg.get("machine") or {}).get("date_utc"), (mg.get("machine") or {}).get("loadavg_at_start"),
             mg.get("label") or "")]
+        for h in mg.get("held", []):  # that run's own merges: its points came from these runs too
+            o[-1] += " Its file held %d points merged from a run of %s UTC (load %s: %s)." % (
+                h["points"], (h.get("machine") or {}).get("date_utc"), (h.get("machine") or {}).get("loadavg_at_start"),
+                h.get("label") or "")
     o += ["", "Each (op, peer, size) ran in its own process with %d threads: the first call and more "
           "warm-up calls until they had taken 0.2 s (at most 200 in all; as run.py's), then %d more "
           "(median, worst/median); CPU median: the process's CPU seconds per call, every thread, spin-waiting "
