@@ -146,7 +146,7 @@ def main():
             res["points"] = [p for p in res["points"] if (p["op"], p["impl"], p["nnz"]) not in keys] + add
             res.setdefault("merged", []).append({"from": args.merge, "points": len(add),
                                                  "machine": other.get("machine"), "label": other.get("label"),
-                                                 "held": other.get("merged", [])})
+                                                 "held": other.get("merged", []), "warmup": other.get("warmup")})
         report(res, args.out)
         return
     sizes = [int(float(x)) for x in args.sizes.split(",") if x]
@@ -161,6 +161,7 @@ def main():
         interp[p] = venv_py if os.path.exists(venv_py) else None
     interp["tf"] = tf_py if os.path.exists(tf_py) else None
     res = {"machine": machine(), "sizes": sizes, "reps": args.reps, "threads": nth, "label": args.label,
+           "warmup": "calls until 0.2 s",
            "budget_gb": args.budget_gb, "leave_gb": args.leave_gb, "points": [], "loads": []}
     resumed = {}
     if args.resume and os.path.exists(path):
@@ -334,6 +335,8 @@ def table(res):
         o += ["", "Merged: %d points from another run (%s UTC, load %s: %s)." % (
             mg["points"], (mg.get("machine") or {}).get("date_utc"), (mg.get("machine") or {}).get("loadavg_at_start"),
             mg.get("label") or "")]
+        if not mg.get("warmup"):  # a run before curve_point.py's warm-up
+            o[-1] += " Its points were warmed up by the first call alone (the rule before 2026-11-29 20:00 UTC)."
         for h in mg.get("held", []):  # that run's own merges: its points came from these runs too
             o[-1] += " Its file held %d points merged from a run of %s UTC (load %s: %s)." % (
                 h["points"], (h.get("machine") or {}).get("date_utc"), (h.get("machine") or {}).get("loadavg_at_start"),
