@@ -128,12 +128,13 @@ void spt__gemm_sort(int64_t *a, int64_t n, int64_t *tmp, int64_t ncols, int low)
         sort16(a + 16, ny);
         memcpy(x, a, 16 * sizeof *x);
         memcpy(y, a + 16, (size_t)ny * sizeof *y);
-        x[16] = y[ny] = 0; /* read past a list's end, never taken */
-        for (int64_t k = 0; k < n; k++) {
-            const bool tx = i < nx && (j >= ny || x[i] <= y[j]);
-            a[k] = tx ? x[i] : y[j];
+        x[16] = y[ny] = 0;                /* read past a list's end, never taken */
+        for (int64_t k = 0; k < n; k++) { /* both heads read (in bounds), so no short-circuit branch */
+            const int64_t xi = x[i], yj = y[j];
+            const int tx = (i < nx) & ((j >= ny) | (xi <= yj));
+            a[k] = tx ? xi : yj;
             i += tx;
-            j += !tx;
+            j += 1 - tx;
         }
         return;
     }
