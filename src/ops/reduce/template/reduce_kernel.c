@@ -206,7 +206,7 @@ static inline __attribute__((always_inline)) SPT__TARGET_AVX2 void SPT__NAME(rb_
     memset(o + k + 1, 0, Z * sizeof(SPT__T));
     if (__builtin_expect(gap > Z, 0)) memset(o + k + 1 + Z, 0, (size_t)(gap - Z) * sizeof(SPT__T));
     const SPT__NAME(rb_iv) m = {-(SPT__NAME(rb_i))(kk == k)};
-    const SPT__NAME(rb_v) y = {st->a + x}, xv = {x};
+    const SPT__NAME(rb_v) y = {RED(st->a, x)}, xv = {x};
     const SPT__NAME(rb_iv) r = ((SPT__NAME(rb_iv))y & m) | ((SPT__NAME(rb_iv))xv & ~m);
     st->a = ((SPT__NAME(rb_v))r)[0];
     o[kk] = st->a;
@@ -295,9 +295,6 @@ static bool SPT__NAME(rb_pays)(const spt__reduce_src *s, int64_t lo, int64_t hi)
     }
     return flips_a * 8 > SAMPLE && flips_b * 2 <= flips_a;
 }
-#define RB_PAYS(s, lo, hi) SPT__NAME(rb_pays)(s, lo, hi)
-#else
-#define RB_PAYS(s, lo, hi) false
 #endif
 
 /* The dense output of entries [lo, hi) whose keys are non-decreasing; the caller owns cells [c0, c1) of
@@ -313,7 +310,7 @@ static void SPT__NAME(runs)(const spt__reduce_src *s, int64_t lo, int64_t hi, ui
     SPT__T *o = out;
     uint64_t w = c0;
 #if REDUCE_LANES && SPT__REDUCE_IS_FLOAT(SPT__KIND) && SPT__SIMD_X86
-    if (s->nk == 1 && RB_PAYS(s, lo, hi)) {
+    if (s->nk == 1 && SPT__NAME(rb_pays)(s, lo, hi)) {
         SPT__NAME(rb_runs)(s, lo, hi, c0, c1, o);
         return;
     }
@@ -430,4 +427,3 @@ static const spt__reduce_kernel SPT__NAME(reduce_kernel) = {SPT__NAME(seg),     
 
 #undef RED
 #undef LANES_FN
-#undef RB_PAYS
