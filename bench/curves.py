@@ -90,7 +90,6 @@ def c_point(bench_core, op, n, reps, nth, env, timeout):
     r = run_point([bench_core, op, str(DIMS.get(op, 3)), str(nth), "%d" % n, str(reps)], timeout, env)
     if r.get("status") == "ok":
         t = r.get("times") or []
-        r["first"] = r.get("first")  # bench_core's first warm-up call
         r["peak_over_base"] = r.get("op_peak_extra")  # VmHWM over the RSS before each call, the largest
         r["proc_maxrss"] = r.get("peak_rss")
         r["reps"] = len(t)

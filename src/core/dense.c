@@ -30,26 +30,13 @@ spt_status spt_dense_new(spt_dtype dtype, int64_t rank, const int64_t *shape, sp
     return spt__dense_new("spt_dense_new", dtype, rank, shape, out);
 }
 
-/* A dense buffer of n elements of es bytes: huge pages advised before its first touch when it is large (a
- * dense operand is often read at random, a row per entry: with 4 KiB pages each read is a TLB miss), then
- * zeroed if asked. */
-static void *dense_buf(const char *fn, int64_t n, size_t es, bool zero, spt_status *st) {
-    void *p = spt__alloc_array(fn, n, 1, es, false, st);
-    if (p) {
-        const size_t bytes = (size_t)n * es; /* checked by spt__alloc_array */
-        spt__hint_huge(p, bytes);
-        if (zero) memset(p, 0, bytes);
-    }
-    return p;
-}
-
 spt_status spt__dense_new(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, spt_dense **out) {
     spt_status st;
     if (!out) return spt__err(SPT_EINVAL, "%s: out is NULL", fn);
     SPT__TRY(dense_shell(fn, dtype, rank, shape, out));
     spt_dense *d = *out;
     d->owns_data = true;
-    d->data = dense_buf(fn, d->size, spt_dtype_size(dtype), true, &st);
+    d->data = spt__alloc_huge(fn, d->size, 1, spt_dtype_size(dtype), true, &st);
     if (!d->data) {
         spt_dense_free(d);
         *out = NULL;
@@ -74,7 +61,7 @@ spt_status spt_dense_new_from(spt_dtype dtype, int64_t rank, const int64_t *shap
         goto fail;
     }
     /* not zero-filled: every element is copied from `data` below */
-    d->data = dense_buf(fn, d->size, spt_dtype_size(dtype), false, &st);
+    d->data = spt__alloc_huge(fn, d->size, 1, spt_dtype_size(dtype), false, &st);
     if (!d->data) goto fail;
     if (d->size > 0) {
         memcpy(d->data, data, (size_t)d->size * spt_dtype_size(dtype));

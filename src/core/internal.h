@@ -196,6 +196,10 @@ spt_status spt__tensor_adopt(const char *fn, spt_dtype dtype, int64_t rank, cons
 /* Advise transparent huge pages for the 2 MiB-aligned part of a large fresh buffer before its first
  * touch (fewer page faults when an op writes a big output once); only advice, failures ignored. */
 void spt__hint_huge(void *p, size_t bytes);
+/* spt__alloc_array's a x b elements of c bytes (its checks and message), huge pages advised before the
+ * first touch, then zeroed when `zero`: the buffers of tensors and dense arrays, written once in full (an
+ * output) or read at random (a dense operand, a row per entry: on 4 KiB pages each read a TLB miss). */
+void *spt__alloc_huge(const char *fn, int64_t a, int64_t b, size_t c, bool zero, spt_status *st);
 /* Shrink an owned tensor to its first nnz entries (nnz <= current); never fails (keeps the larger
  * buffers if the allocator cannot shrink). */
 void spt__tensor_truncate(spt_tensor *t, int64_t nnz);

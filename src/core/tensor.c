@@ -109,18 +109,6 @@ static spt_tensor *tensor_shell(spt_dtype dtype, int64_t rank, const int64_t *sh
     return t;
 }
 
-/* A tensor buffer of a x b elements of c bytes: huge pages advised before the first touch when it is
- * large (an op's output is written once, in full), then zeroed if asked. */
-static void *tensor_buf(const char *fn, int64_t a, int64_t b, size_t c, bool zero, spt_status *st) {
-    void *p = spt__alloc_array(fn, a, b, c, false, st);
-    if (p) {
-        const size_t bytes = (size_t)a * (size_t)b * c; /* checked by spt__alloc_array */
-        spt__hint_huge(p, bytes);
-        if (zero) memset(p, 0, bytes);
-    }
-    return p;
-}
-
 spt_status spt__tensor_alloc(const char *fn, spt_dtype dtype, int64_t rank, const int64_t *shape, int64_t nnz,
                              const int64_t *order, spt_tensor **out) {
     spt_status st;
@@ -130,9 +118,9 @@ spt_status spt__tensor_alloc(const char *fn, spt_dtype dtype, int64_t rank, cons
     spt_tensor *t = tensor_shell(dtype, rank, shape, nnz, order, volume);
     if (!t) return spt__err(SPT_ENOMEM, "%s: out of memory", fn);
     t->owns_buffers = true;
-    t->indices = tensor_buf(fn, nnz, rank, sizeof(int64_t), true, &st);
+    t->indices = spt__alloc_huge(fn, nnz, rank, sizeof(int64_t), true, &st);
     if (!t->indices) goto fail;
-    t->values = tensor_buf(fn, nnz, 1, spt_dtype_size(dtype), true, &st);
+    t->values = spt__alloc_huge(fn, nnz, 1, spt_dtype_size(dtype), true, &st);
     if (!t->values) goto fail;
     if (dtype == SPT_STRING) {
         spt_str *s = t->values;
@@ -158,8 +146,8 @@ spt_status spt__tensor_alloc_uninit(const char *fn, spt_dtype dtype, int64_t ran
         spt_tensor_free(t);
         return spt__tensor_alloc(fn, dtype, rank, shape, nnz, order, out); /* its error */
     }
-    int64_t *ix = tensor_buf(fn, nnz, rank, sizeof(int64_t), false, &st);
-    void *v = ix ? tensor_buf(fn, nnz, 1, spt_dtype_size(dtype), false, &st) : NULL;
+    int64_t *ix = spt__alloc_huge(fn, nnz, rank, sizeof(int64_t), false, &st);
+    void *v = ix ? spt__alloc_huge(fn, nnz, 1, spt_dtype_size(dtype), false, &st) : NULL;
     if (!v) {
         spt__free(ix);
         spt_tensor_free(t);
@@ -377,6 +365,16 @@ void spt__set_row_major(spt_tensor *t, unsigned flags) {
     for (int64_t d = 0; d < t->rank; d++) t->order[d] = d;
     t->flags = flags;
     spt__rowptr_drop(t);
+}
+
+void *spt__alloc_huge(const char *fn, int64_t a, int64_t b, size_t c, bool zero, spt_status *st) {
+    void *p = spt__alloc_array(fn, a, b, c, false, st);
+    if (p) {
+        const size_t bytes = (size_t)a * (size_t)b * c; /* checked by spt__alloc_array */
+        spt__hint_huge(p, bytes);
+        if (zero) memset(p, 0, bytes);
+    }
+    return p;
 }
 
 void spt__hint_huge(void *p, size_t bytes) {
