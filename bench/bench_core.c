@@ -461,44 +461,57 @@ static int mttkrp_run(ctx *c) {
  * into the output row's accumulator, stored at the row's end (each thread a contiguous share of the
  * rows; the output preallocated). R multiply-adds an entry where MTTKRP needs 2R-3R, from the same
  * bytes. */
-static void mttkrpfloor_rows(const int64_t *ix, const double *v, int64_t lo, int64_t hi, int64_t n, const double *fb,
-                             const double *fc, double *out) {
+static inline __attribute__((always_inline)) void mttkrpfloor_rows(const int64_t *ix, const double *v, int64_t lo,
+                                                                   int64_t hi, int64_t n, const double *fb,
+                                                                   const double *fc, double *out) {
     enum { R = MTTKRP_RANK };
-    double acc[R] = {0};
-    for (int64_t e = lo; e < hi; e++) {
-        if (e + MTTKRP_AHEAD < n) {
-            const int64_t *q = ix + (e + MTTKRP_AHEAD) * 3;
-            __builtin_prefetch(fb + q[1] * R);
-            __builtin_prefetch(fb + q[1] * R + 8);
-            __builtin_prefetch(fc + q[2] * R);
-            __builtin_prefetch(fc + q[2] * R + 8);
-        }
-        const double *b = fb + ix[e * 3 + 1] * R, *cc = fc + ix[e * 3 + 2] * R;
-        const double x = v[e];
+    for (int64_t e = lo; e < hi;) {
+        const int64_t row = ix[e * 3];
+        double acc[R] = {0};
+        for (; e < hi && ix[e * 3] == row; e++) {
+            if (e + MTTKRP_AHEAD < n) {
+                const int64_t *q = ix + (e + MTTKRP_AHEAD) * 3;
+                __builtin_prefetch(fb + q[1] * R);
+                __builtin_prefetch(fb + q[1] * R + 8);
+                __builtin_prefetch(fc + q[2] * R);
+                __builtin_prefetch(fc + q[2] * R + 8);
+            }
+            const double *b = fb + ix[e * 3 + 1] * R, *cc = fc + ix[e * 3 + 2] * R;
+            const double x = v[e];
 #pragma omp simd
-        for (int r = 0; r < R; r++) acc[r] += x * (b[r] + cc[r]);
-        if (e + 1 == hi || ix[(e + 1) * 3] != ix[e * 3]) {
-            memcpy(out + ix[e * 3] * R, acc, sizeof acc);
-            memset(acc, 0, sizeof acc);
+            for (int r = 0; r < R; r++) acc[r] += x * (b[r] + cc[r]);
         }
+        memcpy(out + row * R, acc, sizeof acc);
     }
+}
+static void mttkrpfloor_rows_base(const int64_t *ix, const double *v, int64_t lo, int64_t hi, int64_t n,
+                                  const double *fb, const double *fc, double *out) {
+    mttkrpfloor_rows(ix, v, lo, hi, n, fb, fc, out);
 }
 __attribute__((target("avx2"))) static void mttkrpfloor_rows_avx2(const int64_t *ix, const double *v, int64_t lo,
                                                                   int64_t hi, int64_t n, const double *fb,
                                                                   const double *fc, double *out) {
     mttkrpfloor_rows(ix, v, lo, hi, n, fb, fc, out);
 }
+__attribute__((target("avx512f"))) static void mttkrpfloor_rows_avx512(const int64_t *ix, const double *v, int64_t lo,
+                                                                       int64_t hi, int64_t n, const double *fb,
+                                                                       const double *fc, double *out) {
+    mttkrpfloor_rows(ix, v, lo, hi, n, fb, fc, out);
+}
 static int mttkrpfloor_run(ctx *c) {
     const int T = c->threads > 0 ? c->threads : 1;
     const int64_t n = spt_tensor_nnz(c->a), *ix = spt_tensor_indices(c->a);
     const double *v = spt_tensor_values(c->a), *fb = spt_dense_data(c->fac[1]), *fc = spt_dense_data(c->fac[2]);
-    const bool avx2 = __builtin_cpu_supports("avx2");
+    void (*rows)(const int64_t *, const double *, int64_t, int64_t, int64_t, const double *, const double *,
+                 double *) = __builtin_cpu_supports("avx512f") ? mttkrpfloor_rows_avx512
+                             : __builtin_cpu_supports("avx2")  ? mttkrpfloor_rows_avx2
+                                                               : mttkrpfloor_rows_base;
 #pragma omp parallel for schedule(static, 1) num_threads(T)
     for (int k = 0; k < T; k++) {
         int64_t lo = n / T * k, hi = k == T - 1 ? n : n / T * (k + 1);
         while (lo > 0 && lo < n && ix[lo * 3] == ix[(lo - 1) * 3]) lo++; /* whole rows per thread */
         while (k < T - 1 && hi < n && ix[hi * 3] == ix[(hi - 1) * 3]) hi++;
-        if (lo < hi) (avx2 ? mttkrpfloor_rows_avx2 : mttkrpfloor_rows)(ix, v, lo, hi, n, fb, fc, c->cmat);
+        if (lo < hi) rows(ix, v, lo, hi, n, fb, fc, c->cmat);
     }
     return 0;
 }

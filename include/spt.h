@@ -845,10 +845,17 @@ spt_status spt_sparse_dense_bmm(const spt_tensor *a, const spt_dense *b, bool ad
  * (SPT_EINVAL, naming the factor); mode in [0, N) (SPT_ERANGE); dtypes all equal (SPT_EDTYPE); every index
  * inside the shape (SPT_ERANGE). Dtypes: every integer, float and complex type. Threaded by output rows
  * (entries grouped by their mode index with a stable radix sort unless already grouped), no atomics.
- * float32/float64 go by fibers, as the CSF format of SPLATT does: entries of one output row that differ
- * only in the fastest-varying other mode have their values times that mode's factor rows summed first,
- * and the sum multiplied by the remaining factors once (entries not grouped by `mode` are grouped into a
- * temporary copy, per call). This reassociates the sum: each element is within about
+ * float32/float64 (threaded without atomics in both cases):
+ *  - entries grouped by `mode` (a tensor sorted with `mode` first): each output row is summed by one thread
+ *    in entry order;
+ *  - other orders: the entries are cut into a fixed number of chunks (from 1 per 16384 entries up to 16;
+ *    it depends on the sizes, never on the thread count), each chunk adds into output rows of its own
+ *    and those are added in chunk order; when those rows would take more than a quarter of the bytes of
+ *    the entries, the entries are instead grouped into a temporary copy by a counting sort, as above.
+ * At rank 2 and 3 each entry's product (value times the factor rows, in increasing mode order) is added
+ * whole. At rank 4 and up they go by fibers, as the CSF format of SPLATT does: entries that differ only in
+ * the fastest-varying other mode have their values times that mode's factor rows summed first, and the
+ * sum multiplied by the remaining factors once. This reassociates the sum: each element is within about
  * 4 (k + 4) eps sum |terms| of the per-entry sum (k: the entries of its row), and the same bytes for every
  * thread count and instruction set. */
 spt_status spt_mttkrp(const spt_tensor *t, const spt_dense *const *factors, int64_t nfactors, int64_t mode,

@@ -25,9 +25,16 @@
 
 bool spt__mttkrp_fiber_has(spt_dtype dt) { return dt == SPT_FLOAT64 || dt == SPT_FLOAT32; }
 
-void spt__mttkrp_fiber(spt_dtype dt, const spt__mttkrp_job *j, int64_t lo, int64_t hi, void *scratch) {
-    if (dt == SPT_FLOAT64) run_f64(j, lo, hi, scratch);
-    else run_f32(j, lo, hi, scratch);
+/* Positions [lo, hi) of the job: the grouped form into j->out, or the scatter form into o. */
+static void fiber_run(spt_dtype dt, const spt__mttkrp_job *j, bool scatter, int64_t lo, int64_t hi, void *o,
+                      void *scratch) {
+    if (dt == SPT_FLOAT64) run_f64(j, scatter, lo, hi, o, scratch);
+    else run_f32(j, scatter, lo, hi, o, scratch);
+}
+
+static void combine(spt_dtype dt, void *out, const void *bufs, int64_t nb, int64_t stride, int64_t lo, int64_t hi) {
+    if (dt == SPT_FLOAT64) combine_f64(out, bufs, nb, stride, lo, hi);
+    else combine_f32(out, bufs, nb, stride, lo, hi);
 }
 
 typedef struct {
@@ -86,27 +93,44 @@ static void group_copy(const spt_tensor *t, int64_t mode, int nch, int64_t *hist
     }
 }
 
+/* The scatter form's chunk count, from the sizes alone and never the thread count, so that its sums are
+ * the same bytes at every thread count: a chunk per SCATTER_MIN entries, at most SCATTER_MAX. Chunk 0 adds
+ * into the output, every other chunk into rows of its own (D x R), added into the output in chunk order.
+ * 0 when those private rows would take more than a quarter of the grouped copy's bytes (n index rows and
+ * values): the copy is then cheaper, and the rows would spill from the caches anyway. */
+#define SCATTER_MIN 16384
+#define SCATTER_MAX 16
+static int scatter_chunks(int64_t n, int64_t N, int64_t D, int64_t R, size_t es) {
+    int64_t k = n / SCATTER_MIN, priv, copy;
+    k = k < 1 ? 1 : k > SCATTER_MAX ? SCATTER_MAX : k;
+    if (spt__mul_i64(k - 1, D, &priv) || spt__mul_i64(priv, R, &priv) || spt__mul_i64(priv, (int64_t)es, &priv))
+        return 0;
+    if (spt__mul_i64(n, N + 1, &copy) || spt__mul_i64(copy, 8, &copy)) copy = INT64_MAX;
+    return priv <= copy / 4 ? (int)k : 0;
+}
+
 spt_status spt__mttkrp_fibers(const char *fn, const spt_tensor *t, int64_t mode, const void *const *fd, int64_t R,
                               void *out) {
     spt_status st = SPT_OK;
-    const int64_t n = t->nnz, N = t->rank;
+    const int64_t n = t->nnz, N = t->rank, D = t->shape[mode];
     if (n == 0 || R == 0) return SPT_OK;
     const size_t es = spt_dtype_size(t->dtype);
-    /* the leaf: the mode other than `mode` that varies fastest in the grouped order (the last of the
-     * sort order when sorted, the grouping being stable) */
-    int64_t leaf = N - 1 == mode ? N - 2 : N - 1;
-    if (t->flags & SPT__F_SORTED)
-        for (int64_t k = N - 1; k >= 0; k--)
-            if (t->order[k] != mode) {
-                leaf = t->order[k];
-                break;
-            }
+    const bool grouped = grouped_by(t, mode);
+    const int K = grouped ? 0 : scatter_chunks(n, N, D, R, es);
+    /* the leaf: the mode that varies fastest in the stored order (the last of the sort order when sorted);
+     * the grouped forms need one other than `mode`: then the last of the order but `mode` (the grouping is
+     * stable, so that mode still varies fastest within each group) */
+    int64_t leaf = N - 1;
+    if (t->flags & SPT__F_SORTED) leaf = t->order[N - 1];
+    if (!K && leaf == mode) {
+        leaf = N - 1 == mode ? N - 2 : N - 1;
+        if (t->flags & SPT__F_SORTED) leaf = t->order[N - 2];
+    }
     int64_t *cix = NULL, *hist = NULL;
-    void *cval = NULL, *scr = NULL;
+    void *cval = NULL, *scr = NULL, *priv = NULL;
     const int64_t *ix = t->indices;
     const void *vals = t->values;
-    if (!grouped_by(t, mode)) {
-        const int64_t D = t->shape[mode];
+    if (!grouped && !K) {
         int nch = spt__nchunks(n, N + 1);
         while (nch > 1 && D > (n + 65536) / nch) nch--; /* counters no larger than the entries */
         hist = spt__alloc_array(fn, nch, D, sizeof(int64_t), true, &st);
@@ -123,18 +147,48 @@ spt_status spt__mttkrp_fibers(const char *fn, const spt_tensor *t, int64_t mode,
         ix = cix;
         vals = cval;
     }
-    int nch = spt__nchunks(n, N + R);
-    scr = spt__alloc_array(fn, nch, 2 * R, es, false, &st);
-    if (!scr) goto done;
+    spt__mttkrp_job j = {vals, ix, n, N, mode, leaf, R, fd, out};
     int64_t bnd[SPT__MAX_CHUNKS + 1];
-    row_ctx rc = {ix, N, mode};
-    spt__chunks(n, nch, bnd, row_start, &rc);
-    spt__mttkrp_job j = {vals, ix, NULL, n, N, mode, leaf, R, fd, out};
     (void)spt__simd(); /* chosen before the threads start */
+    if (!K) {
+        int nch = spt__nchunks(n, N + R);
+        scr = spt__alloc_array(fn, nch, 2 * R, es, false, &st);
+        if (!scr) goto done;
+        row_ctx rc = {ix, N, mode};
+        spt__chunks(n, nch, bnd, row_start, &rc);
 #pragma omp parallel for schedule(static, 1) num_threads(nch)
-    for (int c = 0; c < nch; c++)
-        spt__mttkrp_fiber(t->dtype, &j, bnd[c], bnd[c + 1], (char *)scr + (size_t)c * 2 * R * es);
+        for (int c = 0; c < nch; c++)
+            fiber_run(t->dtype, &j, false, bnd[c], bnd[c + 1], out, (char *)scr + (size_t)c * 2 * R * es);
+        goto done;
+    }
+    /* scatter: K fixed chunks over the threads there are; chunk c > 0 zeroes its rows on its own thread */
+    int nth = spt__nchunks(n, N + R);
+    nth = nth < K ? nth : K;
+    const int64_t DR = D * R;
+    scr = spt__alloc_array(fn, K, 2 * R, es, false, &st);
+    if (!scr) goto done;
+    if (K > 1) {
+        priv = spt__alloc_array(fn, K - 1, DR, es, false, &st);
+        if (!priv) goto done;
+    }
+    spt__chunks(n, K, bnd, NULL, NULL);
+#pragma omp parallel for schedule(static, 1) num_threads(nth)
+    for (int c = 0; c < K; c++) {
+        void *o = out;
+        if (c) {
+            o = (char *)priv + (size_t)(c - 1) * (size_t)DR * es;
+            memset(o, 0, (size_t)DR * es);
+        }
+        fiber_run(t->dtype, &j, true, bnd[c], bnd[c + 1], o, (char *)scr + (size_t)c * 2 * R * es);
+    }
+    if (K > 1) {
+        const int64_t blk = 4096, nblk = (DR + blk - 1) / blk;
+#pragma omp parallel for schedule(static) num_threads(nth)
+        for (int64_t b = 0; b < nblk; b++)
+            combine(t->dtype, out, priv, K - 1, DR, b * blk, b + 1 == nblk ? DR : (b + 1) * blk);
+    }
 done:
+    spt__free(priv);
     spt__free(scr);
     spt__free(hist);
     spt__free(cix);
