@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* mttkrp.c -- spt_mttkrp: the matricized tensor times Khatri-Rao product, the kernel of CP
- * decomposition. Entries are grouped by their index in the kept mode (used as they are when already
- * grouped, else a stable radix sort by that index); the groups are split across threads, so each output
- * row is summed by one thread in the entries' stable order, without atomics. */
+ * decomposition. float32/float64 go to mttkrp_fiber.c. Other dtypes: entries are grouped by their index in
+ * the kept mode (used as they are when already grouped, else a stable radix sort by that index); the groups
+ * are split across threads, so each output row is summed by one thread in the entries' stable order,
+ * without atomics. */
 #include "ops/kernel.h"
 #include "ops/products/mttkrp_fiber.h"
 

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* mttkrp_fiber.c -- MTTKRP by fibers, the float path of spt_mttkrp. Within an output row, consecutive
- * entries equal in every index but the leaf mode form a fiber (the CSF format's innermost level, read
- * from the grouped order without building one): the fiber's values times the leaf factor's rows are
- * summed, and that partial sum is multiplied by the other factors' rows once per fiber instead of once
- * per entry. The factor rows are prefetched a fixed distance ahead; each output row is accumulated in a
- * local buffer and stored once. Compiled for AVX-512, AVX2 and the baseline (simd.h): same bytes. */
+/* mttkrp_fiber.c -- the float path of spt_mttkrp (mttkrp_fiber_tmpl.h has the kernel). Entries grouped by
+ * the kept mode's index take the grouped form: each output row summed by one thread and stored once.
+ * Others take the scatter form: fixed chunks of the stored order, each adding into rows of its own, added
+ * in chunk order (or, when those rows would be large, a grouped copy first). At ranks 2 and 3 each entry's
+ * product is added whole; from rank 4 consecutive entries equal in every index but the leaf mode form a
+ * fiber (the CSF format's innermost level, read from the order without building one) whose values times
+ * the leaf factor's rows are summed, and that partial sum multiplied by the other factors' rows once. The
+ * rows an entry names are prefetched a fixed distance ahead. Compiled for AVX-512, AVX2 and the baseline
+ * (simd.h): same bytes. */
 #include "ops/products/mttkrp_fiber.h"
 
 #include "ops/elementwise/simd.h"

@@ -49,12 +49,48 @@ static inline __attribute__((always_inline)) void MF(term)(const spt__mttkrp_job
     }
 }
 
-/* The grouped form: out[i] = the sum over the entries of row i, in entry order, of their products. At
- * ranks 2 and 3 each entry's product is whole (term); at rank 4 and up the fibers of row i are summed
- * instead, each fiber (a run equal in every index but the leaf) as (sum_e v_e F_leaf[ix_e[leaf]]) times
- * the other modes' rows in increasing mode order. */
-static inline __attribute__((always_inline)) void MF(body)(const spt__mttkrp_job *j, int64_t lo, int64_t hi, T *o,
-                                                           T *ra, T *fa, const int64_t R) {
+/* The fiber starting at position *i (rank 4 and up; the leaf not `mode`): the run of entries equal to it in
+ * every index but the leaf, ending at hi. fa = (sum over the run, in order, of v_e F_leaf[ix_e[leaf]]) times
+ * the rows of the modes om[0..K) (every mode but `mode` and the leaf) in that order; *i moves past the run. */
+static inline __attribute__((always_inline)) void MF(fiber)(const spt__mttkrp_job *j, int64_t *i, int64_t hi,
+                                                            const T *const *F, const int64_t *om, int K, const T *po,
+                                                            T *fa, const int64_t R) {
+    const T *v = j->vals, *FL = F[j->leaf];
+    const int64_t N = j->N, *ix = j->ix, *frow = ix + *i * N;
+    int64_t p = *i;
+    for (int64_t r = 0; r < R; r++) fa[r] = 0;
+    for (;;) {
+        MF(prefetch)(j, p + MF_AHEAD, F, po, R);
+        const int64_t *row = ix + p * N;
+        const T x = v[p], *fl = FL + row[j->leaf] * R;
+#pragma omp simd
+        for (int64_t r = 0; r < R; r++) fa[r] += x * fl[r];
+        if (++p == hi) break;
+        row = ix + p * N;
+        bool same = row[j->mode] == frow[j->mode];
+        for (int k = 0; k < K; k++) same &= row[om[k]] == frow[om[k]];
+        if (!same) break;
+    }
+    for (int k = 0; k < K; k++) {
+        const T *f = F[om[k]] + frow[om[k]] * R;
+#pragma omp simd
+        for (int64_t r = 0; r < R; r++) fa[r] *= f[r];
+    }
+    *i = p;
+}
+
+/* One kernel, two forms (`scatter` a constant at each use, so each form compiles to its own loop):
+ *  - grouped (scatter false; entries grouped by their index in `mode`): o[i] = the sum over the entries of
+ *    row i, in entry order, of their products, each row written once;
+ *  - scatter (entries in any order): each product is added to o[row[mode]], o being rows of this chunk's
+ *    own.
+ * At ranks 2 and 3 each entry's product is whole (term). At rank 4 and up a fiber (a run equal in every
+ * index but the leaf) sums its values times the leaf factor's rows first and is then multiplied by the
+ * other modes' rows in increasing mode order; in the scatter form, when `mode` is the leaf, a run of
+ * entries equal in every other index shares the product of those modes' rows and each entry adds its
+ * value times it. ra, fa: R-element accumulators (ra unused by the scatter form). */
+static inline __attribute__((always_inline)) void MF(kernel)(const spt__mttkrp_job *j, int64_t lo, int64_t hi, T *o,
+                                                             T *ra, T *fa, const int64_t R, const bool scatter) {
     const T *v = j->vals;
     const int64_t *ix = j->ix;
     const int64_t N = j->N, mode = j->mode, leaf = j->leaf;
@@ -65,140 +101,75 @@ static inline __attribute__((always_inline)) void MF(body)(const spt__mttkrp_job
         F[m] = j->fd[m];
         if (m != mode && m != leaf) om[K++] = m;
     }
-    for (int64_t p = lo; p < lo + MF_AHEAD && p < hi; p++) MF(prefetch)(j, p, F, NULL, R);
+    T *po = scatter ? o : NULL; /* output rows to prefetch */
+    for (int64_t p = lo; p < lo + MF_AHEAD && p < hi; p++) MF(prefetch)(j, p, F, po, R);
     int64_t i = lo;
     if (N <= 3) {
         int64_t m0, m1;
         MF(others)(j, &m0, &m1);
-        while (i < hi) {
-            const int64_t orow = ix[i * N + mode];
-            for (int64_t r = 0; r < R; r++) ra[r] = 0;
-            for (; i < hi && ix[i * N + mode] == orow; i++) {
-                MF(prefetch)(j, i + MF_AHEAD, F, NULL, R);
-                MF(term)(j, i, m0, m1, F, ra, R);
+        if (scatter) {
+            for (; i < hi; i++) {
+                MF(prefetch)(j, i + MF_AHEAD, F, po, R);
+                MF(term)(j, i, m0, m1, F, o + ix[i * N + mode] * R, R);
             }
-            T *op = o + orow * R;
-            for (int64_t r = 0; r < R; r++) op[r] = ra[r];
+        } else {
+            while (i < hi) {
+                const int64_t orow = ix[i * N + mode];
+                for (int64_t r = 0; r < R; r++) ra[r] = 0;
+                for (; i < hi && ix[i * N + mode] == orow; i++) {
+                    MF(prefetch)(j, i + MF_AHEAD, F, po, R);
+                    MF(term)(j, i, m0, m1, F, ra, R);
+                }
+                T *op = o + orow * R;
+                for (int64_t r = 0; r < R; r++) op[r] = ra[r];
+            }
         }
         return;
     }
-    const T *FL = F[leaf];
-    while (i < hi) {
-        const int64_t *row = ix + i * N;
-        const int64_t orow = row[mode];
-        for (int64_t r = 0; r < R; r++) ra[r] = 0;
-        bool open = true;
-        while (open) {
-            const int64_t *frow = row;
-            for (int64_t r = 0; r < R; r++) fa[r] = 0;
-            for (;;) {
-                MF(prefetch)(j, i + MF_AHEAD, F, NULL, R);
-                const T x = v[i], *fl = FL + row[leaf] * R;
+    if (scatter) {
+        if (mode == leaf) { /* om: every mode but `mode` (K >= 3) */
+            while (i < hi) {
+                const int64_t *frow = ix + i * N;
+                const T *f0 = F[om[0]] + frow[om[0]] * R;
+                for (int64_t r = 0; r < R; r++) fa[r] = f0[r];
+                for (int k = 1; k < K; k++) {
+                    const T *f = F[om[k]] + frow[om[k]] * R;
 #pragma omp simd
-                for (int64_t r = 0; r < R; r++) fa[r] += x * fl[r];
-                if (++i == hi) {
-                    open = false;
-                    break;
-                }
-                row = ix + i * N;
-                if (row[mode] != orow) {
-                    open = false;
-                    break;
+                    for (int64_t r = 0; r < R; r++) fa[r] *= f[r];
                 }
                 bool same = true;
-                for (int k = 0; k < K; k++) same &= row[om[k]] == frow[om[k]];
-                if (!same) break;
-            }
-            for (int k = 0; k < K; k++) {
-                const T *f = F[om[k]] + frow[om[k]] * R;
+                while (same) {
+                    MF(prefetch)(j, i + MF_AHEAD, F, po, R);
+                    const T x = v[i];
+                    T *op = o + ix[i * N + mode] * R;
 #pragma omp simd
-                for (int64_t r = 0; r < R; r++) fa[r] *= f[r];
+                    for (int64_t r = 0; r < R; r++) op[r] += x * fa[r];
+                    if (++i == hi) break;
+                    const int64_t *row = ix + i * N;
+                    for (int k = 0; k < K; k++) same &= row[om[k]] == frow[om[k]];
+                }
             }
+            return;
+        }
+        while (i < hi) {
+            const int64_t orow = ix[i * N + mode];
+            MF(fiber)(j, &i, hi, F, om, K, po, fa, R);
+            T *op = o + orow * R;
+#pragma omp simd
+            for (int64_t r = 0; r < R; r++) op[r] += fa[r];
+        }
+        return;
+    }
+    while (i < hi) {
+        const int64_t orow = ix[i * N + mode];
+        for (int64_t r = 0; r < R; r++) ra[r] = 0;
+        while (i < hi && ix[i * N + mode] == orow) {
+            MF(fiber)(j, &i, hi, F, om, K, po, fa, R);
 #pragma omp simd
             for (int64_t r = 0; r < R; r++) ra[r] += fa[r];
         }
         T *op = o + orow * R;
         for (int64_t r = 0; r < R; r++) op[r] = ra[r];
-    }
-}
-
-/* The scatter form, for entries not grouped by their index in `mode` (stored order): each product is added
- * to o[row[mode]], o being rows of this chunk's own. At ranks 2 and 3 each entry's whole product (term).
- * At rank 4 and up, when `mode` is the leaf, a run of entries equal in every other index shares the
- * product of those modes' rows (in increasing mode order) and each entry adds its value times it;
- * otherwise a fiber (a run equal in every index but the leaf) sums its values times the leaf factor's
- * rows first and is then multiplied by the other modes' rows, as in body. ra: unused. */
-static inline __attribute__((always_inline)) void MF(scatter)(const spt__mttkrp_job *j, int64_t lo, int64_t hi, T *o,
-                                                              T *ra, T *fa, const int64_t R) {
-    (void)ra;
-    const T *v = j->vals;
-    const int64_t *ix = j->ix;
-    const int64_t N = j->N, mode = j->mode, leaf = j->leaf;
-    const T *F[SPT_MAX_RANK];
-    int64_t om[SPT_MAX_RANK];
-    int K = 0;
-    for (int64_t m = 0; m < N; m++) {
-        F[m] = j->fd[m];
-        if (m != mode && m != leaf) om[K++] = m;
-    }
-    for (int64_t p = lo; p < lo + MF_AHEAD && p < hi; p++) MF(prefetch)(j, p, F, o, R);
-    int64_t i = lo;
-    if (N <= 3) {
-        int64_t m0, m1;
-        MF(others)(j, &m0, &m1);
-        for (; i < hi; i++) {
-            MF(prefetch)(j, i + MF_AHEAD, F, o, R);
-            MF(term)(j, i, m0, m1, F, o + ix[i * N + mode] * R, R);
-        }
-        return;
-    }
-    if (mode == leaf) { /* om: every mode but `mode` (K >= 3) */
-        while (i < hi) {
-            const int64_t *frow = ix + i * N;
-            const T *f0 = F[om[0]] + frow[om[0]] * R;
-            for (int64_t r = 0; r < R; r++) fa[r] = f0[r];
-            for (int k = 1; k < K; k++) {
-                const T *f = F[om[k]] + frow[om[k]] * R;
-#pragma omp simd
-                for (int64_t r = 0; r < R; r++) fa[r] *= f[r];
-            }
-            bool same = true;
-            while (same) {
-                MF(prefetch)(j, i + MF_AHEAD, F, o, R);
-                const T x = v[i];
-                T *op = o + ix[i * N + mode] * R;
-#pragma omp simd
-                for (int64_t r = 0; r < R; r++) op[r] += x * fa[r];
-                if (++i == hi) break;
-                const int64_t *row = ix + i * N;
-                for (int k = 0; k < K; k++) same &= row[om[k]] == frow[om[k]];
-            }
-        }
-        return;
-    }
-    const T *FL = F[leaf];
-    while (i < hi) {
-        const int64_t *row = ix + i * N, *frow = row;
-        for (int64_t r = 0; r < R; r++) fa[r] = 0;
-        for (;;) {
-            MF(prefetch)(j, i + MF_AHEAD, F, o, R);
-            const T x = v[i], *fl = FL + row[leaf] * R;
-#pragma omp simd
-            for (int64_t r = 0; r < R; r++) fa[r] += x * fl[r];
-            if (++i == hi) break;
-            row = ix + i * N;
-            bool same = row[mode] == frow[mode];
-            for (int k = 0; k < K; k++) same &= row[om[k]] == frow[om[k]];
-            if (!same) break;
-        }
-        for (int k = 0; k < K; k++) {
-            const T *f = F[om[k]] + frow[om[k]] * R;
-#pragma omp simd
-            for (int64_t r = 0; r < R; r++) fa[r] *= f[r];
-        }
-        T *op = o + frow[mode] * R;
-#pragma omp simd
-        for (int64_t r = 0; r < R; r++) op[r] += fa[r];
     }
 }
 
@@ -213,7 +184,7 @@ static void MF(combine)(T *out, const T *bufs, int64_t nb, int64_t stride, int64
 
 /* The rank dispatch, compiled once per instruction set (template/mttkrp_fiber_ranks.c): small common
  * ranks get their own unrolled copy with the two accumulators on the stack. */
-#define MF_KERNEL body
+#define MF_SCATTER false
 #define MF_TARGET
 #define MF_NAME run_scalar
 #include "ops/products/template/mttkrp_fiber_ranks.c"
@@ -225,8 +196,8 @@ static void MF(combine)(T *out, const T *bufs, int64_t nb, int64_t stride, int64
 #define MF_NAME run_avx512
 #include "ops/products/template/mttkrp_fiber_ranks.c"
 #endif
-#undef MF_KERNEL
-#define MF_KERNEL scatter
+#undef MF_SCATTER
+#define MF_SCATTER true
 #define MF_TARGET
 #define MF_NAME scat_scalar
 #include "ops/products/template/mttkrp_fiber_ranks.c"
@@ -238,7 +209,7 @@ static void MF(combine)(T *out, const T *bufs, int64_t nb, int64_t stride, int64
 #define MF_NAME scat_avx512
 #include "ops/products/template/mttkrp_fiber_ranks.c"
 #endif
-#undef MF_KERNEL
+#undef MF_SCATTER
 
 /* The grouped form (body) into j->out, or the scatter form into o, for the best instruction set. */
 static void MF(run)(const spt__mttkrp_job *j, bool scatter, int64_t lo, int64_t hi, T *o, T *scr) {

@@ -183,6 +183,31 @@ static void check_fibers(const spt_tensor *t, spt_dense *const *F, int64_t mode,
     free(cnt);
 }
 
+/* spt_mttkrp of `mode` within check_fibers' tolerance of the reference, and the same bytes at 1..max_threads
+ * threads and every instruction set the processor has as at one thread on the baseline. */
+static void check_every_form(const spt_tensor *t, spt_dense *const *F, int64_t mode, int max_threads) {
+    const int64_t N = spt_tensor_rank(t);
+    const size_t bytes = spt_dtype_size(spt_tensor_dtype(t));
+    spt_dense *o0 = NULL;
+    spt__simd_force(SPT__SIMD_SCALAR);
+    spt_set_num_threads(1);
+    ASSERT_OK(spt_mttkrp(t, (const spt_dense *const *)F, N, mode, &o0));
+    check_fibers(t, F, mode, o0);
+    for (int lvl = SPT__SIMD_SCALAR; lvl <= SPT__SIMD_AVX512; lvl++) {
+        if (spt__simd_force(lvl) != lvl) continue; /* not on this processor */
+        for (int th = 1; th <= max_threads; th++) {
+            spt_dense *o1 = NULL;
+            spt_set_num_threads(th);
+            ASSERT_OK(spt_mttkrp(t, (const spt_dense *const *)F, N, mode, &o1));
+            assert_memory_equal(spt_dense_data(o1), spt_dense_data(o0), (size_t)spt_dense_size(o0) * bytes);
+            spt_dense_free(o1);
+        }
+    }
+    spt__simd_force(-1);
+    spt_set_num_threads(0);
+    spt_dense_free(o0);
+}
+
 /* Every mode, sorted and unsorted input, ranks on and off the unrolled sizes (8, 16, 32), float32 and
  * float64; every instruction set the processor has gives the same bytes as the baseline, and so does every
  * thread count. */
@@ -197,27 +222,7 @@ static void test_fibers(void **state) {
             spt_tensor *t = fiber_tensor(dt, shape, 1500 + 300 * k, k % 2 == 0);
             spt_dense *F[3];
             for (int m = 0; m < 3; m++) F[m] = signed_dense(dt, shape[m], R);
-            for (int64_t mode = 0; mode < 3; mode++) {
-                spt_dense *o0 = NULL;
-                spt__simd_force(SPT__SIMD_SCALAR);
-                spt_set_num_threads(1);
-                ASSERT_OK(spt_mttkrp(t, (const spt_dense *const *)F, 3, mode, &o0));
-                check_fibers(t, F, mode, o0);
-                for (int lvl = SPT__SIMD_SCALAR; lvl <= SPT__SIMD_AVX512; lvl++) {
-                    if (spt__simd_force(lvl) != lvl) continue; /* not on this processor */
-                    for (int th = 1; th <= 3; th++) {
-                        spt_dense *o1 = NULL;
-                        spt_set_num_threads(th);
-                        ASSERT_OK(spt_mttkrp(t, (const spt_dense *const *)F, 3, mode, &o1));
-                        assert_memory_equal(spt_dense_data(o1), spt_dense_data(o0),
-                                            (size_t)spt_dense_size(o0) * spt_dtype_size(dt));
-                        spt_dense_free(o1);
-                    }
-                }
-                spt__simd_force(-1);
-                spt_set_num_threads(0);
-                spt_dense_free(o0);
-            }
+            for (int64_t mode = 0; mode < 3; mode++) check_every_form(t, F, mode, 3);
             for (int m = 0; m < 3; m++) spt_dense_free(F[m]);
             spt_tensor_free(t);
         }
@@ -252,27 +257,7 @@ static void test_scatter(void **state) {
         if (cases[ci].sorted) ASSERT_OK(spt_reorder(t, NULL));
         spt_dense *F[4] = {NULL, NULL, NULL, NULL};
         for (int64_t m = 0; m < N; m++) F[m] = signed_dense(dt, cases[ci].shape[m], R);
-        for (int64_t mode = 0; mode < N; mode++) {
-            spt_dense *o0 = NULL;
-            spt__simd_force(SPT__SIMD_SCALAR);
-            spt_set_num_threads(1);
-            ASSERT_OK(spt_mttkrp(t, (const spt_dense *const *)F, N, mode, &o0));
-            check_fibers(t, F, mode, o0);
-            for (int lvl = SPT__SIMD_SCALAR; lvl <= SPT__SIMD_AVX512; lvl++) {
-                if (spt__simd_force(lvl) != lvl) continue;
-                for (int th = 1; th <= 4; th++) {
-                    spt_dense *o1 = NULL;
-                    spt_set_num_threads(th);
-                    ASSERT_OK(spt_mttkrp(t, (const spt_dense *const *)F, N, mode, &o1));
-                    assert_memory_equal(spt_dense_data(o1), spt_dense_data(o0),
-                                        (size_t)spt_dense_size(o0) * spt_dtype_size(dt));
-                    spt_dense_free(o1);
-                }
-            }
-            spt__simd_force(-1);
-            spt_set_num_threads(0);
-            spt_dense_free(o0);
-        }
+        for (int64_t mode = 0; mode < N; mode++) check_every_form(t, F, mode, 4);
         for (int64_t m = 0; m < N; m++) spt_dense_free(F[m]);
         spt_tensor_free(t);
     }
