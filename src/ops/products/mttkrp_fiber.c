@@ -28,7 +28,7 @@
 
 bool spt__mttkrp_fiber_has(spt_dtype dt) { return dt == SPT_FLOAT64 || dt == SPT_FLOAT32; }
 
-/* Positions [lo, hi) of the job: the grouped form into j->out, or the scatter form into o. */
+/* Positions [lo, hi) of the job into the [shape[mode], R] rows o: the grouped or the scatter form. */
 static void fiber_run(spt_dtype dt, const spt__mttkrp_job *j, bool scatter, int64_t lo, int64_t hi, void *o,
                       void *scratch) {
     if (dt == SPT_FLOAT64) run_f64(j, scatter, lo, hi, o, scratch);
@@ -150,7 +150,7 @@ spt_status spt__mttkrp_fibers(const char *fn, const spt_tensor *t, int64_t mode,
         ix = cix;
         vals = cval;
     }
-    spt__mttkrp_job j = {vals, ix, n, N, mode, leaf, R, fd, out};
+    spt__mttkrp_job j = {vals, ix, n, N, mode, leaf, R, fd};
     int64_t bnd[SPT__MAX_CHUNKS + 1];
     (void)spt__simd(); /* chosen before the threads start */
     if (!K) {

@@ -6,7 +6,7 @@
 #include "core/internal.h"
 
 /* One MTTKRP over the entries in stored order. The grouped form needs them grouped by their index in
- * `mode` (every output row's entries one contiguous run) and writes each row of out once; the scatter form
+ * `mode` (every output row's entries one contiguous run) and writes each output row once; the scatter form
  * takes any order and adds into rows of its own. At rank 4 and up a fiber is a run of consecutive entries
  * equal in every index but `leaf`; its values times the leaf factor's rows are summed first and multiplied
  * by the other factors' rows once. */
@@ -15,7 +15,6 @@ typedef struct {
     const int64_t *ix;
     int64_t n, N, mode, leaf, R;
     const void *const *fd; /* fd[m]: factor m's [shape[m], R] data, row-major */
-    void *out;             /* [shape[mode], R], zeroed */
 } spt__mttkrp_job;
 
 /* Whether dt has the fiber path (float32, float64). */

@@ -211,7 +211,7 @@ static void MF(combine)(T *out, const T *bufs, int64_t nb, int64_t stride, int64
 #endif
 #undef MF_SCATTER
 
-/* The grouped form (body) into j->out, or the scatter form into o, for the best instruction set. */
+/* The grouped or the scatter form into the rows o, for the best instruction set. */
 static void MF(run)(const spt__mttkrp_job *j, bool scatter, int64_t lo, int64_t hi, T *o, T *scr) {
 #if SPT__SIMD_X86
     switch (spt__simd()) {
